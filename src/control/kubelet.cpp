@@ -1,0 +1,167 @@
+#include "control/kubelet.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace kubesim {
+
+Kubelets::Kubelets(ObjectStore& store, KubeletLatencies latencies, std::uint64_t seed, KubeletHost& host)
+    : store_(store),
+      latencies_(latencies),
+      startup_rng_(seed, "kubelet/startup"),
+      status_rng_(seed, "kubelet/status"),
+      pleg_rng_(seed, "kubelet/pleg-phase"),
+      host_(host) {}
+
+Kubelets::PodState& Kubelets::state(PodId pod) {
+  if (pod.value() >= pods_.size()) pods_.resize(pod.value() + 1);
+  return pods_[pod.value()];
+}
+
+void Kubelets::on_node_added(NodeId node) {
+  if (node.value() >= nodes_.size()) nodes_.resize(node.value() + 1);
+  const auto period = latencies_.pleg_relist_period.micros();
+  // Each kubelet started at its own moment: its relist ticks have a random phase.
+  nodes_[node.value()].pleg_offset =
+      period > 0 ? Duration::micros(static_cast<std::int64_t>(pleg_rng_.uniform_below(static_cast<std::uint64_t>(period))))
+                 : Duration();
+}
+
+SimTime Kubelets::pleg_sees(NodeId node, SimTime t) const {
+  const std::int64_t period = latencies_.pleg_relist_period.micros();
+  if (period == 0) return t;
+  const std::int64_t offset = nodes_[node.value()].pleg_offset.micros();
+  const std::int64_t k = (t.micros() - offset + period - 1) / period;  // first relist at or after t
+  return SimTime::at(Duration::micros(offset + k * period));
+}
+
+void Kubelets::on_pod_change(const Change& c, SimTime now) {
+  if (c.kind != ObjectKind::kPod || !c.node.valid()) return;
+  const PodId pod(c.id);
+  if (state(pod).state != State::kNone || is_terminal(c.phase)) return;
+  if (c.type == ChangeType::kAdded || !c.old_node.valid()) admit(pod, c.node, now);
+}
+
+void Kubelets::admit(PodId pod, NodeId node, SimTime now) {
+  const PodTemplate& spec = store_.spec_of(pod);
+  const Node& n = store_.node(node);
+  NodeState& ns = nodes_[node.value()];
+  PodState& ps = state(pod);
+  // lifecycle/predicate.go generalFilter -> noderesources.Fits over the active pods; the
+  // first insufficient resource gives the reason (pods, cpu, memory, ephemeral, extended).
+  std::string reason;
+  std::string message;
+  if (ns.pods + 1 > n.allowed_pods) {
+    reason = "OutOfpods";
+    message = "pods, requested: 1, used: " + std::to_string(ns.pods) + ", capacity: " + std::to_string(n.allowed_pods);
+  } else {
+    for (std::size_t i = 0; i < kMaxResources && reason.empty(); ++i) {
+      const std::int64_t want = spec.requests[i];
+      if (want == 0) continue;
+      if (want > n.allocatable[i] - ns.used[i]) {
+        const std::string& name = store_.resource_names().name(i);
+        reason = "OutOf" + name;
+        message = name + ", requested: " + std::to_string(want) + ", used: " + std::to_string(ns.used[i]) +
+                  ", capacity: " + std::to_string(n.allocatable[i]);
+      }
+    }
+  }
+  if (!reason.empty()) {
+    // kubelet.go rejectPod: phase Failed, never started.
+    // The rejection is written at once: it carries strings the compact per-pod state does
+    // not keep, and nothing else is reported for this pod.
+    ps.state = State::kDone;
+    store_.update_pod(pod, [&](Pod& p) {
+      p.phase = PodPhase::kFailed;
+      p.reason = reason;
+      p.message = "Pod was rejected: Node didn't have enough resource: " + message;
+    });
+    return;
+  }
+  ns.used += spec.requests;
+  ns.pods += 1;
+  ++active_;
+  ps.state = State::kStarting;
+  store_.pod_statistics(pod).start_time = now;  // status.startTime, reported with the Running status
+  host_.post(now + latencies_.startup.sample(startup_rng_), Phase::kKubelet,
+             KubeletEvent{KubeletEvent::Kind::kContainerStarted, pod});
+}
+
+void Kubelets::release(PodId pod) {
+  const Pod& p = store_.pod(pod);
+  NodeState& ns = nodes_[p.node.value()];
+  ns.used -= store_.spec_of(pod).requests;
+  ns.pods -= 1;
+  --active_;
+}
+
+void Kubelets::report(PodId pod, SimTime seen) {
+  PodState& ps = pods_[pod.value()];
+  SimTime at = seen + latencies_.status_update.sample(status_rng_);
+  if (!ps.last_report.is_never() && at < ps.last_report) at = ps.last_report;  // the status manager keeps order
+  ps.last_report = at;
+  host_.post(at, Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kReport, pod});
+}
+
+void Kubelets::on_event(const KubeletEvent& e, SimTime now) {
+  PodState& ps = pods_[e.pod.value()];
+  const Pod& p = store_.pod(e.pod);
+  switch (e.kind) {
+    case KubeletEvent::Kind::kContainerStarted: {
+      if (ps.state != State::kStarting) return;
+      ps.state = State::kRunning;
+      store_.pod_statistics(e.pod).started = now;
+      ps.exit_at = now + p.run_time;
+      report(e.pod, pleg_sees(p.node, now));
+      // The deadline is only armed when it would end the pod before its container exits,
+      // so a finished pod leaves no pending event behind.
+      if (p.active_deadline > Duration() && p.start_time + p.active_deadline < ps.exit_at) {
+        const SimTime deadline = std::max(now, p.start_time + p.active_deadline);
+        host_.post(deadline, Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kDeadline, e.pod});
+        return;
+      }
+      host_.post(pleg_sees(p.node, ps.exit_at), Phase::kKubelet,
+                 KubeletEvent{KubeletEvent::Kind::kContainerExitSeen, e.pod});
+      return;
+    }
+    case KubeletEvent::Kind::kContainerExitSeen:
+      if (ps.state != State::kRunning) return;
+      ps.state = State::kDone;
+      store_.pod_statistics(e.pod).finished = ps.exit_at;
+      release(e.pod);
+      report(e.pod, now);
+      return;
+    case KubeletEvent::Kind::kDeadline:
+      // pkg/kubelet/active_deadline.go: the pod has been active (since status.startTime)
+      // longer than spec.activeDeadlineSeconds; the container is killed now. A container
+      // that exits at this very instant completes first (Phase ordering).
+      if (ps.state != State::kRunning) return;
+      ps.state = State::kDone;
+      ps.exit_at = now;
+      store_.pod_statistics(e.pod).finished = now;
+      ps.deadline_exceeded = true;
+      release(e.pod);
+      report(e.pod, now);
+      return;
+    case KubeletEvent::Kind::kReport: {
+      // The status manager sends the latest status; container timestamps recorded by the
+      // kubelet become visible with it.
+      PodPhase phase = PodPhase::kRunning;
+      if (ps.state == State::kDone)
+        phase = ps.deadline_exceeded || p.exit_code != 0 ? PodPhase::kFailed : PodPhase::kSucceeded;
+      if (p.phase == phase) return;
+      store_.update_pod(e.pod, [&](Pod& x) {
+        x.phase = phase;
+        if (ps.deadline_exceeded) {
+          x.reason = "DeadlineExceeded";
+          x.message = "Pod was active on the node longer than the specified deadline";
+        } else if (phase == PodPhase::kFailed) {
+          x.reason = "Error";
+        }
+      });
+      return;
+    }
+  }
+}
+
+}  // namespace kubesim

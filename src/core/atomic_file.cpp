@@ -1,0 +1,45 @@
+#include "core/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace kubesim {
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  tmp_path_ = path_ + ".tmp." + std::to_string(::getpid());
+  file_ = std::fopen(tmp_path_.c_str(), "wb");
+  if (!file_) throw std::runtime_error("cannot create " + tmp_path_ + ": " + std::strerror(errno));
+}
+
+AtomicFile::~AtomicFile() {
+  if (file_) {
+    std::fclose(file_);
+    std::remove(tmp_path_.c_str());
+  }
+}
+
+void AtomicFile::write(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
+    throw std::runtime_error("cannot write " + tmp_path_ + ": " + std::strerror(errno));
+}
+
+void AtomicFile::commit() {
+  const bool flushed = std::fflush(file_) == 0;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!flushed || !closed || std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    std::remove(tmp_path_.c_str());
+    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
+  }
+}
+
+void write_file_atomically(const std::string& path, std::string_view content) {
+  AtomicFile f(path);
+  f.write(content);
+  f.commit();
+}
+
+}  // namespace kubesim

@@ -1,0 +1,30 @@
+// Output files are written to a temporary sibling and renamed into place on commit(), so an
+// interrupted or failed run never leaves a half-written file that looks complete.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace kubesim {
+
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);  // throws std::runtime_error if it cannot be created
+  ~AtomicFile();                          // removes the temporary file unless committed
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(std::string_view text);
+  void commit();  // flush, close, rename; throws std::runtime_error on failure
+
+ private:
+  std::string path_;
+  std::string tmp_path_;
+  std::FILE* file_ = nullptr;
+};
+
+// Writes `content` to `path` atomically.
+void write_file_atomically(const std::string& path, std::string_view content);
+
+}  // namespace kubesim

@@ -1,0 +1,31 @@
+// The latency model: how long the things a real cluster does take. "realistic" (the
+// default) gives every step a small duration, because the real scheduler's queue dynamics
+// depend on them (reference/scheduler-semantics.md section 9); "ideal" sets all of them to
+// zero, which must reproduce analytic results. A YAML file can override any parameter.
+#pragma once
+
+#include <string>
+
+#include "control/kubelet.hpp"
+#include "core/distribution.hpp"
+#include "sched/scheduler.hpp"
+
+namespace kubesim {
+
+struct ModelConfig {
+  std::string name = "realistic";
+  Distribution watch_delay;  // API server -> informer delivery (scheduler and kubelets)
+  SchedulerLatencies scheduler;
+  KubeletLatencies kubelet;
+
+  static ModelConfig ideal();
+  static ModelConfig realistic();
+  // "ideal", "realistic", or a YAML file whose keys override "realistic":
+  // watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup,
+  // statusUpdateLatency (distributions, see core/distribution.hpp) and plegRelistPeriod
+  // (seconds). Throws InputError on bad input.
+  static ModelConfig load(const std::string& name_or_path);
+  std::string describe() const;
+};
+
+}  // namespace kubesim

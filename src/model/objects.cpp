@@ -1,0 +1,84 @@
+#include "model/objects.hpp"
+
+#include <algorithm>
+
+namespace kubesim {
+
+const std::string* find_label(const Labels& labels, const std::string& key) {
+  auto it = std::lower_bound(labels.begin(), labels.end(), key,
+                             [](const auto& kv, const std::string& k) { return kv.first < k; });
+  return it != labels.end() && it->first == key ? &it->second : nullptr;
+}
+
+void set_label(Labels& labels, std::string key, std::string value) {
+  auto it = std::lower_bound(labels.begin(), labels.end(), key,
+                             [](const auto& kv, const std::string& k) { return kv.first < k; });
+  if (it != labels.end() && it->first == key) {
+    it->second = std::move(value);
+  } else {
+    labels.emplace(it, std::move(key), std::move(value));
+  }
+}
+
+const char* to_string(TaintEffect e) {
+  switch (e) {
+    case TaintEffect::kNoSchedule: return "NoSchedule";
+    case TaintEffect::kPreferNoSchedule: return "PreferNoSchedule";
+    case TaintEffect::kNoExecute: return "NoExecute";
+  }
+  return "";
+}
+
+std::optional<TaintEffect> parse_taint_effect(const std::string& s) {
+  if (s == "NoSchedule") return TaintEffect::kNoSchedule;
+  if (s == "PreferNoSchedule") return TaintEffect::kPreferNoSchedule;
+  if (s == "NoExecute") return TaintEffect::kNoExecute;
+  return std::nullopt;
+}
+
+bool Toleration::tolerates(const Taint& taint) const {
+  // k8s.io/api/core/v1/toleration.go ToleratesTaint.
+  if (effect && *effect != taint.effect) return false;
+  if (!key.empty() && key != taint.key) return false;
+  switch (op) {
+    case Operator::kExists: return true;
+    case Operator::kEqual: return value == taint.value;  // "" operator defaults to Equal
+  }
+  return false;
+}
+
+const char* to_string(PodPhase p) {
+  switch (p) {
+    case PodPhase::kPending: return "Pending";
+    case PodPhase::kRunning: return "Running";
+    case PodPhase::kSucceeded: return "Succeeded";
+    case PodPhase::kFailed: return "Failed";
+  }
+  return "";
+}
+
+void PodTemplate::finalize() {
+  // pkg/api/v1/resource/helpers.go PodRequests (v1.26): sum of app containers, then the max
+  // with each init container, per resource. Pod overhead is not modelled.
+  Resources sum;
+  Resources nonzero;
+  for (const auto& c : containers) {
+    sum += c.requests;
+    // pkg/scheduler/util/pod_resources.go GetNonzeroRequestForResource: a container without a
+    // cpu (memory) request counts as 100m (200Mi) for scoring and spreading.
+    nonzero[kCpu] += (c.requested_mask & (1u << kCpu)) ? c.requests[kCpu] : 100;
+    nonzero[kMemory] += (c.requested_mask & (1u << kMemory)) ? c.requests[kMemory] : 200LL * 1024 * 1024;
+  }
+  for (const auto& c : init_containers) {
+    for (std::size_t i = 0; i < kMaxResources; ++i) sum[i] = std::max(sum[i], c.requests[i]);
+    const std::int64_t cpu = (c.requested_mask & (1u << kCpu)) ? c.requests[kCpu] : 100;
+    const std::int64_t mem = (c.requested_mask & (1u << kMemory)) ? c.requests[kMemory] : 200LL * 1024 * 1024;
+    nonzero[kCpu] = std::max(nonzero[kCpu], cpu);
+    nonzero[kMemory] = std::max(nonzero[kMemory], mem);
+  }
+  requests = sum;
+  nonzero_requests = nonzero;
+  nonzero_requests.amount[kEphemeralStorage] = 0;
+}
+
+}  // namespace kubesim

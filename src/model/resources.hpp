@@ -1,0 +1,50 @@
+// Resource vectors. Slot 0 is cpu (millicores), slot 1 memory (bytes), slot 2
+// ephemeral-storage (bytes); further slots hold extended resources (e.g. nvidia.com/gpu),
+// whose names a ResourceNames table owned by the object store maps to slots. A fixed array
+// keeps per-node arithmetic branch-free and allocation-free.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kubesim {
+
+inline constexpr std::size_t kMaxResources = 8;
+inline constexpr std::size_t kCpu = 0;
+inline constexpr std::size_t kMemory = 1;
+inline constexpr std::size_t kEphemeralStorage = 2;
+
+struct Resources {
+  std::array<std::int64_t, kMaxResources> amount{};
+
+  std::int64_t& operator[](std::size_t i) { return amount[i]; }
+  std::int64_t operator[](std::size_t i) const { return amount[i]; }
+  Resources& operator+=(const Resources& o) {
+    for (std::size_t i = 0; i < kMaxResources; ++i) amount[i] += o.amount[i];
+    return *this;
+  }
+  Resources& operator-=(const Resources& o) {
+    for (std::size_t i = 0; i < kMaxResources; ++i) amount[i] -= o.amount[i];
+    return *this;
+  }
+  bool operator==(const Resources&) const = default;
+};
+
+// Name <-> slot table. "cpu", "memory" and "ephemeral-storage" are pre-registered.
+class ResourceNames {
+ public:
+  ResourceNames() : names_{"cpu", "memory", "ephemeral-storage"} {}
+  // Returns the slot for `name`, registering it; returns -1 when all slots are taken.
+  int slot(std::string_view name);
+  int find(std::string_view name) const;
+  const std::string& name(std::size_t slot) const { return names_[slot]; }
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+}  // namespace kubesim

@@ -1,0 +1,253 @@
+#include "platform/cluster_yaml.hpp"
+
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/error.hpp"
+#include "core/parse_number.hpp"
+#include "core/quantity.hpp"
+
+namespace kubesim {
+namespace {
+
+constexpr std::int64_t kDefaultMaxPods = 110;       // kubelet --max-pods default
+constexpr std::int64_t kMaxNodesPerGroup = 10'000'000;  // a guard against typos like count: 1e9
+
+int line_of(const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  return m.is_null() ? 0 : m.line + 1;
+}
+
+const char* type_name(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Null: return "null";
+    case YAML::NodeType::Scalar: return "a scalar";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Undefined: return "nothing";
+  }
+  return "?";
+}
+
+// k8s.io/kubernetes/pkg/apis/core/helper: IsExtendedResourceName requires a domain-qualified
+// name outside kubernetes.io; hugepages-<size> is a native resource we also accept as a slot.
+bool is_extended_resource_name(std::string_view name) {
+  if (name.rfind("hugepages-", 0) == 0) return name.size() > 10;
+  std::size_t slash = name.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == name.size()) return false;
+  std::string_view domain = name.substr(0, slash);
+  if (domain == "kubernetes.io") return false;
+  if (domain.size() > 14 && domain.substr(domain.size() - 14) == ".kubernetes.io") return false;
+  return true;
+}
+
+class ClusterYamlReader {
+ public:
+  ClusterYamlReader(const std::string& path, ResourceNames& names) : path_(path), names_(names) {}
+
+  ClusterSpec read(const YAML::Node& root) {
+    if (root.IsNull() || !root.IsDefined())
+      throw InputError(path_, line_of(root), "expected a map with a nodeGroups list, got an empty document");
+    require_map(root, "the document");
+    check_keys(root, {"nodeGroups"}, "the document");
+    const YAML::Node groups = root["nodeGroups"];
+    if (!groups) throw InputError(path_, line_of(root), "expected a nodeGroups key");
+    if (!groups.IsSequence())
+      throw InputError(path_, line_of(groups), std::string("expected nodeGroups to be a list, got ") + type_name(groups));
+    for (std::size_t i = 0; i < groups.size(); ++i) read_group(groups[i], i);
+    if (spec_.nodes.empty()) throw InputError(path_, line_of(groups), "expected at least one node group");
+    spec_.source = path_;
+    return std::move(spec_);
+  }
+
+ private:
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const { throw InputError(path_, line_of(n), what); }
+
+  void require_map(const YAML::Node& n, const std::string& where) const {
+    if (!n.IsMap()) fail(n, "expected " + where + " to be a map, got " + type_name(n));
+  }
+
+  std::string scalar(const YAML::Node& n, const std::string& where) const {
+    if (!n.IsScalar()) fail(n, "expected " + where + " to be a scalar, got " + type_name(n));
+    return n.Scalar();
+  }
+
+  // Rejects keys outside `allowed` (naming the key) and duplicate keys, which yaml-cpp keeps silently.
+  void check_keys(const YAML::Node& map, std::initializer_list<std::string_view> allowed, const std::string& where) const {
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      const std::string key = scalar(kv.first, "a key of " + where);
+      if (!seen.insert(key).second) fail(kv.first, "duplicate key \"" + key + "\" in " + where);
+      bool ok = false;
+      for (std::string_view a : allowed) ok = ok || a == key;
+      if (!ok) {
+        std::string expected;
+        for (std::string_view a : allowed) expected += (expected.empty() ? "" : ", ") + std::string(a);
+        fail(kv.first, "unknown key \"" + key + "\" in " + where + " (expected one of: " + expected + ")");
+      }
+    }
+  }
+
+  // Fills `out` from a resource map; returns pods if given. `mask` records which slots were set.
+  std::optional<std::int64_t> read_resources(const YAML::Node& map, const std::string& where, Resources& out,
+                                             std::uint32_t& mask) {
+    require_map(map, where);
+    std::optional<std::int64_t> pods;
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      const std::string name = scalar(kv.first, "a resource name in " + where);
+      if (!seen.insert(name).second) fail(kv.first, "duplicate resource \"" + name + "\" in " + where);
+      const std::string what = where + "." + name;
+      const std::string text = scalar(kv.second, what);
+      const int at = line_of(kv.second);
+      Quantity q = parse_resource_quantity(text, path_, at, what);
+      if (name == "pods") {
+        pods = q.value();
+        continue;
+      }
+      int slot;
+      if (name == "cpu" || name == "memory" || name == "ephemeral-storage") {
+        slot = names_.slot(name);
+      } else if (is_extended_resource_name(name)) {
+        slot = names_.slot(name);
+        if (slot < 0)
+          fail(kv.first, "too many resource kinds: \"" + name + "\" does not fit (at most " +
+                             std::to_string(kMaxResources) + " including cpu, memory and ephemeral-storage)");
+      } else {
+        fail(kv.first, "unknown resource \"" + name + "\" in " + where +
+                           " (expected cpu, memory, ephemeral-storage, pods or a domain-qualified extended resource "
+                           "such as nvidia.com/gpu)");
+      }
+      out[static_cast<std::size_t>(slot)] = slot == static_cast<int>(kCpu) ? q.milli_value() : q.value();
+      mask |= 1u << slot;
+    }
+    return pods;
+  }
+
+  void read_group(const YAML::Node& g, std::size_t index) {
+    std::string where = "nodeGroups[" + std::to_string(index) + "]";
+    require_map(g, where);
+    check_keys(g, {"name", "count", "allocatable", "capacity", "labels", "taints", "unschedulable"}, where);
+
+    const YAML::Node name_node = g["name"];
+    if (!name_node) fail(g, "expected " + where + " to have a name");
+    const std::string name = scalar(name_node, where + ".name");
+    if (name.empty()) fail(name_node, "expected " + where + ".name to be non-empty");
+    where += " (" + name + ")";
+
+    std::int64_t count = 1;
+    if (const YAML::Node c = g["count"]) {
+      auto v = parse_int(scalar(c, where + ".count"));
+      if (!v || *v < 1 || *v > kMaxNodesPerGroup)
+        fail(c, "expected " + where + ".count to be an integer from 1 to " + std::to_string(kMaxNodesPerGroup) +
+                    ", got \"" + c.Scalar() + "\"");
+      count = *v;
+    }
+
+    Node proto;
+    const YAML::Node alloc = g["allocatable"];
+    if (!alloc) fail(g, "expected " + where + " to have allocatable resources (at least cpu)");
+    std::uint32_t alloc_mask = 0;
+    std::optional<std::int64_t> pods = read_resources(alloc, where + ".allocatable", proto.allocatable, alloc_mask);
+    if (!(alloc_mask & (1u << kCpu))) fail(alloc, "expected " + where + ".allocatable to have cpu");
+    proto.allowed_pods = pods.value_or(kDefaultMaxPods);
+
+    proto.capacity = proto.allocatable;
+    if (const YAML::Node cap = g["capacity"]) {
+      std::uint32_t cap_mask = 0;
+      Resources given;
+      read_resources(cap, where + ".capacity", given, cap_mask);  // capacity.pods is accepted but not modelled
+      for (std::size_t i = 0; i < kMaxResources; ++i) {
+        if (!(cap_mask & (1u << i))) continue;
+        if (given[i] < proto.allocatable[i])
+          fail(cap, where + ": allocatable " + names_.name(i) + " (" + std::to_string(proto.allocatable[i]) +
+                        ") exceeds capacity (" + std::to_string(given[i]) + ")");
+        proto.capacity[i] = given[i];
+      }
+    }
+
+    if (const YAML::Node labels = g["labels"]) {
+      require_map(labels, where + ".labels");
+      std::set<std::string> seen;
+      for (const auto& kv : labels) {
+        std::string key = scalar(kv.first, "a label key in " + where);
+        if (key.empty()) fail(kv.first, "expected label keys in " + where + " to be non-empty");
+        if (!seen.insert(key).second) fail(kv.first, "duplicate label \"" + key + "\" in " + where);
+        std::string value = kv.second.IsNull() ? "" : scalar(kv.second, where + ".labels." + key);
+        set_label(proto.labels, std::move(key), std::move(value));
+      }
+    }
+
+    if (const YAML::Node taints = g["taints"]) {
+      if (!taints.IsSequence()) fail(taints, "expected " + where + ".taints to be a list, got " + type_name(taints));
+      for (std::size_t i = 0; i < taints.size(); ++i) {
+        const YAML::Node t = taints[i];
+        const std::string tw = where + ".taints[" + std::to_string(i) + "]";
+        require_map(t, tw);
+        check_keys(t, {"key", "value", "effect"}, tw);
+        Taint taint;
+        const YAML::Node key = t["key"];
+        if (!key) fail(t, "expected " + tw + " to have a key");
+        taint.key = scalar(key, tw + ".key");
+        if (taint.key.empty()) fail(key, "expected " + tw + ".key to be non-empty");
+        if (const YAML::Node v = t["value"]) taint.value = v.IsNull() ? "" : scalar(v, tw + ".value");
+        const YAML::Node effect = t["effect"];
+        if (!effect) fail(t, "expected " + tw + " to have an effect (NoSchedule, PreferNoSchedule or NoExecute)");
+        const std::string e = scalar(effect, tw + ".effect");
+        auto parsed = parse_taint_effect(e);
+        if (!parsed) fail(effect, "expected " + tw + ".effect to be NoSchedule, PreferNoSchedule or NoExecute, got \"" + e + "\"");
+        taint.effect = *parsed;
+        proto.taints.push_back(std::move(taint));
+      }
+    }
+
+    if (const YAML::Node u = g["unschedulable"]) {
+      const std::string s = scalar(u, where + ".unschedulable");
+      if (s == "true" || s == "True" || s == "TRUE") {
+        proto.unschedulable = true;
+      } else if (s == "false" || s == "False" || s == "FALSE") {
+        proto.unschedulable = false;
+      } else {
+        fail(u, "expected " + where + ".unschedulable to be true or false, got \"" + s + "\"");
+      }
+    }
+
+    const int group_line = line_of(g);
+    for (std::int64_t i = 0; i < count; ++i) {
+      Node node = proto;
+      node.name = name + "-" + std::to_string(i);
+      if (auto [it, inserted] = node_lines_.emplace(node.name, group_line); !inserted)
+        fail(name_node, "duplicate node name \"" + node.name + "\" (also produced by the group at line " +
+                            std::to_string(it->second) + ")");
+      set_label(node.labels, "kubernetes.io/hostname", node.name);
+      spec_.nodes.push_back(std::move(node));
+    }
+  }
+
+  std::string path_;
+  ResourceNames& names_;
+  ClusterSpec spec_;
+  std::map<std::string, int> node_lines_;
+};
+
+}  // namespace
+
+ClusterSpec read_cluster_yaml(const std::string& path, ResourceNames& names) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw InputError(path, 0, "cannot open file");
+  } catch (const YAML::Exception& e) {
+    // e.msg is yaml-cpp's message without the "yaml-cpp: error at line..." prefix.
+    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
+  }
+  return ClusterYamlReader(path, names).read(root);
+}
+
+}  // namespace kubesim

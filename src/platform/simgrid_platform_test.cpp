@@ -1,0 +1,172 @@
+#include "platform/simgrid_platform.hpp"
+
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace kubesim {
+namespace {
+
+const std::string kData = KUBESIM_SHARED_DATA;
+
+// Writes `text` to a file named after the running test and returns its path.
+std::string write_temp(const std::string& text) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+  for (char& c : name)
+    if (c == '/') c = '_';
+  const std::string path = ::testing::TempDir() + "kubesim_" + name + ".xml";
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+const std::string kHead = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n";
+
+TEST(SimgridPlatform, Graphene16ExcludesMaster) {
+  ResourceNames names;
+  const std::string path = kData + "/batkube/platform_graphene_16nodes.xml";
+  ClusterSpec spec = read_simgrid_platform(path, names);
+  EXPECT_EQ(spec.source, path);
+  ASSERT_EQ(spec.nodes.size(), 16u);
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+    const Node& n = spec.nodes[i];
+    EXPECT_EQ(n.name, "graphene-" + std::to_string(i + 1) + ".nancy.grid5000.fr");  // graphene-0 is the master
+    EXPECT_EQ(n.allocatable[kCpu], 1000);  // prop core=1 wins over the core="4" attribute
+    EXPECT_EQ(n.allocatable[kMemory], 4LL << 30);
+    EXPECT_EQ(n.capacity, n.allocatable);
+    EXPECT_EQ(n.allowed_pods, 110);
+    ASSERT_NE(find_label(n.labels, "kubernetes.io/hostname"), nullptr);
+    EXPECT_EQ(*find_label(n.labels, "kubernetes.io/hostname"), n.name);
+    EXPECT_TRUE(n.taints.empty());
+    EXPECT_FALSE(n.unschedulable);
+  }
+  EXPECT_EQ(names.size(), 3u);
+}
+
+TEST(SimgridPlatform, OneNodeSixCores) {
+  ResourceNames names;
+  ClusterSpec spec = read_simgrid_platform(kData + "/batkube/1node_6core.xml", names);
+  ASSERT_EQ(spec.nodes.size(), 1u);
+  EXPECT_EQ(spec.nodes[0].name, "graphene-2.nancy.grid5000.fr");
+  EXPECT_EQ(spec.nodes[0].allocatable[kCpu], 6000);
+  EXPECT_EQ(spec.nodes[0].allocatable[kMemory], 4LL << 30);
+}
+
+TEST(SimgridPlatform, Cluster512ExpandsRadicalAndSkipsMasterCluster) {
+  ResourceNames names;
+  ClusterSpec spec = read_simgrid_platform(kData + "/batkube/cluster512.xml", names);
+  ASSERT_EQ(spec.nodes.size(), 512u);
+  EXPECT_EQ(spec.nodes.front().name, "a0");
+  EXPECT_EQ(spec.nodes[17].name, "a17");
+  EXPECT_EQ(spec.nodes.back().name, "a511");
+  for (const Node& n : spec.nodes) {
+    EXPECT_EQ(n.allocatable[kCpu], 1000);  // SimGrid's default core = 1
+    EXPECT_EQ(n.allocatable[kMemory], 0);  // no memory prop: 0 bytes (documented default)
+  }
+}
+
+TEST(SimgridPlatform, NestedZonesClustersAndProps) {
+  ResourceNames names;
+  const std::string path = write_temp(kHead + R"(<zone id="z0" routing="Full">
+  <AS id="inner" routing="Full">
+    <zone id="deeper" routing="Full">
+      <host id="h1" speed="1Gf" core="3"/>
+    </zone>
+    <host id="h2" speed="1Gf" core="3"><prop id="core" value="500m"/><prop id="memory" value="1G"/></host>
+  </AS>
+  <cluster id="c" prefix="n-" suffix=".lan" radical="0-1,5,7-8" speed="1Gf" bw="1GBps" lat="1us" core="2">
+    <prop id="memory" value="2Gi"/>
+  </cluster>
+  <host id="s" speed="1Gf"><prop id="role" value="storage"/></host>
+  <host id="c1" speed="1Gf"><prop id="role" value="compute_node"/></host>
+  <link id="l" bandwidth="1GBps" latency="1us"/>
+</zone>
+</platform>
+)");
+  ClusterSpec spec = read_simgrid_platform(path, names);
+  std::vector<std::string> got;
+  for (const Node& n : spec.nodes) got.push_back(n.name);
+  EXPECT_EQ(got, (std::vector<std::string>{"h1", "h2", "n-0.lan", "n-1.lan", "n-5.lan", "n-7.lan", "n-8.lan", "c1"}));
+  EXPECT_EQ(spec.nodes[0].allocatable[kCpu], 3000);
+  EXPECT_EQ(spec.nodes[0].allocatable[kMemory], 0);
+  EXPECT_EQ(spec.nodes[1].allocatable[kCpu], 500);
+  EXPECT_EQ(spec.nodes[1].allocatable[kMemory], 1'000'000'000);
+  EXPECT_EQ(spec.nodes[2].allocatable[kCpu], 2000);
+  EXPECT_EQ(spec.nodes[2].allocatable[kMemory], 2LL << 30);
+  EXPECT_EQ(spec.nodes[7].allocatable[kCpu], 1000);
+}
+
+struct BadPlatform {
+  const char* name;
+  std::string body;  // appended after kHead
+  int line;
+  const char* problem;  // substring of the message
+};
+
+class SimgridPlatformErrors : public ::testing::TestWithParam<BadPlatform> {};
+
+TEST_P(SimgridPlatformErrors, NamesFileLineAndProblem) {
+  const BadPlatform& c = GetParam();
+  const std::string path = write_temp(kHead + c.body);
+  ResourceNames names;
+  try {
+    read_simgrid_platform(path, names);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.line(), c.line) << e.what();
+    EXPECT_NE(std::string(e.what()).find(c.problem), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    if (c.line > 0) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + ":" + std::to_string(c.line) + ": ", 0), 0u) << e.what();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, SimgridPlatformErrors,
+    ::testing::Values(
+        BadPlatform{"Unclosed", "<zone id=\"z\">\n<host id=\"a\">\n</zone>\n</platform>\n", 5, "malformed XML"},
+        BadPlatform{"BadCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"six\"/>\n</host>\n</platform>\n", 4,
+                    "invalid quantity \"six\" for core"},
+        BadPlatform{"ZeroCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"0\"/>\n</host>\n</platform>\n", 4,
+                    "expected core to be positive"},
+        BadPlatform{"BadCoreAttribute", "\n<host id=\"a\" core=\"1.5\"/>\n</platform>\n", 4,
+                    "expected core to be a positive integer, got \"1.5\""},
+        BadPlatform{"BadMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"4GB\"/>\n</host>\n</platform>\n", 4,
+                    "invalid quantity \"4GB\" for memory"},
+        BadPlatform{"NegativeMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"-1\"/>\n</host>\n</platform>\n", 4,
+                    "memory must not be negative"},
+        BadPlatform{"OnlyMaster", "<host id=\"m\"><prop id=\"role\" value=\"master\"/></host>\n</platform>\n", 0,
+                    "expected at least one compute host"},
+        BadPlatform{"UnknownRole", "<host id=\"m\">\n<prop id=\"role\" value=\"boss\"/></host>\n</platform>\n", 4,
+                    "expected role to be master, storage or compute_node, got \"boss\""},
+        BadPlatform{"DuplicateHost", "<host id=\"a\"/>\n<host id=\"a\"/>\n</platform>\n", 4,
+                    "duplicate host id \"a\" (first defined at line 3)"},
+        BadPlatform{"BadRadical", "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"3-1\"/>\n</platform>\n", 3,
+                    "expected radical to be a list like"},
+        BadPlatform{"NoHosts", "</platform>\n", 0, "expected at least one compute host"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(SimgridPlatform, WrongRootElement) {
+  const std::string path = write_temp("<?xml version='1.0'?>\n\n<workload/>\n");
+  ResourceNames names;
+  try {
+    read_simgrid_platform(path, names);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_NE(std::string(e.what()).find("expected a <platform> root element, got <workload>"), std::string::npos);
+  }
+}
+
+TEST(SimgridPlatform, MissingFile) {
+  ResourceNames names;
+  EXPECT_THROW(read_simgrid_platform("/nonexistent/platform.xml", names), InputError);
+}
+
+}  // namespace
+}  // namespace kubesim

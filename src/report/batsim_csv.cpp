@@ -1,0 +1,412 @@
+#include "report/batsim_csv.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "core/atomic_file.hpp"
+
+namespace kubesim {
+
+const char* const kBatsimJobsHeader =
+    "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,"
+    "starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
+    "consumed_energy,metadata";
+
+namespace {
+
+constexpr const char* kPodsHeader =
+    "namespace,pod,job_id,node,phase,reason,cpu_request_milli,memory_request_bytes,created,scheduled,started,finished,"
+    "scheduling_attempts";
+
+// Batsim's JobState values that a job can end in (batsim src/jobs.cpp@v4.2.1, job_state_to_string).
+enum class BatsimJobState : std::uint8_t { kSuccess, kFailed, kWalltimeReached, kKilled, kRejected };
+
+const char* to_string(BatsimJobState s) {
+  switch (s) {
+    case BatsimJobState::kSuccess: return "COMPLETED_SUCCESSFULLY";
+    case BatsimJobState::kFailed: return "COMPLETED_FAILED";
+    case BatsimJobState::kWalltimeReached: return "COMPLETED_WALLTIME_REACHED";
+    case BatsimJobState::kKilled: return "COMPLETED_KILLED";
+    case BatsimJobState::kRejected: return "REJECTED";
+  }
+  return "";
+}
+
+// How one workload job ended, in Batsim's terms. For non-rejected jobs start <= finish.
+struct JobOutcome {
+  BatsimJobState state = BatsimJobState::kRejected;
+  SimTime submission;
+  SimTime start;
+  SimTime finish;
+  NodeId node;  // invalid: empty allocation
+  bool rejected() const { return state == BatsimJobState::kRejected; }
+};
+
+// A job in output order with the pod that ran it (nullptr: never created).
+struct JobRow {
+  std::uint32_t job = 0;
+  const Pod* pod = nullptr;
+};
+
+const Pod* pod_or_null(const ObjectStore& store, PodId id) {
+  return id.valid() && id.value() < store.pod_count() ? &store.pod(id) : nullptr;
+}
+
+// Batsim appends a jobs.csv row when a job completes (batsim src/export.cpp@v4.2.1,
+// JobsTracer::write_job is called from the job-completion handlers), so rows follow completion
+// order. Batsim never ends with incomplete jobs (write_job xbt_die()s on them); kubesim can,
+// and reports those after the completed ones, in workload order.
+std::vector<JobRow> jobs_in_output_order(const RunOutputs& run) {
+  const std::size_t n = run.workload.jobs.size();
+  std::vector<JobRow> rows;
+  rows.reserve(n);
+  std::vector<bool> emitted(n, false);
+  for (const PodId id : run.completion_order) {
+    const Pod* pod = pod_or_null(run.store, id);
+    if (pod == nullptr || pod->workload_job >= n || emitted[pod->workload_job]) continue;
+    emitted[pod->workload_job] = true;
+    rows.push_back(JobRow{pod->workload_job, pod});
+  }
+  for (std::uint32_t j = 0; j < n; ++j) {
+    if (emitted[j]) continue;
+    const Pod* pod = j < run.job_pods.size() ? pod_or_null(run.store, run.job_pods[j]) : nullptr;
+    rows.push_back(JobRow{j, pod});
+  }
+  return rows;
+}
+
+// Maps a pod's life onto Batsim's job model. A Batsim job starts when its allocation is given
+// and the profile begins; the closest Kubernetes moment is the container start, so a pod whose
+// container never started (kubelet admission failure such as OutOfcpu, still Pending at the
+// end, never created) is REJECTED: Batsim has no start time to write for it.
+JobOutcome outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* pod) {
+  JobOutcome out;
+  out.submission = job.submit;
+  if (pod == nullptr) return out;
+  if (!pod->created.is_never()) out.submission = pod->created;
+  if (pod->started.is_never()) return out;
+
+  out.start = pod->started;
+  // A container still running when the run stopped is cut off at the end time; it is reported
+  // as killed (Batsim itself would never have stopped).
+  out.finish = pod->finished.is_never() ? run.end_time : pod->finished;
+  if (out.finish.is_never() || out.finish < out.start) out.finish = out.start;
+  out.node = pod->node;
+
+  switch (pod->phase) {
+    case PodPhase::kSucceeded:
+      out.state = BatsimJobState::kSuccess;
+      break;
+    case PodPhase::kFailed:
+      // The kubelet sets reason DeadlineExceeded when activeDeadlineSeconds (the walltime) ends
+      // the pod. A container that exits non-zero leaves status.reason empty, which is Batsim's
+      // COMPLETED_FAILED (profile "ret" != 0); any other reason (eviction, preemption, ...) is
+      // an external kill.
+      if (pod->reason == "DeadlineExceeded") {
+        out.state = BatsimJobState::kWalltimeReached;
+      } else if (pod->reason.empty() && pod->exit_code != 0) {
+        out.state = BatsimJobState::kFailed;
+      } else {
+        out.state = BatsimJobState::kKilled;
+      }
+      break;
+    case PodPhase::kPending:
+    case PodPhase::kRunning:
+      out.state = BatsimJobState::kKilled;  // cut off by the end of the run
+      break;
+  }
+  return out;
+}
+
+// std::to_string(double), i.e. "%f", which is what Batsim uses for every float it writes. NaN is
+// written "-nan": Batsim's NaNs come from 0/0 on x86-64, whose default NaN has the sign bit set,
+// and glibc prints it "-nan"; fixing the spelling keeps outputs identical on other CPUs.
+std::string batsim_double(double x) {
+  if (std::isnan(x)) return "-nan";
+  return std::to_string(x);
+}
+
+double micros_to_seconds(std::int64_t us) { return static_cast<double>(us) / 1e6; }
+
+// Batsim's stretch/slowdown: turnaround / execution (batsim src/export.cpp@v4.2.1,
+// JobsTracer::write_job), with no guard against a zero execution time: x/0 is inf, 0/0 NaN.
+double stretch_of(const JobOutcome& o) {
+  const std::int64_t turnaround = (o.finish - o.submission).micros();
+  const std::int64_t execution = (o.finish - o.start).micros();
+  if (execution == 0) return turnaround > 0 ? std::numeric_limits<double>::infinity()
+                                            : std::numeric_limits<double>::quiet_NaN();
+  return micros_to_seconds(turnaround) / micros_to_seconds(execution);
+}
+
+std::string time_or_empty(SimTime t) { return t.is_never() ? std::string() : format_seconds(t); }
+
+void append_job_row(std::string& out, const RunOutputs& run, const WorkloadJob& job, const JobOutcome& o) {
+  // Field order and formatting: batsim src/export.cpp@v4.2.1, JobsTracer::write_job. Batsim does
+  // not quote fields; csv_field() only quotes values that would otherwise break the CSV.
+  out += csv_field(job.id);
+  out += ',';
+  out += csv_field(run.workload.name);
+  out += ',';
+  out += csv_field(job.profile);
+  out += ',';
+  out += format_seconds(o.submission);
+  out += ',';
+  out += std::to_string(job.requested_resources);
+  out += ',';
+  // Batsim's walltime is -1 when the job has none; to_string(-1.0) is "-1.000000".
+  out += job.walltime.micros() > 0 ? format_seconds(job.walltime) : std::string("-1.000000");
+  out += ',';
+  out += o.state == BatsimJobState::kSuccess ? '1' : '0';
+  out += ',';
+  out += to_string(o.state);
+  if (o.rejected()) {
+    // Rejected jobs: starting_time .. consumed_energy are empty and the allocation is the empty
+    // interval set, which prints as "" (batsim src/export.cpp@v4.2.1).
+    out += ",,,,,,,,,\"\"\n";
+    return;
+  }
+  const Duration execution = o.finish - o.start;
+  out += ',';
+  out += format_seconds(o.start);
+  out += ',';
+  out += format_seconds(execution);
+  out += ',';
+  out += format_seconds(o.finish);
+  out += ',';
+  out += format_seconds(o.start - o.submission);
+  out += ',';
+  out += format_seconds(o.finish - o.submission);
+  out += ',';
+  out += batsim_double(stretch_of(o));
+  out += ',';
+  // allocated_resources: IntervalSet::to_string_hyphen(" ") of the Batsim resource ids; a pod
+  // runs on one node, whose id is its index in the store, so the set is that single id.
+  if (o.node.valid()) out += std::to_string(o.node.value());
+  out += ',';
+  // consumed_energy: Job::consumed_energy stays -1 without energy simulation (-E).
+  out += "-1.000000";
+  out += ",\"\"\n";  // metadata: always written as '"' + job->metadata + '"', empty here
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string batsim_jobs_csv(const RunOutputs& run) {
+  std::string out;
+  out.reserve(64 + run.workload.jobs.size() * 160);
+  out += kBatsimJobsHeader;
+  out += '\n';
+  for (const JobRow& row : jobs_in_output_order(run)) {
+    const WorkloadJob& job = run.workload.jobs[row.job];
+    append_job_row(out, run, job, outcome_of(run, job, row.pod));
+  }
+  return out;
+}
+
+std::string batsim_schedule_csv(const RunOutputs& run) {
+  // Counters and sums as in batsim src/export.cpp@v4.2.1 (JobsTracer::write_job, accumulated in
+  // row order, and JobsTracer::finalize). Times are summed as exact integer microseconds.
+  std::int64_t nb_jobs = 0;
+  std::int64_t nb_finished = 0;
+  std::int64_t nb_success = 0;
+  std::int64_t nb_killed = 0;
+  std::int64_t nb_rejected = 0;
+  std::int64_t makespan = 0;
+  std::int64_t sum_waiting = 0;
+  std::int64_t sum_turnaround = 0;
+  std::int64_t max_waiting = 0;
+  std::int64_t max_turnaround = 0;
+  double sum_slowdown = 0;
+  double max_slowdown = 0;
+
+  // Busy intervals per node, for the machine-state times.
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> busy(run.store.node_count());
+
+  for (const JobRow& row : jobs_in_output_order(run)) {
+    const JobOutcome o = outcome_of(run, run.workload.jobs[row.job], row.pod);
+    ++nb_jobs;
+    if (o.rejected()) {
+      ++nb_rejected;
+      continue;
+    }
+    ++nb_finished;
+    // Batsim's "killed" is every finished job that is not a success (failed, walltime, killed).
+    if (o.state == BatsimJobState::kSuccess) {
+      ++nb_success;
+    } else {
+      ++nb_killed;
+    }
+    const std::int64_t waiting = (o.start - o.submission).micros();
+    const std::int64_t turnaround = (o.finish - o.submission).micros();
+    const double slowdown = stretch_of(o);
+    sum_waiting += waiting;
+    sum_turnaround += turnaround;
+    sum_slowdown += slowdown;
+    makespan = std::max(makespan, o.finish.micros());  // completion time, absolute
+    max_waiting = std::max(max_waiting, waiting);
+    max_turnaround = std::max(max_turnaround, turnaround);
+    if (slowdown > max_slowdown) max_slowdown = slowdown;  // NaN never wins, as in Batsim
+    if (o.node.valid() && o.node.value() < busy.size())
+      busy[o.node.value()].emplace_back(o.start.micros(), o.finish.micros());
+  }
+
+  // Machine states (batsim src/machines.cpp, s4u-era v4 sources: Machine::update_machine_state,
+  // Machines::update_machines_on_job_run/_end): a machine is IDLE from time 0, turns COMPUTING
+  // when a job starts on it and back to IDLE when its last job ends, and update_machine_state()
+  // adds the elapsed time to the state being left. Time is only credited on a transition and
+  // nothing closes the final period at the end of the simulation, so a machine's idle time is
+  // the gaps before its busy periods: idle time after its last job (and all of an unused
+  // machine's time) is not counted.
+  std::int64_t time_computing = 0;
+  std::int64_t time_idle = 0;
+  for (auto& intervals : busy) {
+    if (intervals.empty()) continue;
+    std::sort(intervals.begin(), intervals.end());
+    std::int64_t computing = 0;
+    std::int64_t cur_start = intervals.front().first;
+    std::int64_t cur_end = intervals.front().second;
+    for (const auto& [s, e] : intervals) {
+      if (s > cur_end) {
+        computing += cur_end - cur_start;
+        cur_start = s;
+        cur_end = e;
+      } else {
+        cur_end = std::max(cur_end, e);
+      }
+    }
+    computing += cur_end - cur_start;
+    time_computing += computing;
+    time_idle += cur_end - computing;
+  }
+
+  // Batsim divides by nb_jobs, which counts rejected jobs too; with no job at all the
+  // divisions are 0/0 and print as NaN.
+  const double n = static_cast<double>(nb_jobs);
+  const auto mean = [&](double sum) {
+    return nb_jobs == 0 ? std::numeric_limits<double>::quiet_NaN() : sum / n;
+  };
+
+  std::map<std::string, std::string> values;
+  values["batsim_version"] = "kubesim-" + run.version;
+  // consumed_joules = energy_last_job_completion - energy_first_job_submission; without energy
+  // both stay -1 (batsim src/context.hpp, v4 series), hence 0.
+  values["consumed_joules"] = "0.000000";
+  values["makespan"] = format_seconds(makespan);
+  values["max_slowdown"] = batsim_double(max_slowdown);
+  values["max_turnaround_time"] = format_seconds(max_turnaround);
+  values["max_waiting_time"] = format_seconds(max_waiting);
+  values["mean_slowdown"] = batsim_double(mean(sum_slowdown));
+  values["mean_turnaround_time"] = batsim_double(mean(micros_to_seconds(sum_turnaround)));
+  values["mean_waiting_time"] = batsim_double(mean(micros_to_seconds(sum_waiting)));
+  values["nb_computing_machines"] = std::to_string(run.store.node_count());  // machines.nb_machines()
+  values["nb_grouped_switches"] = "0";  // no power-state switches are simulated
+  values["nb_jobs"] = std::to_string(nb_jobs);
+  values["nb_jobs_finished"] = std::to_string(nb_finished);
+  values["nb_jobs_killed"] = std::to_string(nb_killed);
+  values["nb_jobs_rejected"] = std::to_string(nb_rejected);
+  values["nb_jobs_success"] = std::to_string(nb_success);
+  values["nb_machine_switches"] = "0";
+  // Batsim writes wall-clock seconds spent in the scheduler and in the whole run here; kubesim
+  // writes 0 so that outputs are byte-identical across runs.
+  values["scheduling_time"] = "0.000000";
+  values["simulation_time"] = "0.000000";
+  values["success_rate"] = batsim_double(mean(static_cast<double>(nb_success)));
+  values["time_computing"] = format_seconds(time_computing);
+  values["time_idle"] = format_seconds(time_idle);
+  values["time_sleeping"] = "0.000000";
+  values["time_switching_off"] = "0.000000";
+  values["time_switching_on"] = "0.000000";
+  values["time_unavailable"] = "0.000000";
+
+  std::string keys_line;
+  std::string values_line;
+  for (const auto& [key, value] : values) {  // std::map: bytewise key order, as Batsim's output_map
+    if (!keys_line.empty()) {
+      keys_line += ',';
+      values_line += ',';
+    }
+    keys_line += key;
+    values_line += csv_field(value);
+  }
+  return keys_line + "\n" + values_line + "\n";
+}
+
+std::string pods_csv(const RunOutputs& run) {
+  const ObjectStore& store = run.store;
+  std::string out;
+  out.reserve(128 + store.pod_count() * 128);
+  out += kPodsHeader;
+  out += '\n';
+  for (std::uint32_t i = 0; i < store.pod_count(); ++i) {
+    const PodId id(i);
+    const Pod& pod = store.pod(id);
+    const PodTemplate& spec = store.spec_of(id);
+    if (pod.ns.valid() && pod.ns.value() < store.namespace_count()) out += csv_field(store.namespace_(pod.ns).name);
+    out += ',';
+    out += csv_field(pod.name);
+    out += ',';
+    if (pod.workload_job < run.workload.jobs.size()) out += csv_field(run.workload.jobs[pod.workload_job].id);
+    out += ',';
+    if (pod.node.valid() && pod.node.value() < store.node_count()) out += csv_field(store.node(pod.node).name);
+    out += ',';
+    out += to_string(pod.phase);
+    out += ',';
+    out += csv_field(pod.reason);
+    out += ',';
+    out += std::to_string(spec.requests[kCpu]);
+    out += ',';
+    out += std::to_string(spec.requests[kMemory]);
+    out += ',';
+    out += time_or_empty(pod.created);
+    out += ',';
+    out += time_or_empty(pod.scheduled);
+    out += ',';
+    out += time_or_empty(pod.started);
+    out += ',';
+    out += time_or_empty(pod.finished);
+    out += ',';
+    out += std::to_string(pod.scheduling_attempts);
+    out += '\n';
+  }
+  return out;
+}
+
+void write_run_outputs(const std::string& out_dir, const RunOutputs& run) {
+  // Build everything first: a failure while computing leaves no partial set of files.
+  const std::string jobs = batsim_jobs_csv(run);
+  const std::string schedule = batsim_schedule_csv(run);
+  const std::string pods = pods_csv(run);
+
+  namespace fs = std::filesystem;
+  const fs::path dir = out_dir.empty() ? fs::path(".") : fs::path(out_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec))
+    throw std::runtime_error("cannot create output directory " + dir.string() + ": " +
+                             (ec ? ec.message() : std::string("not a directory")));
+  write_file_atomically((dir / "jobs.csv").string(), jobs);
+  write_file_atomically((dir / "schedule.csv").string(), schedule);
+  write_file_atomically((dir / "pods.csv").string(), pods);
+}
+
+}  // namespace kubesim

@@ -1,0 +1,38 @@
+// Batsim-compatible outputs (jobs.csv, schedule.csv) plus the Kubernetes view (pods.csv).
+//
+// jobs.csv and schedule.csv reproduce what Batsim v4.2.1 writes (batsim src/export.cpp@v4.2.1,
+// JobsTracer::write_job and JobsTracer::finalize), so that evalys and the batkube-test scripts
+// read kubesim runs unchanged. A workload job is run by one pod; the pod's life is mapped onto
+// Batsim's job states as described in batsim_csv.cpp.
+#pragma once
+
+#include <string>
+
+#include "report/run_outputs.hpp"
+
+namespace kubesim {
+
+// The header line of jobs.csv (batsim src/export.cpp@v4.2.1, JobsTracer::initialize), without "\n".
+extern const char* const kBatsimJobsHeader;
+
+// jobs.csv: the header, then one row per workload job: jobs whose pod became terminal, in
+// completion order, then the others (pod still Pending/Running at the end, or never created)
+// in workload order.
+std::string batsim_jobs_csv(const RunOutputs& run);
+
+// schedule.csv: a header line of the v4.2.1 keys sorted bytewise and one line of values.
+std::string batsim_schedule_csv(const RunOutputs& run);
+
+// pods.csv: one row per pod in creation (PodId) order with the Kubernetes lifecycle times.
+std::string pods_csv(const RunOutputs& run);
+
+// Creates `out_dir` (and its parents) if needed and writes jobs.csv, schedule.csv and pods.csv
+// into it, each atomically. All three are built before any is written. Throws
+// std::runtime_error naming the path when the directory or a file cannot be created.
+void write_run_outputs(const std::string& out_dir, const RunOutputs& run);
+
+// RFC 4180 field: returned as is unless it holds a comma, a double quote, CR or LF, in which
+// case it is enclosed in double quotes with inner quotes doubled.
+std::string csv_field(const std::string& s);
+
+}  // namespace kubesim

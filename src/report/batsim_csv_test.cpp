@@ -1,0 +1,314 @@
+#include "report/batsim_csv.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kubesim {
+namespace {
+
+SimTime at(double seconds) { return SimTime::from_seconds(seconds); }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+WorkloadJob make_job(std::string id, std::string profile, double submit, double walltime = 0, std::int64_t res = 1) {
+  WorkloadJob j;
+  j.id = std::move(id);
+  j.profile = std::move(profile);
+  j.submit = at(submit);
+  j.walltime = Duration::from_seconds(walltime);
+  j.requested_resources = res;
+  return j;
+}
+
+// Seven jobs on three nodes covering every Batsim final state; times are chosen so that every
+// expected figure is easy to compute by hand (see the comments in the tests).
+class BatsimCsvTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PodTemplate small;
+    Container c;
+    c.name = "main";
+    c.requests[kCpu] = 500;
+    c.requests[kMemory] = 1073741824;
+    c.requested_mask = (1u << kCpu) | (1u << kMemory);
+    small.containers.push_back(c);
+    tpl_ = store_.add_template(small);
+
+    for (const char* name : {"node-a", "node-b", "node-c"}) {
+      Node n;
+      n.name = name;
+      nodes_.push_back(store_.create_node(n));
+    }
+    ns_ = store_.ensure_namespace("default");
+
+    workload_.name = "w0";
+    workload_.jobs = {
+        make_job("1", "delay10", 0),         // 0: succeeds on node-a [2, 12]
+        make_job("2", "delay5", 1),          // 1: kubelet rejects it (OutOfcpu) at 3
+        make_job("3", "delay100", 2, 20),    // 2: walltime 20 reached on node-b [4.25, 24.25]
+        make_job("4", "delay10", 5),         // 3: still Pending at the end
+        make_job("5", "delay10", 6),         // 4: pod never created
+        make_job("6", "fail", 3),            // 5: exits 1 on node-a [10, 11]
+        make_job("7", "delay10", 7, 0, 2),   // 6: evicted on node-a [13, 15]
+    };
+    job_pods_.assign(workload_.jobs.size(), PodId());
+
+    // Pods are created in this order, so PodIds are 0..5 for jobs 0, 1, 2, 3, 5, 6.
+    const PodId p0 = create(0, 0);
+    const PodId p1 = create(1, 1);
+    const PodId p2 = create(2, 2);
+    const PodId p3 = create(3, 5);
+    const PodId p4 = create(5, 3);
+    const PodId p5 = create(6, 7);
+
+    run(p0, nodes_[0], 1, 2, 12, PodPhase::kSucceeded, "");
+    store_.update_pod(p1, [&](Pod& p) {
+      p.node = nodes_[1];
+      p.scheduled = at(1.5);
+      p.phase = PodPhase::kFailed;
+      p.reason = "OutOfcpu";
+    });
+    run(p2, nodes_[1], 2.5, 4.25, 24.25, PodPhase::kFailed, "DeadlineExceeded");
+    store_.update_pod(p3, [&](Pod& p) { p.reason = "Unschedulable, \"cpu\""; });
+    store_.pod_statistics(p3).scheduling_attempts = 3;
+    store_.update_pod(p4, [&](Pod& p) { p.exit_code = 1; });
+    run(p4, nodes_[0], 9, 10, 11, PodPhase::kFailed, "");
+    run(p5, nodes_[0], 12.5, 13, 15, PodPhase::kFailed, "Evicted");
+
+    // The order in which the pods became terminal.
+    completion_ = {p1, p4, p0, p5, p2};
+  }
+
+  PodId create(std::uint32_t job, double created) {
+    Pod p;
+    p.name = "w0-" + workload_.jobs[job].id;
+    p.ns = ns_;
+    p.spec = tpl_;
+    p.workload_job = job;
+    p.created = at(created);
+    const PodId id = store_.create_pod(p);
+    job_pods_[job] = id;
+    return id;
+  }
+
+  void run(PodId id, NodeId node, double scheduled, double started, double finished, PodPhase phase,
+           const std::string& reason) {
+    store_.update_pod(id, [&](Pod& p) {
+      p.node = node;
+      p.scheduled = at(scheduled);
+      p.start_time = at(started);
+      p.started = at(started);
+      p.finished = at(finished);
+      p.phase = phase;
+      p.reason = reason;
+    });
+    store_.pod_statistics(id).scheduling_attempts = 1;
+  }
+
+  RunOutputs outputs() const { return RunOutputs{store_, workload_, completion_, job_pods_, at(30), "0.1.0"}; }
+
+  ObjectStore store_;
+  Workload workload_;
+  PodTemplateId tpl_;
+  NamespaceId ns_;
+  std::vector<NodeId> nodes_;
+  std::vector<PodId> completion_;
+  std::vector<PodId> job_pods_;
+};
+
+TEST_F(BatsimCsvTest, JobsHeaderIsBatsims) {
+  const auto lines = lines_of(batsim_jobs_csv(outputs()));
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0],
+            "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,"
+            "final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
+            "allocated_resources,consumed_energy,metadata");
+}
+
+TEST_F(BatsimCsvTest, JobsRowsInCompletionOrderThenUnfinishedInWorkloadOrder) {
+  const std::string csv = batsim_jobs_csv(outputs());
+  const auto lines = lines_of(csv);
+  ASSERT_EQ(lines.size(), 8u);
+  // Kubelet rejection: no start, so Batsim's rejected layout with every time field empty.
+  EXPECT_EQ(lines[1], "2,w0,delay5,1.000000,1,-1.000000,0,REJECTED,,,,,,,,,\"\"");
+  // Non-zero exit: wait 10-3=7, exec 1, turnaround 8, stretch 8.
+  EXPECT_EQ(lines[2],
+            "6,w0,fail,3.000000,1,-1.000000,0,COMPLETED_FAILED,10.000000,1.000000,11.000000,7.000000,8.000000,"
+            "8.000000,0,-1.000000,\"\"");
+  // Success: wait 2, exec 10, turnaround 12, stretch 1.2.
+  EXPECT_EQ(lines[3],
+            "1,w0,delay10,0.000000,1,-1.000000,1,COMPLETED_SUCCESSFULLY,2.000000,10.000000,12.000000,2.000000,"
+            "12.000000,1.200000,0,-1.000000,\"\"");
+  // Evicted: wait 6, exec 2, turnaround 8, stretch 4; requested 2 resources.
+  EXPECT_EQ(lines[4],
+            "7,w0,delay10,7.000000,2,-1.000000,0,COMPLETED_KILLED,13.000000,2.000000,15.000000,6.000000,8.000000,"
+            "4.000000,0,-1.000000,\"\"");
+  // Walltime: requested_time 20, wait 2.25, exec 20, turnaround 22.25, stretch 1.1125; node 1.
+  EXPECT_EQ(lines[5],
+            "3,w0,delay100,2.000000,1,20.000000,0,COMPLETED_WALLTIME_REACHED,4.250000,20.000000,24.250000,2.250000,"
+            "22.250000,1.112500,1,-1.000000,\"\"");
+  // Still Pending at the end, then never created: submission from pod.created, then job.submit.
+  EXPECT_EQ(lines[6], "4,w0,delay10,5.000000,1,-1.000000,0,REJECTED,,,,,,,,,\"\"");
+  EXPECT_EQ(lines[7], "5,w0,delay10,6.000000,1,-1.000000,0,REJECTED,,,,,,,,,\"\"");
+  EXPECT_EQ(csv.back(), '\n');
+  EXPECT_EQ(csv, batsim_jobs_csv(outputs()));  // deterministic
+}
+
+TEST_F(BatsimCsvTest, RunningAtEndIsKilledAtEndTime) {
+  const PodId p3 = job_pods_[3];
+  store_.update_pod(p3, [&](Pod& p) {
+    p.node = nodes_[2];
+    p.started = at(20);
+    p.phase = PodPhase::kRunning;
+    p.reason.clear();
+  });
+  const auto lines = lines_of(batsim_jobs_csv(outputs()));
+  ASSERT_EQ(lines.size(), 8u);
+  EXPECT_EQ(lines[6],
+            "4,w0,delay10,5.000000,1,-1.000000,0,COMPLETED_KILLED,20.000000,10.000000,30.000000,15.000000,"
+            "25.000000,2.500000,2,-1.000000,\"\"");
+}
+
+TEST_F(BatsimCsvTest, ScheduleHeaderAndValues) {
+  const auto lines = lines_of(batsim_schedule_csv(outputs()));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0],
+            "batsim_version,consumed_joules,makespan,max_slowdown,max_turnaround_time,max_waiting_time,mean_slowdown,"
+            "mean_turnaround_time,mean_waiting_time,nb_computing_machines,nb_grouped_switches,nb_jobs,"
+            "nb_jobs_finished,nb_jobs_killed,nb_jobs_rejected,nb_jobs_success,nb_machine_switches,scheduling_time,"
+            "simulation_time,success_rate,time_computing,time_idle,time_sleeping,time_switching_off,"
+            "time_switching_on,time_unavailable");
+  // Finished jobs: waits 7+2+6+2.25 = 17.25, turnarounds 8+12+8+22.25 = 50.25, slowdowns
+  // 8+1.2+4+1.1125 = 14.3125; Batsim divides by nb_jobs = 7, rejected jobs included:
+  // 2.464285.., 7.178571.., 2.044642... success_rate 1/7. Makespan = last finish 24.25.
+  // node-a busy [2,12] u [10,11] u [13,15] = 12 s, idle before: 2 + 1 = 3 s (after 15: not
+  // counted); node-b busy [4.25,24.25] = 20 s, idle 4.25 s; node-c unused: 0.
+  EXPECT_EQ(lines[1],
+            "kubesim-0.1.0,0.000000,24.250000,8.000000,22.250000,7.000000,2.044643,7.178571,2.464286,3,0,7,4,3,3,1,"
+            "0,0.000000,0.000000,0.142857,32.000000,7.250000,0.000000,0.000000,0.000000,0.000000");
+}
+
+TEST(BatsimCsv, ScheduleOfEmptyWorkloadDividesByZeroLikeBatsim) {
+  ObjectStore store;
+  Workload workload;
+  std::vector<PodId> none;
+  const RunOutputs run{store, workload, none, none, SimTime::zero(), "x"};
+  const auto lines = lines_of(batsim_schedule_csv(run));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1],
+            "kubesim-x,0.000000,0.000000,0.000000,0.000000,0.000000,-nan,-nan,-nan,0,0,0,0,0,0,0,0,0.000000,"
+            "0.000000,-nan,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000");
+  EXPECT_EQ(lines_of(batsim_jobs_csv(run)).size(), 1u);
+}
+
+TEST(BatsimCsv, ZeroExecutionStretchIsInfOrNan) {
+  ObjectStore store;
+  const PodTemplateId tpl = store.add_template(PodTemplate{});
+  const NamespaceId ns = store.ensure_namespace("default");
+  Node n;
+  n.name = "n";
+  const NodeId node = store.create_node(n);
+  Workload workload;
+  workload.jobs = {make_job("a", "p", 0), make_job("b", "p", 1)};
+  std::vector<PodId> pods;
+  for (std::uint32_t j = 0; j < 2; ++j) {
+    Pod p;
+    p.name = "w0-" + workload.jobs[j].id;
+    p.ns = ns;
+    p.spec = tpl;
+    p.workload_job = j;
+    p.created = at(j);
+    p.node = node;
+    p.started = at(1);
+    p.finished = at(1);
+    p.phase = PodPhase::kSucceeded;
+    pods.push_back(store.create_pod(p));
+  }
+  const RunOutputs run{store, workload, pods, pods, at(1), "v"};
+  const auto jobs = lines_of(batsim_jobs_csv(run));
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[1], "a,w0,p,0.000000,1,-1.000000,1,COMPLETED_SUCCESSFULLY,1.000000,0.000000,1.000000,1.000000,"
+                     "1.000000,inf,0,-1.000000,\"\"");
+  EXPECT_EQ(jobs[2], "b,w0,p,1.000000,1,-1.000000,1,COMPLETED_SUCCESSFULLY,1.000000,0.000000,1.000000,0.000000,"
+                     "0.000000,-nan,0,-1.000000,\"\"");
+  // Slowdown sum inf + NaN = NaN; the max ignores the NaN.
+  const auto schedule = lines_of(batsim_schedule_csv(run));
+  // Both containers ran for 0 s at t=1 on node n: idle [0, 1], computing 0.
+  EXPECT_EQ(schedule[1],
+            "kubesim-v,0.000000,1.000000,inf,1.000000,1.000000,-nan,0.500000,0.500000,1,0,2,2,0,0,2,0,0.000000,"
+            "0.000000,1.000000,0.000000,1.000000,0.000000,0.000000,0.000000,0.000000");
+}
+
+TEST_F(BatsimCsvTest, PodsCsvRowsAndQuoting) {
+  const auto lines = lines_of(pods_csv(outputs()));
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_EQ(lines[0],
+            "namespace,pod,job_id,node,phase,reason,cpu_request_milli,memory_request_bytes,created,scheduled,started,"
+            "finished,scheduling_attempts");
+  EXPECT_EQ(lines[1], "default,w0-1,1,node-a,Succeeded,,500,1073741824,0.000000,1.000000,2.000000,12.000000,1");
+  EXPECT_EQ(lines[2], "default,w0-2,2,node-b,Failed,OutOfcpu,500,1073741824,1.000000,1.500000,,,0");
+  EXPECT_EQ(lines[4], "default,w0-4,4,,Pending,\"Unschedulable, \"\"cpu\"\"\",500,1073741824,5.000000,,,,3");
+  EXPECT_EQ(lines[6], "default,w0-7,7,node-a,Failed,Evicted,500,1073741824,7.000000,12.500000,13.000000,15.000000,1");
+}
+
+TEST(BatsimCsv, CsvFieldQuotesOnlyWhenNeeded) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field(""), "");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csv_field("cr\r"), "\"cr\r\"");
+}
+
+TEST_F(BatsimCsvTest, WriteRunOutputsCreatesDirectoriesAndFiles) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / "kubesim_batsim_csv_test";
+  fs::remove_all(root);
+  const fs::path dir = root / "a" / "b";
+  const RunOutputs run = outputs();
+  write_run_outputs(dir.string(), run);
+  EXPECT_EQ(read_file(dir / "jobs.csv"), batsim_jobs_csv(run));
+  EXPECT_EQ(read_file(dir / "schedule.csv"), batsim_schedule_csv(run));
+  EXPECT_EQ(read_file(dir / "pods.csv"), pods_csv(run));
+  // Rewriting replaces the files; no temporary files are left behind.
+  write_run_outputs(dir.string(), run);
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"jobs.csv", "pods.csv", "schedule.csv"}));
+
+  // A regular file where the directory should be: a one-line error naming the path.
+  const fs::path blocker = root / "file";
+  std::ofstream(blocker) << "x";
+  try {
+    write_run_outputs((blocker / "out").string(), run);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find((blocker / "out").string()), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace kubesim

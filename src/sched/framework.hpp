@@ -1,0 +1,85 @@
+// The scheduling framework (pkg/scheduler/framework/interface.go), reduced to the extension
+// points kubesim's models use. "Unschedulable" is a result (a Status), never an exception.
+// Plugins are small classes, one per folder under sched/plugins/, created by name from the
+// registry; a profile (KubeSchedulerConfiguration) picks them and their weights.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/object_store.hpp"
+#include "sched/node_info.hpp"
+
+namespace kubesim {
+
+inline constexpr std::int64_t kMaxNodeScore = 100;  // framework.MaxNodeScore
+
+// framework.Code, in upstream's order.
+enum class StatusCode : std::uint8_t { kSuccess, kError, kUnschedulable, kUnschedulableAndUnresolvable, kWait, kSkip };
+
+// Index of a plugin in its profile's plugin list; a pod's UnschedulablePlugins is a bitmask
+// of these (at most 32 plugins per profile).
+using PluginIndex = std::uint8_t;
+
+struct FilterResult {
+  StatusCode code = StatusCode::kSuccess;
+  const char* reason = nullptr;  // static string, e.g. "Insufficient cpu"
+  bool ok() const { return code == StatusCode::kSuccess; }
+};
+
+// What a plugin can read during one scheduling cycle.
+struct CycleContext {
+  const ObjectStore& store;
+  PodId pod;
+  const PodTemplate& spec;
+};
+
+// Cluster events a plugin registers for (EventsToRegister): when one happens, pods that
+// this plugin rejected are moved back to activeQ/backoffQ.
+enum ClusterEvent : std::uint32_t {
+  kEventPodDelete = 1u << 0,          // AssignedPodDelete
+  kEventPodAdd = 1u << 1,             // AssignedPodAdd
+  kEventPodUpdate = 1u << 2,          // AssignedPodUpdate
+  kEventNodeAdd = 1u << 3,            // NodeAdd
+  kEventNodeAllocatable = 1u << 4,    // NodeAllocatableChange
+  kEventNodeLabel = 1u << 5,          // NodeLabelChange
+  kEventNodeTaint = 1u << 6,          // NodeTaintChange
+  kEventNodeCondition = 1u << 7,      // NodeConditionChange
+  kEventNodeUnschedulable = 1u << 8,  // NodeSpecUnschedulableChange
+  kEventUnschedulableTimeout = 1u << 9,
+  kEventNodeUpdateAny = kEventNodeAllocatable | kEventNodeLabel | kEventNodeTaint | kEventNodeCondition |
+                        kEventNodeUnschedulable,
+  kEventAll = 0xffffffffu,
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual const char* name() const = 0;
+  // Bitmask of ClusterEvent this plugin's rejections wait for.
+  virtual std::uint32_t events_to_register() const { return 0; }
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  // False when the plugin cannot reject this pod on any node (a pure speed-up: skipping it
+  // changes no result). Called once per cycle.
+  virtual bool applies(const CycleContext&) const { return true; }
+  virtual FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  // Scores every node of `nodes` into `scores` (same order), then normalizes as upstream's
+  // ScoreExtensions.NormalizeScore does (if the plugin has one).
+  virtual void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
+                     std::span<std::int64_t> scores) const = 0;
+};
+
+// framework/plugins/helper/normalize_score.go DefaultNormalizeScore.
+void default_normalize_score(std::int64_t max_priority, bool reverse, std::span<std::int64_t> scores);
+
+}  // namespace kubesim

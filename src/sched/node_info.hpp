@@ -1,0 +1,29 @@
+// The scheduler cache's view of one node (pkg/scheduler/framework/types.go NodeInfo): the
+// node object plus the sums of the requests of the pods the scheduler believes are on it
+// (assumed or bound, not terminal).
+#pragma once
+
+#include <cstdint>
+
+#include "core/ids.hpp"
+#include "model/objects.hpp"
+
+namespace kubesim {
+
+struct NodeInfo {
+  NodeId id;
+  const Node* node = nullptr;
+  Resources requested;          // NodeInfo.Requested: the pods' effective requests
+  std::int64_t nonzero_cpu = 0;     // NodeInfo.NonZeroRequested.MilliCPU (100m default per container)
+  std::int64_t nonzero_memory = 0;  // NodeInfo.NonZeroRequested.Memory (200Mi default per container)
+  std::int32_t pod_count = 0;
+
+  void add_pod(const PodTemplate& spec, int sign) {
+    for (std::size_t i = 0; i < kMaxResources; ++i) requested.amount[i] += sign * spec.requests.amount[i];
+    nonzero_cpu += sign * spec.nonzero_requests[kCpu];
+    nonzero_memory += sign * spec.nonzero_requests[kMemory];
+    pod_count += sign;
+  }
+};
+
+}  // namespace kubesim

@@ -1,0 +1,40 @@
+#include "sched/plugins/taint_toleration/taint_toleration.hpp"
+
+namespace kubesim {
+namespace {
+
+bool tolerated(const std::vector<Toleration>& tolerations, const Taint& taint) {
+  for (const auto& t : tolerations)
+    if (t.tolerates(taint)) return true;
+  return false;
+}
+
+}  // namespace
+
+FilterResult TaintToleration::filter(const CycleContext& ctx, const NodeInfo& node) const {
+  // v1helper.FindMatchingUntoleratedTaint with the NoSchedule/NoExecute filter.
+  for (const auto& taint : node.node->taints) {
+    if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
+    if (!tolerated(ctx.spec.tolerations, taint))
+      return {StatusCode::kUnschedulableAndUnresolvable, "node(s) had untolerated taint"};
+  }
+  return {};
+}
+
+void TaintToleration::score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
+                            std::span<std::int64_t> scores) const {
+  // PreScore keeps only tolerations whose effect is empty or PreferNoSchedule
+  // (getAllTolerationPreferNoSchedule); Score counts intolerable PreferNoSchedule taints.
+  std::vector<Toleration> prefer;
+  for (const auto& t : ctx.spec.tolerations)
+    if (!t.effect || *t.effect == TaintEffect::kPreferNoSchedule) prefer.push_back(t);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    std::int64_t count = 0;
+    for (const auto& taint : nodes[i]->node->taints)
+      if (taint.effect == TaintEffect::kPreferNoSchedule && !tolerated(prefer, taint)) ++count;
+    scores[i] = count;
+  }
+  default_normalize_score(kMaxNodeScore, /*reverse=*/true, scores);
+}
+
+}  // namespace kubesim

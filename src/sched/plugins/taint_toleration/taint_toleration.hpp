@@ -1,0 +1,20 @@
+// TaintToleration (pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go).
+// Filter: a node with a NoSchedule/NoExecute taint the pod does not tolerate is rejected.
+// Score: the number of PreferNoSchedule taints the pod does not tolerate, normalized with
+// DefaultNormalizeScore(reverse=true), so fewer intolerable taints score higher.
+#pragma once
+
+#include "sched/framework.hpp"
+
+namespace kubesim {
+
+class TaintToleration final : public FilterPlugin, public ScorePlugin {
+ public:
+  const char* name() const override { return "TaintToleration"; }
+  std::uint32_t events_to_register() const override { return kEventNodeAdd | kEventNodeTaint; }
+  FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override;
+  void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
+             std::span<std::int64_t> scores) const override;
+};
+
+}  // namespace kubesim

@@ -1,0 +1,380 @@
+#include "sched/scheduler.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.hpp"
+#include "sched/plugins/node_affinity/node_affinity.hpp"
+#include "sched/plugins/node_resources_fit/node_resources_fit.hpp"
+
+namespace kubesim {
+
+Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatencies latencies, std::uint64_t seed,
+                     SchedulerHost& host)
+    : store_(store),
+      config_(std::move(config)),
+      latencies_(latencies),
+      tie_break_rng_(seed, "scheduler/select-host"),
+      latency_rng_(seed, "scheduler/latency"),
+      host_(host),
+      queue_(config_.queue) {}
+
+bool Scheduler::serves(const std::string& scheduler_name) const {
+  for (const auto& p : config_.profiles)
+    if (p.scheduler_name == scheduler_name) return true;
+  return false;
+}
+
+const Profile* Scheduler::profile_for(const PodTemplate& spec) const {
+  for (const auto& p : config_.profiles)
+    if (p.scheduler_name == spec.scheduler_name) return &p;
+  return nullptr;
+}
+
+std::int32_t Scheduler::num_feasible_nodes_to_find(std::int32_t percentage, std::int32_t num_all_nodes) {
+  // schedule_one.go numFeasibleNodesToFind (minFeasibleNodesToFind = 100,
+  // minFeasibleNodesPercentageToFind = 5).
+  constexpr std::int32_t kMinFeasibleNodesToFind = 100;
+  constexpr std::int32_t kMinFeasibleNodesPercentageToFind = 5;
+  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
+  if (percentage >= 100) return num_all_nodes;
+  if (percentage == 0) {
+    percentage = 50 - num_all_nodes / 125;
+    if (percentage < kMinFeasibleNodesPercentageToFind) percentage = kMinFeasibleNodesPercentageToFind;
+  }
+  const std::int32_t num_nodes = static_cast<std::int32_t>(static_cast<std::int64_t>(num_all_nodes) * percentage / 100);
+  return num_nodes < kMinFeasibleNodesToFind ? kMinFeasibleNodesToFind : num_nodes;
+}
+
+void Scheduler::ensure_node_order() {
+  if (!node_order_dirty_) return;
+  node_order_dirty_ = false;
+  // internal/cache/node_tree.go: nodes grouped by zone (region + zone labels), zones in
+  // order of first appearance, listed round-robin across zones.
+  std::vector<std::string> zones;
+  std::vector<std::vector<NodeId>> members;
+  for (const auto& ni : nodes_) {
+    const std::string* region = find_label(ni.node->labels, "topology.kubernetes.io/region");
+    const std::string* zone = find_label(ni.node->labels, "topology.kubernetes.io/zone");
+    std::string key = (region ? *region : "") + "/" + (zone ? *zone : "");
+    auto it = std::find(zones.begin(), zones.end(), key);
+    if (it == zones.end()) {
+      zones.push_back(key);
+      members.emplace_back();
+      it = zones.end() - 1;
+    }
+    members[static_cast<std::size_t>(it - zones.begin())].push_back(ni.id);
+  }
+  node_order_.clear();
+  for (std::size_t i = 0; node_order_.size() < nodes_.size(); ++i)
+    for (const auto& m : members)
+      if (i < m.size()) node_order_.push_back(m[i]);
+}
+
+Scheduler::Decision Scheduler::decide(PodId pod) {
+  Decision d;
+  const PodTemplate& spec = store_.spec_of(pod);
+  const Profile* profile = profile_for(spec);
+  KUBESIM_ASSERT(profile != nullptr);
+  ensure_node_order();
+  const auto n = static_cast<std::uint32_t>(node_order_.size());
+  if (n == 0) {
+    d.message = "no nodes available to schedule pods";  // ErrNoNodesAvailable
+    return d;
+  }
+  const CycleContext ctx{store_, pod, spec};
+  active_filters_.clear();
+  for (const auto* f : profile->filters)
+    if (f->applies(ctx)) active_filters_.push_back(f);
+  const auto to_find = static_cast<std::uint32_t>(num_feasible_nodes_to_find(
+      profile->percentage_of_nodes_to_score.value_or(config_.percentage_of_nodes_to_score), static_cast<std::int32_t>(n)));
+
+  // findNodesThatPassFilters, run sequentially: nodes from nextStartNodeIndex on; upstream's
+  // parallel search stops when one feasible node more than needed is found (and discards
+  // it), so the nodes that fail before that one count as processed.
+  feasible_.clear();
+  reason_names_.clear();
+  reason_counts_.clear();
+  std::uint32_t failed = 0;
+  std::uint32_t index = next_start_node_index_;
+  for (std::uint32_t i = 0; i < n; ++i, ++index) {
+    if (index == n) index = 0;
+    const NodeInfo& ni = nodes_[node_order_[index].value()];
+    const FilterPlugin* rejector = nullptr;
+    FilterResult r;
+    for (const auto* f : active_filters_) {
+      r = f->filter(ctx, ni);
+      if (!r.ok()) {
+        rejector = f;
+        break;
+      }
+    }
+    if (rejector) {
+      ++failed;
+      d.interested_events |= rejector->events_to_register();
+      auto it = std::find(reason_names_.begin(), reason_names_.end(), r.reason);
+      if (it == reason_names_.end()) {
+        reason_names_.push_back(r.reason);
+        reason_counts_.push_back(1);
+      } else {
+        ++reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())];
+      }
+      continue;
+    }
+    if (feasible_.size() == to_find) break;
+    feasible_.push_back(&ni);
+  }
+  d.feasible = static_cast<std::uint32_t>(feasible_.size());
+  d.processed = d.feasible + failed;
+  next_start_node_index_ = (next_start_node_index_ + d.processed) % n;
+
+  if (feasible_.empty()) {
+    // framework/types.go FitError.Error: "0/N nodes are available: <count reason>, ... ."
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < reason_names_.size(); ++i)
+      parts.push_back(std::to_string(reason_counts_[i]) + " " + reason_names_[i]);
+    std::sort(parts.begin(), parts.end());
+    d.message = "0/" + std::to_string(n) + " nodes are available:";
+    for (std::size_t i = 0; i < parts.size(); ++i) d.message += (i ? ", " : " ") + parts[i];
+    d.message += ".";
+    return d;
+  }
+  if (feasible_.size() == 1) {  // a single feasible node is chosen without scoring
+    d.node = feasible_[0]->id;
+    return d;
+  }
+  const std::size_t m = feasible_.size();
+  totals_.assign(m, 0);
+  plugin_scores_.resize(m);
+  for (const auto& ws : profile->scorers) {
+    ws.plugin->score(ctx, feasible_, plugin_scores_);
+    for (std::size_t i = 0; i < m; ++i) totals_[i] += plugin_scores_[i] * ws.weight;
+  }
+  // selectHost (v1.26): reservoir sampling over ties for the highest total score, in the
+  // order the nodes were found; each later tie replaces the pick with probability 1/count.
+  std::size_t best = 0;
+  std::uint64_t ties = 1;
+  for (std::size_t i = 1; i < m; ++i) {
+    if (totals_[i] > totals_[best]) {
+      best = i;
+      ties = 1;
+    } else if (totals_[i] == totals_[best]) {
+      ++ties;
+      if (tie_break_rng_.uniform_below(ties) == 0) best = i;
+    }
+  }
+  d.node = feasible_[best]->id;
+  return d;
+}
+
+void Scheduler::cache_add(PodId pod, NodeId node) {
+  if (pod.value() >= cached_node_.size()) cached_node_.resize(pod.value() + 1);
+  NodeId& cached = cached_node_[pod.value()];
+  if (cached == node) return;
+  if (cached.valid()) cache_remove(pod);
+  nodes_[node.value()].add_pod(store_.spec_of(pod), +1);
+  cached = node;
+}
+
+void Scheduler::cache_remove(PodId pod) {
+  if (pod.value() >= cached_node_.size()) return;
+  NodeId& cached = cached_node_[pod.value()];
+  if (!cached.valid()) return;
+  nodes_[cached.value()].add_pod(store_.spec_of(pod), -1);
+  cached = NodeId();
+}
+
+void Scheduler::schedule_next_cycle(SimTime now) {
+  if (in_cycle_ || waiting_for_patch_ || cycle_posted_ || queue_.active_empty()) return;
+  cycle_posted_ = true;
+  host_.post(now, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kCycle, PodId(), NodeId()});
+}
+
+void Scheduler::start_cycle(SimTime now) {
+  cycle_posted_ = false;
+  if (in_cycle_ || waiting_for_patch_) return;
+  for (;;) {
+    auto popped = queue_.pop();
+    if (!popped) return;
+    const Pod& p = store_.pod(*popped);
+    // skipPodSchedule: the pod was deleted, or is already bound/assumed.
+    if (is_terminal(p.phase) || p.node.valid() ||
+        (popped->value() < cached_node_.size() && cached_node_[popped->value()].valid()))
+      continue;
+    cycle_pod_ = *popped;
+    break;
+  }
+  ++attempts_total_;
+  store_.pod_statistics(cycle_pod_).scheduling_attempts = queue_.attempts(cycle_pod_);
+  cycle_number_ = queue_.scheduling_cycle();
+  in_cycle_ = true;
+  cycle_decision_ = decide(cycle_pod_);
+  const Duration d = latencies_.cycle.sample(latency_rng_);
+  if (d == Duration()) {
+    finish_cycle(now);
+  } else {
+    host_.post(now + d, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kCycleEnd, cycle_pod_, NodeId()});
+  }
+}
+
+void Scheduler::finish_cycle(SimTime now) {
+  in_cycle_ = false;
+  const PodId pod = cycle_pod_;
+  if (cycle_decision_.node.valid()) {
+    cache_add(pod, cycle_decision_.node);  // assume
+    const Duration b = latencies_.bind.sample(latency_rng_);
+    host_.post(now + b, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, cycle_decision_.node});
+    schedule_next_cycle(now);
+    return;
+  }
+  // handleSchedulingFailure: re-queue first, then patch PodScheduled=False if it changed.
+  queue_.add_unschedulable_if_not_present(pod, cycle_decision_.interested_events, cycle_number_, now);
+  arm_ticks(now);
+  if (store_.pod(pod).unschedulable_message != cycle_decision_.message) {
+    const Duration p = latencies_.status_patch.sample(latency_rng_);
+    if (p == Duration()) {
+      store_.update_pod(pod, [&](Pod& x) { x.unschedulable_message = cycle_decision_.message; });
+    } else {
+      waiting_for_patch_ = true;
+      host_.post(now + p, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kPatchDone, pod, NodeId()});
+      return;
+    }
+  }
+  schedule_next_cycle(now);
+}
+
+void Scheduler::arm_ticks(SimTime now) {
+  auto arm = [&](SimTime earliest, Duration period, SimTime last_tick, SimTime& armed, bool strictly_after,
+                 SchedulerEvent::Kind kind) {
+    if (earliest.is_never()) return;
+    const std::int64_t p = period.micros();
+    // Ticks run at every multiple of the period since the start (wait.Until loops).
+    std::int64_t t = (earliest.micros() + p - 1) / p * p;
+    if (strictly_after && t == earliest.micros()) t += p;
+    if (!last_tick.is_never() && t <= last_tick.micros()) t = last_tick.micros() + p;
+    if (t < now.micros()) t = (now.micros() + p - 1) / p * p;
+    const SimTime at = SimTime::at(Duration::micros(t));
+    if (!armed.is_never() && armed <= at) return;
+    armed = at;
+    host_.post(at, Phase::kQueueTimer, SchedulerEvent{kind, PodId(), NodeId()});
+  };
+  arm(queue_.next_backoff_expiry(), config_.queue.backoff_flush_period, last_backoff_tick_, armed_backoff_tick_, false,
+      SchedulerEvent::Kind::kBackoffTick);
+  const SimTime oldest = queue_.oldest_unschedulable();
+  arm(oldest.is_never() ? oldest : oldest + config_.queue.max_in_unschedulable, config_.queue.leftover_flush_period,
+      last_leftover_tick_, armed_leftover_tick_, true, SchedulerEvent::Kind::kLeftoverTick);
+}
+
+void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
+  switch (event.kind) {
+    case SchedulerEvent::Kind::kCycle: start_cycle(now); break;
+    case SchedulerEvent::Kind::kCycleEnd: finish_cycle(now); break;
+    case SchedulerEvent::Kind::kPatchDone:
+      waiting_for_patch_ = false;
+      store_.update_pod(event.pod, [&](Pod& x) { x.unschedulable_message = cycle_decision_.message; });
+      schedule_next_cycle(now);
+      break;
+    case SchedulerEvent::Kind::kBindDone: {
+      const Pod& p = store_.pod(event.pod);
+      if (is_terminal(p.phase) || p.node.valid()) {  // deleted or bound meanwhile: forget the assumption
+        cache_remove(event.pod);
+        break;
+      }
+      ++bindings_;
+      store_.update_pod(event.pod, [&](Pod& x) {
+        x.node = event.node;
+        x.scheduled = now;
+        x.unschedulable_message.clear();
+      });
+      break;
+    }
+    case SchedulerEvent::Kind::kBackoffTick:
+      last_backoff_tick_ = now;
+      if (armed_backoff_tick_ == now) armed_backoff_tick_ = SimTime::never();
+      queue_.flush_backoff_completed(now);
+      schedule_next_cycle(now);
+      arm_ticks(now);
+      break;
+    case SchedulerEvent::Kind::kLeftoverTick:
+      last_leftover_tick_ = now;
+      if (armed_leftover_tick_ == now) armed_leftover_tick_ = SimTime::never();
+      queue_.flush_unschedulable_leftover(now);
+      schedule_next_cycle(now);
+      arm_ticks(now);
+      break;
+  }
+}
+
+void Scheduler::on_pod_change(const Change& c, SimTime now) {
+  const PodId pod(c.id);
+  const bool terminal = is_terminal(c.phase) || c.type == ChangeType::kDeleted;
+  const bool was_assigned = c.type != ChangeType::kAdded && c.old_node.valid() && !is_terminal(c.old_phase);
+  const bool assigned = c.node.valid() && !terminal;
+  if (assigned && !was_assigned) {
+    // The unassigned-pod informer drops it; the assigned-pod informer adds it to the cache
+    // (confirming our assumption, or accounting a pod another scheduler bound).
+    queue_.remove(pod);
+    cache_add(pod, c.node);
+    queue_.record_move_request();  // AssignedPodAdded
+    return;
+  }
+  if (was_assigned && !assigned) {
+    // The assigned-pod informer filters out terminal pods, so this is a delete.
+    cache_remove(pod);
+    queue_.move_all(kEventPodDelete, now);
+    schedule_next_cycle(now);
+    arm_ticks(now);
+    return;
+  }
+  if (!c.node.valid()) {
+    if (terminal) {
+      queue_.remove(pod);
+      cache_remove(pod);  // an assumed pod deleted before its binding landed
+      return;
+    }
+    if (c.type == ChangeType::kAdded) {
+      const PodTemplate& spec = store_.spec_of(pod);
+      if (!serves(spec.scheduler_name)) return;
+      queue_.add(pod, spec.priority, now);
+      schedule_next_cycle(now);
+    }
+    // Status-only updates of pending pods do not move them (isPodUpdated ignores status).
+  }
+}
+
+void Scheduler::on_node_change(const Change& c, SimTime now) {
+  if (c.type != ChangeType::kAdded) {
+    queue_.move_all(kEventNodeUpdateAny, now);
+    schedule_next_cycle(now);
+    arm_ticks(now);
+    return;
+  }
+  const NodeId id(c.id);
+  if (id.value() >= nodes_.size()) nodes_.resize(id.value() + 1);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {  // the store's node table may have moved
+    nodes_[i].id = NodeId(static_cast<std::uint32_t>(i));
+    nodes_[i].node = &store_.node(NodeId(static_cast<std::uint32_t>(i)));
+  }
+  node_order_dirty_ = true;
+  // eventhandlers.go preCheckForNode: only pods that would pass admission on the new node
+  // (resources, NodeName, node affinity) and tolerate its NoSchedule/NoExecute taints move.
+  const NodeInfo& ni = nodes_[id.value()];
+  const std::function<bool(PodId)> pre_check = [&](PodId pod) {
+    const PodTemplate& spec = store_.spec_of(pod);
+    if (first_insufficient_resource(spec, ni) != nullptr) return false;
+    if (!spec.node_name.empty() && spec.node_name != ni.node->name) return false;
+    if (!pod_matches_node_selector_and_affinity(spec, *ni.node)) return false;
+    for (const auto& taint : ni.node->taints) {
+      if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
+      if (std::none_of(spec.tolerations.begin(), spec.tolerations.end(),
+                       [&](const Toleration& t) { return t.tolerates(taint); }))
+        return false;
+    }
+    return true;
+  };
+  queue_.move_all(kEventNodeAdd, now, &pre_check);
+  schedule_next_cycle(now);
+  arm_ticks(now);
+}
+
+}  // namespace kubesim

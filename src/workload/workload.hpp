@@ -1,0 +1,40 @@
+// A workload: jobs with submission times, each run as one pod built from a shared template.
+// Readers (Batsim JSON, SWF) produce it; the simulation submits it; writers report on it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/time.hpp"
+#include "model/objects.hpp"
+
+namespace kubesim {
+
+struct WorkloadJob {
+  std::string id;          // Batsim job id without the workload prefix ("1", "982")
+  std::string profile;     // Batsim profile name
+  SimTime submit;          // subtime
+  Duration run_time;       // the delay profile: how long the container runs
+  Duration walltime;       // Batsim walltime / SWF requested time; zero = none (-1 in Batsim)
+  std::int64_t requested_resources = 1;  // Batsim res (requested_number_of_resources)
+  std::uint32_t pod_template = 0;        // index into Workload::templates
+  std::int32_t exit_code = 0;            // profile "ret"
+};
+
+// Jobs a reader could not use, counted by reason (e.g. "run time <= 0"); never silent.
+struct SkippedJobs {
+  std::vector<std::pair<std::string, std::uint64_t>> by_reason;  // in first-seen order
+  void add(const std::string& reason);
+  std::uint64_t total() const;
+};
+
+struct Workload {
+  std::string name = "w0";  // Batsim workload name, as Batsim names the first workload
+  std::string source;       // file it was read from
+  std::vector<PodTemplate> templates;
+  std::vector<WorkloadJob> jobs;  // sorted by (submit, file order)
+  SkippedJobs skipped;
+};
+
+}  // namespace kubesim
