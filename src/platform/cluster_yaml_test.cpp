@@ -4,6 +4,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "core/error.hpp"
 
@@ -15,7 +16,7 @@ std::string write_temp(const std::string& text) {
   std::string name = std::string(info->test_suite_name()) + "_" + info->name();
   for (char& c : name)
     if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + name + ".yaml";
+  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".yaml";
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

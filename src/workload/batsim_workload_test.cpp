@@ -6,6 +6,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "core/error.hpp"
 
@@ -19,7 +20,7 @@ std::string write_temp(const std::string& text) {
   std::string name = std::string(info->test_suite_name()) + "_" + info->name();
   for (char& c : name)
     if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + name + ".json";
+  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".json";
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

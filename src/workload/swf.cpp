@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -10,8 +11,8 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
-#include <tuple>
 
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
@@ -162,6 +163,7 @@ Workload swf_to_workload(const SwfTrace& trace, const SwfOptions& options, Resou
   std::vector<Used> used;
   used.reserve(trace.records.size());
   double min_submit = std::numeric_limits<double>::infinity();
+  std::set<std::int64_t> used_numbers;
   for (const SwfRecord& r : trace.records) {
     if (!(r.run_time > 0)) {
       w.skipped.add("run time <= 0 or unknown");
@@ -196,6 +198,12 @@ Workload swf_to_workload(const SwfTrace& trace, const SwfOptions& options, Resou
     check_seconds(r.requested_time, trace, r, 9);
     if (procs > std::numeric_limits<std::int64_t>::max() / cpu_per_proc)
       throw InputError(trace.source, r.line, "processors times cpu per processor is out of range");
+    // Job numbers become pod names, which must be unique; SWF logs may repeat a number for the
+    // partial-execution records (status 2-4) of one checkpointed job. The first record wins.
+    if (!used_numbers.insert(r.job_number).second) {
+      w.skipped.add("duplicate job number");
+      continue;
+    }
     min_submit = std::min(min_submit, r.submit_time);
     used.push_back({&r, procs, memory});
   }

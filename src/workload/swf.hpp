@@ -67,7 +67,9 @@ struct SwfOptions {
 // submit = field 2 minus the smallest field 2 of the used jobs (Batsim's converters shift to 0
 // as well), and jobs are sorted stably by submit. Unusable jobs are counted in
 // Workload::skipped by reason: "run time <= 0 or unknown", "no processors (fields 5 and 8
-// unknown or <= 0)", "negative submit time", "memory unknown" (only with a memory mode).
+// unknown or <= 0)", "negative submit time", "memory unknown" (only with a memory mode),
+// "duplicate job number" (a later record reusing a used job's number, e.g. the partial-execution
+// records of a checkpointed job: ids must stay unique).
 // Pods with the same request share one PodTemplate. Throws InputError for a bad
 // cpu_per_processor or out-of-range values.
 Workload swf_to_workload(const SwfTrace& trace, const SwfOptions& options, ResourceNames& names);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "core/error.hpp"
 
@@ -18,7 +19,7 @@ std::string write_temp(const std::string& text) {
   std::string name = std::string(info->test_suite_name()) + "_" + info->name();
   for (char& c : name)
     if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + name + ".swf";
+  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".swf";
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
@@ -202,6 +203,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadSwf{"NotAnInteger", "1 0 -1 10 1.5 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n", 1,
                "field 5 (allocated processors) is not an integer: \"1.5\""}),
     [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Swf, DuplicateJobNumbersAreSkipped) {
+  // A checkpointed job: two partial records (status 2 and 3 in real logs) share number 5.
+  const std::string path = write_temp(swf_line(5, 0, 10, 1) + swf_line(5, 20, 10, 1) + swf_line(6, 30, 10, 1));
+  ResourceNames names;
+  Workload w = swf_to_workload(read_swf(path), SwfOptions{}, names);
+  ASSERT_EQ(w.jobs.size(), 2u);
+  EXPECT_EQ(w.jobs[0].id, "5");
+  EXPECT_EQ(w.jobs[1].id, "6");
+  EXPECT_EQ(w.skipped.by_reason, (std::vector<std::pair<std::string, std::uint64_t>>{{"duplicate job number", 1}}));
+}
 
 TEST(Swf, OutOfRangeTimeIsAnError) {
   const std::string path = write_temp(swf_line(1, 0, 2e12, 1));

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kubesim builds with, if any is missing (needs root or sudo).
+set -euo pipefail
+packages=(g++ cmake ninja-build nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libpugixml-dev
+          libgtest-dev libgmock-dev libbenchmark-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Whole-run tests: every scenario in tests/scenarios.txt runs through the CLI twice (outputs
+must be byte-identical) and its outputs are compared with tests/golden/<name>/. Outputs over
+200 kB are kept as a SHA-256 (<file>.sha256). Then every bad input in tests/bad/ must fail
+with exactly one line on stderr naming the file and line, and leave no output behind.
+
+Usage: run_scenarios.py [--update] KUBESIM_BINARY"""
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.normpath(os.path.join(ROOT, "..", "shared", "data"))
+GOLDEN = os.path.join(ROOT, "tests", "golden")
+OUTPUTS = ("jobs.csv", "schedule.csv", "pods.csv")
+MAX_INLINE = 200_000
+
+
+def scenarios():
+    with open(os.path.join(ROOT, "tests", "scenarios.txt")) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, args = (part.strip() for part in line.split("|", 1))
+            yield name, args.replace("${DATA}", DATA).replace("${ROOT}", ROOT).split()
+
+
+def run(binary, args, out):
+    return subprocess.run([binary, "run", *args, "--out", out, "--quiet"], capture_output=True, text=True)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def check_scenarios(binary, update, tmp):
+    failures = 0
+    for name, args in scenarios():
+        outs = [os.path.join(tmp, name, str(i)) for i in (1, 2)]
+        results = [run(binary, args, out) for out in outs]
+        if any(r.returncode != 0 for r in results):
+            print(f"FAIL {name}: exit {results[0].returncode}: {results[0].stderr.strip()}")
+            failures += 1
+            continue
+        golden_dir = os.path.join(GOLDEN, name)
+        problems = []
+        for fname in OUTPUTS:
+            first, second = (read(os.path.join(out, fname)) for out in outs)
+            if first != second:
+                problems.append(f"{fname} differs between two runs with the same seed")
+            digest = hashlib.sha256(first).hexdigest()
+            inline = os.path.join(golden_dir, fname)
+            hashed = inline + ".sha256"
+            if update:
+                os.makedirs(golden_dir, exist_ok=True)
+                for stale in (inline, hashed):
+                    if os.path.exists(stale):
+                        os.remove(stale)
+                if len(first) > MAX_INLINE:
+                    with open(hashed, "w") as f:
+                        f.write(digest + "\n")
+                else:
+                    with open(inline, "wb") as f:
+                        f.write(first)
+            elif os.path.exists(inline):
+                if read(inline) != first:
+                    problems.append(f"{fname} differs from {os.path.relpath(inline, ROOT)}")
+            elif os.path.exists(hashed):
+                if read(hashed).decode().strip() != digest:
+                    problems.append(f"{fname} does not match {os.path.relpath(hashed, ROOT)}")
+            else:
+                problems.append(f"no golden file for {fname} (run with --update)")
+        if problems:
+            failures += 1
+            print(f"FAIL {name}: " + "; ".join(problems))
+        else:
+            print(f"ok   {name}")
+    return failures
+
+
+def check_bad_inputs(binary, tmp):
+    """tests/bad/<case>.<ext> with a first-line comment or sidecar <case>.expect holding the
+    text the error must contain."""
+    failures = 0
+    bad_dir = os.path.join(ROOT, "tests", "bad")
+    for entry in sorted(os.listdir(bad_dir)):
+        if entry.endswith(".expect"):
+            continue
+        path = os.path.join(bad_dir, entry)
+        expect = read(path + ".expect").decode().strip().split("\n")
+        kind, want = expect[0], expect[1:]
+        base = {
+            "workload": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload", path],
+            "platform": ["--platform", path, "--workload", f"{DATA}/batkube/200_delay170.json"],
+            "cluster": ["--cluster", path, "--workload", f"{DATA}/batkube/200_delay170.json"],
+            "swf": ["--cluster", f"{ROOT}/examples/nasa/cluster.yaml", "--swf", path],
+            "scheduler": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
+                          f"{DATA}/batkube/200_delay170.json", "--scheduler-config", path],
+            "model": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
+                      f"{DATA}/batkube/200_delay170.json", "--model", path],
+        }[kind]
+        out = os.path.join(tmp, "bad-" + entry)
+        r = run(binary, base, out)
+        lines = r.stderr.strip().split("\n")
+        problems = []
+        if r.returncode == 0:
+            problems.append("exit status 0")
+        if len(lines) != 1:
+            problems.append(f"{len(lines)} lines on stderr")
+        if path not in r.stderr:
+            problems.append("error does not name the file")
+        for w in want:
+            if w not in r.stderr:
+                problems.append(f"error lacks {w!r}")
+        if os.path.exists(out):
+            problems.append("an output directory was created")
+        if problems:
+            failures += 1
+            print(f"FAIL bad input {entry}: {'; '.join(problems)}: {r.stderr.strip()}")
+        else:
+            print(f"ok   bad input {entry}: {lines[0]}")
+    return failures
+
+
+def main():
+    update = "--update" in sys.argv
+    binary = os.path.abspath([a for a in sys.argv[1:] if a != "--update"][0])
+    tmp = tempfile.mkdtemp(prefix="kubesim-scenarios-")
+    try:
+        failures = check_scenarios(binary, update, tmp)
+        failures += check_bad_inputs(binary, tmp)
+    finally:
+        shutil.rmtree(tmp)
+    print(f"{'FAILED' if failures else 'PASSED'}: {failures} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
