@@ -77,6 +77,9 @@ void PodTemplate::finalize() {
     nonzero[kMemory] = std::max(nonzero[kMemory], mem);
   }
   requests = sum;
+  requested_slots = 0;
+  for (std::size_t i = 0; i < kMaxResources; ++i)
+    if (sum[i] != 0) requested_slots |= 1u << i;
   nonzero_requests = nonzero;
   nonzero_requests.amount[kEphemeralStorage] = 0;
 }

@@ -106,6 +106,7 @@ struct PodTemplate {
   // Derived once by finalize(): the pod's effective request as the scheduler computes it.
   Resources requests;          // computePodResourceRequest: max(Σ containers, max init)
   Resources nonzero_requests;  // cpu/memory with 100m / 200Mi defaults per container
+  std::uint32_t requested_slots = 0;  // bit i set when requests[i] != 0
   void finalize();
 };
 

@@ -1,12 +1,12 @@
 #include "platform/cluster_yaml.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
 #include <string_view>
-
-#include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
@@ -15,7 +15,7 @@
 namespace kubesim {
 namespace {
 
-constexpr std::int64_t kDefaultMaxPods = 110;       // kubelet --max-pods default
+constexpr std::int64_t kDefaultMaxPods = 110;           // kubelet --max-pods default
 constexpr std::int64_t kMaxNodesPerGroup = 10'000'000;  // a guard against typos like count: 1e9
 
 int line_of(const YAML::Node& n) {
@@ -25,11 +25,16 @@ int line_of(const YAML::Node& n) {
 
 const char* type_name(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Null: return "null";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Undefined: return "nothing";
+    case YAML::NodeType::Null:
+      return "null";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Undefined:
+      return "nothing";
   }
   return "?";
 }
@@ -58,7 +63,8 @@ class ClusterYamlReader {
     const YAML::Node groups = root["nodeGroups"];
     if (!groups) throw InputError(path_, line_of(root), "expected a nodeGroups key");
     if (!groups.IsSequence())
-      throw InputError(path_, line_of(groups), std::string("expected nodeGroups to be a list, got ") + type_name(groups));
+      throw InputError(path_, line_of(groups),
+                       std::string("expected nodeGroups to be a list, got ") + type_name(groups));
     for (std::size_t i = 0; i < groups.size(); ++i) read_group(groups[i], i);
     if (spec_.nodes.empty()) throw InputError(path_, line_of(groups), "expected at least one node group");
     spec_.source = path_;
@@ -66,7 +72,9 @@ class ClusterYamlReader {
   }
 
  private:
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const { throw InputError(path_, line_of(n), what); }
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const {
+    throw InputError(path_, line_of(n), what);
+  }
 
   void require_map(const YAML::Node& n, const std::string& where) const {
     if (!n.IsMap()) fail(n, "expected " + where + " to be a map, got " + type_name(n));
@@ -78,7 +86,8 @@ class ClusterYamlReader {
   }
 
   // Rejects keys outside `allowed` (naming the key) and duplicate keys, which yaml-cpp keeps silently.
-  void check_keys(const YAML::Node& map, std::initializer_list<std::string_view> allowed, const std::string& where) const {
+  void check_keys(const YAML::Node& map, std::initializer_list<std::string_view> allowed,
+                  const std::string& where) const {
     std::set<std::string> seen;
     for (const auto& kv : map) {
       const std::string key = scalar(kv.first, "a key of " + where);
@@ -200,7 +209,8 @@ class ClusterYamlReader {
         if (!effect) fail(t, "expected " + tw + " to have an effect (NoSchedule, PreferNoSchedule or NoExecute)");
         const std::string e = scalar(effect, tw + ".effect");
         auto parsed = parse_taint_effect(e);
-        if (!parsed) fail(effect, "expected " + tw + ".effect to be NoSchedule, PreferNoSchedule or NoExecute, got \"" + e + "\"");
+        if (!parsed)
+          fail(effect, "expected " + tw + ".effect to be NoSchedule, PreferNoSchedule or NoExecute, got \"" + e + "\"");
         taint.effect = *parsed;
         proto.taints.push_back(std::move(taint));
       }

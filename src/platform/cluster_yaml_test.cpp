@@ -1,10 +1,10 @@
 #include "platform/cluster_yaml.hpp"
 
-#include <fstream>
-#include <string>
-
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -54,7 +54,8 @@ nodeGroups:
     EXPECT_EQ(n.capacity[static_cast<std::size_t>(gpu)], 8);
     EXPECT_EQ(n.allowed_pods, 64);
     EXPECT_TRUE(n.unschedulable);
-    EXPECT_EQ(n.labels, (Labels{{"kubernetes.io/hostname", n.name}, {"tier", ""}, {"topology.kubernetes.io/zone", "a"}}));
+    EXPECT_EQ(n.labels,
+              (Labels{{"kubernetes.io/hostname", n.name}, {"tier", ""}, {"topology.kubernetes.io/zone", "a"}}));
     ASSERT_EQ(n.taints.size(), 2u);
     EXPECT_EQ(n.taints[0].key, "k");
     EXPECT_EQ(n.taints[0].value, "v");
@@ -114,23 +115,28 @@ INSTANTIATE_TEST_SUITE_P(
                 "invalid quantity \"1x\" for nodeGroups[0] (a).allocatable.cpu"},
         BadYaml{"ResourceTypo", "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1\n      memroy: 1Gi\n", 5,
                 "unknown resource \"memroy\""},
-        BadYaml{"BadEffect", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, effect: Nope}\n",
-                5, "effect to be NoSchedule, PreferNoSchedule or NoExecute, got \"Nope\""},
-        BadYaml{"MissingEffect", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k}\n", 5,
-                "to have an effect"},
-        BadYaml{"TaintTypo", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, efect: NoSchedule}\n",
-                5, "unknown key \"efect\""},
+        BadYaml{"BadEffect",
+                "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, effect: Nope}\n", 5,
+                "effect to be NoSchedule, PreferNoSchedule or NoExecute, got \"Nope\""},
+        BadYaml{"MissingEffect", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k}\n",
+                5, "to have an effect"},
+        BadYaml{
+            "TaintTypo",
+            "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, efect: NoSchedule}\n",
+            5, "unknown key \"efect\""},
         BadYaml{"BadBool", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    unschedulable: maybe\n", 4,
                 "unschedulable to be true or false"},
-        BadYaml{"CapacityBelowAllocatable", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 2}\n    capacity: {cpu: 1}\n",
-                4, "allocatable cpu (2000) exceeds capacity (1000)"},
+        BadYaml{"CapacityBelowAllocatable",
+                "nodeGroups:\n  - name: a\n    allocatable: {cpu: 2}\n    capacity: {cpu: 1}\n", 4,
+                "allocatable cpu (2000) exceeds capacity (1000)"},
         BadYaml{"DuplicateNodeName",
                 "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n  - name: a\n    allocatable: {cpu: 1}\n", 4,
                 "duplicate node name \"a-0\""},
-        BadYaml{"DuplicateKey", "nodeGroups:\n  - name: a\n    name: b\n    allocatable: {cpu: 1}\n", 3, "duplicate key \"name\""},
+        BadYaml{"DuplicateKey", "nodeGroups:\n  - name: a\n    name: b\n    allocatable: {cpu: 1}\n", 3,
+                "duplicate key \"name\""},
         BadYaml{"NotAList", "nodeGroups: {a: 1}\n", 1, "expected nodeGroups to be a list"},
         BadYaml{"Empty", "", 0, "empty document"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(ClusterYaml, ExtendedResourceSlotsRunOut) {
   // 3 fixed slots + 5 extended fit in kMaxResources = 8; the 6th extended resource does not.

@@ -7,11 +7,10 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <pugixml.hpp>
 #include <sstream>
 #include <string_view>
 #include <vector>
-
-#include <pugixml.hpp>
 
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
@@ -69,7 +68,8 @@ class PlatformReader {
       throw InputError(path_, line(root), "expected a <platform> root element, got <" + std::string(root.name()) + ">");
     walk_zone(root);
     if (spec_.nodes.empty())
-      throw InputError(path_, 0, "expected at least one compute host (hosts with role master or storage are not nodes)");
+      throw InputError(path_, 0,
+                       "expected at least one compute host (hosts with role master or storage are not nodes)");
     spec_.source = path_;
     return std::move(spec_);
   }
@@ -98,7 +98,8 @@ class PlatformReader {
       std::string_view id = prop.attribute("id").value();
       pugi::xml_attribute value = prop.attribute("value");
       if (id != "core" && id != "memory" && id != "role") continue;
-      if (!value) throw InputError(path_, line(prop), "expected a value attribute on <prop id=\"" + std::string(id) + "\">");
+      if (!value)
+        throw InputError(path_, line(prop), "expected a value attribute on <prop id=\"" + std::string(id) + "\">");
       if (id == "core") {
         props.core = value.value();
         props.core_line = line(prop);
@@ -119,7 +120,8 @@ class PlatformReader {
     if (!attr) return 1;
     auto v = parse_int(attr.value());
     if (!v || *v < 1)
-      throw InputError(path_, line(element), "expected core to be a positive integer, got \"" + std::string(attr.value()) + "\"");
+      throw InputError(path_, line(element),
+                       "expected core to be a positive integer, got \"" + std::string(attr.value()) + "\"");
     return *v;
   }
 
@@ -139,7 +141,8 @@ class PlatformReader {
     set_label(node.labels, "kubernetes.io/hostname", name);
     if (props.core) {
       Quantity q = parse_resource_quantity(*props.core, path_, props.core_line, "core");
-      if (q.is_zero()) throw InputError(path_, props.core_line, "expected core to be positive, got \"" + *props.core + "\"");
+      if (q.is_zero())
+        throw InputError(path_, props.core_line, "expected core to be positive, got \"" + *props.core + "\"");
       node.allocatable[kCpu] = q.milli_value();
     } else {
       if (core_attr > std::numeric_limits<std::int64_t>::max() / 1000)
@@ -167,7 +170,8 @@ class PlatformReader {
     std::vector<std::int64_t> out;
     std::string_view rest = radical;
     auto fail = [&]() -> InputError {
-      return InputError(path_, at, "expected radical to be a list like \"0-511\" or \"0-3,5,7-9\", got \"" + radical + "\"");
+      return InputError(path_, at,
+                        "expected radical to be a list like \"0-511\" or \"0-3,5,7-9\", got \"" + radical + "\"");
     };
     if (trim(rest).empty()) throw fail();
     while (true) {
@@ -188,13 +192,13 @@ class PlatformReader {
   void read_cluster(const pugi::xml_node& cluster) {
     const int at = line(cluster);
     pugi::xml_attribute radical = cluster.attribute("radical");
-    if (!radical)
-      throw InputError(path_, at, "expected a radical attribute on <" + std::string(cluster.name()) + ">");
+    if (!radical) throw InputError(path_, at, "expected a radical attribute on <" + std::string(cluster.name()) + ">");
     const std::string prefix = cluster.attribute("prefix").value();
     const std::string suffix = cluster.attribute("suffix").value();
     const std::int64_t core = core_attribute(cluster);
     const HostProps props = read_props(cluster, HostProps{});
-    for (std::int64_t i : parse_radical(radical.value(), at)) add_host(prefix + std::to_string(i) + suffix, core, props, at);
+    for (std::int64_t i : parse_radical(radical.value(), at))
+      add_host(prefix + std::to_string(i) + suffix, core, props, at);
   }
 
   std::string path_;

@@ -1,10 +1,10 @@
 #include "platform/simgrid_platform.hpp"
 
-#include <fstream>
-#include <string>
-
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -150,7 +150,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadPlatform{"BadRadical", "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"3-1\"/>\n</platform>\n", 3,
                     "expected radical to be a list like"},
         BadPlatform{"NoHosts", "</platform>\n", 0, "expected at least one compute host"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(SimgridPlatform, WrongRootElement) {
   const std::string path = write_temp("<?xml version='1.0'?>\n\n<workload/>\n");

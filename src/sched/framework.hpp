@@ -30,11 +30,20 @@ struct FilterResult {
   bool ok() const { return code == StatusCode::kSuccess; }
 };
 
+// Cluster-wide facts the scheduler cache keeps, so plugins can tell in O(1) that they
+// cannot reject (or distinguish) any node for this pod.
+struct ClusterStats {
+  std::uint32_t unschedulable_nodes = 0;  // spec.unschedulable
+  std::uint32_t hard_tainted_nodes = 0;   // with a NoSchedule or NoExecute taint
+  std::uint32_t soft_tainted_nodes = 0;   // with a PreferNoSchedule taint
+};
+
 // What a plugin can read during one scheduling cycle.
 struct CycleContext {
   const ObjectStore& store;
   PodId pod;
   const PodTemplate& spec;
+  const ClusterStats& cluster;
 };
 
 // Cluster events a plugin registers for (EventsToRegister): when one happens, pods that
@@ -78,6 +87,19 @@ class ScorePlugin : public virtual Plugin {
   virtual void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
                      std::span<std::int64_t> scores) const = 0;
 };
+
+// floor(a / b) for 0 <= a, b > 0, given inv_b = 1.0 / b: a multiplication instead of a
+// division on the per-node hot path, corrected to the exact integer quotient.
+inline std::int64_t divide_exact(std::int64_t a, std::int64_t b, double inv_b) {
+  if (a >= (std::int64_t{1} << 52)) return a / b;  // beyond exact doubles
+  std::int64_t q = static_cast<std::int64_t>(static_cast<double>(a) * inv_b);
+  if (q * b > a) {
+    --q;
+  } else if ((q + 1) * b <= a) {
+    ++q;
+  }
+  return q;
+}
 
 // framework/plugins/helper/normalize_score.go DefaultNormalizeScore.
 void default_normalize_score(std::int64_t max_priority, bool reverse, std::span<std::int64_t> scores);

@@ -13,6 +13,9 @@ namespace kubesim {
 struct NodeInfo {
   NodeId id;
   const Node* node = nullptr;
+  Resources allocatable;        // copies of the node's, kept next to the sums for locality
+  std::int64_t allowed_pods = 0;
+  double inverse_allocatable[2] = {0, 0};  // 1.0 / allocatable cpu and memory (0 if none)
   Resources requested;          // NodeInfo.Requested: the pods' effective requests
   std::int64_t nonzero_cpu = 0;     // NodeInfo.NonZeroRequested.MilliCPU (100m default per container)
   std::int64_t nonzero_memory = 0;  // NodeInfo.NonZeroRequested.Memory (200Mi default per container)

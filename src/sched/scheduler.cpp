@@ -82,7 +82,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     d.message = "no nodes available to schedule pods";  // ErrNoNodesAvailable
     return d;
   }
-  const CycleContext ctx{store_, pod, spec};
+  const CycleContext ctx{store_, pod, spec, stats_};
   active_filters_.clear();
   for (const auto* f : profile->filters)
     if (f->applies(ctx)) active_filters_.push_back(f);
@@ -342,8 +342,29 @@ void Scheduler::on_pod_change(const Change& c, SimTime now) {
   }
 }
 
+void Scheduler::refresh_nodes() {
+  stats_ = ClusterStats{};
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {  // the store's node table may have moved
+    NodeInfo& ni = nodes_[i];
+    ni.id = NodeId(static_cast<std::uint32_t>(i));
+    ni.node = &store_.node(ni.id);
+    ni.allocatable = ni.node->allocatable;
+    ni.allowed_pods = ni.node->allowed_pods;
+    for (std::size_t r : {kCpu, kMemory})
+      ni.inverse_allocatable[r] = ni.allocatable[r] > 0 ? 1.0 / static_cast<double>(ni.allocatable[r]) : 0.0;
+    if (ni.node->unschedulable) ++stats_.unschedulable_nodes;
+    bool hard = false;
+    bool soft = false;
+    for (const auto& t : ni.node->taints) (t.effect == TaintEffect::kPreferNoSchedule ? soft : hard) = true;
+    stats_.hard_tainted_nodes += hard;
+    stats_.soft_tainted_nodes += soft;
+  }
+  node_order_dirty_ = true;
+}
+
 void Scheduler::on_node_change(const Change& c, SimTime now) {
   if (c.type != ChangeType::kAdded) {
+    refresh_nodes();
     queue_.move_all(kEventNodeUpdateAny, now);
     schedule_next_cycle(now);
     arm_ticks(now);
@@ -351,11 +372,7 @@ void Scheduler::on_node_change(const Change& c, SimTime now) {
   }
   const NodeId id(c.id);
   if (id.value() >= nodes_.size()) nodes_.resize(id.value() + 1);
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {  // the store's node table may have moved
-    nodes_[i].id = NodeId(static_cast<std::uint32_t>(i));
-    nodes_[i].node = &store_.node(NodeId(static_cast<std::uint32_t>(i)));
-  }
-  node_order_dirty_ = true;
+  refresh_nodes();
   // eventhandlers.go preCheckForNode: only pods that would pass admission on the new node
   // (resources, NodeName, node affinity) and tolerate its NoSchedule/NoExecute taints move.
   const NodeInfo& ni = nodes_[id.value()];

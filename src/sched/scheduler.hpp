@@ -77,6 +77,7 @@ class Scheduler {
  private:
   const Profile* profile_for(const PodTemplate& spec) const;
   void ensure_node_order();
+  void refresh_nodes();  // re-reads node objects into the cache and recounts ClusterStats
   void start_cycle(SimTime now);
   void finish_cycle(SimTime now);
   void schedule_next_cycle(SimTime now);
@@ -93,6 +94,7 @@ class Scheduler {
   SchedulingQueue queue_;
 
   std::vector<NodeInfo> nodes_;          // by NodeId
+  ClusterStats stats_;
   std::vector<NodeId> node_order_;       // nodeTree order: zones round-robin
   bool node_order_dirty_ = false;
   std::uint32_t next_start_node_index_ = 0;

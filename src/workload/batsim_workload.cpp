@@ -8,13 +8,12 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string_view>
 #include <tuple>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/quantity.hpp"
@@ -244,8 +243,9 @@ class BatsimReader {
       if (pit == profiles_.end()) throw InputError(path_, at, who + ": profile \"" + job.profile + "\" does not exist");
       const Profile& prof = pit->second;
       if (prof.type != "delay")
-        throw InputError(path_, prof.line,
-                         "profile \"" + job.profile + "\" has type " + prof.type + "; only delay profiles can run as pods");
+        throw InputError(
+            path_, prof.line,
+            "profile \"" + job.profile + "\" has type " + prof.type + "; only delay profiles can run as pods");
       job.run_time = prof.delay;
       job.exit_code = prof.ret;
 
@@ -374,7 +374,8 @@ Workload read_batsim_workload(const std::string& path, ResourceNames& /*names*/)
   } catch (const json::parse_error& e) {
     // e.byte is the 1-based index of the last byte read; count the newlines before it.
     const std::size_t end = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
     std::string what = e.what();
     // Drop nlohmann's "[json.exception.parse_error.101] parse error at line L, column C: " prefix.
     if (auto col = what.find(", column "); col != std::string::npos) {

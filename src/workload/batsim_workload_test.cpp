@@ -1,12 +1,12 @@
 #include "workload/batsim_workload.hpp"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "core/error.hpp"
 
@@ -172,42 +172,57 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadWorkload{"Syntax", "{\n\"jobs\": [\n{\"id\": 1,,}\n]}\n", 3, "malformed JSON: syntax error"},
         BadWorkload{"Truncated", "{\n\"jobs\": [\n", 3, "malformed JSON"},
-        BadWorkload{"SubtimeNegative", JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
-                                                 "{\"id\": \"7\", \"subtime\": -1, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
+        BadWorkload{"SubtimeNegative",
+                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
+                              "{\"id\": \"7\", \"subtime\": -1, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
                     4, "job \"7\": expected \"subtime\" to be a non-negative number"},
-        BadWorkload{"SubtimeString", JOBS_HEAD "{\"id\": 1, \"subtime\": \"0\", \"res\": 1, \"profile\": \"p\"}\n" PROFILES, 3,
+        BadWorkload{"SubtimeString",
+                    JOBS_HEAD "{\"id\": 1, \"subtime\": \"0\", \"res\": 1, \"profile\": \"p\"}\n" PROFILES, 3,
                     "job \"1\": expected \"subtime\" to be a non-negative number"},
-        BadWorkload{"SubtimeHuge", JOBS_HEAD "{\"id\": 1, \"subtime\": 1e13, \"res\": 1, \"profile\": \"p\"}\n" PROFILES, 3,
+        BadWorkload{"SubtimeHuge",
+                    JOBS_HEAD "{\"id\": 1, \"subtime\": 1e13, \"res\": 1, \"profile\": \"p\"}\n" PROFILES, 3,
                     "expected \"subtime\""},
         BadWorkload{"ResZero", JOBS_HEAD "\n{\"id\": 1, \"subtime\": 0, \"res\": 0, \"profile\": \"p\"}\n" PROFILES, 4,
                     "job \"1\": expected \"res\" to be an integer >= 1"},
         BadWorkload{"ResFloat", JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1.5, \"profile\": \"p\"}\n" PROFILES, 3,
                     "expected \"res\" to be an integer"},
-        BadWorkload{"BadId", JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
-                                       "{\"id\": 1.5, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
+        BadWorkload{"BadId",
+                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
+                              "{\"id\": 1.5, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
                     4, "job at index 1: expected \"id\" to be a string or an integer"},
-        BadWorkload{"DuplicateId", JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
-                                             "{\"id\": \"1\", \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
+        BadWorkload{"DuplicateId",
+                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
+                              "{\"id\": \"1\", \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
                     4, "job \"1\": duplicate id (first defined at line 3)"},
-        BadWorkload{"MissingProfile", JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"q\"}\n" PROFILES, 3,
+        BadWorkload{"MissingProfile",
+                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"q\"}\n" PROFILES, 3,
                     "job \"1\": profile \"q\" does not exist"},
-        BadWorkload{"WalltimeZero", JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\", \"walltime\": 0}\n" PROFILES,
+        BadWorkload{"WalltimeZero",
+                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\", \"walltime\": 0}\n" PROFILES,
                     3, "expected \"walltime\" to be -1 (none) or a positive number"},
         BadWorkload{"NotDelay",
                     "{\"jobs\": [{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"x\"}],\n"
-                    "\"profiles\": {\n\"p\": {\"type\": \"delay\", \"delay\": 1},\n\"x\": {\"type\": \"parallel_homogeneous\",\n"
+                    "\"profiles\": {\n\"p\": {\"type\": \"delay\", \"delay\": 1},\n\"x\": {\"type\": "
+                    "\"parallel_homogeneous\",\n"
                     " \"cpu\": 1e9, \"com\": 0}}}\n",
                     4, "profile \"x\" has type parallel_homogeneous; only delay profiles can run as pods"},
-        BadWorkload{"NegativeDelay", "{\"jobs\": [],\n\"profiles\": {\n\"p\": {\"type\": \"delay\", \"delay\": 1},\n\n\"d\":\n"
-                                     " {\"type\": \"delay\", \"delay\": -2}}}\n",
+        BadWorkload{"NegativeDelay",
+                    "{\"jobs\": [],\n\"profiles\": {\n\"p\": {\"type\": \"delay\", \"delay\": 1},\n\n\"d\":\n"
+                    " {\"type\": \"delay\", \"delay\": -2}}}\n",
                     5, "profile \"d\": expected \"delay\" to be a non-negative number of seconds"},
-        BadWorkload{"BadCpu", "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"cpu\": \"1 core\"}}}\n",
-                    2, "invalid quantity \"1 core\" for profile \"p\" cpu"},
-        BadWorkload{"CpuWrongType", "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"cpu\": [1]}}}\n",
-                    2, "profile \"p\": expected \"cpu\" to be a quantity string or a number"},
-        BadWorkload{"BadMemory", "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"memory\": \"4GB\"}}}\n",
-                    2, "invalid quantity \"4GB\" for profile \"p\" memory"},
-        BadWorkload{"BadRet", "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"ret\": \"0\"}}}\n", 2,
+        BadWorkload{
+            "BadCpu",
+            "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"cpu\": \"1 core\"}}}\n", 2,
+            "invalid quantity \"1 core\" for profile \"p\" cpu"},
+        BadWorkload{"CpuWrongType",
+                    "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"cpu\": [1]}}}\n", 2,
+                    "profile \"p\": expected \"cpu\" to be a quantity string or a number"},
+        BadWorkload{
+            "BadMemory",
+            "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"memory\": \"4GB\"}}}\n", 2,
+            "invalid quantity \"4GB\" for profile \"p\" memory"},
+        BadWorkload{"BadRet",
+                    "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"ret\": \"0\"}}}\n", 2,
                     "expected \"ret\" to be a 32-bit integer"},
         BadWorkload{"MissingType", "{\"jobs\": [],\n\"profiles\": {\"p\": {\"delay\": 1}}}\n", 2,
                     "profile \"p\": expected \"type\" to be a string"},
@@ -217,7 +232,7 @@ INSTANTIATE_TEST_SUITE_P(
                     3, "profile \"b\xC3\xA9\": expected \"delay\""},
         BadWorkload{"MissingJobs", "{\"profiles\": {}}\n", 1, "expected a \"jobs\" array"},
         BadWorkload{"NotAnObject", "[1, 2]\n", 1, "expected a JSON object"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(BatsimWorkload, MissingFile) {
   ResourceNames names;

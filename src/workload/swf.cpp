@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -24,11 +24,24 @@ namespace {
 constexpr double kMaxSeconds = 1e12;  // ~31,700 years: anything larger is a corrupt value
 
 constexpr std::array<const char*, 18> kFieldNames = {
-    "job number",          "submit time",        "wait time",           "run time",
-    "allocated processors", "average cpu time used", "used memory",     "requested processors",
-    "requested time",      "requested memory",   "status",              "user id",
-    "group id",            "executable number",  "queue number",        "partition number",
-    "preceding job number", "think time from preceding job",
+    "job number",
+    "submit time",
+    "wait time",
+    "run time",
+    "allocated processors",
+    "average cpu time used",
+    "used memory",
+    "requested processors",
+    "requested time",
+    "requested memory",
+    "status",
+    "user id",
+    "group id",
+    "executable number",
+    "queue number",
+    "partition number",
+    "preceding job number",
+    "think time from preceding job",
 };
 
 // Which fields are counts or identifiers (stored as int64 and required to be integral).
@@ -43,7 +56,8 @@ std::optional<std::pair<std::string, std::string>> parse_header_line(std::string
   text = trim(text);
   std::size_t i = 0;
   if (text.empty() || !std::isalpha(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '-')) ++i;
+  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '-'))
+    ++i;
   if (i >= text.size() || text[i] != ':') return std::nullopt;
   if (i + 1 < text.size() && !is_space(text[i + 1])) return std::nullopt;
   return std::make_pair(std::string(text.substr(0, i)), std::string(trim(text.substr(i + 1))));
@@ -58,8 +72,8 @@ std::string format_number(double v) {
 void check_seconds(double v, const SwfTrace& trace, const SwfRecord& rec, int field) {
   if (v > kMaxSeconds)
     throw InputError(trace.source, rec.line,
-                     "field " + std::to_string(field) + " (" + kFieldNames[field - 1] + ") is out of range: " +
-                         format_number(v) + " s > 1e12 s");
+                     "field " + std::to_string(field) + " (" + kFieldNames[field - 1] +
+                         ") is out of range: " + format_number(v) + " s > 1e12 s");
 }
 
 }  // namespace

@@ -16,25 +16,25 @@ namespace kubesim {
 // One data line. -1 means "unknown" in every field. Counts and identifiers are integers;
 // times and memory sizes may be fractional in some archive logs, so they are doubles.
 struct SwfRecord {
-  std::int64_t job_number = -1;              // 1
-  double submit_time = -1;                   // 2, seconds
-  double wait_time = -1;                     // 3, seconds
-  double run_time = -1;                      // 4, seconds
-  std::int64_t allocated_processors = -1;    // 5
-  double average_cpu_time_used = -1;         // 6, seconds
-  double used_memory = -1;                   // 7, KB per processor
-  std::int64_t requested_processors = -1;    // 8
-  double requested_time = -1;                // 9, seconds
-  double requested_memory = -1;              // 10, KB per processor
-  std::int64_t status = -1;                  // 11: 1 completed, 0 failed, 5 cancelled, 2-4 partial
-  std::int64_t user_id = -1;                 // 12
-  std::int64_t group_id = -1;                // 13
-  std::int64_t executable_number = -1;       // 14
-  std::int64_t queue_number = -1;            // 15
-  std::int64_t partition_number = -1;        // 16
-  std::int64_t preceding_job_number = -1;    // 17
-  double think_time_from_preceding_job = -1; // 18, seconds
-  int line = 0;                              // 1-based line in the file
+  std::int64_t job_number = -1;               // 1
+  double submit_time = -1;                    // 2, seconds
+  double wait_time = -1;                      // 3, seconds
+  double run_time = -1;                       // 4, seconds
+  std::int64_t allocated_processors = -1;     // 5
+  double average_cpu_time_used = -1;          // 6, seconds
+  double used_memory = -1;                    // 7, KB per processor
+  std::int64_t requested_processors = -1;     // 8
+  double requested_time = -1;                 // 9, seconds
+  double requested_memory = -1;               // 10, KB per processor
+  std::int64_t status = -1;                   // 11: 1 completed, 0 failed, 5 cancelled, 2-4 partial
+  std::int64_t user_id = -1;                  // 12
+  std::int64_t group_id = -1;                 // 13
+  std::int64_t executable_number = -1;        // 14
+  std::int64_t queue_number = -1;             // 15
+  std::int64_t partition_number = -1;         // 16
+  std::int64_t preceding_job_number = -1;     // 17
+  double think_time_from_preceding_job = -1;  // 18, seconds
+  int line = 0;                               // 1-based line in the file
 };
 
 struct SwfTrace {

@@ -1,11 +1,11 @@
 #include "workload/swf.hpp"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "core/error.hpp"
 
@@ -28,8 +28,8 @@ std::string write_temp(const std::string& text) {
 std::string swf_line(int id, double submit, double run, int alloc, int req = -1, double req_time = -1,
                      double used_mem = -1, double req_mem = -1) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%d %g -1 %g %d -1 %g %d %g %g 1 1 1 -1 -1 -1 -1 -1\n", id, submit, run, alloc, used_mem,
-                req, req_time, req_mem);
+  std::snprintf(buf, sizeof buf, "%d %g -1 %g %d -1 %g %d %g %g 1 1 1 -1 -1 -1 -1 -1\n", id, submit, run, alloc,
+                used_mem, req, req_time, req_mem);
   return buf;
 }
 
@@ -48,8 +48,10 @@ TEST(Swf, NasaTrace) {
   EXPECT_EQ(*header_value(t, "Version"), "2.2");
   EXPECT_EQ(*header_value(t, "MaxProcs"), "128");
   EXPECT_EQ(*header_value(t, "UnixStartTime"), "749458803");
-  EXPECT_EQ(*header_value(t, "Information"), "http://www.nas.nasa.gov/ http://www.cs.huji.ac.il/labs/parallel/workload/");
-  EXPECT_EQ(*header_value(t, "Note"), "There is no information on wait times - the given submit times are actually start times");
+  EXPECT_EQ(*header_value(t, "Information"),
+            "http://www.nas.nasa.gov/ http://www.cs.huji.ac.il/labs/parallel/workload/");
+  EXPECT_EQ(*header_value(t, "Note"),
+            "There is no information on wait times - the given submit times are actually start times");
   EXPECT_EQ(*header_value(t, "EndTime"), "Fri Dec 31 23:03:45 PST 1993");
   EXPECT_EQ(std::count_if(t.header.begin(), t.header.end(), [](const auto& kv) { return kv.first == "Queue"; }), 2);
 
@@ -72,7 +74,8 @@ TEST(Swf, NasaTrace) {
   std::int64_t largest = 0;
   for (const PodTemplate& pt : w.templates) largest = std::max(largest, pt.requests[kCpu]);
   EXPECT_EQ(largest, 128'000);
-  EXPECT_TRUE(std::is_sorted(w.jobs.begin(), w.jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; }));
+  EXPECT_TRUE(
+      std::is_sorted(w.jobs.begin(), w.jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; }));
   const WorkloadJob& j = w.jobs.front();
   EXPECT_EQ(j.id, "1");
   EXPECT_EQ(j.profile, "swf1451");
@@ -108,17 +111,18 @@ TEST(Swf, KitTrace) {
 
 TEST(Swf, MappingOptionsAndSkips) {
   std::string text = "; Version: 2.2\n;Computer: Test\n;   continued\n\n";
-  text += swf_line(1, 100, 10, 2, -1, 30, 1000, 2048);       // used
-  text += swf_line(2, 90, 5, -1, 4, -1, 10, 20);             // field 5 unknown -> field 8
-  text += swf_line(3, 95, 0, 2);                             // run time 0
-  text += swf_line(4, 95, 7, -1, -1);                        // no processors
-  text += swf_line(5, -5, 7, 1);                             // negative submit
-  text += swf_line(6, 120, 8.5, 2, -1, -1, -1, 2048);        // used memory unknown
-  text += swf_line(7, 130, 10, 2, -1, 30, 1000, 2048);       // same request as job 1
+  text += swf_line(1, 100, 10, 2, -1, 30, 1000, 2048);  // used
+  text += swf_line(2, 90, 5, -1, 4, -1, 10, 20);        // field 5 unknown -> field 8
+  text += swf_line(3, 95, 0, 2);                        // run time 0
+  text += swf_line(4, 95, 7, -1, -1);                   // no processors
+  text += swf_line(5, -5, 7, 1);                        // negative submit
+  text += swf_line(6, 120, 8.5, 2, -1, -1, -1, 2048);   // used memory unknown
+  text += swf_line(7, 130, 10, 2, -1, 30, 1000, 2048);  // same request as job 1
   const std::string path = write_temp(text);
   SwfTrace t = read_swf(path);
   ASSERT_EQ(t.records.size(), 7u);
-  EXPECT_EQ(t.header, (std::vector<std::pair<std::string, std::string>>{{"Version", "2.2"}, {"Computer", "Test continued"}}));
+  EXPECT_EQ(t.header,
+            (std::vector<std::pair<std::string, std::string>>{{"Version", "2.2"}, {"Computer", "Test continued"}}));
 
   ResourceNames names;
   SwfOptions plain;
@@ -140,8 +144,8 @@ TEST(Swf, MappingOptionsAndSkips) {
   EXPECT_EQ(w.jobs[1].pod_template, w.jobs[2].pod_template);
   EXPECT_EQ(w.skipped.by_reason,
             (std::vector<std::pair<std::string, std::uint64_t>>{{"run time <= 0 or unknown", 1},
-                                                                 {"no processors (fields 5 and 8 unknown or <= 0)", 1},
-                                                                 {"negative submit time", 1}}));
+                                                                {"no processors (fields 5 and 8 unknown or <= 0)", 1},
+                                                                {"negative submit time", 1}}));
 
   SwfOptions used;
   used.memory = SwfOptions::Memory::kUsed;
@@ -196,13 +200,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadSwf{"TooFewFields", "; Version: 2.2\n\n1 0 -1 10 1 -1 -1 -1\n", 3, "expected 18 numeric fields, got 8"},
         BadSwf{"TooManyFields", "1 0 -1 10 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 7\n", 1,
                "expected 18 numeric fields, got 19"},
-        BadSwf{"NotANumber", "1 0 -1 10 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n1 0 -1 abc 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n",
-               2, "field 4 (run time) is not a number: \"abc\""},
+        BadSwf{
+            "NotANumber",
+            "1 0 -1 10 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n1 0 -1 abc 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n",
+            2, "field 4 (run time) is not a number: \"abc\""},
         BadSwf{"NotFinite", "1 0 -1 10 1 -1 -1 -1 inf -1 -1 -1 -1 -1 -1 -1 -1 -1\n", 1,
                "field 9 (requested time) is not a number: \"inf\""},
         BadSwf{"NotAnInteger", "1 0 -1 10 1.5 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n", 1,
                "field 5 (allocated processors) is not an integer: \"1.5\""}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(Swf, DuplicateJobNumbersAreSkipped) {
   // A checkpointed job: two partial records (status 2 and 3 in real logs) share number 5.

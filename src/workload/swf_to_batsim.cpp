@@ -54,19 +54,38 @@ std::string python_json_string(const std::string& s) {
   for (std::size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c <= 0x7e) {
-      if (c == '"') out += "\\\"";
-      else if (c == '\\') out += "\\\\";
-      else out += static_cast<char>(c);
+      if (c == '"')
+        out += "\\\"";
+      else if (c == '\\')
+        out += "\\\\";
+      else
+        out += static_cast<char>(c);
       ++i;
       continue;
     }
     switch (c) {
-      case '\n': out += "\\n"; ++i; continue;
-      case '\r': out += "\\r"; ++i; continue;
-      case '\t': out += "\\t"; ++i; continue;
-      case '\b': out += "\\b"; ++i; continue;
-      case '\f': out += "\\f"; ++i; continue;
-      default: break;
+      case '\n':
+        out += "\\n";
+        ++i;
+        continue;
+      case '\r':
+        out += "\\r";
+        ++i;
+        continue;
+      case '\t':
+        out += "\\t";
+        ++i;
+        continue;
+      case '\b':
+        out += "\\b";
+        ++i;
+        continue;
+      case '\f':
+        out += "\\f";
+        ++i;
+        continue;
+      default:
+        break;
     }
     if (c < 0x80) {
       u16(c);
@@ -83,7 +102,8 @@ std::string python_json_string(const std::string& s) {
       if ((cc & 0xC0) != 0x80) ok = false;
       cp = (cp << 6) | (cc & 0x3F);
     }
-    if (ok && ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))))
+    if (ok &&
+        ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))))
       ok = false;
     if (!ok) {
       u16(0xDC00 + c);
@@ -174,7 +194,8 @@ std::string swf_to_batsim_json(const SwfTrace& trace, const SwfConvertOptions& o
   for (const SwfRecord& r : trace.records) {
     // nb_res = int(float(field 5)), then the -jsf expression '<factor>*nb_res'.
     const double scaled = options.job_size_factor * static_cast<double>(r.allocated_processors);
-    if (!(std::fabs(scaled) < 9e18)) throw InputError(trace.source, r.line, "field 5 times job size factor is out of range");
+    if (!(std::fabs(scaled) < 9e18))
+      throw InputError(trace.source, r.line, "field 5 times job size factor is out of range");
     const std::int64_t nb_res = static_cast<std::int64_t>(scaled);  // truncates like int()
     const double run_time = r.run_time;
     // submit_time = max(0, float(field 2)): Python's max returns its first argument, the int 0,

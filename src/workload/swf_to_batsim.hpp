@@ -33,13 +33,13 @@
 namespace kubesim {
 
 struct SwfConvertOptions {
-  double job_walltime_factor = 2;      // -jwf
-  bool given_walltime_only = false;    // -gwo
-  double job_grain = 1;                // -jg (must be > 0)
+  double job_walltime_factor = 2;             // -jwf
+  bool given_walltime_only = false;           // -gwo
+  double job_grain = 1;                       // -jg (must be > 0)
   std::optional<std::int64_t> platform_size;  // -pf
-  double job_size_factor = 1;          // -jsf '<factor>*nb_res'
-  int indent = -1;                     // -i; negative = None (compact)
-  std::string command_line;            // the "command" value
+  double job_size_factor = 1;                 // -jsf '<factor>*nb_res'
+  int indent = -1;                            // -i; negative = None (compact)
+  std::string command_line;                   // the "command" value
 };
 
 std::string swf_to_batsim_json(const SwfTrace& trace, const SwfConvertOptions& options, SkippedJobs* skipped);

@@ -1,11 +1,11 @@
 #include "workload/swf_to_batsim.hpp"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "core/error.hpp"
 #include "workload/batsim_workload.hpp"
@@ -70,43 +70,51 @@ SwfConvertOptions with(auto fn) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, SwfToBatsimSmall,
     ::testing::Values(
-        ConvertCase{"Defaults", with([](SwfConvertOptions& o) { o.command_line = "swf_to_batsim_workload_delay.py in.swf out.json"; }),
-                    R"({"command": "swf_to_batsim_workload_delay.py in.swf out.json", "description": "this workload had been automatically generated", "jobs": [{"id": 0, "profile": "11", "res": 4, "subtime": 0, "walltime": 100.0}, {"id": 1, "profile": "3", "res": 2, "subtime": 0, "walltime": 5.0}, {"id": 2, "profile": "1", "res": 1, "subtime": 9.0, "walltime": 2e-05}, {"id": 3, "profile": "101", "res": 8, "subtime": 12.5, "walltime": 200.0}, {"id": 4, "profile": "1", "res": 1, "subtime": 1e+17, "walltime": 0.2}], "nb_res": 8, "profiles": {"1": {"delay": 1, "type": "delay"}, "101": {"delay": 101, "type": "delay"}, "11": {"delay": 11, "type": "delay"}, "3": {"delay": 3, "type": "delay"}}, "version": 0})"},
-        ConvertCase{"Indent2AndEscapes",
-                    with([](SwfConvertOptions& o) {
-                      o.indent = 2;
-                      o.command_line = "\xC3\xA9\xE2\x98\x83\xF0\x9F\x98\x80\"\\\n\t\x01\x7f";
-                    }),
-                    "{\n  \"command\": \"\\u00e9\\u2603\\ud83d\\ude00\\\"\\\\\\n\\t\\u0001\\u007f\",\n  \"description\": \"this "
-                    "workload had been automatically generated\",\n  \"jobs\": [\n    {\n      \"id\": 0,\n      \"profile\": "
-                    "\"11\",\n      \"res\": 4,\n      \"subtime\": 0,\n      \"walltime\": 100.0\n    },\n    {\n      \"id\": "
-                    "1,\n      \"profile\": \"3\",\n      \"res\": 2,\n      \"subtime\": 0,\n      \"walltime\": 5.0\n    },\n   "
-                    " {\n      \"id\": 2,\n      \"profile\": \"1\",\n      \"res\": 1,\n      \"subtime\": 9.0,\n      "
-                    "\"walltime\": 2e-05\n    },\n    {\n      \"id\": 3,\n      \"profile\": \"101\",\n      \"res\": 8,\n      "
-                    "\"subtime\": 12.5,\n      \"walltime\": 200.0\n    },\n    {\n      \"id\": 4,\n      \"profile\": \"1\",\n "
-                    "     \"res\": 1,\n      \"subtime\": 1e+17,\n      \"walltime\": 0.2\n    }\n  ],\n  \"nb_res\": 8,\n  "
-                    "\"profiles\": {\n    \"1\": {\n      \"delay\": 1,\n      \"type\": \"delay\"\n    },\n    \"101\": {\n      "
-                    "\"delay\": 101,\n      \"type\": \"delay\"\n    },\n    \"11\": {\n      \"delay\": 11,\n      \"type\": "
-                    "\"delay\"\n    },\n    \"3\": {\n      \"delay\": 3,\n      \"type\": \"delay\"\n    }\n  },\n  "
-                    "\"version\": 0\n}"},
-        ConvertCase{"GivenWalltimeOnlyGrainPlatformIndent0",
-                    with([](SwfConvertOptions& o) {
-                      o.given_walltime_only = true;
-                      o.job_grain = 10;
-                      o.platform_size = 64;
-                      o.indent = 0;
-                    }),
-                    "{\n\"command\": \"\",\n\"description\": \"this workload had been automatically generated\",\n\"jobs\": "
-                    "[\n{\n\"id\": 0,\n\"profile\": \"20\",\n\"res\": 4,\n\"subtime\": 0,\n\"walltime\": 100.0\n}\n],\n"
-                    "\"nb_res\": 64,\n\"profiles\": {\n\"20\": {\n\"delay\": 20,\n\"type\": \"delay\"\n}\n},\n\"version\": "
-                    "0\n}"},
-        ConvertCase{"SizeAndWalltimeFactors",
-                    with([](SwfConvertOptions& o) {
-                      o.job_size_factor = 0.5;
-                      o.job_walltime_factor = 1.5;
-                    }),
-                    R"({"command": "", "description": "this workload had been automatically generated", "jobs": [{"id": 0, "profile": "11", "res": 2, "subtime": 0, "walltime": 100.0}, {"id": 1, "profile": "3", "res": 1, "subtime": 0, "walltime": 3.75}, {"id": 2, "profile": "101", "res": 4, "subtime": 12.5, "walltime": 150.0}], "nb_res": 4, "profiles": {"101": {"delay": 101, "type": "delay"}, "11": {"delay": 11, "type": "delay"}, "3": {"delay": 3, "type": "delay"}}, "version": 0})"}),
-    [](const auto& info) { return std::string(info.param.name); });
+        ConvertCase{
+            "Defaults",
+            with([](SwfConvertOptions& o) { o.command_line = "swf_to_batsim_workload_delay.py in.swf out.json"; }),
+            R"({"command": "swf_to_batsim_workload_delay.py in.swf out.json", "description": "this workload had been automatically generated", "jobs": [{"id": 0, "profile": "11", "res": 4, "subtime": 0, "walltime": 100.0}, {"id": 1, "profile": "3", "res": 2, "subtime": 0, "walltime": 5.0}, {"id": 2, "profile": "1", "res": 1, "subtime": 9.0, "walltime": 2e-05}, {"id": 3, "profile": "101", "res": 8, "subtime": 12.5, "walltime": 200.0}, {"id": 4, "profile": "1", "res": 1, "subtime": 1e+17, "walltime": 0.2}], "nb_res": 8, "profiles": {"1": {"delay": 1, "type": "delay"}, "101": {"delay": 101, "type": "delay"}, "11": {"delay": 11, "type": "delay"}, "3": {"delay": 3, "type": "delay"}}, "version": 0})"},
+        ConvertCase{
+            "Indent2AndEscapes", with([](SwfConvertOptions& o) {
+              o.indent = 2;
+              o.command_line = "\xC3\xA9\xE2\x98\x83\xF0\x9F\x98\x80\"\\\n\t\x01\x7f";
+            }),
+            "{\n  \"command\": \"\\u00e9\\u2603\\ud83d\\ude00\\\"\\\\\\n\\t\\u0001\\u007f\",\n  \"description\": "
+            "\"this "
+            "workload had been automatically generated\",\n  \"jobs\": [\n    {\n      \"id\": 0,\n      \"profile\": "
+            "\"11\",\n      \"res\": 4,\n      \"subtime\": 0,\n      \"walltime\": 100.0\n    },\n    {\n      "
+            "\"id\": "
+            "1,\n      \"profile\": \"3\",\n      \"res\": 2,\n      \"subtime\": 0,\n      \"walltime\": 5.0\n    "
+            "},\n   "
+            " {\n      \"id\": 2,\n      \"profile\": \"1\",\n      \"res\": 1,\n      \"subtime\": 9.0,\n      "
+            "\"walltime\": 2e-05\n    },\n    {\n      \"id\": 3,\n      \"profile\": \"101\",\n      \"res\": 8,\n    "
+            "  "
+            "\"subtime\": 12.5,\n      \"walltime\": 200.0\n    },\n    {\n      \"id\": 4,\n      \"profile\": "
+            "\"1\",\n "
+            "     \"res\": 1,\n      \"subtime\": 1e+17,\n      \"walltime\": 0.2\n    }\n  ],\n  \"nb_res\": 8,\n  "
+            "\"profiles\": {\n    \"1\": {\n      \"delay\": 1,\n      \"type\": \"delay\"\n    },\n    \"101\": {\n   "
+            "   "
+            "\"delay\": 101,\n      \"type\": \"delay\"\n    },\n    \"11\": {\n      \"delay\": 11,\n      \"type\": "
+            "\"delay\"\n    },\n    \"3\": {\n      \"delay\": 3,\n      \"type\": \"delay\"\n    }\n  },\n  "
+            "\"version\": 0\n}"},
+        ConvertCase{
+            "GivenWalltimeOnlyGrainPlatformIndent0", with([](SwfConvertOptions& o) {
+              o.given_walltime_only = true;
+              o.job_grain = 10;
+              o.platform_size = 64;
+              o.indent = 0;
+            }),
+            "{\n\"command\": \"\",\n\"description\": \"this workload had been automatically generated\",\n\"jobs\": "
+            "[\n{\n\"id\": 0,\n\"profile\": \"20\",\n\"res\": 4,\n\"subtime\": 0,\n\"walltime\": 100.0\n}\n],\n"
+            "\"nb_res\": 64,\n\"profiles\": {\n\"20\": {\n\"delay\": 20,\n\"type\": \"delay\"\n}\n},\n\"version\": "
+            "0\n}"},
+        ConvertCase{
+            "SizeAndWalltimeFactors", with([](SwfConvertOptions& o) {
+              o.job_size_factor = 0.5;
+              o.job_walltime_factor = 1.5;
+            }),
+            R"({"command": "", "description": "this workload had been automatically generated", "jobs": [{"id": 0, "profile": "11", "res": 2, "subtime": 0, "walltime": 100.0}, {"id": 1, "profile": "3", "res": 1, "subtime": 0, "walltime": 3.75}, {"id": 2, "profile": "101", "res": 4, "subtime": 12.5, "walltime": 150.0}], "nb_res": 4, "profiles": {"101": {"delay": 101, "type": "delay"}, "11": {"delay": 11, "type": "delay"}, "3": {"delay": 3, "type": "delay"}}, "version": 0})"}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(SwfToBatsim, SkipReasons) {
   SwfTrace t = read_swf(write_temp(kSmallSwf, ".swf"));
@@ -119,10 +127,10 @@ TEST(SwfToBatsim, SkipReasons) {
   SkippedJobs skipped_gwo;
   swf_to_batsim_json(t, gwo, &skipped_gwo);
   EXPECT_EQ(skipped_gwo.total(), 6u);
-  EXPECT_EQ(skipped_gwo.by_reason,
-            (std::vector<std::pair<std::string, std::uint64_t>>{{"walltime <= run time", 4},
-                                                                 {"run time <= 0", 1},
-                                                                 {"no processors (field 5 times job size factor <= 0)", 1}}));
+  EXPECT_EQ(skipped_gwo.by_reason, (std::vector<std::pair<std::string, std::uint64_t>>{
+                                       {"walltime <= run time", 4},
+                                       {"run time <= 0", 1},
+                                       {"no processors (field 5 times job size factor <= 0)", 1}}));
   swf_to_batsim_json(t, SwfConvertOptions{}, nullptr);  // skipped is optional
 }
 
@@ -172,13 +180,24 @@ TEST(SwfToBatsim, Errors) {
 
 TEST(SwfToBatsim, PythonFloatRepr) {
   const std::pair<double, const char*> cases[] = {
-      {0.0, "0.0"},          {-0.0, "-0.0"},         {1.0, "1.0"},
-      {2902.0, "2902.0"},    {12.5, "12.5"},         {0.1, "0.1"},
-      {2e-05, "2e-05"},      {0.0001, "0.0001"},     {1e16, "1e+16"},
-      {1e15, "1000000000000000.0"}, {9999999999999998.0, "9999999999999998.0"},
-      {123456789012345678.0, "1.2345678901234568e+17"}, {-3.75, "-3.75"},
-      {1.5e-10, "1.5e-10"},  {1e300, "1e+300"},      {5e-324, "5e-324"},
-      {3.516, "3.516"},      {123456.789, "123456.789"},
+      {0.0, "0.0"},
+      {-0.0, "-0.0"},
+      {1.0, "1.0"},
+      {2902.0, "2902.0"},
+      {12.5, "12.5"},
+      {0.1, "0.1"},
+      {2e-05, "2e-05"},
+      {0.0001, "0.0001"},
+      {1e16, "1e+16"},
+      {1e15, "1000000000000000.0"},
+      {9999999999999998.0, "9999999999999998.0"},
+      {123456789012345678.0, "1.2345678901234568e+17"},
+      {-3.75, "-3.75"},
+      {1.5e-10, "1.5e-10"},
+      {1e300, "1e+300"},
+      {5e-324, "5e-324"},
+      {3.516, "3.516"},
+      {123456.789, "123456.789"},
   };
   for (const auto& [v, s] : cases) EXPECT_EQ(python_float_repr(v), s) << v;
 }

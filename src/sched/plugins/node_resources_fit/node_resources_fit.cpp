@@ -32,7 +32,7 @@ std::int64_t broken_linear(const std::vector<UtilizationShapePoint>& shape, std:
 
 bool allocatable_and_requested(const NodeInfo& node, const PodTemplate& spec, std::size_t slot, bool use_requested,
                                std::int64_t* allocatable, std::int64_t* requested) {
-  std::int64_t alloc = node.node->allocatable[slot];
+  std::int64_t alloc = node.allocatable[slot];
   std::int64_t req = 0;
   switch (slot) {
     case kCpu:
@@ -60,19 +60,18 @@ NodeResourcesFit::NodeResourcesFit(ScoringStrategy strategy) : strategy_(std::mo
 }
 
 const char* first_insufficient_resource(const PodTemplate& spec, const NodeInfo& node) {
-  const Node& n = *node.node;
-  if (node.pod_count + 1 > n.allowed_pods) return "Too many pods";
+  if (node.pod_count + 1 > node.allowed_pods) return "Too many pods";
   const Resources& want = spec.requests;
-  bool all_zero = true;
-  for (auto v : want.amount) all_zero = all_zero && v == 0;
-  if (all_zero) return nullptr;
+  if (spec.requested_slots == 0) return nullptr;  // a pod requesting nothing fits any node
   static const char* const kInsufficient[kMaxResources] = {
       "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage", "Insufficient extended resource",
       "Insufficient extended resource", "Insufficient extended resource", "Insufficient extended resource",
       "Insufficient extended resource"};
-  for (std::size_t i = 0; i < kMaxResources; ++i) {
-    if (i > kEphemeralStorage && want[i] == 0) continue;  // only resources the pod requests
-    if (want[i] > n.allocatable[i] - node.requested[i]) return kInsufficient[i];
+  // cpu, memory and ephemeral-storage are always compared; extended resources only when
+  // the pod requests them.
+  for (std::uint32_t slots = spec.requested_slots | 0b111u; slots != 0; slots &= slots - 1) {
+    const auto i = static_cast<std::size_t>(__builtin_ctz(slots));
+    if (want[i] > node.allocatable[i] - node.requested[i]) return kInsufficient[i];
   }
   return nullptr;
 }
@@ -83,28 +82,51 @@ FilterResult NodeResourcesFit::filter(const CycleContext& ctx, const NodeInfo& n
   return {};
 }
 
-std::int64_t NodeResourcesFit::score_node(const PodTemplate& spec, const NodeInfo& node) const {
+std::size_t NodeResourcesFit::terms(const PodTemplate& spec, Term* out) const {
+  // resource_allocation.go calculateResourceAllocatableRequest, with the pod's side hoisted
+  // out of the per-node loop: cpu and memory use the non-zero sums (useRequested=false),
+  // extended resources the pod does not request are bypassed.
+  std::size_t n = 0;
+  for (const auto& rw : strategy_.resources) {
+    if (rw.slot > kEphemeralStorage && spec.requests[rw.slot] == 0) continue;
+    Term t{rw.slot, rw.weight, spec.requests[rw.slot]};
+    if (rw.slot == kCpu || rw.slot == kMemory) t.pod_request = spec.nonzero_requests[rw.slot];
+    out[n++] = t;
+  }
+  return n;
+}
+
+std::int64_t NodeResourcesFit::score_terms(const Term* terms, std::size_t n, const NodeInfo& node) const {
   std::int64_t node_score = 0;
   std::int64_t weight_sum = 0;
-  for (const auto& rw : strategy_.resources) {
-    std::int64_t alloc = 0;
-    std::int64_t req = 0;
-    if (!allocatable_and_requested(node, spec, rw.slot, /*use_requested=*/false, &alloc, &req)) continue;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Term& t = terms[i];
+    const std::int64_t alloc = node.allocatable[t.slot];
+    if (alloc == 0) continue;  // "Only fill the extended resource entry when it's non-zero."
+    const std::int64_t base =
+        t.slot == kCpu ? node.nonzero_cpu : t.slot == kMemory ? node.nonzero_memory : node.requested[t.slot];
+    const std::int64_t req = base + t.pod_request;
     switch (strategy_.type) {
       case ScoringStrategy::Type::kLeastAllocated:
-        node_score += least_requested_score(req, alloc) * rw.weight;
-        weight_sum += rw.weight;
+        if (t.slot <= kMemory) {  // leastRequestedScore with the node's precomputed 1/capacity
+          const std::int64_t s =
+              req > alloc ? 0 : divide_exact((alloc - req) * kMaxNodeScore, alloc, node.inverse_allocatable[t.slot]);
+          node_score += s * t.weight;
+        } else {
+          node_score += least_requested_score(req, alloc) * t.weight;
+        }
+        weight_sum += t.weight;
         break;
       case ScoringStrategy::Type::kMostAllocated:
-        node_score += most_requested_score(req, alloc) * rw.weight;
-        weight_sum += rw.weight;
+        node_score += most_requested_score(req, alloc) * t.weight;
+        weight_sum += t.weight;
         break;
       case ScoringStrategy::Type::kRequestedToCapacityRatio: {
         const std::int64_t utilization = req > alloc ? 100 : req * 100 / alloc;
         const std::int64_t s = broken_linear(scaled_shape_, utilization);
         if (s > 0) {  // only resources with a positive score count
-          node_score += s * rw.weight;
-          weight_sum += rw.weight;
+          node_score += s * t.weight;
+          weight_sum += t.weight;
         }
         break;
       }
@@ -116,9 +138,16 @@ std::int64_t NodeResourcesFit::score_node(const PodTemplate& spec, const NodeInf
   return node_score / weight_sum;
 }
 
+std::int64_t NodeResourcesFit::score_node(const PodTemplate& spec, const NodeInfo& node) const {
+  Term t[kMaxResources];
+  return score_terms(t, terms(spec, t), node);
+}
+
 void NodeResourcesFit::score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
                              std::span<std::int64_t> scores) const {
-  for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = score_node(ctx.spec, *nodes[i]);
+  Term t[kMaxResources];
+  const std::size_t n = terms(ctx.spec, t);
+  for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = score_terms(t, n, *nodes[i]);
 }
 
 }  // namespace kubesim

@@ -52,6 +52,14 @@ class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
   std::int64_t score_node(const PodTemplate& spec, const NodeInfo& node) const;
 
  private:
+  struct Term {
+    std::size_t slot;
+    std::int64_t weight;
+    std::int64_t pod_request;
+  };
+  std::size_t terms(const PodTemplate& spec, Term* out) const;
+  std::int64_t score_terms(const Term* terms, std::size_t n, const NodeInfo& node) const;
+
   ScoringStrategy strategy_;
   std::vector<UtilizationShapePoint> scaled_shape_;
 };

@@ -11,6 +11,7 @@ class NodeUnschedulable final : public FilterPlugin {
  public:
   const char* name() const override { return "NodeUnschedulable"; }
   std::uint32_t events_to_register() const override { return kEventNodeAdd | kEventNodeUnschedulable; }
+  bool applies(const CycleContext& ctx) const override { return ctx.cluster.unschedulable_nodes > 0; }
   FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override;
 };
 

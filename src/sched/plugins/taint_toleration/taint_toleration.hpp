@@ -12,6 +12,7 @@ class TaintToleration final : public FilterPlugin, public ScorePlugin {
  public:
   const char* name() const override { return "TaintToleration"; }
   std::uint32_t events_to_register() const override { return kEventNodeAdd | kEventNodeTaint; }
+  bool applies(const CycleContext& ctx) const override { return ctx.cluster.hard_tainted_nodes > 0; }
   FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override;
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;
