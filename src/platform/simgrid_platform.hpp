@@ -14,8 +14,8 @@
 //   - memory = <prop id="memory"> as a Kubernetes quantity ("4Gi"). Without it the node has
 //     0 bytes of memory, as Batkube's node had an empty memory quantity: pods that request
 //     memory then never fit. (A default the caller may want to revisit.)
-//   - Props inside a <cluster> apply to all of its hosts; a host's own props win over nothing
-//     else (SimGrid hosts cannot be nested in clusters).
+//   - Props inside a <cluster> apply to all of its hosts (a <host> cannot sit inside a
+//     <cluster>, so there is nothing to merge). Props of enclosing zones are ignored.
 //   - Node name = host id; labels {kubernetes.io/hostname: name}; pods = 110 (Batkube's
 //     fixed value); capacity = allocatable. Nodes are in document order.
 // Errors (unreadable file, malformed XML, bad core/memory/role values, duplicate host ids, no

@@ -21,6 +21,16 @@ struct NodeInfo {
   std::int64_t nonzero_memory = 0;  // NodeInfo.NonZeroRequested.Memory (200Mi default per container)
   std::int32_t pod_count = 0;
 
+  // Points the entry at its node and copies the node's allocatable figures.
+  void set_node(NodeId node_id, const Node& n) {
+    id = node_id;
+    node = &n;
+    allocatable = n.allocatable;
+    allowed_pods = n.allowed_pods;
+    for (std::size_t r : {kCpu, kMemory})
+      inverse_allocatable[r] = allocatable[r] > 0 ? 1.0 / static_cast<double>(allocatable[r]) : 0.0;
+  }
+
   void add_pod(const PodTemplate& spec, int sign) {
     for (std::size_t i = 0; i < kMaxResources; ++i) requested.amount[i] += sign * spec.requests.amount[i];
     nonzero_cpu += sign * spec.nonzero_requests[kCpu];

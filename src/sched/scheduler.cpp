@@ -346,12 +346,7 @@ void Scheduler::refresh_nodes() {
   stats_ = ClusterStats{};
   for (std::size_t i = 0; i < nodes_.size(); ++i) {  // the store's node table may have moved
     NodeInfo& ni = nodes_[i];
-    ni.id = NodeId(static_cast<std::uint32_t>(i));
-    ni.node = &store_.node(ni.id);
-    ni.allocatable = ni.node->allocatable;
-    ni.allowed_pods = ni.node->allowed_pods;
-    for (std::size_t r : {kCpu, kMemory})
-      ni.inverse_allocatable[r] = ni.allocatable[r] > 0 ? 1.0 / static_cast<double>(ni.allocatable[r]) : 0.0;
+    ni.set_node(NodeId(static_cast<std::uint32_t>(i)), store_.node(NodeId(static_cast<std::uint32_t>(i))));
     if (ni.node->unschedulable) ++stats_.unschedulable_nodes;
     bool hard = false;
     bool soft = false;

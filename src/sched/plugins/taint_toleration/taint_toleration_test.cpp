@@ -2,6 +2,7 @@
 // and Toleration::tolerates (k8s.io/api/core/v1/toleration.go ToleratesTaint).
 #include "sched/plugins/taint_toleration/taint_toleration.hpp"
 
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>

@@ -1,0 +1,264 @@
+// Kubelets: admission (pkg/kubelet/lifecycle/predicate.go: InsufficientResourceError
+// "Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d", reason
+// "OutOf%s"; kubelet.go rejectPod prefixes "Pod was rejected: "), container start/exit and
+// PLEG relisting (plegRelistPeriod 1 s).
+#include "control/kubelet.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace kubesim {
+namespace {
+
+// Runs the kubelets' own events in (time, phase, posting) order.
+class Loop final : public KubeletHost {
+ public:
+  void post(SimTime at, Phase phase, KubeletEvent event) override {
+    posted.push_back({at, event.kind});
+    queue.push(at, phase, event);
+  }
+  void run(Kubelets& k) {
+    while (!queue.empty()) {
+      auto e = queue.pop();
+      k.on_event(e.payload, e.time);
+    }
+  }
+  struct Posted {
+    SimTime at;
+    KubeletEvent::Kind kind;
+  };
+  std::vector<Posted> posted;
+  EventQueue<KubeletEvent> queue;
+};
+
+// Records the phase changes the store announces, with the time they were written.
+class PhaseLog final : public ChangeListener {
+ public:
+  const ObjectStore* store = nullptr;
+  const Loop* loop = nullptr;
+  struct Entry {
+    PodId pod;
+    PodPhase phase;
+  };
+  std::vector<Entry> entries;
+  void on_change(const Change& c) override {
+    if (c.kind == ObjectKind::kPod && c.type == ChangeType::kModified && c.phase != c.old_phase)
+      entries.push_back({PodId(c.id), c.phase});
+  }
+};
+
+constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+
+struct Fixture {
+  ObjectStore store;
+  Loop loop;
+  PhaseLog log;
+  std::unique_ptr<Kubelets> kubelets;
+  NodeId node;
+
+  explicit Fixture(KubeletLatencies lat, std::int64_t cpu = 2000, std::int64_t mem = 4 * kGi,
+                   std::int64_t max_pods = 110, std::uint64_t seed = 1) {
+    store.ensure_namespace("default");
+    store.add_listener(&log);
+    kubelets = std::make_unique<Kubelets>(store, lat, seed, loop);
+    Node n;
+    n.name = "node0";
+    n.allocatable[kCpu] = cpu;
+    n.allocatable[kMemory] = mem;
+    n.capacity = n.allocatable;
+    n.allowed_pods = max_pods;
+    node = store.create_node(std::move(n));
+    kubelets->on_node_added(node);
+  }
+  PodTemplateId tmpl(std::int64_t cpu, std::int64_t mem) {
+    PodTemplate t;
+    Container c;
+    c.requests[kCpu] = cpu;
+    c.requests[kMemory] = mem;
+    c.requested_mask = (cpu ? 1u << kCpu : 0u) | (mem ? 1u << kMemory : 0u);
+    t.containers.push_back(c);
+    return store.add_template(std::move(t));
+  }
+  // Creates a pod already bound to the node and delivers the binding to the kubelet at `now`.
+  PodId bind(PodTemplateId spec, Duration run_time, SimTime now = SimTime::zero(), std::int32_t exit_code = 0) {
+    Pod p;
+    p.name = "p" + std::to_string(store.pod_count());
+    p.ns = NamespaceId(0);
+    p.spec = spec;
+    p.run_time = run_time;
+    p.exit_code = exit_code;
+    p.created = now;
+    const PodId id = store.create_pod(std::move(p));
+    store.update_pod(id, [&](Pod& x) {
+      x.node = node;
+      x.scheduled = now;
+    });
+    const Pod& bound = store.pod(id);
+    kubelets->on_pod_change(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), bound.resource_version,
+                                   node, bound.phase, PodPhase::kPending, NodeId()},
+                            now);
+    return id;
+  }
+};
+
+KubeletLatencies zero_latencies(Duration pleg = Duration()) {
+  KubeletLatencies l;
+  l.pleg_relist_period = pleg;
+  return l;
+}
+
+TEST(KubeletAdmission, OutOfCpuMessage) {
+  Fixture f(zero_latencies(), /*cpu=*/2000);
+  const PodId a = f.bind(f.tmpl(1000, 0), Duration::seconds(100));
+  EXPECT_EQ(f.store.pod(a).phase, PodPhase::kPending);  // admitted, not yet reported
+  EXPECT_EQ(f.kubelets->active_pods(), 1u);
+  const PodId b = f.bind(f.tmpl(2000, 0), Duration::seconds(100));
+  const Pod& pb = f.store.pod(b);
+  EXPECT_EQ(pb.phase, PodPhase::kFailed);
+  EXPECT_EQ(pb.reason, "OutOfcpu");
+  EXPECT_EQ(pb.message, "Pod was rejected: Node didn't have enough resource: cpu, requested: 2000, used: 1000, capacity: 2000");
+  EXPECT_TRUE(pb.started.is_never());
+  EXPECT_TRUE(pb.start_time.is_never());
+  EXPECT_EQ(f.kubelets->active_pods(), 1u);
+}
+
+TEST(KubeletAdmission, OutOfMemoryMessage) {
+  Fixture f(zero_latencies(), /*cpu=*/4000, /*mem=*/4 * kGi);
+  f.bind(f.tmpl(100, 3 * kGi), Duration::seconds(100));
+  const PodId b = f.bind(f.tmpl(100, 2 * kGi), Duration::seconds(100));
+  EXPECT_EQ(f.store.pod(b).reason, "OutOfmemory");
+  EXPECT_EQ(f.store.pod(b).message,
+            "Pod was rejected: Node didn't have enough resource: memory, requested: 2147483648, used: 3221225472, "
+            "capacity: 4294967296");
+}
+
+TEST(KubeletAdmission, CpuCheckedBeforeMemory) {
+  Fixture f(zero_latencies(), 1000, 1 * kGi);
+  const PodId p = f.bind(f.tmpl(2000, 2 * kGi), Duration::seconds(1));
+  EXPECT_EQ(f.store.pod(p).reason, "OutOfcpu");
+}
+
+TEST(KubeletAdmission, OutOfPodsCheckedFirst) {
+  Fixture f(zero_latencies(), 1000, 1 * kGi, /*max_pods=*/1);
+  f.bind(f.tmpl(0, 0), Duration::seconds(100));
+  const PodId b = f.bind(f.tmpl(5000, 0), Duration::seconds(100));
+  EXPECT_EQ(f.store.pod(b).reason, "OutOfpods");
+  EXPECT_EQ(f.store.pod(b).message,
+            "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 1, capacity: 1");
+}
+
+TEST(KubeletAdmission, ExactFitIsAdmitted) {
+  Fixture f(zero_latencies(), 2000);
+  f.bind(f.tmpl(1000, 0), Duration::seconds(1));
+  const PodId b = f.bind(f.tmpl(1000, 0), Duration::seconds(1));
+  EXPECT_NE(f.store.pod(b).phase, PodPhase::kFailed);
+  EXPECT_EQ(f.kubelets->active_pods(), 2u);
+}
+
+TEST(KubeletRun, ZeroLatenciesStartAndExit) {
+  Fixture f(zero_latencies());
+  const PodId p = f.bind(f.tmpl(1000, 0), Duration::seconds(10), SimTime::from_seconds(5));
+  f.loop.run(*f.kubelets);
+  const Pod& pod = f.store.pod(p);
+  EXPECT_EQ(pod.start_time, SimTime::from_seconds(5));
+  EXPECT_EQ(pod.started, SimTime::from_seconds(5));
+  EXPECT_EQ(pod.finished, SimTime::from_seconds(15));
+  EXPECT_EQ(pod.phase, PodPhase::kSucceeded);
+  ASSERT_EQ(f.log.entries.size(), 2u);
+  EXPECT_EQ(f.log.entries[0].phase, PodPhase::kRunning);
+  EXPECT_EQ(f.log.entries[1].phase, PodPhase::kSucceeded);
+  EXPECT_EQ(f.kubelets->active_pods(), 0u);
+  // The freed cpu admits a pod that would not have fit before.
+  const PodId q = f.bind(f.tmpl(2000, 0), Duration::seconds(1), SimTime::from_seconds(15));
+  EXPECT_NE(f.store.pod(q).phase, PodPhase::kFailed);
+}
+
+TEST(KubeletRun, NonZeroExitCodeFails) {
+  Fixture f(zero_latencies());
+  const PodId p = f.bind(f.tmpl(1000, 0), Duration::seconds(3), SimTime::zero(), /*exit_code=*/1);
+  f.loop.run(*f.kubelets);
+  EXPECT_EQ(f.store.pod(p).phase, PodPhase::kFailed);
+  EXPECT_EQ(f.store.pod(p).finished, SimTime::from_seconds(3));
+}
+
+TEST(KubeletRun, PlegRelistDelaysWhatIsSeen) {
+  // With a 1 s relist period at a random per-node phase, the container's real exit time is
+  // recorded as finishedAt, but the kubelet learns of it (frees resources, reports) at the
+  // first relist at or after the exit.
+  for (std::uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
+    Fixture f(zero_latencies(Duration::seconds(1)), 2000, 4 * kGi, 110, seed);
+    const PodId p = f.bind(f.tmpl(2000, 0), Duration::from_seconds(10.3));
+    // Run until the exit is seen, checking the kubelet's view just before it.
+    SimTime exit_seen = SimTime::never();
+    SimTime running_reported = SimTime::never();
+    while (!f.loop.queue.empty()) {
+      auto e = f.loop.queue.pop();
+      if (e.payload.kind == KubeletEvent::Kind::kContainerExitSeen) exit_seen = e.time;
+      const PodPhase before = f.store.pod(p).phase;
+      f.kubelets->on_event(e.payload, e.time);
+      if (before == PodPhase::kPending && f.store.pod(p).phase == PodPhase::kRunning) running_reported = e.time;
+    }
+    const Pod& pod = f.store.pod(p);
+    EXPECT_EQ(pod.started, SimTime::zero()) << seed;
+    EXPECT_EQ(pod.finished, SimTime::from_seconds(10.3)) << seed;
+    EXPECT_EQ(pod.phase, PodPhase::kSucceeded) << seed;
+    ASSERT_FALSE(exit_seen.is_never());
+    ASSERT_FALSE(running_reported.is_never());
+    // Seen at the first relist tick at or after the exit, i.e. within one period.
+    EXPECT_GE(exit_seen, pod.finished) << seed;
+    EXPECT_LT(exit_seen - pod.finished, Duration::seconds(1)) << seed;
+    // The start is also seen at a relist tick (within 1 s), on the same 1 s grid.
+    EXPECT_LT(running_reported - pod.started, Duration::seconds(1)) << seed;
+    EXPECT_EQ((exit_seen - running_reported).micros() % 1'000'000, 0) << seed;
+    // The relist grid has the node's phase, drawn from stream "kubelet/pleg-phase".
+    const std::int64_t offset = static_cast<std::int64_t>(RandomStream(seed, "kubelet/pleg-phase").uniform_below(1'000'000));
+    EXPECT_EQ(running_reported.micros(), offset) << seed;
+    EXPECT_EQ(exit_seen.micros(), offset + (10'300'000 - offset + 999'999) / 1'000'000 * 1'000'000) << seed;
+  }
+}
+
+TEST(KubeletRun, ExitAtRelistTickIsSeenAtOnce) {
+  Fixture f(zero_latencies(Duration::seconds(1)));
+  const std::int64_t offset = static_cast<std::int64_t>(RandomStream(1, "kubelet/pleg-phase").uniform_below(1'000'000));
+  // Start at the node's relist tick + 1 s: the container exits exactly on a tick 4 s later.
+  const SimTime t0 = SimTime::at(Duration::micros(offset + 1'000'000));
+  const PodId p = f.bind(f.tmpl(100, 0), Duration::seconds(4), t0);
+  f.loop.run(*f.kubelets);
+  EXPECT_EQ(f.store.pod(p).finished, t0 + Duration::seconds(4));
+  bool found = false;
+  for (const auto& e : f.loop.posted)
+    if (e.kind == KubeletEvent::Kind::kContainerExitSeen) {
+      EXPECT_EQ(e.at, t0 + Duration::seconds(4));
+      found = true;
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(KubeletRun, ActiveDeadlineKillsPod) {
+  Fixture f(zero_latencies());
+  const PodTemplateId t = f.tmpl(1000, 0);
+  Pod p;
+  p.name = "deadline";
+  p.ns = NamespaceId(0);
+  p.spec = t;
+  p.run_time = Duration::seconds(100);
+  p.active_deadline = Duration::seconds(30);
+  const PodId id = f.store.create_pod(std::move(p));
+  f.store.update_pod(id, [&](Pod& x) { x.node = f.node; });
+  f.kubelets->on_pod_change(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), 0, f.node, PodPhase::kPending,
+                                   PodPhase::kPending, NodeId()},
+                            SimTime::from_seconds(2));
+  f.loop.run(*f.kubelets);
+  const Pod& pod = f.store.pod(id);
+  EXPECT_EQ(pod.phase, PodPhase::kFailed);
+  EXPECT_EQ(pod.reason, "DeadlineExceeded");
+  EXPECT_EQ(pod.message, "Pod was active on the node longer than the specified deadline");
+  EXPECT_EQ(pod.finished, SimTime::from_seconds(32));  // startTime 2 s + 30 s
+  EXPECT_EQ(f.kubelets->active_pods(), 0u);
+}
+
+}  // namespace
+}  // namespace kubesim

@@ -1,0 +1,195 @@
+// Whole runs through Simulation with inputs built in code.
+#include "engine/simulation.hpp"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace kubesim {
+namespace {
+
+constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+
+PodTemplate cpu_template(std::int64_t cpu_milli) {
+  PodTemplate t;
+  Container c;
+  c.name = "main";
+  c.requests[kCpu] = cpu_milli;
+  c.requested_mask = 1u << kCpu;
+  c.limits = c.requests;
+  c.limited_mask = c.requested_mask;
+  t.containers.push_back(c);
+  return t;
+}
+
+SimulationInputs inputs(int nodes, std::int64_t node_cpu, std::vector<WorkloadJob> jobs,
+                        std::vector<PodTemplate> templates) {
+  SimulationInputs in;
+  for (int i = 0; i < nodes; ++i) {
+    Node n;
+    n.name = "node-" + std::to_string(i);
+    n.allocatable[kCpu] = node_cpu;
+    n.allocatable[kMemory] = 16 * kGi;
+    n.capacity = n.allocatable;
+    in.nodes.push_back(std::move(n));
+  }
+  in.workload.templates = std::move(templates);
+  in.workload.jobs = std::move(jobs);
+  in.scheduler = default_scheduler_config(in.resource_names);
+  return in;
+}
+
+WorkloadJob job(int id, double submit, double run, std::uint32_t tmpl = 0, double walltime = 0) {
+  WorkloadJob j;
+  j.id = std::to_string(id);
+  j.profile = "p";
+  j.submit = SimTime::from_seconds(submit);
+  j.run_time = Duration::from_seconds(run);
+  j.walltime = Duration::from_seconds(walltime);
+  j.pod_template = tmpl;
+  return j;
+}
+
+SimulationInputs bag_of_tasks() {
+  std::vector<WorkloadJob> jobs;
+  for (int i = 0; i < 200; ++i) jobs.push_back(job(i + 1, 0, 170));
+  return inputs(16, 1000, std::move(jobs), {cpu_template(1000)});
+}
+
+SimulationOptions options(ModelConfig model, std::uint64_t seed = 1) {
+  SimulationOptions o;
+  o.seed = seed;
+  o.model = std::move(model);
+  return o;
+}
+
+using PodOutcome = std::tuple<std::uint32_t, std::int64_t, std::int64_t, std::string>;
+
+std::vector<PodOutcome> outcomes(const Simulation& sim) {
+  std::vector<PodOutcome> out;
+  for (PodId id : sim.job_pods()) {
+    const Pod& p = sim.store().pod(id);
+    out.emplace_back(p.node.value(), p.started.micros(), p.finished.micros(), to_string(p.phase));
+  }
+  return out;
+}
+
+TEST(Simulation, IdealBagOfTasksMakespanAndMeanWait) {
+  // 200 one-core pods of 170 s on 16 one-core nodes, all submitted at 0, zero latencies:
+  // 13 waves (12 full waves of 16, then 8), each starting when the previous one ends.
+  // Makespan 13 * 170 = 2210 s. Waiting times: 16 pods wait 170 k s for k = 0..11 and 8
+  // pods wait 12 * 170 s: (16 * 170 * 66 + 8 * 2040) / 200 = 195840 / 200 = 979.2 s.
+  Simulation sim(bag_of_tasks(), options(ModelConfig::ideal()));
+  sim.run();
+  ASSERT_EQ(sim.job_pods().size(), 200u);
+  std::int64_t makespan = 0;
+  std::int64_t total_wait = 0;
+  for (PodId id : sim.job_pods()) {
+    const Pod& p = sim.store().pod(id);
+    ASSERT_EQ(p.phase, PodPhase::kSucceeded) << p.name;
+    EXPECT_EQ(p.finished - p.started, Duration::seconds(170)) << p.name;
+    EXPECT_EQ((p.started.micros() % 170'000'000), 0) << p.name;  // starts exactly at a wave boundary
+    makespan = std::max(makespan, p.finished.micros());
+    total_wait += (p.started - p.created).micros();
+  }
+  EXPECT_EQ(makespan, 2'210'000'000);
+  EXPECT_EQ(total_wait, 195'840'000'000);  // mean 979.2 s exactly
+  EXPECT_EQ(format_seconds(total_wait / 200), "979.200000");
+  EXPECT_EQ(sim.finished_pods(), 200u);
+  EXPECT_EQ(sim.pending_pods(), 0u);
+  // Never more than 16 pods at once, never two on one node at once.
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> by_node(16);
+  for (PodId id : sim.job_pods()) {
+    const Pod& p = sim.store().pod(id);
+    by_node[p.node.value()].emplace_back(p.started.micros(), p.finished.micros());
+  }
+  for (auto& v : by_node) {
+    std::sort(v.begin(), v.end());
+    for (std::size_t i = 1; i < v.size(); ++i) EXPECT_LE(v[i - 1].second, v[i].first);
+  }
+}
+
+TEST(Simulation, SameSeedSameRunIdeal) {
+  Simulation a(bag_of_tasks(), options(ModelConfig::ideal(), 5));
+  Simulation b(bag_of_tasks(), options(ModelConfig::ideal(), 5));
+  a.run();
+  b.run();
+  EXPECT_EQ(outcomes(a), outcomes(b));
+  EXPECT_EQ(a.events_processed(), b.events_processed());
+}
+
+TEST(Simulation, SameSeedSameRunRealistic) {
+  Simulation a(bag_of_tasks(), options(ModelConfig::realistic(), 11));
+  Simulation b(bag_of_tasks(), options(ModelConfig::realistic(), 11));
+  a.run();
+  b.run();
+  const auto oa = outcomes(a);
+  EXPECT_EQ(oa, outcomes(b));
+  EXPECT_EQ(a.now(), b.now());
+  for (const auto& o : oa) EXPECT_EQ(std::get<3>(o), "Succeeded");
+  // Another seed draws other latencies.
+  Simulation c(bag_of_tasks(), options(ModelConfig::realistic(), 12));
+  c.run();
+  EXPECT_NE(oa, outcomes(c));
+}
+
+TEST(Simulation, RealisticIsSlowerThanIdeal) {
+  Simulation ideal(bag_of_tasks(), options(ModelConfig::ideal()));
+  Simulation real(bag_of_tasks(), options(ModelConfig::realistic()));
+  ideal.run();
+  real.run();
+  std::int64_t m_ideal = 0, m_real = 0;
+  for (PodId id : ideal.job_pods()) m_ideal = std::max(m_ideal, ideal.store().pod(id).finished.micros());
+  for (PodId id : real.job_pods()) m_real = std::max(m_real, real.store().pod(id).finished.micros());
+  EXPECT_GT(m_real, m_ideal);
+}
+
+TEST(Simulation, PodThatNeverFitsEndsTheRun) {
+  std::vector<WorkloadJob> jobs = {job(1, 0, 10, 0), job(2, 0, 10, 1), job(3, 5, 10, 0)};
+  Simulation sim(inputs(2, 1000, std::move(jobs), {cpu_template(1000), cpu_template(2000)}),
+                 options(ModelConfig::ideal()));
+  sim.run();  // returns: nothing can change any more
+  const Pod& big = sim.store().pod(sim.job_pods()[1]);
+  EXPECT_EQ(big.phase, PodPhase::kPending);
+  EXPECT_FALSE(big.node.valid());
+  EXPECT_EQ(big.unschedulable_message, "0/2 nodes are available: 2 Insufficient cpu.");
+  EXPECT_EQ(sim.pending_pods(), 1u);
+  EXPECT_EQ(sim.finished_pods(), 2u);
+  EXPECT_EQ(sim.store().pod(sim.job_pods()[0]).phase, PodPhase::kSucceeded);
+  EXPECT_EQ(sim.store().pod(sim.job_pods()[2]).finished, SimTime::from_seconds(15));
+}
+
+TEST(Simulation, ActiveDeadlineKillsPod) {
+  // walltime 50 s (activeDeadlineSeconds) for a 100 s container; a second job without one.
+  std::vector<WorkloadJob> jobs = {job(1, 0, 100, 0, 50), job(2, 0, 100, 0, 0), job(3, 0, 30, 0, 50)};
+  Simulation sim(inputs(3, 1000, std::move(jobs), {cpu_template(1000)}), options(ModelConfig::ideal()));
+  sim.run();
+  const Pod& killed = sim.store().pod(sim.job_pods()[0]);
+  EXPECT_EQ(killed.active_deadline, Duration::seconds(50));
+  EXPECT_EQ(killed.phase, PodPhase::kFailed);
+  EXPECT_EQ(killed.reason, "DeadlineExceeded");
+  EXPECT_EQ(killed.started, SimTime::zero());
+  EXPECT_EQ(killed.finished, SimTime::from_seconds(50));
+  const Pod& normal = sim.store().pod(sim.job_pods()[1]);
+  EXPECT_EQ(normal.phase, PodPhase::kSucceeded);
+  EXPECT_EQ(normal.finished, SimTime::from_seconds(100));
+  const Pod& in_time = sim.store().pod(sim.job_pods()[2]);  // finishes before its deadline
+  EXPECT_EQ(in_time.phase, PodPhase::kSucceeded);
+  EXPECT_EQ(in_time.finished, SimTime::from_seconds(30));
+}
+
+TEST(Simulation, UntilStopsEarly) {
+  SimulationOptions o = options(ModelConfig::ideal());
+  o.until = SimTime::from_seconds(500);
+  Simulation sim(bag_of_tasks(), o);
+  sim.run();
+  EXPECT_LE(sim.now(), SimTime::from_seconds(500));
+  // Waves end at 170, 340: 32 pods finished; the third wave (510) has not.
+  EXPECT_EQ(sim.finished_pods(), 32u);
+}
+
+}  // namespace
+}  // namespace kubesim
