@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -86,6 +87,9 @@ class ScorePlugin : public virtual Plugin {
   // ScoreExtensions.NormalizeScore does (if the plugin has one).
   virtual void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
                      std::span<std::int64_t> scores) const = 0;
+  // The normalized score when it is known to be the same for every node (e.g. no taints in
+  // the cluster); the framework then adds it once instead of scoring node by node.
+  virtual std::optional<std::int64_t> uniform_score(const CycleContext&) const { return std::nullopt; }
 };
 
 // floor(a / b) for 0 <= a, b > 0, given inv_b = 1.0 / b: a multiplication instead of a

@@ -92,6 +92,8 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   // findNodesThatPassFilters, run sequentially: nodes from nextStartNodeIndex on; upstream's
   // parallel search stops when one feasible node more than needed is found (and discards
   // it), so the nodes that fail before that one count as processed.
+  // Usually NodeResourcesFit is the only filter that can reject this pod: call it directly.
+  const bool only_fit = active_filters_.size() == 1 && dynamic_cast<const NodeResourcesFit*>(active_filters_[0]);
   feasible_.clear();
   reason_names_.clear();
   reason_counts_.clear();
@@ -102,11 +104,18 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     const NodeInfo& ni = nodes_[node_order_[index].value()];
     const FilterPlugin* rejector = nullptr;
     FilterResult r;
-    for (const auto* f : active_filters_) {
-      r = f->filter(ctx, ni);
-      if (!r.ok()) {
-        rejector = f;
-        break;
+    if (only_fit) {
+      if (const char* reason = first_insufficient_resource(spec, ni)) {
+        r = {StatusCode::kUnschedulable, reason};
+        rejector = active_filters_[0];
+      }
+    } else {
+      for (const auto* f : active_filters_) {
+        r = f->filter(ctx, ni);
+        if (!r.ok()) {
+          rejector = f;
+          break;
+        }
       }
     }
     if (rejector) {
@@ -146,10 +155,16 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   const std::size_t m = feasible_.size();
   totals_.assign(m, 0);
   plugin_scores_.resize(m);
+  std::int64_t uniform = 0;  // the part of every node's total that is the same for all
   for (const auto& ws : profile->scorers) {
+    if (const auto same = ws.plugin->uniform_score(ctx)) {
+      uniform += *same * ws.weight;
+      continue;
+    }
     ws.plugin->score(ctx, feasible_, plugin_scores_);
     for (std::size_t i = 0; i < m; ++i) totals_[i] += plugin_scores_[i] * ws.weight;
   }
+  for (auto& t : totals_) t += uniform;
   // selectHost (v1.26): reservoir sampling over ties for the highest total score, in the
   // order the nodes were found; each later tie replaces the pick with probability 1/count.
   std::size_t best = 0;

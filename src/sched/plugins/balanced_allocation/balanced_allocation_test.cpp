@@ -13,6 +13,8 @@
 namespace kubesim {
 namespace {
 
+const ClusterStats kNoStats{};
+
 constexpr std::size_t kGpu = 3;
 
 struct Req {
@@ -54,7 +56,7 @@ Node node(std::int64_t milli_cpu, std::int64_t mem, std::int64_t gpu = 0) {
 
 NodeInfo info(const Node& n, const std::vector<PodTemplate>& existing = {}) {
   NodeInfo ni;
-  ni.node = &n;
+  ni.set_node(NodeId(0), n);
   for (const auto& p : existing) ni.add_pod(p, +1);
   return ni;
 }
@@ -163,7 +165,7 @@ TEST(BalancedAllocation, ScoreSpan) {
   ObjectStore store;
   const NodeInfo* nodes[] = {&i1, &i2};
   std::int64_t scores[2] = {-1, -1};
-  BalancedAllocation().score(CycleContext{store, PodId(0), p}, nodes, scores);
+  BalancedAllocation().score(CycleContext{store, PodId(0), p, kNoStats}, nodes, scores);
   EXPECT_EQ(scores[0], 87);
   EXPECT_EQ(scores[1], 100);
 }

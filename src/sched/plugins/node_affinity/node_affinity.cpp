@@ -59,10 +59,6 @@ FilterResult NodeAffinityPlugin::filter(const CycleContext& ctx, const NodeInfo&
 
 void NodeAffinityPlugin::score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
                                std::span<std::int64_t> scores) const {
-  if (ctx.spec.affinity.preferred.empty()) {  // every sum is 0, which normalization keeps
-    for (auto& s : scores) s = 0;
-    return;
-  }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     std::int64_t sum = 0;
     for (const auto& pref : ctx.spec.affinity.preferred)

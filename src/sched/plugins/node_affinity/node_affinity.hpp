@@ -22,6 +22,11 @@ class NodeAffinityPlugin final : public FilterPlugin, public ScorePlugin {
   FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override;
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;
+  // No preferred terms: every sum is 0, which normalization keeps.
+  std::optional<std::int64_t> uniform_score(const CycleContext& ctx) const override {
+    if (ctx.spec.affinity.preferred.empty()) return 0;
+    return std::nullopt;
+  }
 };
 
 }  // namespace kubesim

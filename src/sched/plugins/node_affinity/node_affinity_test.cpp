@@ -9,6 +9,8 @@
 namespace kubesim {
 namespace {
 
+const ClusterStats kNoStats{};
+
 using Op = NodeSelectorRequirement::Operator;
 
 Node make_node(std::string name, Labels labels) {
@@ -111,19 +113,19 @@ TEST(NodeAffinityFilter, NodeSelectorAndRequiredTerms) {
 TEST(NodeAffinityFilter, PluginStatusAndApplies) {
   const Node a = make_node("a", {{"disk", "ssd"}});
   NodeInfo ni;
-  ni.node = &a;
+  ni.set_node(NodeId(0), a);
   ObjectStore store;
   NodeAffinityPlugin plugin;
   const PodTemplate none = with_selector({});
-  EXPECT_FALSE(plugin.applies(CycleContext{store, PodId(0), none}));
+  EXPECT_FALSE(plugin.applies(CycleContext{store, PodId(0), none, kNoStats}));
   const PodTemplate hdd = with_selector({{"disk", "hdd"}});
-  const CycleContext ctx{store, PodId(0), hdd};
+  const CycleContext ctx{store, PodId(0), hdd, kNoStats};
   EXPECT_TRUE(plugin.applies(ctx));
   const FilterResult r = plugin.filter(ctx, ni);
   EXPECT_EQ(r.code, StatusCode::kUnschedulableAndUnresolvable);
   EXPECT_STREQ(r.reason, "node(s) didn't match Pod's node affinity/selector");
   const PodTemplate ssd = with_selector({{"disk", "ssd"}});
-  EXPECT_TRUE(plugin.filter(CycleContext{store, PodId(0), ssd}, ni).ok());
+  EXPECT_TRUE(plugin.filter(CycleContext{store, PodId(0), ssd, kNoStats}, ni).ok());
 }
 
 TEST(NodeAffinityScore, PreferredWeightsNormalized) {
@@ -132,7 +134,7 @@ TEST(NodeAffinityScore, PreferredWeightsNormalized) {
   std::vector<NodeInfo> infos(nodes.size());
   std::vector<const NodeInfo*> ptrs;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    infos[i].node = &nodes[i];
+    infos[i].set_node(NodeId(static_cast<std::uint32_t>(i)), nodes[i]);
     ptrs.push_back(&infos[i]);
   }
   PodTemplate p;
@@ -143,13 +145,13 @@ TEST(NodeAffinityScore, PreferredWeightsNormalized) {
   p.finalize();
   ObjectStore store;
   std::vector<std::int64_t> scores(4, -1);
-  NodeAffinityPlugin().score(CycleContext{store, PodId(0), p}, ptrs, scores);
+  NodeAffinityPlugin().score(CycleContext{store, PodId(0), p, kNoStats}, ptrs, scores);
   // Sums 0, 2, 8, 6 -> DefaultNormalizeScore(100, reverse=false): 100*s/8 -> 0, 25, 100, 75.
   EXPECT_EQ(scores, (std::vector<std::int64_t>{0, 25, 100, 75}));
 
   PodTemplate q;  // no preferences: all 0, left at 0 (not reversed)
   q.finalize();
-  NodeAffinityPlugin().score(CycleContext{store, PodId(0), q}, ptrs, scores);
+  NodeAffinityPlugin().score(CycleContext{store, PodId(0), q, kNoStats}, ptrs, scores);
   EXPECT_EQ(scores, (std::vector<std::int64_t>{0, 0, 0, 0}));
 }
 

@@ -15,6 +15,8 @@
 namespace kubesim {
 namespace {
 
+const ClusterStats kNoStats{};
+
 constexpr std::int64_t kCore = 1000;  // millicores per upstream "cpu: 1"
 constexpr std::size_t kGpu = 3;       // first extended-resource slot
 
@@ -64,7 +66,7 @@ Node node(std::int64_t cpu_milli, std::int64_t mem, std::int64_t gpu = 0) {
 
 NodeInfo info(const Node& n, const std::vector<PodTemplate>& existing = {}) {
   NodeInfo ni;
-  ni.node = &n;
+  ni.set_node(NodeId(0), n);
   for (const auto& p : existing) ni.add_pod(p, +1);
   return ni;
 }
@@ -170,7 +172,7 @@ TEST(NodeResourcesFitScore, ScoreFillsSpanInOrder) {
   const NodeInfo i2 = info(n2);
   const PodTemplate p = pod({{1000 * kCore, 2000}, {2000 * kCore, 3000}});
   ObjectStore store;
-  const CycleContext ctx{store, PodId(0), p};
+  const CycleContext ctx{store, PodId(0), p, kNoStats};
   const NodeInfo* nodes[] = {&i1, &i2};
   std::int64_t scores[2] = {-1, -1};
   NodeResourcesFit(least()).score(ctx, nodes, scores);
@@ -310,13 +312,13 @@ TEST(FirstInsufficientResource, FilterStatus) {
   const Node n = node(1000, 1000);
   const PodTemplate big = pod({{2000, 1}});
   ObjectStore store;
-  const CycleContext ctx{store, PodId(0), big};
+  const CycleContext ctx{store, PodId(0), big, kNoStats};
   const NodeResourcesFit plugin(least());
   FilterResult r = plugin.filter(ctx, info(n));
   EXPECT_EQ(r.code, StatusCode::kUnschedulable);
   EXPECT_STREQ(r.reason, "Insufficient cpu");
   const PodTemplate small = pod({{1000, 1000}});
-  EXPECT_TRUE(plugin.filter(CycleContext{store, PodId(0), small}, info(n)).ok());
+  EXPECT_TRUE(plugin.filter(CycleContext{store, PodId(0), small, kNoStats}, info(n)).ok());
   EXPECT_EQ(plugin.events_to_register(), kEventPodDelete | kEventNodeAdd | kEventNodeUpdateAny);
 }
 

@@ -25,10 +25,6 @@ void TaintToleration::score(const CycleContext& ctx, std::span<const NodeInfo* c
                             std::span<std::int64_t> scores) const {
   // PreScore keeps only tolerations whose effect is empty or PreferNoSchedule
   // (getAllTolerationPreferNoSchedule); Score counts intolerable PreferNoSchedule taints.
-  if (ctx.cluster.soft_tainted_nodes == 0) {  // every count is 0: reverse normalization gives 100
-    for (auto& s : scores) s = kMaxNodeScore;
-    return;
-  }
   std::vector<Toleration> prefer;
   for (const auto& t : ctx.spec.tolerations)
     if (!t.effect || *t.effect == TaintEffect::kPreferNoSchedule) prefer.push_back(t);

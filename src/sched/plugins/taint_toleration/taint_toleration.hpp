@@ -16,6 +16,11 @@ class TaintToleration final : public FilterPlugin, public ScorePlugin {
   FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override;
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;
+  // No PreferNoSchedule taint anywhere: every count is 0, reverse normalization gives 100.
+  std::optional<std::int64_t> uniform_score(const CycleContext& ctx) const override {
+    if (ctx.cluster.soft_tainted_nodes == 0) return kMaxNodeScore;
+    return std::nullopt;
+  }
 };
 
 }  // namespace kubesim

@@ -10,6 +10,8 @@
 namespace kubesim {
 namespace {
 
+const ClusterStats kNoStats{};
+
 using Op = Toleration::Operator;
 constexpr auto kNoSchedule = TaintEffect::kNoSchedule;
 constexpr auto kPrefer = TaintEffect::kPreferNoSchedule;
@@ -45,6 +47,7 @@ struct Fixture {
   std::vector<Node> nodes;
   std::vector<NodeInfo> infos;
   std::vector<const NodeInfo*> ptrs;
+  ClusterStats stats;  // as the scheduler cache counts them
   explicit Fixture(std::vector<std::vector<Taint>> taints) {
     for (auto& t : taints) {
       Node n;
@@ -54,21 +57,26 @@ struct Fixture {
     }
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       NodeInfo ni;
-      ni.id = NodeId(static_cast<std::uint32_t>(i));
-      ni.node = &nodes[i];
+      ni.set_node(NodeId(static_cast<std::uint32_t>(i)), nodes[i]);
       infos.push_back(ni);
     }
     for (const auto& ni : infos) ptrs.push_back(&ni);
+    for (const auto& n : nodes) {
+      bool hard = false, soft = false;
+      for (const auto& t : n.taints) (t.effect == TaintEffect::kPreferNoSchedule ? soft : hard) = true;
+      stats.hard_tainted_nodes += hard;
+      stats.soft_tainted_nodes += soft;
+    }
   }
   std::vector<std::int64_t> score(const PodTemplate& spec) const {
     ObjectStore store;
     std::vector<std::int64_t> s(ptrs.size(), -1);
-    TaintToleration().score(CycleContext{store, PodId(0), spec}, ptrs, s);
+    TaintToleration().score(CycleContext{store, PodId(0), spec, stats}, ptrs, s);
     return s;
   }
   FilterResult filter(const PodTemplate& spec, std::size_t i) const {
     ObjectStore store;
-    return TaintToleration().filter(CycleContext{store, PodId(0), spec}, infos[i]);
+    return TaintToleration().filter(CycleContext{store, PodId(0), spec, stats}, infos[i]);
   }
 };
 
@@ -120,6 +128,14 @@ TEST(TaintTolerationScore, NoTaintsEveryNode100) {
   // DefaultNormalizeScore(reverse=true) with all counts 0: every node MaxNodeScore.
   const Fixture f({{}, {}, {}});
   EXPECT_EQ(f.score(tolerating({})), (std::vector<std::int64_t>{100, 100, 100}));
+  ObjectStore store;
+  const PodTemplate p = tolerating({});
+  const CycleContext ctx{store, PodId(0), p, f.stats};
+  EXPECT_EQ(TaintToleration().uniform_score(ctx), std::optional<std::int64_t>(100));
+  EXPECT_FALSE(TaintToleration().applies(ctx));  // no NoSchedule/NoExecute taint anywhere
+  // All taints tolerated: counts all 0 -> 100 too.
+  const Fixture g({{{"a", "1", kPrefer}}, {{"b", "2", kPrefer}}});
+  EXPECT_EQ(g.score(tolerating({{"", Op::kExists, "", std::nullopt}})), (std::vector<std::int64_t>{100, 100}));
 }
 
 TEST(TaintTolerationScore, CountsIntolerablePreferNoScheduleReversed) {

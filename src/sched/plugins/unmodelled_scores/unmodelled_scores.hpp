@@ -19,6 +19,7 @@ class ConstantScore final : public ScorePlugin {
   void score(const CycleContext&, std::span<const NodeInfo* const>, std::span<std::int64_t> scores) const override {
     for (auto& s : scores) s = value_;
   }
+  std::optional<std::int64_t> uniform_score(const CycleContext&) const override { return value_; }
 
  private:
   const char* name_;
