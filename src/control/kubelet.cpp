@@ -155,9 +155,9 @@ void Kubelets::on_event(const KubeletEvent& e, SimTime now) {
         if (ps.deadline_exceeded) {
           x.reason = "DeadlineExceeded";
           x.message = "Pod was active on the node longer than the specified deadline";
-        } else if (phase == PodPhase::kFailed) {
-          x.reason = "Error";
         }
+        // A container exiting non-zero fails the pod with no pod-level reason (the
+        // container's terminated state carries "Error").
       });
       return;
     }

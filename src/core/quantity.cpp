@@ -53,7 +53,7 @@ constexpr unsigned __int128 kInt128Limit = (static_cast<unsigned __int128>(1) <<
 std::optional<Quantity> Quantity::parse(std::string_view str, std::string* error) {
   // quantity.go: parseQuantityString, transcribed loop by loop.
   if (str.empty()) {
-    if (error) *error = "quantities must not be empty";
+    if (error) *error = kFormatError;  // ErrFormatWrong, as upstream
     return std::nullopt;
   }
   Quantity q;

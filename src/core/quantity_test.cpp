@@ -118,8 +118,8 @@ TEST(Quantity, EmptyIsRejected) {
 }
 
 // quantity.go ParseQuantity: `if len(str) == 0 { return Quantity{}, ErrFormatWrong }`, and
-// quantity.hpp promises upstream's reason. kubesim says "quantities must not be empty".
-TEST(Quantity, DISABLED_EmptyGivesUpstreamFormatError) {
+// quantity.hpp promises upstream's reason.
+TEST(Quantity, EmptyGivesUpstreamFormatError) {
   std::string error;
   EXPECT_FALSE(Quantity::parse("", &error).has_value());
   EXPECT_EQ(error, kFormatError);

@@ -12,6 +12,7 @@ int ResourceNames::slot(std::string_view name) {
   if (int i = find(name); i >= 0) return i;
   if (names_.size() >= kMaxResources) return -1;
   names_.emplace_back(name);
+  reasons_.push_back("Insufficient " + std::string(name));
   return static_cast<int>(names_.size() - 1);
 }
 

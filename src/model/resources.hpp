@@ -36,15 +36,20 @@ struct Resources {
 // Name <-> slot table. "cpu", "memory" and "ephemeral-storage" are pre-registered.
 class ResourceNames {
  public:
-  ResourceNames() : names_{"cpu", "memory", "ephemeral-storage"} {}
+  ResourceNames()
+      : names_{"cpu", "memory", "ephemeral-storage"},
+        reasons_{"Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"} {}
   // Returns the slot for `name`, registering it; returns -1 when all slots are taken.
   int slot(std::string_view name);
   int find(std::string_view name) const;
   const std::string& name(std::size_t slot) const { return names_[slot]; }
+  // NodeResourcesFit's filter reason for the slot: "Insufficient <name>".
+  const std::string& insufficient_reason(std::size_t slot) const { return reasons_[slot]; }
   std::size_t size() const { return names_.size(); }
 
  private:
   std::vector<std::string> names_;
+  std::vector<std::string> reasons_;
 };
 
 }  // namespace kubesim

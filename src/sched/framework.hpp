@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <memory>
+#include <string_view>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,10 +27,22 @@ enum class StatusCode : std::uint8_t { kSuccess, kError, kUnschedulable, kUnsche
 // of these (at most 32 plugins per profile).
 using PluginIndex = std::uint8_t;
 
+// A filter's verdict on one node: a code and upstream's reasons ("Insufficient cpu", ...).
+// The texts outlive the cycle (static strings, or strings the plugin or store keeps).
 struct FilterResult {
   StatusCode code = StatusCode::kSuccess;
-  const char* reason = nullptr;  // static string, e.g. "Insufficient cpu"
+  std::uint8_t reason_count = 0;
+  std::array<std::string_view, kMaxResources + 1> reasons{};
+
+  static FilterResult failure(StatusCode code, std::string_view reason) {
+    FilterResult r;
+    r.code = code;
+    r.reasons[0] = reason;
+    r.reason_count = 1;
+    return r;
+  }
   bool ok() const { return code == StatusCode::kSuccess; }
+  std::string_view reason() const { return reason_count ? reasons[0] : std::string_view(); }
 };
 
 // Cluster-wide facts the scheduler cache keeps, so plugins can tell in O(1) that they

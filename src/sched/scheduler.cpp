@@ -105,8 +105,8 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     const FilterPlugin* rejector = nullptr;
     FilterResult r;
     if (only_fit) {
-      if (const char* reason = first_insufficient_resource(spec, ni)) {
-        r = {StatusCode::kUnschedulable, reason};
+      if (const std::uint32_t insufficient = insufficient_resources(spec, ni)) {
+        r = fit_failure(insufficient, store_.resource_names());
         rejector = active_filters_[0];
       }
     } else {
@@ -121,12 +121,15 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     if (rejector) {
       ++failed;
       d.interested_events |= rejector->events_to_register();
-      auto it = std::find(reason_names_.begin(), reason_names_.end(), r.reason);
-      if (it == reason_names_.end()) {
-        reason_names_.push_back(r.reason);
-        reason_counts_.push_back(1);
-      } else {
-        ++reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())];
+      // Diagnosis: every reason of every rejected node is counted (FitError.Error).
+      for (std::size_t k = 0; k < r.reason_count; ++k) {
+        auto it = std::find(reason_names_.begin(), reason_names_.end(), r.reasons[k]);
+        if (it == reason_names_.end()) {
+          reason_names_.push_back(r.reasons[k]);
+          reason_counts_.push_back(1);
+        } else {
+          ++reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())];
+        }
       }
       continue;
     }
@@ -141,7 +144,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     // framework/types.go FitError.Error: "0/N nodes are available: <count reason>, ... ."
     std::vector<std::string> parts;
     for (std::size_t i = 0; i < reason_names_.size(); ++i)
-      parts.push_back(std::to_string(reason_counts_[i]) + " " + reason_names_[i]);
+      parts.push_back(std::to_string(reason_counts_[i]) + " " + std::string(reason_names_[i]));
     std::sort(parts.begin(), parts.end());
     d.message = "0/" + std::to_string(n) + " nodes are available:";
     for (std::size_t i = 0; i < parts.size(); ++i) d.message += (i ? ", " : " ") + parts[i];
@@ -388,7 +391,7 @@ void Scheduler::on_node_change(const Change& c, SimTime now) {
   const NodeInfo& ni = nodes_[id.value()];
   const std::function<bool(PodId)> pre_check = [&](PodId pod) {
     const PodTemplate& spec = store_.spec_of(pod);
-    if (first_insufficient_resource(spec, ni) != nullptr) return false;
+    if (insufficient_resources(spec, ni) != 0) return false;
     if (!spec.node_name.empty() && spec.node_name != ni.node->name) return false;
     if (!pod_matches_node_selector_and_affinity(spec, *ni.node)) return false;
     for (const auto& taint : ni.node->taints) {

@@ -116,7 +116,7 @@ class Scheduler {
   std::vector<std::int64_t> plugin_scores_;
   std::vector<const FilterPlugin*> active_filters_;
   std::vector<std::uint32_t> reason_counts_;
-  std::vector<const char*> reason_names_;
+  std::vector<std::string_view> reason_names_;
   std::uint64_t bindings_ = 0;
   std::uint64_t attempts_total_ = 0;
 };

@@ -179,10 +179,8 @@ TEST(SchedulerDecide, FitErrorCountsReasonsSorted) {
 
 // fit.go (v1.26) Filter keeps every insufficient resource as a failure reason, and FitError
 // counts each reason per node, so kube-scheduler says
-// "0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory." kubesim keeps only the
-// first (documented in node_resources_fit.hpp as a simplification), giving
-// "0/2 nodes are available: 2 Insufficient cpu."
-TEST(SchedulerDecide, DISABLED_FitErrorListsEveryInsufficientResource) {
+// "0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory."
+TEST(SchedulerDecide, FitErrorListsEveryInsufficientResource) {
   Cluster c;
   c.add_node("n0", 1000, 1 * kGi);
   c.add_node("n1", 1000, 1 * kGi);

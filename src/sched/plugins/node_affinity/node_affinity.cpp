@@ -54,7 +54,8 @@ bool pod_matches_node_selector_and_affinity(const PodTemplate& spec, const Node&
 
 FilterResult NodeAffinityPlugin::filter(const CycleContext& ctx, const NodeInfo& node) const {
   if (pod_matches_node_selector_and_affinity(ctx.spec, *node.node)) return {};
-  return {StatusCode::kUnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector"};
+  return FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable,
+                               "node(s) didn't match Pod's node affinity/selector");
 }
 
 void NodeAffinityPlugin::score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,

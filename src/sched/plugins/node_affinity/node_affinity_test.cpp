@@ -123,7 +123,7 @@ TEST(NodeAffinityFilter, PluginStatusAndApplies) {
   EXPECT_TRUE(plugin.applies(ctx));
   const FilterResult r = plugin.filter(ctx, ni);
   EXPECT_EQ(r.code, StatusCode::kUnschedulableAndUnresolvable);
-  EXPECT_STREQ(r.reason, "node(s) didn't match Pod's node affinity/selector");
+  EXPECT_EQ(r.reason(), "node(s) didn't match Pod's node affinity/selector");
   const PodTemplate ssd = with_selector({{"disk", "ssd"}});
   EXPECT_TRUE(plugin.filter(CycleContext{store, PodId(0), ssd, kNoStats}, ni).ok());
 }

@@ -13,7 +13,8 @@ class NodeName final : public FilterPlugin {
   bool applies(const CycleContext& ctx) const override { return !ctx.spec.node_name.empty(); }
   FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override {
     if (ctx.spec.node_name.empty() || ctx.spec.node_name == node.node->name) return {};
-    return {StatusCode::kUnschedulableAndUnresolvable, "node(s) didn't match the requested node name"};
+    return FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable,
+                                 "node(s) didn't match the requested node name");
   }
 };
 

@@ -59,27 +59,30 @@ NodeResourcesFit::NodeResourcesFit(ScoringStrategy strategy) : strategy_(std::mo
   for (auto p : strategy_.shape) scaled_shape_.push_back({p.utilization, p.score * (kMaxNodeScore / 10)});
 }
 
-const char* first_insufficient_resource(const PodTemplate& spec, const NodeInfo& node) {
-  if (node.pod_count + 1 > node.allowed_pods) return "Too many pods";
-  const Resources& want = spec.requests;
-  if (spec.requested_slots == 0) return nullptr;  // a pod requesting nothing fits any node
-  static const char* const kInsufficient[kMaxResources] = {
-      "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage", "Insufficient extended resource",
-      "Insufficient extended resource", "Insufficient extended resource", "Insufficient extended resource",
-      "Insufficient extended resource"};
-  // cpu, memory and ephemeral-storage are always compared; extended resources only when
-  // the pod requests them.
+std::uint32_t insufficient_resources(const PodTemplate& spec, const NodeInfo& node) {
+  std::uint32_t out = node.pod_count + 1 > node.allowed_pods ? kTooManyPodsBit : 0;
+  if (spec.requested_slots == 0) return out;  // a pod requesting nothing needs only a pod slot
+  // cpu, memory and ephemeral-storage are always compared; extended resources only when the
+  // pod requests them.
   for (std::uint32_t slots = spec.requested_slots | 0b111u; slots != 0; slots &= slots - 1) {
     const auto i = static_cast<std::size_t>(__builtin_ctz(slots));
-    if (want[i] > node.allocatable[i] - node.requested[i]) return kInsufficient[i];
+    if (spec.requests[i] > node.allocatable[i] - node.requested[i]) out |= 1u << i;
   }
-  return nullptr;
+  return out;
+}
+
+FilterResult fit_failure(std::uint32_t insufficient, const ResourceNames& names) {
+  FilterResult r;
+  r.code = StatusCode::kUnschedulable;
+  if (insufficient & kTooManyPodsBit) r.reasons[r.reason_count++] = "Too many pods";
+  for (std::uint32_t slots = insufficient & ~kTooManyPodsBit; slots != 0; slots &= slots - 1)
+    r.reasons[r.reason_count++] = names.insufficient_reason(static_cast<std::size_t>(__builtin_ctz(slots)));
+  return r;
 }
 
 FilterResult NodeResourcesFit::filter(const CycleContext& ctx, const NodeInfo& node) const {
-  if (const char* reason = first_insufficient_resource(ctx.spec, node))
-    return {StatusCode::kUnschedulable, reason};
-  return {};
+  const std::uint32_t insufficient = insufficient_resources(ctx.spec, node);
+  return insufficient ? fit_failure(insufficient, ctx.store.resource_names()) : FilterResult{};
 }
 
 std::size_t NodeResourcesFit::terms(const PodTemplate& spec, Term* out) const {

@@ -64,9 +64,13 @@ class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
   std::vector<UtilizationShapePoint> scaled_shape_;
 };
 
-// fit.go fitsRequest: the first insufficient resource's reason, or nullptr if the pod fits.
-// Upstream collects every insufficient resource; kubesim reports the first, in upstream's
-// check order (pods, cpu, memory, ephemeral-storage, extended).
-const char* first_insufficient_resource(const PodTemplate& spec, const NodeInfo& node);
+// fit.go fitsRequest: a bit per insufficient resource slot, plus kTooManyPodsBit when the
+// node's pod count is full; 0 when the pod fits.
+inline constexpr std::uint32_t kTooManyPodsBit = 1u << kMaxResources;
+std::uint32_t insufficient_resources(const PodTemplate& spec, const NodeInfo& node);
+// The Unschedulable status for those bits, with every reason in upstream's order:
+// "Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient
+// ephemeral-storage", "Insufficient <extended resource name>".
+FilterResult fit_failure(std::uint32_t insufficient, const ResourceNames& names);
 
 }  // namespace kubesim

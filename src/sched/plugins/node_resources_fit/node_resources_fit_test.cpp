@@ -71,6 +71,18 @@ NodeInfo info(const Node& n, const std::vector<PodTemplate>& existing = {}) {
   return ni;
 }
 
+// The reasons fit_failure gives for `spec` on `node`, joined with ", " ("" when it fits).
+std::string fit_reasons(const PodTemplate& spec, const NodeInfo& node) {
+  ResourceNames names;
+  names.slot("nvidia.com/gpu");
+  const std::uint32_t insufficient = insufficient_resources(spec, node);
+  if (insufficient == 0) return "";
+  const FilterResult r = fit_failure(insufficient, names);
+  std::string out;
+  for (std::size_t k = 0; k < r.reason_count; ++k) out += (k ? ", " : "") + std::string(r.reasons[k]);
+  return out;
+}
+
 ScoringStrategy least(std::vector<ResourceWeight> resources = {{kCpu, 1}, {kMemory, 1}}) {
   ScoringStrategy s;
   s.type = ScoringStrategy::Type::kLeastAllocated;
@@ -287,25 +299,20 @@ TEST(FirstInsufficientResource, CheckOrder) {
   const Case cases[] = {
       {"fits", pod({{1000, 500, 50}}), nullptr},
       {"cpu", pod({{1001, 500}}), "Insufficient cpu"},
-      {"cpu before memory", pod({{1001, 501}}), "Insufficient cpu"},
+      {"cpu and memory", pod({{1001, 501}}), "Insufficient cpu, Insufficient memory"},
       {"memory", pod({{1000, 501}}), "Insufficient memory"},
-      {"memory before ephemeral", pod({{1, 501, 51}}), "Insufficient memory"},
+      {"memory and ephemeral", pod({{1, 501, 51}}), "Insufficient memory, Insufficient ephemeral-storage"},
       {"ephemeral", pod({{1, 1, 51}}), "Insufficient ephemeral-storage"},
       {"nothing requested", pod({{}}), nullptr},
   };
   for (const auto& c : cases) {
-    const char* got = first_insufficient_resource(c.pod, half);
-    if (c.want == nullptr) {
-      EXPECT_EQ(got, nullptr) << c.name;
-    } else {
-      ASSERT_NE(got, nullptr) << c.name;
-      EXPECT_STREQ(got, c.want) << c.name;
-    }
+    const std::string got = fit_reasons(c.pod, half);
+    EXPECT_EQ(got, c.want ? c.want : "") << c.name;
   }
-  // Pod count first: a full node reports "Too many pods" even when cpu is short too.
+  // Pod count first, and every insufficient resource is listed (fit.go fitsRequest).
   const NodeInfo full = info(n, {used, pod({{}})});
-  EXPECT_STREQ(first_insufficient_resource(pod({{5000, 5000}}), full), "Too many pods");
-  EXPECT_STREQ(first_insufficient_resource(pod({}), full), "Too many pods");
+  EXPECT_EQ(fit_reasons(pod({{5000, 5000}}), full), "Too many pods, Insufficient cpu, Insufficient memory");
+  EXPECT_EQ(fit_reasons(pod({}), full), "Too many pods");
 }
 
 TEST(FirstInsufficientResource, FilterStatus) {
@@ -316,7 +323,7 @@ TEST(FirstInsufficientResource, FilterStatus) {
   const NodeResourcesFit plugin(least());
   FilterResult r = plugin.filter(ctx, info(n));
   EXPECT_EQ(r.code, StatusCode::kUnschedulable);
-  EXPECT_STREQ(r.reason, "Insufficient cpu");
+  EXPECT_EQ(r.reason(), "Insufficient cpu");
   const PodTemplate small = pod({{1000, 1000}});
   EXPECT_TRUE(plugin.filter(CycleContext{store, PodId(0), small, kNoStats}, info(n)).ok());
   EXPECT_EQ(plugin.events_to_register(), kEventPodDelete | kEventNodeAdd | kEventNodeUpdateAny);
@@ -324,23 +331,17 @@ TEST(FirstInsufficientResource, FilterStatus) {
 
 // fit.go (v1.26) fitsRequest, scalar resources:
 //   Reason: fmt.Sprintf("Insufficient %v", rName)   -> "Insufficient nvidia.com/gpu"
-// kubesim reports the constant "Insufficient extended resource", so the FitError message
-// ("0/N nodes are available: N Insufficient nvidia.com/gpu.") differs from kube-scheduler's.
-TEST(FirstInsufficientResource, DISABLED_ExtendedResourceReasonNamesTheResource) {
-  ResourceNames names;
-  ASSERT_EQ(names.slot("nvidia.com/gpu"), static_cast<int>(kGpu));
+TEST(FirstInsufficientResource, ExtendedResourceReasonNamesTheResource) {
   const Node n = node(1000, 1000, 1);
-  const char* got = first_insufficient_resource(pod({{0, 0, 0, 2}}), info(n));
-  ASSERT_NE(got, nullptr);
-  EXPECT_STREQ(got, "Insufficient nvidia.com/gpu");
+  EXPECT_EQ(fit_reasons(pod({{0, 0, 0, 2}}), info(n)), "Insufficient nvidia.com/gpu");
 }
 
 TEST(FirstInsufficientResource, ExtendedResourceChecked) {
   const Node n = node(1000, 1000, 1);
-  EXPECT_NE(first_insufficient_resource(pod({{0, 0, 0, 2}}), info(n)), nullptr);
-  EXPECT_EQ(first_insufficient_resource(pod({{0, 0, 0, 1}}), info(n)), nullptr);
+  EXPECT_NE(insufficient_resources(pod({{0, 0, 0, 2}}), info(n)), 0u);
+  EXPECT_EQ(insufficient_resources(pod({{0, 0, 0, 1}}), info(n)), 0u);
   // A node without the extended resource rejects a pod that requests it.
-  EXPECT_NE(first_insufficient_resource(pod({{0, 0, 0, 1}}), info(node(1000, 1000))), nullptr);
+  EXPECT_NE(insufficient_resources(pod({{0, 0, 0, 1}}), info(node(1000, 1000))), 0u);
 }
 
 }  // namespace

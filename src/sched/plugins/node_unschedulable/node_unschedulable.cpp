@@ -7,7 +7,7 @@ FilterResult NodeUnschedulable::filter(const CycleContext& ctx, const NodeInfo& 
   static const Taint kUnschedulableTaint{"node.kubernetes.io/unschedulable", "", TaintEffect::kNoSchedule};
   for (const auto& t : ctx.spec.tolerations)
     if (t.tolerates(kUnschedulableTaint)) return {};
-  return {StatusCode::kUnschedulableAndUnresolvable, "node(s) were unschedulable"};
+  return FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable, "node(s) were unschedulable");
 }
 
 }  // namespace kubesim

@@ -15,8 +15,13 @@ FilterResult TaintToleration::filter(const CycleContext& ctx, const NodeInfo& no
   // v1helper.FindMatchingUntoleratedTaint with the NoSchedule/NoExecute filter.
   for (const auto& taint : node.node->taints) {
     if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
-    if (!tolerated(ctx.spec.tolerations, taint))
-      return {StatusCode::kUnschedulableAndUnresolvable, "node(s) had untolerated taint"};
+    if (!tolerated(ctx.spec.tolerations, taint)) {
+      // taint_toleration.go: fmt.Sprintf("node(s) had untolerated taint {%s: %s}", key, value);
+      // texts are interned so the reason outlives the cycle without an allocation per node.
+      const std::string text = "node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}";
+      auto it = reasons_.insert(text).first;
+      return FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable, *it);
+    }
   }
   return {};
 }

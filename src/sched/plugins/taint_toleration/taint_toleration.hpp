@@ -4,6 +4,9 @@
 // DefaultNormalizeScore(reverse=true), so fewer intolerable taints score higher.
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "sched/framework.hpp"
 
 namespace kubesim {
@@ -16,11 +19,15 @@ class TaintToleration final : public FilterPlugin, public ScorePlugin {
   FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override;
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;
+
   // No PreferNoSchedule taint anywhere: every count is 0, reverse normalization gives 100.
   std::optional<std::int64_t> uniform_score(const CycleContext& ctx) const override {
     if (ctx.cluster.soft_tainted_nodes == 0) return kMaxNodeScore;
     return std::nullopt;
   }
+
+ private:
+  mutable std::set<std::string> reasons_;  // interned filter reasons
 };
 
 }  // namespace kubesim
