@@ -52,6 +52,9 @@ struct ConvertCase {
   const char* expected;
 };
 
+// Failure output and test listings show the case name, not the bytes of the struct.
+void PrintTo(const ConvertCase& c, std::ostream* os) { *os << c.name; }
+
 class SwfToBatsimSmall : public ::testing::TestWithParam<ConvertCase> {};
 
 TEST_P(SwfToBatsimSmall, MatchesPythonByteForByte) {
