@@ -99,40 +99,41 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   reason_counts_.clear();
   std::uint32_t failed = 0;
   std::uint32_t index = next_start_node_index_;
+  // Diagnosis: every reason of every rejected node is counted (FitError.Error), and the
+  // rejecting plugins' events are what the pod waits for.
+  auto reject = [&](const FilterPlugin* plugin, const FilterResult& r) {
+    ++failed;
+    d.interested_events |= plugin->events_to_register();
+    for (std::size_t k = 0; k < r.reason_count; ++k) {
+      auto it = std::find(reason_names_.begin(), reason_names_.end(), r.reasons[k]);
+      if (it == reason_names_.end()) {
+        reason_names_.push_back(r.reasons[k]);
+        reason_counts_.push_back(1);
+      } else {
+        ++reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())];
+      }
+    }
+  };
   for (std::uint32_t i = 0; i < n; ++i, ++index) {
     if (index == n) index = 0;
     const NodeInfo& ni = nodes_[node_order_[index].value()];
-    const FilterPlugin* rejector = nullptr;
-    FilterResult r;
+    bool rejected = false;
     if (only_fit) {
       if (const std::uint32_t insufficient = insufficient_resources(spec, ni)) {
-        r = fit_failure(insufficient, store_.resource_names());
-        rejector = active_filters_[0];
+        reject(active_filters_[0], fit_failure(insufficient, store_.resource_names()));
+        rejected = true;
       }
     } else {
       for (const auto* f : active_filters_) {
-        r = f->filter(ctx, ni);
+        const FilterResult r = f->filter(ctx, ni);
         if (!r.ok()) {
-          rejector = f;
+          reject(f, r);
+          rejected = true;
           break;
         }
       }
     }
-    if (rejector) {
-      ++failed;
-      d.interested_events |= rejector->events_to_register();
-      // Diagnosis: every reason of every rejected node is counted (FitError.Error).
-      for (std::size_t k = 0; k < r.reason_count; ++k) {
-        auto it = std::find(reason_names_.begin(), reason_names_.end(), r.reasons[k]);
-        if (it == reason_names_.end()) {
-          reason_names_.push_back(r.reasons[k]);
-          reason_counts_.push_back(1);
-        } else {
-          ++reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())];
-        }
-      }
-      continue;
-    }
+    if (rejected) continue;
     if (feasible_.size() == to_find) break;
     feasible_.push_back(&ni);
   }
