@@ -361,17 +361,21 @@ void Scheduler::on_pod_change(const Change& c, SimTime now) {
   }
 }
 
+void Scheduler::count_node(const Node& node) {
+  if (node.unschedulable) ++stats_.unschedulable_nodes;
+  bool hard = false;
+  bool soft = false;
+  for (const auto& t : node.taints) (t.effect == TaintEffect::kPreferNoSchedule ? soft : hard) = true;
+  stats_.hard_tainted_nodes += hard;
+  stats_.soft_tainted_nodes += soft;
+}
+
 void Scheduler::refresh_nodes() {
   stats_ = ClusterStats{};
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {  // the store's node table may have moved
-    NodeInfo& ni = nodes_[i];
-    ni.set_node(NodeId(static_cast<std::uint32_t>(i)), store_.node(NodeId(static_cast<std::uint32_t>(i))));
-    if (ni.node->unschedulable) ++stats_.unschedulable_nodes;
-    bool hard = false;
-    bool soft = false;
-    for (const auto& t : ni.node->taints) (t.effect == TaintEffect::kPreferNoSchedule ? soft : hard) = true;
-    stats_.hard_tainted_nodes += hard;
-    stats_.soft_tainted_nodes += soft;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const NodeId id(static_cast<std::uint32_t>(i));
+    nodes_[i].set_node(id, store_.node(id));
+    count_node(store_.node(id));
   }
   node_order_dirty_ = true;
 }
@@ -386,7 +390,14 @@ void Scheduler::on_node_change(const Change& c, SimTime now) {
   }
   const NodeId id(c.id);
   if (id.value() >= nodes_.size()) nodes_.resize(id.value() + 1);
-  refresh_nodes();
+  // Re-read every node only if the store's node table moved; else just the new one.
+  if (id.value() > 0 && nodes_[0].node != &store_.node(NodeId(0))) {
+    refresh_nodes();
+  } else {
+    nodes_[id.value()].set_node(id, store_.node(id));
+    count_node(*nodes_[id.value()].node);
+    node_order_dirty_ = true;
+  }
   // eventhandlers.go preCheckForNode: only pods that would pass admission on the new node
   // (resources, NodeName, node affinity) and tolerate its NoSchedule/NoExecute taints move.
   const NodeInfo& ni = nodes_[id.value()];

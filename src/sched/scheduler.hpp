@@ -78,6 +78,7 @@ class Scheduler {
   const Profile* profile_for(const PodTemplate& spec) const;
   void ensure_node_order();
   void refresh_nodes();  // re-reads node objects into the cache and recounts ClusterStats
+  void count_node(const Node& node);  // adds a node to ClusterStats
   void start_cycle(SimTime now);
   void finish_cycle(SimTime now);
   void schedule_next_cycle(SimTime now);

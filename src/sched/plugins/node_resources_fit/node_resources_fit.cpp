@@ -150,6 +150,33 @@ void NodeResourcesFit::score(const CycleContext& ctx, std::span<const NodeInfo* 
                              std::span<std::int64_t> scores) const {
   Term t[kMaxResources];
   const std::size_t n = terms(ctx.spec, t);
+  // The default configuration (LeastAllocated over cpu and memory) inlined: the same
+  // integer formulas as score_terms, with the divisions by the node's capacity and by the
+  // weight sum done by exact reciprocal multiplication.
+  if (strategy_.type == ScoringStrategy::Type::kLeastAllocated && n == 2 && t[0].slot == kCpu &&
+      t[1].slot == kMemory) {
+    const std::int64_t weight_sum = t[0].weight + t[1].weight;
+    const double inverse_weight_sum = 1.0 / static_cast<double>(weight_sum);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const NodeInfo& ni = *nodes[i];
+      const std::int64_t alloc_cpu = ni.allocatable[kCpu];
+      const std::int64_t alloc_mem = ni.allocatable[kMemory];
+      if (alloc_cpu == 0 || alloc_mem == 0) {
+        scores[i] = score_terms(t, n, ni);
+        continue;
+      }
+      const std::int64_t req_cpu = ni.nonzero_cpu + t[0].pod_request;
+      const std::int64_t req_mem = ni.nonzero_memory + t[1].pod_request;
+      const std::int64_t s_cpu =
+          req_cpu > alloc_cpu ? 0
+                              : divide_exact((alloc_cpu - req_cpu) * kMaxNodeScore, alloc_cpu, ni.inverse_allocatable[kCpu]);
+      const std::int64_t s_mem =
+          req_mem > alloc_mem ? 0
+                              : divide_exact((alloc_mem - req_mem) * kMaxNodeScore, alloc_mem, ni.inverse_allocatable[kMemory]);
+      scores[i] = divide_exact(s_cpu * t[0].weight + s_mem * t[1].weight, weight_sum, inverse_weight_sum);
+    }
+    return;
+  }
   for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = score_terms(t, n, *nodes[i]);
 }
 

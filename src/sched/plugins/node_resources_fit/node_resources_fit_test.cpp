@@ -4,6 +4,7 @@
 // framework/plugins/helper/shape_score_test.go and fit.go (fitsRequest). Upstream's "cpu":
 // "4000" is 4000 cores; kubesim stores millicores, so those cpu values are x1000 here (the
 // scores only depend on ratios).
+#include "core/random.hpp"
 #include "sched/plugins/node_resources_fit/node_resources_fit.hpp"
 
 #include <optional>
@@ -342,6 +343,43 @@ TEST(FirstInsufficientResource, ExtendedResourceChecked) {
   EXPECT_EQ(insufficient_resources(pod({{0, 0, 0, 1}}), info(n)), 0u);
   // A node without the extended resource rejects a pod that requests it.
   EXPECT_NE(insufficient_resources(pod({{0, 0, 0, 1}}), info(node(1000, 1000))), 0u);
+}
+
+}  // namespace
+}  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+// score() inlines the default configuration with reciprocal divisions; it must equal the
+// generic per-node formula (score_node) everywhere, including at exact-division boundaries.
+TEST(NodeResourcesFitScore, InlinedDefaultEqualsGenericFormula) {
+  RandomStream rng(7, "fit-equivalence");
+  const NodeResourcesFit plugin(ScoringStrategy{});
+  const ClusterStats stats{};
+  ObjectStore store;
+  for (int round = 0; round < 2000; ++round) {
+    Node n;
+    n.allocatable[kCpu] = 1 + static_cast<std::int64_t>(rng.uniform_below(128000));
+    n.allocatable[kMemory] = 1 + static_cast<std::int64_t>(rng.uniform_below(std::uint64_t{1} << 40));
+    n.allowed_pods = 110;
+    NodeInfo ni;
+    ni.set_node(NodeId(0), n);
+    ni.nonzero_cpu = static_cast<std::int64_t>(rng.uniform_below(static_cast<std::uint64_t>(n.allocatable[kCpu]) + 1));
+    ni.nonzero_memory =
+        static_cast<std::int64_t>(rng.uniform_below(static_cast<std::uint64_t>(n.allocatable[kMemory]) + 1));
+    PodTemplate spec;
+    Container c;
+    c.requests[kCpu] = static_cast<std::int64_t>(rng.uniform_below(4000));
+    c.requests[kMemory] = static_cast<std::int64_t>(rng.uniform_below(std::uint64_t{1} << 34));
+    c.requested_mask = (1u << kCpu) | (1u << kMemory);
+    spec.containers.push_back(c);
+    spec.finalize();
+    const NodeInfo* nodes[] = {&ni};
+    std::int64_t score = -1;
+    plugin.score(CycleContext{store, PodId(0), spec, stats}, nodes, std::span<std::int64_t>(&score, 1));
+    ASSERT_EQ(score, plugin.score_node(spec, ni)) << "round " << round;
+  }
 }
 
 }  // namespace
