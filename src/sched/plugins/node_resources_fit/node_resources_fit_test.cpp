@@ -379,6 +379,10 @@ TEST(NodeResourcesFitScore, InlinedDefaultEqualsGenericFormula) {
     std::int64_t score = -1;
     plugin.score(CycleContext{store, PodId(0), spec, stats}, nodes, std::span<std::int64_t>(&score, 1));
     ASSERT_EQ(score, plugin.score_node(spec, ni)) << "round " << round;
+    // Plain integer arithmetic, as least_allocated.go writes it.
+    const std::int64_t cpu = least_requested_score(ni.nonzero_cpu + c.requests[kCpu], n.allocatable[kCpu]);
+    const std::int64_t mem = least_requested_score(ni.nonzero_memory + c.requests[kMemory], n.allocatable[kMemory]);
+    ASSERT_EQ(score, (cpu + mem) / 2) << "round " << round;
   }
 }
 
