@@ -33,16 +33,7 @@ SimulationInputs synthetic(std::uint32_t nodes, std::uint32_t pods, std::uint32_
     set_label(n.labels, "kubernetes.io/hostname", n.name);
     in.nodes.push_back(std::move(n));
   }
-  PodTemplate t;
-  Container c;
-  c.name = "main";
-  c.requests[kCpu] = 1000;
-  c.requests[kMemory] = 2LL << 30;
-  c.requested_mask = (1u << kCpu) | (1u << kMemory);
-  c.limits = c.requests;
-  c.limited_mask = c.requested_mask;
-  t.containers.push_back(c);
-  in.workload.templates.push_back(t);
+  in.workload.templates.push_back(batch_job_template(1000, 2LL << 30));
   in.workload.jobs.reserve(pods);
   for (std::uint32_t i = 0; i < pods; ++i) {
     WorkloadJob j;

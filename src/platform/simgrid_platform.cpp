@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/read_file.hpp"
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
 
@@ -21,14 +22,6 @@ namespace {
 
 // Batkube's nodes always had status.allocatable.pods = "110" (pkg/broker/resources.go).
 constexpr std::int64_t kBatkubeAllowedPods = 110;
-
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Maps pugixml byte offsets to 1-based line numbers.
 class LineMap {
@@ -211,7 +204,7 @@ class PlatformReader {
 
 ClusterSpec read_simgrid_platform(const std::string& path, [[maybe_unused]] ResourceNames& names) {
   // Only cpu and memory (pre-registered slots) come from a platform, so `names` is untouched.
-  const std::string text = read_whole_file(path);
+  const std::string text = read_input_file(path);
   pugi::xml_document doc;
   pugi::xml_parse_result result = doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
   LineMap lines(text);

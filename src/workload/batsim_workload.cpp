@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/read_file.hpp"
 #include "core/quantity.hpp"
 
 namespace kubesim {
@@ -25,14 +26,6 @@ using nlohmann::json;
 
 constexpr double kMaxSeconds = 1e12;  // ~31,700 years: larger values are corrupt input
 const std::string kDefaultScheduler = "default-scheduler";
-
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Records where each element of the top-level "jobs" array and each member of the top-level
 // "profiles" object starts, so that semantic errors found on the parsed DOM (which keeps no
@@ -341,21 +334,7 @@ class BatsimReader {
   }
 
   static PodTemplate make_template(const Profile& prof, std::int64_t cpu_milli) {
-    PodTemplate t;
-    Container c;
-    c.name = "main";
-    c.requests[kCpu] = cpu_milli;
-    c.requested_mask = 1u << kCpu;
-    if (prof.memory_bytes) {
-      c.requests[kMemory] = *prof.memory_bytes;
-      c.requested_mask |= 1u << kMemory;
-    }
-    c.limits = c.requests;  // Batkube set requests and limits to the same cpu
-    c.limited_mask = c.requested_mask;
-    t.containers.push_back(std::move(c));
-    t.scheduler_name = prof.scheduler;
-    t.finalize();
-    return t;
+    return batch_job_template(cpu_milli, prof.memory_bytes, prof.scheduler);
   }
 
   std::string path_;
@@ -367,7 +346,7 @@ class BatsimReader {
 
 Workload read_batsim_workload(const std::string& path, ResourceNames& /*names*/) {
   // Only cpu and memory are requested, and both have fixed slots.
-  const std::string text = read_whole_file(path);
+  const std::string text = read_input_file(path);
   json root;
   try {
     root = json::parse(text);

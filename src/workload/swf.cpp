@@ -231,20 +231,7 @@ Workload swf_to_workload(const SwfTrace& trace, const SwfOptions& options, Resou
     const auto key = std::make_pair(cpu, u.memory.value_or(-1));
     auto [it, inserted] = template_of.emplace(key, static_cast<std::uint32_t>(w.templates.size()));
     if (inserted) {
-      PodTemplate t;
-      Container c;
-      c.name = "main";
-      c.requests[kCpu] = cpu;
-      c.requested_mask = 1u << kCpu;
-      if (u.memory) {
-        c.requests[kMemory] = *u.memory;
-        c.requested_mask |= 1u << kMemory;
-      }
-      c.limits = c.requests;
-      c.limited_mask = c.requested_mask;
-      t.containers.push_back(std::move(c));
-      t.finalize();
-      w.templates.push_back(std::move(t));
+      w.templates.push_back(batch_job_template(cpu, u.memory));
     }
     WorkloadJob job;
     job.id = std::to_string(r.job_number);

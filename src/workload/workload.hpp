@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct SkippedJobs {
   void add(const std::string& reason);
   std::uint64_t total() const;
 };
+
+// The pod template of a batch job as Batkube built it: one container "main" whose requests
+// equal its limits (cpu in millicores, memory in bytes when given).
+PodTemplate batch_job_template(std::int64_t cpu_milli, std::optional<std::int64_t> memory_bytes,
+                               std::string scheduler_name = "default-scheduler");
 
 struct Workload {
   std::string name = "w0";  // Batsim workload name, as Batsim names the first workload
