@@ -176,7 +176,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "kubesim: error: %s (see kubesim --help)\n", e.what());
+    return 2;
   }
   try {
     if (run_cmd->parsed()) {
