@@ -30,7 +30,9 @@ std::vector<std::uint32_t> drain(SchedulingQueue& q) {
 std::uint64_t pop_expect(SchedulingQueue& q, PodId p) {
   auto got = q.pop();
   EXPECT_TRUE(got.has_value());
-  if (got) EXPECT_EQ(*got, p);
+  if (got) {
+    EXPECT_EQ(*got, p);
+  }
   return q.scheduling_cycle();
 }
 
@@ -290,7 +292,9 @@ TEST(SchedulingQueue, ManyPodsStaySorted) {
     const std::int32_t prio = static_cast<std::int32_t>((i * 37) % 7);
     const SimTime ts = sec(static_cast<double>((i * 13) % 11));
     ASSERT_LE(prio, last_prio);
-    if (prio == last_prio) ASSERT_GE(ts, last_ts);
+    if (prio == last_prio) {
+      ASSERT_GE(ts, last_ts);
+    }
     last_prio = prio;
     last_ts = ts;
   }
