@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "sched/plugins/node_affinity/node_affinity.hpp"
 #include "sched/plugins/node_resources_fit/node_resources_fit.hpp"
+#include "sched/plugins/taint_toleration/taint_toleration.hpp"
 
 namespace kubesim {
 
@@ -406,12 +407,7 @@ void Scheduler::on_node_change(const Change& c, SimTime now) {
     if (insufficient_resources(spec, ni) != 0) return false;
     if (!spec.node_name.empty() && spec.node_name != ni.node->name) return false;
     if (!pod_matches_node_selector_and_affinity(spec, *ni.node)) return false;
-    for (const auto& taint : ni.node->taints) {
-      if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
-      if (std::none_of(spec.tolerations.begin(), spec.tolerations.end(),
-                       [&](const Toleration& t) { return t.tolerates(taint); }))
-        return false;
-    }
+    if (first_untolerated_schedule_taint(*ni.node, spec.tolerations)) return false;
     return true;
   };
   queue_.move_all(kEventNodeAdd, now, &pre_check);

@@ -111,13 +111,7 @@ std::int64_t NodeResourcesFit::score_terms(const Term* terms, std::size_t n, con
     const std::int64_t req = base + t.pod_request;
     switch (strategy_.type) {
       case ScoringStrategy::Type::kLeastAllocated:
-        if (t.slot <= kMemory) {  // leastRequestedScore with the node's precomputed 1/capacity
-          const std::int64_t s =
-              req > alloc ? 0 : divide_exact((alloc - req) * kMaxNodeScore, alloc, node.inverse_allocatable[t.slot]);
-          node_score += s * t.weight;
-        } else {
-          node_score += least_requested_score(req, alloc) * t.weight;
-        }
+        node_score += least_requested_score(req, alloc) * t.weight;
         weight_sum += t.weight;
         break;
       case ScoringStrategy::Type::kMostAllocated:

@@ -11,19 +11,20 @@ bool tolerated(const std::vector<Toleration>& tolerations, const Taint& taint) {
 
 }  // namespace
 
+const Taint* first_untolerated_schedule_taint(const Node& node, const std::vector<Toleration>& tolerations) {
+  for (const auto& taint : node.taints)
+    if (taint.effect != TaintEffect::kPreferNoSchedule && !tolerated(tolerations, taint)) return &taint;
+  return nullptr;
+}
+
 FilterResult TaintToleration::filter(const CycleContext& ctx, const NodeInfo& node) const {
-  // v1helper.FindMatchingUntoleratedTaint with the NoSchedule/NoExecute filter.
-  for (const auto& taint : node.node->taints) {
-    if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
-    if (!tolerated(ctx.spec.tolerations, taint)) {
-      // taint_toleration.go: fmt.Sprintf("node(s) had untolerated taint {%s: %s}", key, value);
-      // texts are interned so the reason outlives the cycle without an allocation per node.
-      const std::string text = "node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}";
-      auto it = reasons_.insert(text).first;
-      return FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable, *it);
-    }
-  }
-  return {};
+  const Taint* taint = first_untolerated_schedule_taint(*node.node, ctx.spec.tolerations);
+  if (!taint) return {};
+  // taint_toleration.go: fmt.Sprintf("node(s) had untolerated taint {%s: %s}", key, value);
+  // texts are interned so the reason outlives the cycle without an allocation per node.
+  const std::string text = "node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}";
+  auto it = reasons_.insert(text).first;
+  return FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable, *it);
 }
 
 void TaintToleration::score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
