@@ -26,5 +26,7 @@ using PodId = Id<struct PodTag>;
 using NodeId = Id<struct NodeTag>;
 using NamespaceId = Id<struct NamespaceTag>;
 using PodTemplateId = Id<struct PodTemplateTag>;
+using JobId = Id<struct JobTag>;
+using QuotaId = Id<struct QuotaTag>;
 
 }  // namespace kubesim

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "control/cluster_actions.hpp"
 #include "control/kubelet.hpp"
 #include "core/event_queue.hpp"
 #include "engine/model_config.hpp"
@@ -29,8 +30,12 @@ struct SimulationOptions {
 struct SimulationInputs {
   ResourceNames resource_names;
   std::vector<Node> nodes;
-  Workload workload;
+  Workload workload;  // its namespaces are created in order (NamespaceId = index)
   SchedulerConfig scheduler;
+  std::vector<PriorityClass> priority_classes;
+  std::vector<ResourceQuota> quotas;  // ns indexes workload.namespaces
+  std::vector<PodDisruptionBudget> pod_disruption_budgets;  // ns indexes workload.namespaces
+  std::vector<ClusterAction> actions;  // sorted by time
 };
 
 class Simulation final : public ChangeListener, private SchedulerHost, private KubeletHost {

@@ -38,4 +38,82 @@ PodId ObjectStore::create_pod(Pod pod) {
   return id;
 }
 
+JobId ObjectStore::create_job(Job job) {
+  const JobId id(static_cast<std::uint32_t>(jobs_.size()));
+  job.resource_version = ++resource_version_;
+  jobs_.push_back(std::move(job));
+  announce(Change{ObjectKind::kJob, ChangeType::kAdded, id.value(), resource_version_, NodeId(), PodPhase::kPending,
+                  PodPhase::kPending, NodeId()});
+  return id;
+}
+
+QuotaId ObjectStore::create_quota(ResourceQuota quota) {
+  KUBESIM_ASSERT(quota.ns.valid() && quota.ns.value() < namespaces_.size());
+  const QuotaId id(static_cast<std::uint32_t>(quotas_.size()));
+  quota.resource_version = ++resource_version_;
+  if (quotas_by_namespace_.size() <= quota.ns.value()) quotas_by_namespace_.resize(quota.ns.value() + 1);
+  quotas_by_namespace_[quota.ns.value()].push_back(id);
+  quotas_.push_back(std::move(quota));
+  announce(Change{ObjectKind::kQuota, ChangeType::kAdded, id.value(), resource_version_, NodeId(), PodPhase::kPending,
+                  PodPhase::kPending, NodeId()});
+  return id;
+}
+
+const std::vector<QuotaId>& ObjectStore::quotas_in(NamespaceId ns) const {
+  static const std::vector<QuotaId> kNone;
+  return ns.value() < quotas_by_namespace_.size() ? quotas_by_namespace_[ns.value()] : kNone;
+}
+
+void ObjectStore::add_priority_class(PriorityClass pc) { priority_classes_.push_back(std::move(pc)); }
+
+void ObjectStore::add_pod_disruption_budget(PodDisruptionBudget pdb) { pdbs_.push_back(std::move(pdb)); }
+
+const PriorityClass* ObjectStore::find_priority_class(const std::string& name) const {
+  for (const auto& pc : priority_classes_)
+    if (pc.name == name) return &pc;
+  return nullptr;
+}
+
+const PriorityClass* ObjectStore::default_priority_class() const {
+  // plugin/pkg/admission/priority/admission.go getDefaultPriorityClass: the globalDefault
+  // class with the highest value.
+  const PriorityClass* best = nullptr;
+  for (const auto& pc : priority_classes_)
+    if (pc.global_default && (!best || pc.value > best->value)) best = &pc;
+  return best;
+}
+
+std::optional<NamespaceId> ObjectStore::find_namespace(const std::string& name) const {
+  if (auto it = namespace_index_.find(name); it != namespace_index_.end()) return it->second;
+  return std::nullopt;
+}
+
+void ObjectStore::delete_pod(PodId id, SimTime now, Duration grace, DisruptionReason reason) {
+  const Pod& p = pods_[id.value()];
+  if (p.deleted || p.terminating()) return;
+  if (!p.node.valid() || is_terminal(p.phase)) {
+    // Nothing runs on a node (or it already stopped): the API server deletes at once.
+    update_pod(id, [&](Pod& x) {
+      x.deletion_requested = now;
+      x.disruption = reason;
+    });
+    remove_pod(id);
+    return;
+  }
+  update_pod(id, [&](Pod& x) {
+    x.deletion_requested = now;
+    x.deletion_grace = grace;
+    x.disruption = reason;
+  });
+}
+
+void ObjectStore::remove_pod(PodId id) {
+  Pod& p = pods_[id.value()];
+  if (p.deleted) return;
+  p.deleted = true;
+  p.resource_version = ++resource_version_;
+  announce(Change{ObjectKind::kPod, ChangeType::kDeleted, id.value(), p.resource_version, p.node, p.phase, p.phase,
+                  p.node});
+}
+
 }  // namespace kubesim

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -14,7 +15,7 @@
 
 namespace kubesim {
 
-enum class ObjectKind : std::uint8_t { kNamespace, kNode, kPod };
+enum class ObjectKind : std::uint8_t { kNamespace, kNode, kPod, kJob, kQuota };
 enum class ChangeType : std::uint8_t { kAdded, kModified, kDeleted };
 
 // One entry of the change feed. It carries a snapshot of the pod fields that change over a
@@ -42,6 +43,18 @@ class ObjectStore {
   NodeId create_node(Node node);
   PodTemplateId add_template(PodTemplate spec);  // finalizes the derived requests
   PodId create_pod(Pod pod);
+  JobId create_job(Job job);
+  QuotaId create_quota(ResourceQuota quota);
+  void add_priority_class(PriorityClass pc);
+  void add_pod_disruption_budget(PodDisruptionBudget pdb);
+
+  // The DELETE of a pod: sets the deletion timestamp (now + grace) and the disruption
+  // reason; the kubelet then stops the containers. A pod that was never bound is removed
+  // at once. No-op for pods already terminating or deleted.
+  void delete_pod(PodId id, SimTime now, Duration grace, DisruptionReason reason);
+  // The final removal from the API (after the kubelet confirmed the containers stopped):
+  // announces a Deleted change.
+  void remove_pod(PodId id);
 
   // Applies `mutate` to the pod, then stamps a new resourceVersion and announces it.
   template <class Mutate>
@@ -62,6 +75,22 @@ class ObjectStore {
     announce(Change{ObjectKind::kNode, ChangeType::kModified, id.value(), n.resource_version, id, PodPhase::kPending,
                     PodPhase::kPending, id});
   }
+  template <class Mutate>
+  void update_job(JobId id, Mutate&& mutate) {
+    Job& j = jobs_[id.value()];
+    mutate(j);
+    j.resource_version = ++resource_version_;
+    announce(Change{ObjectKind::kJob, ChangeType::kModified, id.value(), j.resource_version, NodeId(),
+                    PodPhase::kPending, PodPhase::kPending, NodeId()});
+  }
+  template <class Mutate>
+  void update_quota(QuotaId id, Mutate&& mutate) {
+    ResourceQuota& q = quotas_[id.value()];
+    mutate(q);
+    q.resource_version = ++resource_version_;
+    announce(Change{ObjectKind::kQuota, ChangeType::kModified, id.value(), q.resource_version, NodeId(),
+                    PodPhase::kPending, PodPhase::kPending, NodeId()});
+  }
   // Simulator statistics that are not API fields: no new resourceVersion, no change event.
   Pod& pod_statistics(PodId id) { return pods_[id.value()]; }
 
@@ -70,16 +99,30 @@ class ObjectStore {
   const Namespace& namespace_(NamespaceId id) const { return namespaces_[id.value()]; }
   const PodTemplate& spec(PodTemplateId id) const { return templates_[id.value()]; }
   const PodTemplate& spec_of(PodId id) const { return templates_[pods_[id.value()].spec.value()]; }
+  const Job& job(JobId id) const { return jobs_[id.value()]; }
+  const ResourceQuota& quota(QuotaId id) const { return quotas_[id.value()]; }
+  // The quotas of a namespace, in creation order.
+  const std::vector<QuotaId>& quotas_in(NamespaceId ns) const;
+  // nullptr when there is no PriorityClass of that name.
+  const PriorityClass* find_priority_class(const std::string& name) const;
+  // The globalDefault PriorityClass (the one with the highest value if several), or nullptr.
+  const PriorityClass* default_priority_class() const;
+  const std::vector<PriorityClass>& priority_classes() const { return priority_classes_; }
+  const std::vector<PodDisruptionBudget>& pod_disruption_budgets() const { return pdbs_; }
+  std::optional<NamespaceId> find_namespace(const std::string& name) const;
 
   std::size_t pod_count() const { return pods_.size(); }
   std::size_t node_count() const { return nodes_.size(); }
   std::size_t namespace_count() const { return namespaces_.size(); }
+  std::size_t job_count() const { return jobs_.size(); }
+  std::size_t quota_count() const { return quotas_.size(); }
   std::uint64_t resource_version() const { return resource_version_; }
   ResourceNames& resource_names() { return resource_names_; }
   const ResourceNames& resource_names() const { return resource_names_; }
 
   void add_listener(ChangeListener* listener) { listeners_.push_back(listener); }
   void reserve_pods(std::size_t n) { pods_.reserve(n); }
+  void reserve_jobs(std::size_t n) { jobs_.reserve(n); }
 
  private:
   void announce(const Change& change) {
@@ -91,6 +134,11 @@ class ObjectStore {
   std::vector<Node> nodes_;
   std::vector<PodTemplate> templates_;
   std::vector<Pod> pods_;
+  std::vector<Job> jobs_;
+  std::vector<ResourceQuota> quotas_;
+  std::vector<std::vector<QuotaId>> quotas_by_namespace_;
+  std::vector<PriorityClass> priority_classes_;
+  std::vector<PodDisruptionBudget> pdbs_;
   std::vector<ChangeListener*> listeners_;
   ResourceNames resource_names_;
   std::uint64_t resource_version_ = 0;

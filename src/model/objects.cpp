@@ -47,6 +47,38 @@ bool Toleration::tolerates(const Taint& taint) const {
   return false;
 }
 
+bool LabelSelector::matches(const Labels& labels) const {
+  for (const auto& [k, v] : match_labels) {
+    const std::string* have = find_label(labels, k);
+    if (!have || *have != v) return false;
+  }
+  using Op = NodeSelectorRequirement::Operator;
+  for (const auto& r : match_expressions) {
+    const std::string* have = find_label(labels, r.key);
+    const bool listed = have && std::find(r.values.begin(), r.values.end(), *have) != r.values.end();
+    switch (r.op) {
+      case Op::kIn: if (!listed) return false; break;
+      case Op::kNotIn: if (listed) return false; break;
+      case Op::kExists: if (!have) return false; break;
+      case Op::kDoesNotExist: if (have) return false; break;
+      case Op::kGt:
+      case Op::kLt: return false;
+    }
+  }
+  return true;
+}
+
+const char* to_string(DisruptionReason r) {
+  switch (r) {
+    case DisruptionReason::kNone: return "";
+    case DisruptionReason::kPreemptionByScheduler: return "PreemptionByKubeScheduler";
+    case DisruptionReason::kDeletionByTaintManager: return "DeletionByTaintManager";
+    case DisruptionReason::kEvictionByEvictionAPI: return "EvictionByEvictionAPI";
+    case DisruptionReason::kDeletionByUser: return "";
+  }
+  return "";
+}
+
 const char* to_string(PodPhase p) {
   switch (p) {
     case PodPhase::kPending: return "Pending";

@@ -78,6 +78,58 @@ struct Namespace {
   std::uint64_t resource_version = 0;
 };
 
+// metav1.LabelSelector: matchLabels ANDed with matchExpressions (In, NotIn, Exists,
+// DoesNotExist). An empty selector matches everything.
+struct LabelSelector {
+  Labels match_labels;
+  std::vector<NodeSelectorRequirement> match_expressions;  // Gt/Lt are not valid here
+  bool matches(const Labels& labels) const;
+};
+
+// scheduling.k8s.io/v1 PriorityClass.
+enum class PreemptionPolicy : std::uint8_t { kPreemptLowerPriority, kNever };
+struct PriorityClass {
+  std::string name;
+  std::int32_t value = 0;
+  bool global_default = false;
+  PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
+};
+
+// core/v1 ResourceQuota, reduced to what the pod evaluator (pkg/quota/v1/evaluator/core/
+// pods.go) tracks: requests.<r> (and the bare <r> for cpu, memory, ephemeral-storage),
+// limits.<r>, pods and count/pods. Other names (services, ...) are kept and never used by
+// pods. status.used is maintained by admission (+) and the quota controller (-).
+struct QuotaItem {
+  enum class Kind : std::uint8_t { kRequests, kLimits, kPods, kOther };
+  std::string name;  // as written in spec.hard, e.g. "requests.cpu"
+  Kind kind = Kind::kOther;
+  std::uint8_t slot = 0;  // resource slot for kRequests / kLimits
+  std::int64_t hard = 0;  // milli for cpu, units otherwise (Quantity.Value / MilliValue)
+  std::int64_t used = 0;
+};
+struct ResourceQuota {
+  std::string name;
+  NamespaceId ns;
+  std::vector<QuotaItem> items;  // sorted by name
+  std::uint64_t resource_version = 0;
+};
+
+// policy/v1 PodDisruptionBudget: exactly one of min_available / max_unavailable, each an
+// absolute number or a percentage of the matching pods (rounded up, as upstream's
+// intstr.GetScaledValueFromIntOrPercent with roundUp=true).
+struct IntOrPercent {
+  std::int32_t value = 0;
+  bool percent = false;
+  std::int32_t scaled(std::int32_t total) const { return percent ? (value * total + 99) / 100 : value; }
+};
+struct PodDisruptionBudget {
+  std::string name;
+  NamespaceId ns;
+  LabelSelector selector;
+  std::optional<IntOrPercent> min_available;
+  std::optional<IntOrPercent> max_unavailable;
+};
+
 struct Container {
   std::string name;
   // Only the resources named in the manifest; `requested` marks which slots were given.
@@ -95,7 +147,8 @@ struct PodTemplate {
   Labels labels;
   std::string scheduler_name = "default-scheduler";
   std::string priority_class_name;
-  std::int32_t priority = 0;
+  std::int32_t priority = 0;  // resolved from the PriorityClass at admission
+  PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
   Labels node_selector;
   NodeAffinity affinity;
   bool has_affinity = false;
@@ -114,10 +167,22 @@ enum class PodPhase : std::uint8_t { kPending, kRunning, kSucceeded, kFailed };
 const char* to_string(PodPhase p);
 inline bool is_terminal(PodPhase p) { return p == PodPhase::kSucceeded || p == PodPhase::kFailed; }
 
+// Why a pod is being disrupted: the reason of its DisruptionTarget condition
+// (k8s.io/api/core/v1 types.go, PodDisruptionConditions, beta and on in v1.26).
+enum class DisruptionReason : std::uint8_t {
+  kNone,
+  kPreemptionByScheduler,   // "PreemptionByKubeScheduler"
+  kDeletionByTaintManager,  // "DeletionByTaintManager"
+  kEvictionByEvictionAPI,   // "EvictionByEvictionAPI" (kubectl drain)
+  kDeletionByUser,          // a plain delete: no DisruptionTarget condition
+};
+const char* to_string(DisruptionReason r);
+
 struct Pod {
   std::string name;
   NamespaceId ns;
   PodTemplateId spec;
+  JobId job;                       // the owning batch/v1 Job, if any
   std::uint32_t workload_job = 0;  // index of the workload job this pod runs
   Duration run_time;               // how long the container runs once started
   Duration active_deadline;        // spec.activeDeadlineSeconds (the walltime); zero = none
@@ -138,6 +203,45 @@ struct Pod {
   SimTime started = SimTime::never();    // container startedAt
   SimTime finished = SimTime::never();   // container finishedAt
   std::uint32_t scheduling_attempts = 0; // simulator statistic, not an API field
+
+  // Graceful deletion: metadata.deletionTimestamp is `deletion_requested` plus the grace
+  // period; the pod stays (and keeps its node's resources) until its containers stop.
+  SimTime deletion_requested = SimTime::never();
+  Duration deletion_grace;
+  DisruptionReason disruption = DisruptionReason::kNone;
+  bool deleted = false;  // removed from the API (a Deleted change was announced)
+  NodeId nominated_node;  // status.nominatedNodeName (set by preemption)
+
+  bool terminating() const { return !deletion_requested.is_never(); }
+};
+
+// batch/v1 Job (non-indexed, restartPolicy Never), spec and status as the Job controller
+// (pkg/controller/job/job_controller.go) reads and writes them.
+enum class JobCondition : std::uint8_t { kNone, kComplete, kFailed };
+struct Job {
+  std::string name;
+  NamespaceId ns;
+  PodTemplateId spec;
+  std::int32_t parallelism = 1;
+  std::int32_t completions = 1;
+  std::int32_t backoff_limit = 6;
+  SimTime created = SimTime::never();
+  std::uint32_t workload_job = 0;  // index of the workload job this Job runs
+
+  // status
+  std::int32_t active = 0;
+  std::int32_t succeeded = 0;
+  std::int32_t failed = 0;
+  std::int32_t ready = 0;
+  SimTime start_time = SimTime::never();
+  SimTime completion_time = SimTime::never();
+  JobCondition condition = JobCondition::kNone;
+  std::string condition_reason;  // BackoffLimitExceeded, ...
+  std::string condition_message;
+  SimTime condition_time = SimTime::never();
+  std::uint64_t resource_version = 0;
+
+  bool finished() const { return condition != JobCondition::kNone; }
 };
 
 }  // namespace kubesim

@@ -12,8 +12,24 @@
 
 namespace kubesim {
 
+// How a job's container ends, drawn per pod from a seeded stream: with `probability` the
+// container exits with `exit_code` after `after` (or after its normal run time when unset).
+struct FailureModel {
+  double probability = 0;
+  std::int32_t exit_code = 1;
+  std::optional<Duration> after;
+};
+
 struct WorkloadJob {
   std::string id;          // Batsim job id without the workload prefix ("1", "982")
+  std::string name;        // object name of the pod or Job; empty: "<workload name>-<id>"
+  NamespaceId ns = NamespaceId(0);  // index into Workload::namespaces
+  // Submitted as a batch/v1 Job whose controller creates the pods; otherwise as a bare pod.
+  bool as_job = false;
+  std::int32_t parallelism = 1;
+  std::int32_t completions = 1;
+  std::int32_t backoff_limit = 6;
+  FailureModel failure;
   std::string profile;     // Batsim profile name
   SimTime submit;          // subtime
   Duration run_time;       // the delay profile: how long the container runs
@@ -38,6 +54,8 @@ PodTemplate batch_job_template(std::int64_t cpu_milli, std::optional<std::int64_
 struct Workload {
   std::string name = "w0";  // Batsim workload name, as Batsim names the first workload
   std::string source;       // file it was read from
+  // Namespace names; a job's `ns` indexes this list. Entry 0 is always "default".
+  std::vector<std::string> namespaces{"default"};
   std::vector<PodTemplate> templates;
   std::vector<WorkloadJob> jobs;  // sorted by (submit, file order)
   SkippedJobs skipped;
