@@ -36,10 +36,103 @@ SimTime Kubelets::pleg_sees(NodeId node, SimTime t) const {
 }
 
 void Kubelets::on_pod_change(const Change& c, SimTime now) {
-  if (c.kind != ObjectKind::kPod || !c.node.valid()) return;
+  if (c.kind != ObjectKind::kPod || !c.node.valid() || c.type == ChangeType::kDeleted) return;
+  if (nodes_[c.node.value()].down) return;  // synced when the node comes back (on_node_up)
   const PodId pod(c.id);
+  if (c.became_terminating) {
+    terminate(pod, now);
+    return;
+  }
   if (state(pod).state != State::kNone || is_terminal(c.phase)) return;
-  if (c.type == ChangeType::kAdded || !c.old_node.valid()) admit(pod, c.node, now);
+  if (c.type == ChangeType::kAdded || !c.old_node.valid()) {
+    if (store_.pod(pod).terminating()) {
+      terminate(pod, now);
+    } else {
+      admit(pod, c.node, now);
+    }
+  }
+}
+
+void Kubelets::terminate(PodId pod, SimTime now) {
+  PodState& ps = state(pod);
+  const Pod& p = store_.pod(pod);
+  switch (ps.state) {
+    case State::kNone:  // never admitted: nothing to stop
+      ps.state = State::kDone;
+      ps.killed = true;
+      report(pod, now);
+      return;
+    case State::kStarting:  // the container was not started yet
+      stop(pod, now, true);
+      return;
+    case State::kRunning: {
+      // killContainer: SIGTERM, then SIGKILL once the grace period is over.
+      const SimTime kill_at = latencies_.containers_exit_on_sigterm ? now : p.deletion_requested + p.deletion_grace;
+      if (kill_at < ps.exit_at)
+        host_.post(std::max(now, kill_at), Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kKilled, pod});
+      return;  // otherwise the container exits by itself first
+    }
+    case State::kDone:
+      // Stopped already: once its final status is stored the pod is removed.
+      if (is_terminal(p.phase)) store_.remove_pod(pod);
+      return;
+  }
+}
+
+void Kubelets::stop(PodId pod, SimTime now, bool killed) {
+  PodState& ps = pods_[pod.value()];
+  ps.state = State::kDone;
+  ps.exit_at = now;
+  ps.killed = killed;
+  Pod& stats = store_.pod_statistics(pod);
+  stats.finished = now;
+  if (killed) stats.exit_code = 137;  // 128 + SIGKILL
+  release(pod);
+  report(pod, now);
+}
+
+void Kubelets::on_node_down(NodeId node, SimTime now) {
+  // The machine is off: its containers are gone (the kubelet will report them as
+  // ContainerStatusUnknown, exit code 137, when it is back). Rare: a scan of all pods.
+  nodes_[node.value()].down = true;
+  for (std::size_t i = 0; i < pods_.size(); ++i) {
+    PodState& ps = pods_[i];
+    const PodId pod(static_cast<std::uint32_t>(i));
+    if (store_.pod(pod).node != node) continue;
+    if (ps.state == State::kStarting || ps.state == State::kRunning) {
+      ps.state = State::kDone;
+      ps.killed = true;
+      Pod& stats = store_.pod_statistics(pod);
+      if (!stats.started.is_never()) stats.finished = now;
+      stats.exit_code = 137;
+      release(pod);
+    }
+  }
+}
+
+void Kubelets::on_node_up(NodeId node, SimTime now) {
+  nodes_[node.value()].down = false;
+  // The restarted kubelet syncs every pod bound to it (pod_workers): it reports the final
+  // status of pods that stopped, finishes deletions, and admits pods bound while it was down.
+  for (std::size_t i = 0; i < store_.pod_count(); ++i) {
+    const PodId pod(static_cast<std::uint32_t>(i));
+    const Pod& p = store_.pod(pod);
+    if (p.node != node || p.deleted) continue;
+    PodState& ps = state(pod);
+    if (ps.state == State::kNone && !is_terminal(p.phase)) {
+      if (p.terminating()) {
+        terminate(pod, now);
+      } else {
+        admit(pod, node, now);
+      }
+    } else if (ps.state == State::kDone) {
+      if (!is_terminal(p.phase)) {
+        report(pod, now);
+      } else if (p.terminating()) {
+        store_.remove_pod(pod);
+      }
+    }
+  }
 }
 
 void Kubelets::admit(PodId pod, NodeId node, SimTime now) {
@@ -136,20 +229,27 @@ void Kubelets::on_event(const KubeletEvent& e, SimTime now) {
       // longer than spec.activeDeadlineSeconds; the container is killed now. A container
       // that exits at this very instant completes first (Phase ordering).
       if (ps.state != State::kRunning) return;
-      ps.state = State::kDone;
-      ps.exit_at = now;
-      store_.pod_statistics(e.pod).finished = now;
       ps.deadline_exceeded = true;
-      release(e.pod);
-      report(e.pod, now);
+      stop(e.pod, now, false);
+      return;
+    case KubeletEvent::Kind::kKilled:
+      if (ps.state != State::kRunning) return;
+      stop(e.pod, now, true);
       return;
     case KubeletEvent::Kind::kReport: {
+      if (nodes_[p.node.value()].down) return;  // lost with the node; resent when it is back
       // The status manager sends the latest status; container timestamps recorded by the
       // kubelet become visible with it.
       PodPhase phase = PodPhase::kRunning;
       if (ps.state == State::kDone)
-        phase = ps.deadline_exceeded || p.exit_code != 0 ? PodPhase::kFailed : PodPhase::kSucceeded;
-      if (p.phase == phase) return;
+        phase = ps.deadline_exceeded || ps.killed || p.exit_code != 0 ? PodPhase::kFailed : PodPhase::kSucceeded;
+      // status_manager.go: once a deleted pod's containers have stopped and its final
+      // status is stored, the kubelet removes it from the API.
+      const bool remove = ps.state == State::kDone && p.terminating();
+      if (p.phase == phase) {
+        if (remove) store_.remove_pod(e.pod);
+        return;
+      }
       store_.update_pod(e.pod, [&](Pod& x) {
         x.phase = phase;
         if (ps.deadline_exceeded) {
@@ -159,6 +259,7 @@ void Kubelets::on_event(const KubeletEvent& e, SimTime now) {
         // A container exiting non-zero fails the pod with no pod-level reason (the
         // container's terminated state carries "Error").
       });
+      if (remove) store_.remove_pod(e.pod);
       return;
     }
   }

@@ -7,7 +7,14 @@
 //   (1 s, pkg/kubelet/kubelet.go) at a per-node phase, and reports the status to the API
 //   server after the status-update latency; reports for one pod stay in order;
 // - frees the pod's resources (for its own admission) when PLEG sees the container exit;
-// - enforces spec.activeDeadlineSeconds from status.startTime (reason DeadlineExceeded).
+// - enforces spec.activeDeadlineSeconds from status.startTime (reason DeadlineExceeded);
+// - stops the containers of a deleted pod (graceful termination): SIGTERM, then SIGKILL when
+//   the grace period ends (pkg/kubelet/kuberuntime/kuberuntime_container.go killContainer).
+//   The study's busybox `sleep` runs as PID 1 and ignores SIGTERM, so by default a deleted
+//   pod keeps running (and holding its node's resources) for its whole grace period; it then
+//   ends Failed with exit code 137 and the kubelet removes it from the API;
+// - goes down with its node (node failure): nothing on the node is started, stopped or
+//   reported until the node recovers; containers that were running are gone.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +28,7 @@
 namespace kubesim {
 
 struct KubeletEvent {
-  enum class Kind : std::uint8_t { kContainerStarted, kContainerExitSeen, kDeadline, kReport };
+  enum class Kind : std::uint8_t { kContainerStarted, kContainerExitSeen, kDeadline, kReport, kKilled };
   Kind kind;
   PodId pod;
 };
@@ -36,6 +43,9 @@ struct KubeletLatencies {
   Distribution startup;        // admission -> container running
   Distribution status_update;  // status change seen by the kubelet -> stored by the API server
   Duration pleg_relist_period = Duration::seconds(1);  // zero: changes are seen at once
+  // Whether containers exit when sent SIGTERM. False models the study's busybox `sleep` as
+  // PID 1 (the kernel drops signals PID 1 has no handler for): it runs until SIGKILL.
+  bool containers_exit_on_sigterm = false;
 };
 
 class Kubelets {
@@ -46,6 +56,11 @@ class Kubelets {
   void on_pod_change(const Change& change, SimTime now);
   void on_node_added(NodeId node);
   void on_event(const KubeletEvent& event, SimTime now);
+  // The node's machine stops (its containers die) or comes back (its kubelet restarts and
+  // syncs the pods bound to it: terminating ones are finished, others are restarted as new).
+  void on_node_down(NodeId node, SimTime now);
+  void on_node_up(NodeId node, SimTime now);
+  bool node_up(NodeId node) const { return !nodes_[node.value()].down; }
 
   // Pods whose containers the kubelets consider running or starting.
   std::size_t active_pods() const { return active_; }
@@ -55,6 +70,7 @@ class Kubelets {
   struct PodState {
     State state = State::kNone;
     bool deadline_exceeded = false;
+    bool killed = false;  // stopped by SIGKILL at the end of a graceful deletion
     SimTime exit_at = SimTime::never();
     SimTime last_report = SimTime::never();
   };
@@ -62,9 +78,12 @@ class Kubelets {
     Resources used;
     std::int64_t pods = 0;
     Duration pleg_offset;
+    bool down = false;
   };
 
   void admit(PodId pod, NodeId node, SimTime now);
+  void terminate(PodId pod, SimTime now);
+  void stop(PodId pod, SimTime now, bool killed);
   void release(PodId pod);
   SimTime pleg_sees(NodeId node, SimTime t) const;
   void report(PodId pod, SimTime seen);

@@ -20,8 +20,9 @@ enum class Phase : std::uint8_t {
   kKubelet = 1,    // container start/exit, status reports
   kApi = 2,        // API writes whose latency ended (bindings)
   kInformer = 3,   // watch events delivered to controllers and schedulers
-  kQueueTimer = 4, // scheduler queue flushes (backoffQ, unschedulable leftovers)
-  kScheduler = 5,  // scheduling cycles
+  kController = 4, // controller work-queue syncs (Job controller, node lifecycle)
+  kQueueTimer = 5, // scheduler queue flushes (backoffQ, unschedulable leftovers)
+  kScheduler = 6,  // scheduling cycles
 };
 
 template <class Payload>

@@ -148,3 +148,34 @@ Quantity parse_resource_quantity(std::string_view text, const std::string& file,
 }
 
 }  // namespace kubesim
+
+namespace kubesim {
+
+std::string format_quantity(std::int64_t amount, bool milli) {
+  if (amount == 0) return "0";
+  const bool negative = amount < 0;
+  std::uint64_t v = negative ? static_cast<std::uint64_t>(-(amount + 1)) + 1 : static_cast<std::uint64_t>(amount);
+  std::string sign = negative ? "-" : "";
+  if (milli) {
+    if (v % 1000 != 0) return sign + std::to_string(v) + "m";
+    v /= 1000;
+  }
+  static const char* const kDecimal[] = {"", "k", "M", "G", "T", "P", "E"};
+  static const char* const kBinary[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  if (v % 1000 == 0 || v % 1024 != 0) {
+    int e = 0;
+    while (e < 6 && v % 1000 == 0) {
+      v /= 1000;
+      ++e;
+    }
+    return sign + std::to_string(v) + kDecimal[e];
+  }
+  int e = 0;
+  while (e < 6 && v % 1024 == 0) {
+    v /= 1024;
+    ++e;
+  }
+  return sign + std::to_string(v) + kBinary[e];
+}
+
+}  // namespace kubesim

@@ -38,3 +38,14 @@ class Quantity {
 Quantity parse_resource_quantity(std::string_view text, const std::string& file, int line, std::string_view what);
 
 }  // namespace kubesim
+
+namespace kubesim {
+
+// Quantity.String() for an amount kubesim keeps as an integer (milli-units when `milli`):
+// apimachinery's canonical form, the largest suffix that keeps an integer mantissa
+// (quantity.go CanonicalizeBytes): 4000m -> "4", 500m -> "500m", 8000000000 -> "8G",
+// 8589934592 -> "8Gi". Upstream keeps the format the quantity was written in; kubesim does
+// not store it and prints decimal suffixes when they are exact, else binary ones.
+std::string format_quantity(std::int64_t amount, bool milli);
+
+}  // namespace kubesim

@@ -29,6 +29,7 @@ struct Change {
   PodPhase phase;   // pods: status.phase at this change
   PodPhase old_phase;
   NodeId old_node;
+  bool became_terminating = false;  // pods: this change set the deletion timestamp
 };
 
 class ChangeListener {
@@ -62,10 +63,11 @@ class ObjectStore {
     Pod& p = pods_[id.value()];
     const PodPhase old_phase = p.phase;
     const NodeId old_node = p.node;
+    const bool was_terminating = p.terminating();
     mutate(p);
     p.resource_version = ++resource_version_;
     announce(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), p.resource_version, p.node, p.phase,
-                    old_phase, old_node});
+                    old_phase, old_node, p.terminating() && !was_terminating});
   }
   template <class Mutate>
   void update_node(NodeId id, Mutate&& mutate) {

@@ -70,6 +70,7 @@ struct Node {
   Resources capacity;
   Resources allocatable;
   std::int64_t allowed_pods = 110;  // status.allocatable.pods; kubelet's default maxPods
+  bool ready = true;  // status.conditions[Ready] is True (false: Unknown, the kubelet is gone)
   std::uint64_t resource_version = 0;
 };
 

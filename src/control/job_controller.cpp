@@ -1,0 +1,242 @@
+#include "control/job_controller.hpp"
+
+#include <algorithm>
+
+namespace kubesim {
+
+JobControllerConfig JobControllerConfig::for_version(Version v) {
+  JobControllerConfig c;
+  c.version = v;
+  if (v == Version::kV1_28) {
+    // job_controller.go (v1.28): DefaultJobApiBackOff, MaxJobApiBackOff,
+    // DefaultJobPodFailureBackOff, MaxJobPodFailureBackOff, syncJobBatchPeriod.
+    c.api_backoff_base = Duration::seconds(1);
+    c.api_backoff_max = Duration::seconds(60);
+    c.pod_failure_backoff_base = Duration::seconds(10);
+    c.pod_failure_backoff_max = Duration::seconds(600);
+  }
+  return c;
+}
+
+JobControllerConfig::Version JobControllerConfig::parse_version(const std::string& s, bool* ok) {
+  std::string v = !s.empty() && s[0] == 'v' ? s.substr(1) : s;
+  *ok = true;
+  if (v == "1.26" || v == "1.27") return Version::kV1_26;  // 1.27's backoff record keeps 10 s / 6 min
+  if (v == "1.28" || v == "1.29" || v == "1.30") return Version::kV1_28;
+  *ok = false;
+  return Version::kV1_26;
+}
+
+JobController::JobController(ObjectStore& store, JobControllerConfig config, std::uint64_t seed,
+                             JobControllerHost& host)
+    : store_(store), config_(config), name_rng_(seed, "job-controller/pod-names"), host_(host) {}
+
+JobController::JobState& JobController::state(JobId job) {
+  if (jobs_.size() <= job.value()) jobs_.resize(job.value() + 1);
+  return jobs_[job.value()];
+}
+
+Duration JobController::exponential(Duration base, Duration max, std::uint32_t exponent) {
+  Duration d = base;
+  for (std::uint32_t i = 0; i < exponent && d < max; ++i) d = d * 2;
+  return std::min(d, max);
+}
+
+void JobController::enqueue(JobId job, SimTime at) {
+  // The delaying work queue keeps one entry per key, at the earliest time asked for.
+  JobState& st = state(job);
+  if (at >= st.queued_at) return;
+  st.queued_at = at;
+  host_.post(at, Phase::kController, JobControllerEvent{job});
+}
+
+void JobController::add_rate_limited(JobId job, SimTime now, Duration base, Duration max) {
+  // workqueue.ItemExponentialFailureRateLimiter: base * 2^failures, capped; then failures++.
+  JobState& st = state(job);
+  const Duration d = exponential(base, max, st.requeues);
+  ++st.requeues;
+  enqueue(job, now + d);
+}
+
+void JobController::on_job_change(const Change& c, SimTime now) {
+  const JobId job(c.id);
+  if (c.type == ChangeType::kAdded || config_.version == JobControllerConfig::Version::kV1_26) {
+    enqueue(job, now);  // addJob / updateJob (v1.26): enqueueController(job, immediate)
+  } else {
+    enqueue(job, now + config_.pod_update_batch);  // v1.28 updateJob: batched when only status changed
+  }
+}
+
+void JobController::on_pod_change(const Change& c, SimTime now) {
+  const Pod& p = store_.pod(PodId(c.id));
+  if (!p.job.valid()) return;
+  const JobId job = p.job;
+  if (store_.job(job).finished()) return;
+  const bool newly_failed = c.phase == PodPhase::kFailed && c.old_phase != PodPhase::kFailed;
+  if (config_.version == JobControllerConfig::Version::kV1_26 && newly_failed && !p.terminating()) {
+    // updatePod: "the only time we want the backoff to kick-in, is when the pod failed":
+    // getBackoff(queue, key) = 10 s * 2^(NumRequeues-1), 0 without requeues.
+    const std::uint32_t n = state(job).requeues;
+    enqueue(job, now + (n == 0 ? Duration() : exponential(config_.pod_failure_backoff_base,
+                                                          config_.pod_failure_backoff_max, n - 1)));
+    return;
+  }
+  enqueue(job, now + config_.pod_update_batch);  // enqueueControllerPodUpdate / enqueueSyncJobBatched
+}
+
+void JobController::on_event(const JobControllerEvent& e, SimTime now) {
+  JobState& st = state(e.job);
+  if (st.queued_at != now) return;  // superseded by an earlier entry for the same key
+  st.queued_at = SimTime::never();
+  sync(e.job, now);
+}
+
+std::string JobController::generate_name(const std::string& base) {
+  // apiserver names.SimpleNameGenerator: base + 5 characters of utilrand's alphabet
+  // (k8s.io/apimachinery/pkg/util/rand), generateName = "<job name>-".
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string name = base + "-";
+  for (int i = 0; i < 5; ++i) name += kAlphabet[name_rng_.uniform_below(sizeof(kAlphabet) - 1)];
+  return name;
+}
+
+void JobController::sync(JobId id, SimTime now) {
+  ++syncs_;
+  const Job& job = store_.job(id);
+  JobState& st = state(id);
+  const bool v126 = config_.version == JobControllerConfig::Version::kV1_26;
+  if (job.finished()) {
+    st.requeues = 0;  // Forget
+    return;
+  }
+  // Count the tracked pods; counted ones lose the finalizer (leave the list).
+  std::int32_t new_succeeded = 0, new_failed = 0, ready = 0;
+  SimTime latest_failure = SimTime::never();
+  scratch_active_.clear();
+  PodId* link = &st.first_pod;
+  while (link->valid()) {
+    const PodId pod = *link;
+    const Pod& p = store_.pod(pod);
+    const bool succeeded = p.phase == PodPhase::kSucceeded;
+    const bool failed = !succeeded && (p.phase == PodPhase::kFailed || p.terminating() || p.deleted);
+    if (succeeded || failed) {
+      if (succeeded) {
+        ++new_succeeded;
+      } else {
+        ++new_failed;
+        // backoff_utils.go getFinishedTime: container finish, else the deletion time.
+        const SimTime t = !p.finished.is_never() ? p.finished : !p.deletion_requested.is_never() ? p.deletion_requested : p.created;
+        if (latest_failure.is_never() || t > latest_failure) latest_failure = t;
+      }
+      *link = next_pod_[pod.value()];
+      continue;
+    }
+    scratch_active_.push_back(pod);
+    if (p.phase == PodPhase::kRunning) ++ready;  // no readiness probes: Ready once running
+    link = &next_pod_[pod.value()];
+  }
+  std::int32_t active = static_cast<std::int32_t>(scratch_active_.size());
+  const std::int32_t succeeded = job.succeeded + new_succeeded;
+  std::int32_t failed = job.failed + new_failed;
+  if (new_succeeded > 0) st.failures_since_success = 0;
+  if (new_failed > 0) {
+    st.failures_since_success += static_cast<std::uint32_t>(new_failed);
+    st.last_failure = latest_failure;
+  }
+  const bool new_failure = new_failed > 0;
+  const bool exceeds_backoff_limit =
+      v126 ? new_failure && active != job.parallelism && failed > job.backoff_limit : failed > job.backoff_limit;
+
+  JobCondition condition = JobCondition::kNone;
+  bool create_error = false;
+  if (exceeds_backoff_limit) {
+    // deleteActivePods: a plain DELETE (the pods' own grace period); they count as failed.
+    for (const PodId pod : scratch_active_) {
+      const Pod& p = store_.pod(pod);
+      store_.delete_pod(pod, now, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
+                        DisruptionReason::kDeletionByUser);
+    }
+    failed += active;
+    active = 0;
+    st.first_pod = PodId();
+    condition = JobCondition::kFailed;
+  } else {
+    // manageJob.
+    const std::int32_t want_active = std::clamp(job.completions - succeeded, 0, job.parallelism);
+    if (active > want_active) {
+      // Too many (parallelism lowered): delete the newest extras.
+      for (std::int32_t i = 0; i < active - want_active; ++i) {
+        const PodId pod = scratch_active_[static_cast<std::size_t>(i)];  // the list is newest first
+        store_.delete_pod(pod, now, Duration::seconds(store_.spec_of(pod).termination_grace_period_seconds),
+                          DisruptionReason::kDeletionByUser);
+      }
+      active = want_active;
+    } else if (active < want_active) {
+      Duration remaining;
+      if (!v126 && st.failures_since_success > 0) {
+        // backoffRecord.getRemainingTime: base * 2^(failures-1), capped, from the last failure.
+        const Duration d = exponential(config_.pod_failure_backoff_base, config_.pod_failure_backoff_max,
+                                       st.failures_since_success - 1);
+        const Duration since = now - st.last_failure;
+        if (since < d) remaining = d - since;
+      }
+      if (remaining > Duration()) {
+        enqueue(id, now + remaining);
+      } else {
+        // Slow start: batches of 1, 2, 4, ... (SlowStartInitialBatchSize); after a batch
+        // with an error the remaining creations are skipped until the next sync.
+        std::int32_t diff = std::min(want_active - active, 500);  // MaxPodCreateDeletePerSync
+        for (std::int32_t batch = std::min(diff, 1); diff > 0; batch = std::min(2 * batch, diff)) {
+          for (std::int32_t i = 0; i < batch; ++i) {
+            auto created = host_.create_job_pod(id, generate_name(job.name));
+            if (const PodId* pod = std::get_if<PodId>(&created)) {
+              if (next_pod_.size() <= pod->value()) next_pod_.resize(pod->value() + 1);
+              next_pod_[pod->value()] = st.first_pod;
+              st.first_pod = *pod;
+              ++active;
+            } else {
+              create_error = true;
+              ++failed_creates_;
+            }
+          }
+          if (create_error) break;
+          diff -= batch;
+        }
+      }
+    }
+    if (succeeded >= job.completions && active == 0) condition = JobCondition::kComplete;
+  }
+
+  const Job& j = store_.job(id);
+  if (j.active != active || j.succeeded != succeeded || j.failed != failed || j.ready != ready ||
+      j.start_time.is_never() || condition != JobCondition::kNone) {
+    store_.update_job(id, [&](Job& x) {
+      x.active = active;
+      x.succeeded = succeeded;
+      x.failed = failed;
+      x.ready = ready;
+      if (x.start_time.is_never()) x.start_time = now;
+      if (condition != JobCondition::kNone) {
+        x.condition = condition;
+        x.condition_time = now;
+        if (condition == JobCondition::kComplete) {
+          x.completion_time = now;  // v1.26: Complete has an empty reason and message
+        } else {
+          x.condition_reason = "BackoffLimitExceeded";
+          x.condition_message = "Job has reached the specified backoff limit";
+        }
+      }
+    });
+  }
+
+  if (create_error) {
+    add_rate_limited(id, now, config_.api_backoff_base, config_.api_backoff_max);
+  } else if (v126 && new_failure && condition == JobCondition::kNone) {
+    // "failed pod(s) detected for job": the error re-enqueues the Job rate-limited.
+    add_rate_limited(id, now, config_.pod_failure_backoff_base, config_.pod_failure_backoff_max);
+  } else {
+    st.requeues = 0;  // Forget
+  }
+}
+
+}  // namespace kubesim

@@ -1,0 +1,101 @@
+// The Job controller (pkg/controller/job/job_controller.go), for non-indexed Jobs with
+// restartPolicy Never and finalizer-based pod tracking (GA in v1.26), in the upstream
+// version's variant:
+// - Work queue per Job key with upstream's delays. v1.26: a rate limiter of 10 s doubling
+//   to 6 min (DefaultJobBackOff, MaxJobBackOff) for failed syncs; pod events enqueue after
+//   the 1 s podUpdateBatchPeriod, a pod that failed after getBackoff = 10 s * 2^(requeues-1);
+//   Job events (including the controller's own status writes) enqueue at once. v1.28+
+//   (PR #118615): API errors back off 1 s doubling to 1 min (DefaultJobApiBackOff,
+//   MaxJobApiBackOff); pod failures delay replacements by a per-Job backoff record,
+//   10 s doubling to 10 min from the last failure (backoff_utils.go); Job and pod events are
+//   batched by 1 s.
+// - syncJob: counts the pods that still carry its tracking finalizer (Succeeded; Failed or
+//   being deleted count as failed — isPodFailed), fails the Job with BackoffLimitExceeded
+//   once failed > backoffLimit (v1.26 also requires a new failure and active != parallelism)
+//   and deletes its active pods, else creates the missing pods in slow-start batches of 1, 2,
+//   4, ... (stopping after the first batch with an error, e.g. a ResourceQuota 403) and marks
+//   it Complete once succeeded >= completions with no active pod. A sync that had a create
+//   error (or, in v1.26, saw a new failure) is retried rate-limited; a clean one Forgets.
+// The controller reads the store directly where upstream reads its informer cache and
+// guards against its lag with expectations; it hears of changes (which trigger syncs)
+// through its informer with the watch delay.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/event_queue.hpp"
+#include "core/random.hpp"
+#include "model/object_store.hpp"
+
+namespace kubesim {
+
+struct JobControllerConfig {
+  enum class Version : std::uint8_t { kV1_26, kV1_28 };
+  Version version = Version::kV1_26;
+  static JobControllerConfig for_version(Version v);
+  static Version parse_version(const std::string& s, bool* ok);  // "1.26" / "v1.26" / "1.28" / ...
+
+  Duration api_backoff_base = Duration::seconds(10);   // rate limiter of failed syncs
+  Duration api_backoff_max = Duration::seconds(360);
+  Duration pod_failure_backoff_base = Duration::seconds(10);
+  Duration pod_failure_backoff_max = Duration::seconds(360);
+  Duration pod_update_batch = Duration::seconds(1);    // podUpdateBatchPeriod / syncJobBatchPeriod
+};
+
+struct JobControllerEvent {
+  JobId job;
+};
+
+class JobControllerHost {
+ public:
+  virtual ~JobControllerHost() = default;
+  virtual void post(SimTime at, Phase phase, JobControllerEvent event) = 0;
+  // The API server's pod CREATE for a pod of `job` named `name`, admission included: the
+  // new pod, or the error message (e.g. the ResourceQuota 403).
+  virtual std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name) = 0;
+};
+
+class JobController {
+ public:
+  JobController(ObjectStore& store, JobControllerConfig config, std::uint64_t seed, JobControllerHost& host);
+
+  // Informer deliveries of Job and pod changes.
+  void on_job_change(const Change& change, SimTime now);
+  void on_pod_change(const Change& change, SimTime now);
+  void on_event(const JobControllerEvent& event, SimTime now);
+
+  const JobControllerConfig& config() const { return config_; }
+  std::uint64_t failed_creates() const { return failed_creates_; }
+  std::uint64_t syncs() const { return syncs_; }
+
+ private:
+  struct JobState {
+    PodId first_pod;                  // pods still carrying the tracking finalizer (a list)
+    SimTime queued_at = SimTime::never();
+    std::uint32_t requeues = 0;       // the rate limiter's failure count (NumRequeues)
+    std::uint32_t failures_since_success = 0;  // v1.28 backoff record
+    SimTime last_failure = SimTime::never();
+  };
+
+  JobState& state(JobId job);
+  void enqueue(JobId job, SimTime at);
+  void add_rate_limited(JobId job, SimTime now, Duration base, Duration max);
+  void sync(JobId job, SimTime now);
+  std::string generate_name(const std::string& base);
+  static Duration exponential(Duration base, Duration max, std::uint32_t exponent);
+
+  ObjectStore& store_;
+  JobControllerConfig config_;
+  RandomStream name_rng_;
+  JobControllerHost& host_;
+  std::vector<JobState> jobs_;
+  std::vector<PodId> next_pod_;  // by PodId: the next pod in its Job's list
+  std::vector<PodId> scratch_active_;
+  std::uint64_t failed_creates_ = 0;
+  std::uint64_t syncs_ = 0;
+};
+
+}  // namespace kubesim
