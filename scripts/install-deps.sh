@@ -2,7 +2,8 @@
 # Installs the Debian packages kubesim builds with, if any is missing (needs root or sudo).
 set -euo pipefail
 packages=(g++ cmake ninja-build nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libpugixml-dev
-          libgtest-dev libgmock-dev libbenchmark-dev python3)
+          libgtest-dev libgmock-dev libbenchmark-dev python3
+          chromium)  # chromium: headless rendering test of the HTML report
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,627 @@
+#include "report/tenant_report.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+#include <tuple>
+
+#include "core/atomic_file.hpp"
+#include "report/batsim_csv.hpp"
+#include "report/svg_chart.hpp"
+
+namespace kubesim {
+
+namespace {
+
+constexpr const char* kTimeseriesHeader =
+    "time_s,tenant,pending_cores,running_cores,completed_cores,preempted_cores";
+constexpr const char* kQueueHeader = "time_s,pending_pods,running_cores,capacity_cores,utilisation";
+constexpr const char* kClusterRow = "(cluster)";
+const std::vector<std::string> kSummaryColumns = {
+    "tenant",           "jobs",
+    "completed",        "failed_pods",
+    "total_cores",      "total_queue_time_s",
+    "average_queue_time_s", "total_run_time_s",
+    "total_queue_run_time_s", "makespan_s",
+    "utilisation"};
+
+void validate(const TenantReportInput& in) {
+  const TenantTimeSeries& s = in.series;
+  if (s.samples.size() != s.times.size() * s.tenants.size())
+    throw std::invalid_argument("tenant time series: " + std::to_string(s.samples.size()) + " samples for " +
+                                std::to_string(s.times.size()) + " times x " + std::to_string(s.tenants.size()) +
+                                " tenants");
+  if (!s.pending_pods.empty() && s.pending_pods.size() != s.times.size())
+    throw std::invalid_argument("tenant time series: " + std::to_string(s.pending_pods.size()) +
+                                " pending_pods values for " + std::to_string(s.times.size()) + " times");
+}
+
+std::string decimal(double v) { return svg::num(v, 6); }
+
+std::int64_t running_total(const TenantTimeSeries& s, std::size_t t) {
+  std::int64_t sum = 0;
+  for (std::size_t k = 0; k < s.tenants.size(); ++k) sum += s.at(t, k).running;
+  return sum;
+}
+
+double end_seconds(const TenantReportInput& in) {
+  double end = in.summary.end.is_never() ? 0 : in.summary.end.to_seconds();
+  if (!in.series.times.empty()) end = std::max(end, in.series.times.back().to_seconds());
+  return end;
+}
+
+std::vector<double> sample_seconds(const TenantTimeSeries& s) {
+  std::vector<double> x;
+  x.reserve(s.times.size());
+  for (const SimTime t : s.times) x.push_back(t.to_seconds());
+  return x;
+}
+
+std::string subtitle_of(const TenantReportInput& in) {
+  std::string sub;
+  if (!in.scenario.empty()) sub += "scenario " + in.scenario + ", ";
+  if (!in.model.empty()) sub += "model " + in.model + ", ";
+  sub += "seed " + std::to_string(in.seed);
+  return sub;
+}
+
+// A chart over the sample times with the run's common settings.
+svg::ChartSpec base_chart(const TenantReportInput& in, std::string id, const std::string& what) {
+  svg::ChartSpec spec;
+  spec.id = std::move(id);
+  spec.title = in.title.empty() ? what : in.title + ": " + what;
+  spec.subtitle = subtitle_of(in);
+  spec.x_label = "Run time (s)";
+  spec.x = sample_seconds(in.series);
+  spec.x_max = end_seconds(in);
+  return spec;
+}
+
+using TenantValue = std::int64_t TenantSample::*;
+
+// One series per tenant of the chosen field, in cores.
+svg::Series tenant_series(const TenantTimeSeries& s, std::size_t k, TenantValue field, svg::Series::Style style,
+                          std::string label, std::string dash = "") {
+  svg::Series out;
+  out.label = std::move(label);
+  out.color = svg::palette_color(k);
+  out.style = style;
+  out.dash = std::move(dash);
+  out.y.reserve(s.times.size());
+  for (std::size_t t = 0; t < s.times.size(); ++t) out.y.push_back(static_cast<double>(s.at(t, k).*field) / 1000.0);
+  return out;
+}
+
+// The summary table's cells (header excluded): one row per tenant, then the cluster row.
+std::vector<std::vector<std::string>> summary_rows(const TenantReportInput& in) {
+  std::vector<std::vector<std::string>> rows;
+  TenantSummary cluster;
+  for (const TenantSummary& t : in.summary.tenants) {
+    rows.push_back({t.tenant, std::to_string(t.jobs), std::to_string(t.completed), std::to_string(t.failed_pods),
+                    format_cores(t.total_cores_milli), decimal(t.total_queue_s), decimal(t.average_queue_s),
+                    decimal(t.total_run_s), decimal(t.total_queue_run_s), decimal(t.makespan_s), ""});
+    cluster.jobs += t.jobs;
+    cluster.completed += t.completed;
+    cluster.failed_pods += t.failed_pods;
+    cluster.total_cores_milli += t.total_cores_milli;
+    cluster.total_queue_s += t.total_queue_s;
+    cluster.total_run_s += t.total_run_s;
+    cluster.total_queue_run_s += t.total_queue_run_s;
+  }
+  rows.push_back({kClusterRow, std::to_string(cluster.jobs), std::to_string(cluster.completed),
+                  std::to_string(cluster.failed_pods), format_cores(cluster.total_cores_milli),
+                  decimal(cluster.total_queue_s), "", decimal(cluster.total_run_s), decimal(cluster.total_queue_run_s),
+                  "", decimal(in.summary.utilisation)});
+  return rows;
+}
+
+// ---- Gantt chart ----
+
+enum class BarState { kSucceeded, kRunning, kPreempted, kFailed };
+
+struct Bar {
+  PodId pod;
+  std::size_t row = 0;   // index among the shown nodes
+  std::size_t lane = 0;  // within the row
+  double start = 0;
+  double end = 0;
+  std::size_t color = 0;  // palette index of the pod's namespace
+  BarState state = BarState::kSucceeded;
+  const char* state_name = "";
+};
+
+// What happened to the pod, for its bar's marking and data-state.
+std::pair<BarState, const char*> bar_state(const Pod& p) {
+  switch (p.disruption) {
+    case DisruptionReason::kPreemptionByScheduler: return {BarState::kPreempted, "preempted"};
+    case DisruptionReason::kDeletionByTaintManager:
+    case DisruptionReason::kEvictionByEvictionAPI: return {BarState::kFailed, "evicted"};
+    case DisruptionReason::kDeletionByUser: return {BarState::kFailed, "deleted"};
+    case DisruptionReason::kNone: break;
+  }
+  if (p.phase == PodPhase::kFailed) return {BarState::kFailed, p.reason == "Evicted" ? "evicted" : "failed"};
+  if (p.phase == PodPhase::kSucceeded) return {BarState::kSucceeded, "succeeded"};
+  if (p.finished.is_never()) return {BarState::kRunning, "running"};
+  return {BarState::kSucceeded, "stopped"};
+}
+
+// Palette index per namespace: the series' tenants first, in their order, then the other
+// namespaces that ran pods, in namespace id order.
+std::vector<std::size_t> namespace_colors(const TenantReportInput& in, std::vector<std::string>& names) {
+  const ObjectStore& store = in.store;
+  constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> color(store.namespace_count(), kUnset);
+  std::size_t next = 0;
+  for (const std::string& t : in.series.tenants) {
+    const auto ns = store.find_namespace(t);
+    if (ns && color[ns->value()] == kUnset) {
+      color[ns->value()] = next;
+      names.push_back(t);
+    }
+    ++next;  // a tenant keeps its colour index even if it has no namespace object
+  }
+  std::vector<bool> used(store.namespace_count(), false);
+  for (std::uint32_t i = 0; i < store.pod_count(); ++i) {
+    const Pod& p = store.pod(PodId(i));
+    if (p.ns.valid() && p.ns.value() < used.size() && p.node.valid() && !p.started.is_never())
+      used[p.ns.value()] = true;
+  }
+  for (std::uint32_t n = 0; n < store.namespace_count(); ++n) {
+    if (!used[n] || color[n] != kUnset) continue;
+    color[n] = next++;
+    names.push_back(store.namespace_(NamespaceId(n)).name);
+  }
+  return color;
+}
+
+std::string pod_tooltip(const ObjectStore& store, const Pod& p, const Bar& b) {
+  std::string s;
+  if (p.ns.valid() && p.ns.value() < store.namespace_count()) s += store.namespace_(p.ns).name + "/";
+  s += p.name + " on " + store.node(p.node).name + ": " + svg::num(b.start, 3) + " s - " + svg::num(b.end, 3) +
+       " s, " + b.state_name;
+  if (!p.reason.empty()) s += " (" + p.reason + ")";
+  return s;
+}
+
+}  // namespace
+
+std::string format_cores(std::int64_t millicores) {
+  const bool negative = millicores < 0;
+  const std::uint64_t m = negative ? 0 - static_cast<std::uint64_t>(millicores) : static_cast<std::uint64_t>(millicores);
+  std::string out = (negative ? "-" : "") + std::to_string(m / 1000);
+  std::uint64_t frac = m % 1000;
+  if (frac != 0) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%03" PRIu64, frac);
+    std::string f = buf;
+    while (f.back() == '0') f.pop_back();
+    out += '.' + f;
+  }
+  return out;
+}
+
+std::string format_seconds_short(std::int64_t micros) {
+  std::string s = format_seconds(micros);  // "%.6f", exact
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+std::string tenant_timeseries_csv(const TenantReportInput& in) {
+  validate(in);
+  const TenantTimeSeries& s = in.series;
+  std::vector<std::string> names;
+  for (const auto& t : s.tenants) names.push_back(csv_field(t));
+  std::string out;
+  out.reserve(64 + s.samples.size() * 40);
+  out += kTimeseriesHeader;
+  out += '\n';
+  for (std::size_t t = 0; t < s.times.size(); ++t) {
+    const std::string time = format_seconds_short(s.times[t].micros());
+    for (std::size_t k = 0; k < s.tenants.size(); ++k) {
+      const TenantSample& v = s.at(t, k);
+      out += time;
+      out += ',';
+      out += names[k];
+      out += ',';
+      out += format_cores(v.pending);
+      out += ',';
+      out += format_cores(v.running);
+      out += ',';
+      out += format_cores(v.completed);
+      out += ',';
+      out += format_cores(v.preempted);
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+std::string tenant_queue_csv(const TenantReportInput& in) {
+  validate(in);
+  const TenantTimeSeries& s = in.series;
+  const std::string capacity = format_cores(s.capacity_milli);
+  std::string out;
+  out.reserve(64 + s.times.size() * 40);
+  out += kQueueHeader;
+  out += '\n';
+  for (std::size_t t = 0; t < s.times.size(); ++t) {
+    const std::int64_t running = running_total(s, t);
+    out += format_seconds_short(s.times[t].micros());
+    out += ',';
+    if (!s.pending_pods.empty()) out += std::to_string(s.pending_pods[t]);
+    out += ',';
+    out += format_cores(running);
+    out += ',';
+    out += capacity;
+    out += ',';
+    if (s.capacity_milli > 0) out += decimal(static_cast<double>(running) / static_cast<double>(s.capacity_milli));
+    out += '\n';
+  }
+  return out;
+}
+
+std::string tenant_summary_csv(const TenantReportInput& in) {
+  std::string out;
+  for (std::size_t i = 0; i < kSummaryColumns.size(); ++i) {
+    if (i) out += ',';
+    out += kSummaryColumns[i];
+  }
+  out += '\n';
+  for (const auto& row : summary_rows(in)) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i) out += ',';
+      out += csv_field(row[i]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string cores_running_svg(const TenantReportInput& in) {
+  validate(in);
+  const TenantTimeSeries& s = in.series;
+  svg::ChartSpec spec = base_chart(in, "cores-running", "running cores per tenant");
+  spec.y_label = "Cores";
+  for (std::size_t k = 0; k < s.tenants.size(); ++k)
+    spec.series.push_back(tenant_series(s, k, &TenantSample::running, svg::Series::Style::kStackedArea, s.tenants[k]));
+  if (s.capacity_milli > 0) {
+    svg::RefLine cap;
+    cap.y = static_cast<double>(s.capacity_milli) / 1000.0;
+    cap.label = "capacity " + format_cores(s.capacity_milli) + " cores";
+    spec.ref_lines.push_back(cap);
+  }
+  spec.notes.push_back("Tenants stacked in legend order.");
+  return svg::line_chart_svg(std::move(spec));
+}
+
+std::string cores_pending_svg(const TenantReportInput& in) {
+  validate(in);
+  const TenantTimeSeries& s = in.series;
+  svg::ChartSpec spec = base_chart(in, "cores-pending", "pending and preempted cores per tenant");
+  spec.y_label = "Cores";
+  for (std::size_t k = 0; k < s.tenants.size(); ++k)
+    spec.series.push_back(
+        tenant_series(s, k, &TenantSample::pending, svg::Series::Style::kLine, s.tenants[k] + " pending"));
+  for (std::size_t k = 0; k < s.tenants.size(); ++k) {
+    bool any = false;
+    for (std::size_t t = 0; t < s.times.size() && !any; ++t) any = s.at(t, k).preempted != 0;
+    if (any)
+      spec.series.push_back(tenant_series(s, k, &TenantSample::preempted, svg::Series::Style::kLine,
+                                          s.tenants[k] + " preempted", "7 4"));
+  }
+  spec.notes.push_back("Pending: Jobs not running and not finished (incl. quota-rejected). Preempted (dashed): "
+                       "Jobs with a failed pod, not running again, not completed.");
+  return svg::line_chart_svg(std::move(spec));
+}
+
+std::string cores_completed_svg(const TenantReportInput& in) {
+  validate(in);
+  const TenantTimeSeries& s = in.series;
+  svg::ChartSpec spec = base_chart(in, "cores-completed", "completed cores per tenant");
+  spec.y_label = "Cores";
+  for (std::size_t k = 0; k < s.tenants.size(); ++k)
+    spec.series.push_back(tenant_series(s, k, &TenantSample::completed, svg::Series::Style::kLine, s.tenants[k]));
+  return svg::line_chart_svg(std::move(spec));
+}
+
+std::string utilisation_svg(const TenantReportInput& in) {
+  validate(in);
+  const TenantTimeSeries& s = in.series;
+  svg::ChartSpec spec = base_chart(in, "utilisation", "cluster utilisation");
+  spec.y_label = "Running cores / capacity";
+  spec.y_suffix = "%";
+  spec.y_min_top = 100;
+  if (s.capacity_milli > 0) {
+    svg::Series u;
+    u.label = "utilisation";
+    u.color = svg::palette_color(0);
+    u.y.reserve(s.times.size());
+    for (std::size_t t = 0; t < s.times.size(); ++t)
+      u.y.push_back(100.0 * static_cast<double>(running_total(s, t)) / static_cast<double>(s.capacity_milli));
+    spec.series.push_back(std::move(u));
+    spec.notes.push_back("Capacity " + format_cores(s.capacity_milli) + " cores.");
+  } else {
+    spec.notes.push_back("Capacity unknown (0): no utilisation curve.");
+  }
+  svg::RefLine mean;
+  mean.y = 100.0 * in.summary.utilisation;
+  mean.label = "mean " + svg::num(100.0 * in.summary.utilisation, 1) + "%";
+  mean.color = "#d62728";
+  spec.ref_lines.push_back(mean);
+  return svg::line_chart_svg(std::move(spec));
+}
+
+std::string queue_svg(const TenantReportInput& in) {
+  validate(in);
+  const TenantTimeSeries& s = in.series;
+  svg::ChartSpec spec = base_chart(in, "queue", "pending pods");
+  spec.y_label = "Pods";
+  if (!s.pending_pods.empty()) {
+    svg::Series q;
+    q.label = "pending pods";
+    q.color = svg::palette_color(4);
+    q.y.reserve(s.pending_pods.size());
+    for (const std::int64_t v : s.pending_pods) q.y.push_back(static_cast<double>(v));
+    spec.series.push_back(std::move(q));
+  } else {
+    spec.notes.push_back("No pending-pod samples.");
+  }
+  spec.notes.push_back("Pods created and not yet bound to a node.");
+  return svg::line_chart_svg(std::move(spec));
+}
+
+std::string gantt_svg(const TenantReportInput& in) {
+  const ObjectStore& store = in.store;
+  const double end = end_seconds(in);
+  std::vector<std::string> ns_names;
+  const std::vector<std::size_t> ns_color = namespace_colors(in, ns_names);
+
+  const std::size_t node_total = store.node_count();
+  const std::size_t node_shown = std::min(node_total, in.gantt_max_nodes);
+
+  // Bars of the pods that started on a shown node, by (start, pod id).
+  std::vector<Bar> bars;
+  std::size_t pods_total = 0;
+  for (std::uint32_t i = 0; i < store.pod_count(); ++i) {
+    const Pod& p = store.pod(PodId(i));
+    if (!p.node.valid() || p.node.value() >= node_total || p.started.is_never()) continue;
+    ++pods_total;
+    if (p.node.value() >= node_shown) continue;
+    Bar b;
+    b.pod = PodId(i);
+    b.row = p.node.value();
+    b.start = p.started.to_seconds();
+    b.end = p.finished.is_never() ? std::max(end, b.start) : std::max(p.finished.to_seconds(), b.start);
+    b.color = p.ns.valid() && p.ns.value() < ns_color.size() ? ns_color[p.ns.value()] : 0;
+    std::tie(b.state, b.state_name) = bar_state(p);
+    bars.push_back(b);
+  }
+  std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.start < b.start; });
+  const std::size_t on_shown_nodes = bars.size();
+  if (bars.size() > in.gantt_max_bars) bars.resize(in.gantt_max_bars);
+
+  // Lanes: in start order, each bar takes the first lane of its node that is free by then.
+  std::vector<std::vector<double>> lane_end(node_shown);
+  for (Bar& b : bars) {
+    auto& lanes = lane_end[b.row];
+    std::size_t l = 0;
+    while (l < lanes.size() && lanes[l] > b.start) ++l;
+    if (l == lanes.size()) lanes.push_back(b.end);
+    else lanes[l] = b.end;
+    b.lane = l;
+  }
+  std::size_t total_lanes = 0;
+  for (const auto& lanes : lane_end) total_lanes += std::max<std::size_t>(1, lanes.size());
+
+  constexpr double kRowGap = 3;
+  const double lane_h =
+      total_lanes == 0 ? 14 : std::clamp(1400.0 / static_cast<double>(total_lanes), 1.0, 14.0);
+  std::vector<double> row_top(node_shown + 1, 0);
+  double y = 0;
+  for (std::size_t r = 0; r < node_shown; ++r) {
+    row_top[r] = y;
+    y += static_cast<double>(std::max<std::size_t>(1, lane_end[r].size())) * lane_h + kRowGap;
+  }
+  row_top[node_shown] = y;
+  const double plot_h = std::max(y, 60.0);
+
+  std::vector<svg::LegendEntry> legend;
+  for (std::size_t i = 0; i < ns_names.size(); ++i) {
+    svg::LegendEntry e;
+    e.label = ns_names[i];
+    e.mark = svg::LegendMark::kBox;
+    const auto ns = store.find_namespace(ns_names[i]);
+    e.color = svg::palette_color(ns ? ns_color[ns->value()] : i);
+    legend.push_back(std::move(e));
+  }
+  legend.push_back(svg::LegendEntry{"preempted", "#bbbbbb", svg::LegendMark::kBox, "", "#000000", true});
+  legend.push_back(svg::LegendEntry{"failed / evicted / deleted", "#bbbbbb", svg::LegendMark::kBox, "", "", true});
+  legend.push_back(svg::LegendEntry{"running at the end", "#dddddd", svg::LegendMark::kBox, "", "", false});
+  std::vector<std::string> notes;
+  notes.push_back(std::to_string(pods_total) + " pods started on " + std::to_string(node_total) + " nodes.");
+  if (node_shown < node_total)
+    notes.push_back("Capped: first " + std::to_string(node_shown) + " of " + std::to_string(node_total) +
+                    " nodes shown.");
+  if (bars.size() < on_shown_nodes)
+    notes.push_back("Capped: the first " + std::to_string(bars.size()) + " of " + std::to_string(on_shown_nodes) +
+                    " pods on the shown nodes by start time.");
+  svg::Frame f;
+  f.left = 130;
+  // Tall enough for the rows, and for the legend and notes (a note wraps to at most 3 lines).
+  const double legend_h = static_cast<double>(legend.size()) * 18 + static_cast<double>(notes.size()) * 3 * 13 + 24;
+  f.height = f.top + std::max(plot_h + f.bottom, legend_h);
+  f.bottom = f.height - f.top - plot_h;  // the plot area fits the rows; extra room goes below the axis
+  f.x = svg::nice_axis(0, end, 8);
+  f.y = svg::Axis{0, f.plot_height(), f.plot_height()};
+  const double y0 = f.plot_top();
+
+  const std::string id = "gantt";
+  const std::string hatch = id + "-hatch";
+  const std::string title = in.title.empty() ? "pods by node" : in.title + ": pods by node";
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out.reserve(4096 + bars.size() * 260);
+  svg::open_svg(out, f, id, title);
+  svg::define_hatch(out, hatch, "#000000");
+  svg::draw_title(out, f, title, subtitle_of(in));
+  svg::draw_plot_area(out, f, id, false);
+
+  // Row bands and node labels (skipped where rows are too thin to label them all).
+  out += "<g class=\"rows\">\n";
+  double last_label = -1e9;
+  for (std::size_t r = 0; r < node_shown; ++r) {
+    const double top = y0 + row_top[r];
+    const double h = row_top[r + 1] - row_top[r] - kRowGap;
+    if (r % 2 == 1)
+      out += "<rect x=\"" + svg::num(f.plot_left()) + "\" y=\"" + svg::num(top) + "\" width=\"" +
+             svg::num(f.plot_width()) + "\" height=\"" + svg::num(h) + "\" fill=\"#eeeeee\"/>";
+    const double mid = top + h / 2;
+    if (mid - last_label >= 11) {
+      out += "<text class=\"node-label\" x=\"" + svg::num(f.plot_left() - 6) + "\" y=\"" + svg::num(mid + 4) +
+             "\" text-anchor=\"end\" font-size=\"11\">" + svg::escape(store.node(NodeId(r)).name) + "</text>";
+      last_label = mid;
+    }
+    out += '\n';
+  }
+  out += "</g>\n";
+
+  out += "<g class=\"bars\" clip-path=\"url(#" + id + "-clip)\">\n";
+  const double inset = lane_h >= 4 ? 0.5 : 0;
+  for (const Bar& b : bars) {
+    const Pod& p = store.pod(b.pod);
+    const double x = f.px(b.start);
+    const double w = std::max(0.5, f.px(b.end) - x);
+    const double top = y0 + row_top[b.row] + static_cast<double>(b.lane) * lane_h + inset;
+    const double h = lane_h - 2 * inset;
+    const std::string geom = "x=\"" + svg::num(x) + "\" y=\"" + svg::num(top) + "\" width=\"" + svg::num(w) +
+                             "\" height=\"" + svg::num(h) + "\"";
+    out += "<g class=\"pod\" data-state=\"" + std::string(b.state_name) + "\"><title>" +
+           svg::escape(pod_tooltip(store, p, b)) + "</title><rect " + geom + " fill=\"" +
+           svg::palette_color(b.color) + "\"";
+    if (b.state == BarState::kRunning) out += " fill-opacity=\"0.55\"";
+    if (b.state == BarState::kPreempted) out += " stroke=\"#000000\" stroke-width=\"1.2\"";
+    out += "/>";
+    if (b.state == BarState::kPreempted || b.state == BarState::kFailed)
+      out += "<rect " + geom + " fill=\"url(#" + hatch + ")\"/>";
+    out += "</g>\n";
+  }
+  out += "</g>\n";
+
+  svg::draw_x_axis(out, f, "Run time (s)");
+  out += "<text class=\"axis-label\" x=\"16\" y=\"" + svg::num(f.plot_top() + f.plot_height() / 2) +
+         "\" text-anchor=\"middle\" font-size=\"13\" transform=\"rotate(-90 16 " +
+         svg::num(f.plot_top() + f.plot_height() / 2) + ")\">Node</text>\n";
+
+  svg::draw_legend(out, f, legend, notes, hatch);
+  svg::close_svg(out);
+  return out;
+}
+
+std::string tenant_report_html(const TenantReportInput& in, const std::vector<ReportFile>& charts) {
+  const auto esc = [](const std::string& s) { return svg::escape(s); };
+  const std::string title = in.title.empty() ? "kubesim multi-tenant report" : in.title;
+  std::string out;
+  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title) +
+         "</title>\n<style>\n"
+         "body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1100px;padding:0 12px;color:#222;}\n"
+         ".table-wrap{overflow-x:auto;}\n"
+         "h1{font-size:24px;margin-bottom:4px;}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc;}\n"
+         "table{border-collapse:collapse;font-size:13px;margin:8px 0;}\n"
+         "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;}\n"
+         "th{background:#f0f0f0;}td:first-child,th:first-child{text-align:left;}\n"
+         "table.params td{text-align:left;}\n"
+         "tr.cluster td{font-weight:bold;background:#f7f7f7;}\n"
+         ".utilisation{font-size:18px;}\n"
+         "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
+         "</style>\n</head>\n<body>\n";
+  out += "<h1>" + esc(title) + "</h1>\n";
+
+  out += "<section id=\"parameters\"><h2>Parameters</h2>\n<table class=\"params\">\n";
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"scenario", in.scenario},
+      {"seed", std::to_string(in.seed)},
+      {"model", in.model},
+      {"end of run (s)", in.summary.end.is_never() ? "" : format_seconds_short(in.summary.end.micros())},
+      {"sample interval (s)", format_seconds_short(in.series.interval.micros())},
+      {"capacity (cores)", format_cores(in.series.capacity_milli)},
+      {"nodes", std::to_string(in.store.node_count())},
+      {"pods", std::to_string(in.store.pod_count())},
+  };
+  std::string tenants;
+  for (const auto& t : in.series.tenants) tenants += (tenants.empty() ? "" : ", ") + t;
+  params.emplace_back("tenants", tenants);
+  for (const auto& p : in.parameters) params.push_back(p);
+  for (const auto& [k, v] : params) out += "<tr><th>" + esc(k) + "</th><td>" + esc(v) + "</td></tr>\n";
+  out += "</table>\n</section>\n";
+
+  out += "<section id=\"utilisation\"><h2>Utilisation</h2>\n<p class=\"utilisation\">Mean cluster utilisation: "
+         "<strong>" +
+         svg::num(100.0 * in.summary.utilisation, 2) +
+         "%</strong> (integral of running cores over the run / (capacity &#215; run time))</p>\n</section>\n";
+
+  out += "<section id=\"summary\"><h2>Per-tenant summary</h2>\n<div class=\"table-wrap\"><table id=\"summary-table\">\n<tr>";
+  for (const auto& c : kSummaryColumns) out += "<th>" + esc(c) + "</th>";
+  out += "</tr>\n";
+  for (const auto& row : summary_rows(in)) {
+    out += row[0] == kClusterRow ? "<tr class=\"cluster\">" : "<tr>";
+    for (const auto& cell : row) out += "<td>" + esc(cell) + "</td>";
+    out += "</tr>\n";
+  }
+  out += "</table></div>\n<p>Times in seconds; cores are requested CPU cores. Queue time = container start &#8722; Job "
+         "creation; run time = container finish &#8722; start; makespan = last finish &#8722; first creation.</p>\n"
+         "</section>\n";
+
+  out += "<section id=\"charts\"><h2>Charts</h2>\n";
+  for (const ReportFile& c : charts) {
+    if (c.name.size() < 4 || c.name.compare(c.name.size() - 4, 4, ".svg") != 0) continue;
+    out += "<figure class=\"chart\" id=\"fig-" + esc(c.name.substr(0, c.name.size() - 4)) + "\">\n";
+    out += svg::strip_xml_declaration(c.content);
+    out += "<figcaption>" + esc(c.name) + "</figcaption>\n</figure>\n";
+  }
+  out += "</section>\n";
+
+  out += "<section id=\"files\"><h2>Files</h2>\n<ul>\n";
+  for (const char* f : {"timeseries.csv", "queue.csv", "summary.csv"})
+    out += std::string("<li><a href=\"") + f + "\">" + f + "</a></li>\n";
+  for (const ReportFile& c : charts) out += "<li><a href=\"" + esc(c.name) + "\">" + esc(c.name) + "</a></li>\n";
+  out += "</ul>\n</section>\n</body>\n</html>\n";
+  return out;
+}
+
+std::vector<ReportFile> build_tenant_reports(const TenantReportInput& in) {
+  validate(in);
+  std::vector<ReportFile> files;
+  files.push_back({"timeseries.csv", tenant_timeseries_csv(in)});
+  files.push_back({"queue.csv", tenant_queue_csv(in)});
+  files.push_back({"summary.csv", tenant_summary_csv(in)});
+  std::vector<ReportFile> charts;
+  charts.push_back({"cores_running.svg", cores_running_svg(in)});
+  charts.push_back({"cores_pending.svg", cores_pending_svg(in)});
+  charts.push_back({"cores_completed.svg", cores_completed_svg(in)});
+  charts.push_back({"utilisation.svg", utilisation_svg(in)});
+  charts.push_back({"queue.svg", queue_svg(in)});
+  charts.push_back({"gantt.svg", gantt_svg(in)});
+  std::string html = tenant_report_html(in, charts);
+  for (auto& c : charts) files.push_back(std::move(c));
+  files.push_back({"report.html", std::move(html)});
+  return files;
+}
+
+void write_tenant_reports(const std::string& out_dir, const TenantReportInput& in) {
+  const std::vector<ReportFile> files = build_tenant_reports(in);
+  namespace fs = std::filesystem;
+  const fs::path dir = out_dir.empty() ? fs::path(".") : fs::path(out_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec))
+    throw std::runtime_error("cannot create output directory " + dir.string() + ": " +
+                             (ec ? ec.message() : std::string("not a directory")));
+  for (const ReportFile& f : files) write_file_atomically((dir / f.name).string(), f.content);
+}
+
+}  // namespace kubesim
