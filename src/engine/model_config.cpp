@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/parse_number.hpp"
 
 namespace kubesim {
 
@@ -68,11 +69,27 @@ ModelConfig ModelConfig::load(const std::string& name_or_path) {
         throw InputError(name_or_path, line, "plegRelistPeriod must be a fixed number of seconds");
       RandomStream unused;
       m.kubelet.pleg_relist_period = period.sample(unused);
+    } else if (key == "jobControllerVersion") {
+      bool ok = false;
+      const auto v = JobControllerConfig::parse_version(value, &ok);
+      if (!ok) throw InputError(name_or_path, line, "jobControllerVersion must be 1.26 to 1.30, got \"" + value + "\"");
+      m.job_controller = JobControllerConfig::for_version(v);
+    } else if (key == "nodeMonitorGracePeriod" || key == "defaultTolerationSeconds") {
+      const auto seconds = parse_double(value);
+      if (!seconds || *seconds < 0)
+        throw InputError(name_or_path, line, key + " must be a number of seconds >= 0, got \"" + value + "\"");
+      (key == "nodeMonitorGracePeriod" ? m.node_lifecycle.node_monitor_grace_period
+                                       : m.node_lifecycle.default_toleration_seconds) = Duration::from_seconds(*seconds);
+    } else if (key == "containersExitOnSigterm") {
+      if (value != "true" && value != "false")
+        throw InputError(name_or_path, line, "containersExitOnSigterm must be true or false, got \"" + value + "\"");
+      m.kubelet.containers_exit_on_sigterm = value == "true";
     } else {
       throw InputError(name_or_path, line,
                        "unknown model parameter \"" + key +
                            "\" (expected watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup, "
-                           "statusUpdateLatency or plegRelistPeriod)");
+                           "statusUpdateLatency, plegRelistPeriod, jobControllerVersion, nodeMonitorGracePeriod, "
+                           "defaultTolerationSeconds or containersExitOnSigterm)");
     }
   }
   return m;

@@ -6,7 +6,9 @@
 
 #include <string>
 
+#include "control/job_controller.hpp"
 #include "control/kubelet.hpp"
+#include "control/node_lifecycle.hpp"
 #include "core/distribution.hpp"
 #include "sched/scheduler.hpp"
 
@@ -17,13 +19,19 @@ struct ModelConfig {
   Distribution watch_delay;  // API server -> informer delivery (scheduler and kubelets)
   SchedulerLatencies scheduler;
   KubeletLatencies kubelet;
+  // Controller behaviour (upstream mechanisms and their defaults, not latencies: the ideal
+  // model keeps them).
+  JobControllerConfig job_controller;
+  NodeLifecycleConfig node_lifecycle;
 
   static ModelConfig ideal();
   static ModelConfig realistic();
   // "ideal", "realistic", or a YAML file whose keys override "realistic":
   // watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup,
   // statusUpdateLatency (distributions, see core/distribution.hpp) and plegRelistPeriod
-  // (seconds). Throws InputError on bad input.
+  // (seconds), jobControllerVersion ("1.26" or "1.28": the Job controller's back-off
+  // rules), nodeMonitorGracePeriod and defaultTolerationSeconds (seconds) and
+  // containersExitOnSigterm (true/false). Throws InputError on bad input.
   static ModelConfig load(const std::string& name_or_path);
   std::string describe() const;
 };

@@ -1,31 +1,68 @@
 #include "engine/simulation.hpp"
 
+#include <algorithm>
+
+#include "core/error.hpp"
+
 namespace kubesim {
 
 Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
-    : options_(std::move(options)), workload_(std::move(inputs.workload)), watch_rng_(options_.seed, "informer/watch") {
+    : options_(std::move(options)),
+      workload_(std::move(inputs.workload)),
+      quota_(store_),
+      watch_rng_(options_.seed, "informer/watch"),
+      failure_rng_(options_.seed, "workload/failures") {
   store_.resource_names() = inputs.resource_names;
   store_.add_listener(this);
   kubelets_ = std::make_unique<Kubelets>(store_, options_.model.kubelet, options_.seed, static_cast<KubeletHost&>(*this));
   scheduler_ = std::make_unique<Scheduler>(store_, std::move(inputs.scheduler), options_.model.scheduler, options_.seed,
                                            static_cast<SchedulerHost&>(*this));
-  store_.ensure_namespace("default");
+  job_controller_ = std::make_unique<JobController>(store_, options_.model.job_controller, options_.seed,
+                                                    static_cast<JobControllerHost&>(*this));
+  KUBESIM_ASSERT(!workload_.namespaces.empty() && workload_.namespaces[0] == "default");
+  for (const auto& ns : workload_.namespaces) store_.ensure_namespace(ns);
+  for (auto& pc : inputs.priority_classes) store_.add_priority_class(std::move(pc));
+  for (auto& q : inputs.quotas) store_.create_quota(std::move(q));
+  for (auto& pdb : inputs.pod_disruption_budgets) store_.add_pod_disruption_budget(std::move(pdb));
   store_.reserve_pods(workload_.jobs.size());
   for (auto& node : inputs.nodes) store_.create_node(std::move(node));
+  resolve_priorities(workload_.templates);
   for (std::size_t i = 0; i < workload_.templates.size(); ++i) {
     const PodTemplateId id = store_.add_template(workload_.templates[i]);
     if (i == 0) template_base_ = id.value();
   }
+  node_lifecycle_ = std::make_unique<NodeLifecycle>(store_, *kubelets_, options_.model.node_lifecycle,
+                                                    std::move(inputs.actions), static_cast<NodeLifecycleHost&>(*this));
+  node_lifecycle_->start();
   job_pods_.assign(workload_.jobs.size(), PodId());
+  job_objects_.assign(workload_.jobs.size(), JobId());
   if (!workload_.jobs.empty()) {
     ++external_pending_;
     events_.push(workload_.jobs[0].submit, Phase::kArrival, Arrival{0});
   }
 }
 
+void Simulation::resolve_priorities(std::vector<PodTemplate>& templates) const {
+  // plugin/pkg/admission/priority/admission.go: spec.priority from the named PriorityClass,
+  // or from the globalDefault class, or 0; preemptionPolicy from the class.
+  for (auto& t : templates) {
+    const PriorityClass* pc = nullptr;
+    if (!t.priority_class_name.empty()) {
+      pc = store_.find_priority_class(t.priority_class_name);
+      if (!pc) throw InputError(workload_.source, 0, "no PriorityClass with name " + t.priority_class_name + " was found");
+    } else {
+      pc = store_.default_priority_class();
+    }
+    if (pc) {
+      t.priority = pc->value;
+      t.preemption_policy = pc->preemption_policy;
+    }
+  }
+}
+
 bool Simulation::is_external(const Event& e) {
   if (const auto* s = std::get_if<SchedulerEvent>(&e)) return s->kind == SchedulerEvent::Kind::kBindDone;
-  return true;
+  return !std::holds_alternative<JobControllerEvent>(e);
 }
 
 void Simulation::post(SimTime at, Phase phase, SchedulerEvent event) {
@@ -34,6 +71,17 @@ void Simulation::post(SimTime at, Phase phase, SchedulerEvent event) {
 }
 
 void Simulation::post(SimTime at, Phase phase, KubeletEvent event) {
+  ++external_pending_;
+  events_.push(at, phase, event);
+}
+
+void Simulation::post(SimTime at, Phase phase, JobControllerEvent event) {
+  // Not external: a Job sync that fails (quota) is retried forever; see run().
+  ++job_events_pending_;
+  events_.push(at, phase, event);
+}
+
+void Simulation::post(SimTime at, Phase phase, NodeLifecycleEvent event) {
   ++external_pending_;
   events_.push(at, phase, event);
 }
@@ -50,55 +98,135 @@ void Simulation::deliver(Subscriber to, const Change& change) {
 
 void Simulation::on_change(const Change& change) {
   switch (change.kind) {
-    case ObjectKind::kNamespace: return;
+    case ObjectKind::kNamespace:
+    case ObjectKind::kQuota: return;
+    case ObjectKind::kJob: deliver(Subscriber::kJobController, change); return;
     case ObjectKind::kNode:
       if (change.type == ChangeType::kAdded) kubelets_->on_node_added(NodeId(change.id));
       deliver(Subscriber::kScheduler, change);
       return;
-    case ObjectKind::kPod:
+    case ObjectKind::kPod: {
+      const bool ended = is_terminal(change.phase) || change.type == ChangeType::kDeleted;
+      const bool was_ended = is_terminal(change.old_phase) || change.type == ChangeType::kDeleted;
       if (is_terminal(change.phase) && !is_terminal(change.old_phase)) ++finished_pods_;
       deliver(Subscriber::kScheduler, change);
-      if (change.node.valid() && (!change.old_node.valid() || change.type == ChangeType::kAdded))
+      const Pod& p = store_.pod(PodId(change.id));
+      if (change.node.valid() &&
+          (!change.old_node.valid() || change.type == ChangeType::kAdded || change.became_terminating))
         deliver(Subscriber::kKubelet, change);
+      if (p.job.valid()) deliver(Subscriber::kJobController, change);
+      if (ended && (!was_ended || change.type == ChangeType::kDeleted) && !store_.quotas_in(p.ns).empty())
+        deliver(Subscriber::kQuotaController, change);
       return;
+    }
   }
 }
 
-void Simulation::submit(std::uint32_t job_index) {
-  const WorkloadJob& job = workload_.jobs[job_index];
-  Pod pod;
-  pod.name = workload_.name + "-" + job.id;  // Batkube names pods w0-<job id>
-  pod.ns = NamespaceId(0);
-  pod.spec = PodTemplateId(template_base_ + job.pod_template);
-  pod.workload_job = job_index;
+void Simulation::draw_container(Pod& pod, const WorkloadJob& job) {
   pod.run_time = job.run_time;
   pod.active_deadline = job.walltime;
   pod.exit_code = job.exit_code;
+  if (job.failure.probability > 0 && failure_rng_.uniform01() < job.failure.probability) {
+    pod.exit_code = job.failure.exit_code;
+    if (job.failure.after) pod.run_time = *job.failure.after;
+  }
+}
+
+std::variant<PodId, std::string> Simulation::create_pod(Pod pod) {
   pod.created = now_;
-  job_pods_[job_index] = store_.create_pod(std::move(pod));
+  if (auto refused = quota_.admit(pod.ns, pod.name, store_.spec(pod.spec))) return std::move(*refused);
+  const PodId id = store_.create_pod(std::move(pod));
+  quota_.charged(id);
+  return id;
+}
+
+std::variant<PodId, std::string> Simulation::create_job_pod(JobId job_id, const std::string& name) {
+  const Job& job = store_.job(job_id);
+  Pod pod;
+  pod.name = name;
+  pod.ns = job.ns;
+  pod.spec = job.spec;
+  pod.job = job_id;
+  pod.workload_job = job.workload_job;
+  draw_container(pod, workload_.jobs[job.workload_job]);
+  auto created = create_pod(std::move(pod));
+  if (const PodId* id = std::get_if<PodId>(&created)) job_pods_[job.workload_job] = *id;
+  return created;
+}
+
+void Simulation::submit(std::uint32_t job_index) {
+  const WorkloadJob& wj = workload_.jobs[job_index];
+  const std::string name = !wj.name.empty() ? wj.name : workload_.name + "-" + wj.id;  // Batkube: w0-<job id>
+  const PodTemplateId spec(template_base_ + wj.pod_template);
+  if (wj.as_job) {
+    Job job;
+    job.name = name;
+    job.ns = wj.ns;
+    job.spec = spec;
+    job.parallelism = wj.parallelism;
+    job.completions = wj.completions;
+    job.backoff_limit = wj.backoff_limit;
+    job.created = now_;
+    job.workload_job = job_index;
+    job_objects_[job_index] = store_.create_job(std::move(job));
+    return;
+  }
+  Pod pod;
+  pod.name = name;
+  pod.ns = wj.ns;
+  pod.spec = spec;
+  pod.workload_job = job_index;
+  draw_container(pod, wj);
+  auto created = create_pod(std::move(pod));
+  if (const PodId* id = std::get_if<PodId>(&created)) {
+    job_pods_[job_index] = *id;
+  } else {
+    rejected_pods_.emplace_back(job_index, std::get<std::string>(created));
+  }
 }
 
 std::size_t Simulation::pending_pods() const {
   std::size_t n = 0;
   for (std::size_t i = 0; i < store_.pod_count(); ++i) {
     const Pod& p = store_.pod(PodId(static_cast<std::uint32_t>(i)));
-    if (p.phase == PodPhase::kPending && !p.node.valid()) ++n;
+    if (p.phase == PodPhase::kPending && !p.node.valid() && !p.deleted) ++n;
   }
   return n;
 }
 
 void Simulation::run(const std::function<void(double)>& progress) {
   const double total_jobs = static_cast<double>(workload_.jobs.size());
+  // When nothing external is pending, the cluster is frozen: only the scheduler's retries of
+  // unschedulable pods and the Job controller's retries (Jobs whose pods the quota refuses)
+  // remain. Without Job retries the run is over once the scheduler is idle (retrying in a
+  // frozen cluster fails identically forever). A Job retry can succeed only if usage was
+  // freed before the freeze, and every retry queued then fires within the largest back-off;
+  // if the store did not change by then, it never will.
+  const Duration max_retry = std::max({options_.model.job_controller.api_backoff_max,
+                                       options_.model.job_controller.pod_failure_backoff_max,
+                                       options_.model.job_controller.pod_update_batch});
+  SimTime frozen_since = SimTime::never();
+  std::uint64_t frozen_version = 0;
   while (!events_.empty()) {
-    // Quiescence: nothing external is pending and the scheduler has no work that does not
-    // wait for a cluster change. Retrying the remaining unschedulable pods in a frozen
-    // cluster would fail identically forever, so the run is over.
-    if (external_pending_ == 0 && !scheduler_->busy()) break;
+    if (external_pending_ == 0) {
+      if (!scheduler_->busy() && job_events_pending_ == 0) break;
+      if (frozen_since.is_never() || store_.resource_version() != frozen_version) {
+        frozen_since = now_;
+        frozen_version = store_.resource_version();
+      }
+      if (events_.top().time > frozen_since + max_retry) {
+        now_ = frozen_since;  // the run ended when the cluster froze
+        break;
+      }
+    } else {
+      frozen_since = SimTime::never();
+    }
     if (events_.top().time > options_.until) break;
     auto entry = events_.pop();
     now_ = entry.time;
     ++events_processed_;
     if (is_external(entry.payload)) --external_pending_;
+    if (std::holds_alternative<JobControllerEvent>(entry.payload)) --job_events_pending_;
     std::visit(
         [&](auto& e) {
           using T = std::decay_t<decltype(e)>;
@@ -110,17 +238,32 @@ void Simulation::run(const std::function<void(double)>& progress) {
               events_.push(workload_.jobs[next].submit, Phase::kArrival, Arrival{next});
             }
           } else if constexpr (std::is_same_v<T, Delivery>) {
-            if (e.to == Subscriber::kKubelet) {
-              kubelets_->on_pod_change(e.change, now_);
-            } else if (e.change.kind == ObjectKind::kNode) {
-              scheduler_->on_node_change(e.change, now_);
-            } else {
-              scheduler_->on_pod_change(e.change, now_);
+            switch (e.to) {
+              case Subscriber::kKubelet: kubelets_->on_pod_change(e.change, now_); break;
+              case Subscriber::kScheduler:
+                if (e.change.kind == ObjectKind::kNode) {
+                  scheduler_->on_node_change(e.change, now_);
+                } else {
+                  scheduler_->on_pod_change(e.change, now_);
+                }
+                break;
+              case Subscriber::kJobController:
+                if (e.change.kind == ObjectKind::kJob) {
+                  job_controller_->on_job_change(e.change, now_);
+                } else {
+                  job_controller_->on_pod_change(e.change, now_);
+                }
+                break;
+              case Subscriber::kQuotaController: quota_.on_pod_change(e.change); break;
             }
           } else if constexpr (std::is_same_v<T, KubeletEvent>) {
             kubelets_->on_event(e, now_);
-          } else {
+          } else if constexpr (std::is_same_v<T, SchedulerEvent>) {
             scheduler_->on_event(e, now_);
+          } else if constexpr (std::is_same_v<T, JobControllerEvent>) {
+            job_controller_->on_event(e, now_);
+          } else {
+            node_lifecycle_->on_event(e, now_);
           }
         },
         entry.payload);

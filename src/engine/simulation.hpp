@@ -1,7 +1,9 @@
 // The Simulation owns all state of one run: the clock, the event queue, the object store,
-// the kubelets, the scheduler and the workload cursor. Components reach each other only
-// through the store's change feed (delivered by informers, with the watch delay) and
-// through events they post. No globals: several simulations can run in one process.
+// the API server's admission (priority, ResourceQuota), the controllers (Job, quota, node
+// lifecycle), the kubelets, the scheduler and the workload cursor. Components reach each
+// other only through the store's change feed (delivered by informers, with the watch
+// delay) and through events they post. No globals: several simulations can run in one
+// process.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +13,10 @@
 #include <vector>
 
 #include "control/cluster_actions.hpp"
+#include "control/job_controller.hpp"
 #include "control/kubelet.hpp"
+#include "control/node_lifecycle.hpp"
+#include "control/resource_quota.hpp"
 #include "core/event_queue.hpp"
 #include "engine/model_config.hpp"
 #include "model/object_store.hpp"
@@ -38,12 +43,16 @@ struct SimulationInputs {
   std::vector<ClusterAction> actions;  // sorted by time
 };
 
-class Simulation final : public ChangeListener, private SchedulerHost, private KubeletHost {
+class Simulation final : public ChangeListener,
+                         private SchedulerHost,
+                         private KubeletHost,
+                         private JobControllerHost,
+                         private NodeLifecycleHost {
  public:
   Simulation(SimulationInputs inputs, SimulationOptions options);
 
   // Runs until nothing can change any more (every pod finished, or the pending pods can
-  // never fit), or until options.until. `progress` (optional) is called now and then with
+  // never fit, or the Jobs left can never pass their quota), or until options.until. `progress` (optional) is called now and then with
   // the fraction of workload jobs that have finished.
   void run(const std::function<void(double)>& progress = {});
 
@@ -51,7 +60,13 @@ class Simulation final : public ChangeListener, private SchedulerHost, private K
   const ObjectStore& store() const { return store_; }
   ObjectStore& store() { return store_; }
   const Workload& workload() const { return workload_; }
+  // Workload job index -> its pod (for Jobs: the latest pod the controller created).
   const std::vector<PodId>& job_pods() const { return job_pods_; }
+  // Workload job index -> its batch/v1 Job (invalid for bare pods and before submission).
+  const std::vector<JobId>& job_objects() const { return job_objects_; }
+  const JobController& job_controller() const { return *job_controller_; }
+  // Bare pods whose creation admission refused (e.g. ResourceQuota), with the message.
+  const std::vector<std::pair<std::uint32_t, std::string>>& rejected_pods() const { return rejected_pods_; }
   const Scheduler& scheduler() const { return *scheduler_; }
   std::uint64_t events_processed() const { return events_processed_; }
   std::size_t finished_pods() const { return finished_pods_; }
@@ -65,17 +80,26 @@ class Simulation final : public ChangeListener, private SchedulerHost, private K
   struct Arrival {
     std::uint32_t job;
   };
-  enum class Subscriber : std::uint8_t { kScheduler, kKubelet };
+  enum class Subscriber : std::uint8_t { kScheduler, kKubelet, kJobController, kQuotaController };
   struct Delivery {
     Subscriber to;
     Change change;
   };
-  using Event = std::variant<Arrival, Delivery, KubeletEvent, SchedulerEvent>;
+  using Event = std::variant<Arrival, Delivery, KubeletEvent, SchedulerEvent, JobControllerEvent, NodeLifecycleEvent>;
 
   void post(SimTime at, Phase phase, SchedulerEvent event) override;
   void post(SimTime at, Phase phase, KubeletEvent event) override;
+  void post(SimTime at, Phase phase, JobControllerEvent event) override;
+  void post(SimTime at, Phase phase, NodeLifecycleEvent event) override;
+  std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name) override;
   void deliver(Subscriber to, const Change& change);
   void submit(std::uint32_t job);
+  // The API server's pod CREATE: admission (ResourceQuota), then the store.
+  std::variant<PodId, std::string> create_pod(Pod pod);
+  // The container behaviour of a new pod of workload job `job`: its run time and exit code,
+  // with the job's failure model drawn from the seeded stream.
+  void draw_container(Pod& pod, const WorkloadJob& job);
+  void resolve_priorities(std::vector<PodTemplate>& templates) const;
   static bool is_external(const Event& e);
 
   ObjectStore store_;
@@ -85,13 +109,20 @@ class Simulation final : public ChangeListener, private SchedulerHost, private K
   EventQueue<Event> events_;
   std::unique_ptr<Kubelets> kubelets_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<JobController> job_controller_;
+  std::unique_ptr<NodeLifecycle> node_lifecycle_;
+  ResourceQuotaAdmission quota_;
   RandomStream watch_rng_;
-  SimTime last_delivery_[2] = {SimTime::zero(), SimTime::zero()};
+  RandomStream failure_rng_;
+  SimTime last_delivery_[4] = {SimTime::zero(), SimTime::zero(), SimTime::zero(), SimTime::zero()};
   std::vector<PodId> job_pods_;
+  std::vector<JobId> job_objects_;
+  std::vector<std::pair<std::uint32_t, std::string>> rejected_pods_;
   std::uint32_t next_job_ = 0;
   SimTime now_;
   std::uint64_t events_processed_ = 0;
   std::uint64_t external_pending_ = 0;  // posted events that can change the cluster
+  std::uint64_t job_events_pending_ = 0;  // posted Job controller syncs
   std::size_t finished_pods_ = 0;
 };
 
