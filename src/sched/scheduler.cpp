@@ -469,7 +469,7 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
       break;
     case SchedulerEvent::Kind::kBindDone: {
       const Pod& p = store_.pod(event.pod);
-      if (is_terminal(p.phase) || p.node.valid()) {  // deleted or bound meanwhile: forget the assumption
+      if (is_terminal(p.phase) || p.node.valid() || p.deleted) {  // deleted or bound meanwhile: forget the assumption
         cache_remove(event.pod);
         break;
       }

@@ -9,6 +9,12 @@
 // (moveRequestCycle). A failure whose PodScheduled condition changed is patched to the API
 // before the next cycle starts. Binding runs concurrently: the bind call lands after the
 // bind latency. With zero latencies every cycle is instantaneous.
+//
+// Preemption (sched/preemption.cpp): a FitError runs DefaultPreemption on the same cache at
+// the cycle's start; its API calls (victim deletions, cleared nominations of lower-priority
+// pods) are made when the cycle ends, and the preemptor's nominatedNodeName travels with the
+// PodScheduled=False status patch (updatePod), as in v1.26. The nominator reserves room on
+// a node for pods nominated to it (RunFilterPluginsWithNominatedPods).
 #pragma once
 
 #include <cstdint>
