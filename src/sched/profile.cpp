@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "core/error.hpp"
@@ -38,8 +39,8 @@ const std::vector<PluginRef>& default_multi_point() {
 
 // Plugins of the default profile whose extension points act only on objects kubesim does not
 // model (host ports, volumes, scheduling gates) or that are structural (sort, bind). They are
-// accepted in configurations and have no effect on kubesim's pods. DefaultPreemption is
-// accepted; preemption is not modelled yet.
+// accepted in configurations and have no effect on kubesim's pods. DefaultPreemption has no
+// plugin object: build_profile turns it into Profile::preemption (the Scheduler runs it).
 bool is_inert(const std::string& name) {
   static const char* const kInert[] = {"SchedulingGates", "PrioritySort",   "NodePorts",         "VolumeRestrictions",
                                        "EBSLimits",       "GCEPDLimits",    "NodeVolumeLimits",  "AzureDiskLimits",
@@ -49,6 +50,7 @@ bool is_inert(const std::string& name) {
 
 struct PluginArgs {
   ScoringStrategy fit_strategy;
+  DefaultPreemptionArgs preemption;
   std::vector<ResourceWeight> balanced_resources = {{kCpu, 1}, {kMemory, 1}};
 };
 
@@ -77,7 +79,7 @@ bool is_known(const std::string& name) {
 // point come first (overriding MultiPoint), then MultiPoint plugins, in their order.
 Profile build_profile(const std::string& scheduler_name, const std::vector<PluginRef>& multi_point,
                       const std::vector<PluginRef>& filter_point, const std::vector<PluginRef>& score_point,
-                      const PluginArgs& args) {
+                      const std::vector<PluginRef>& post_filter_point, const PluginArgs& args) {
   Profile p;
   p.scheduler_name = scheduler_name;
   std::map<std::string, Plugin*> instances;  // lookup only
@@ -110,6 +112,10 @@ Profile build_profile(const std::string& scheduler_name, const std::vector<Plugi
   expand(score_point, [&](const PluginRef& ref) {
     if (auto* s = dynamic_cast<const ScorePlugin*>(instance(ref.name)))
       p.scorers.push_back({s, ref.weight == 0 ? 1 : ref.weight});  // framework: weight 0 means 1
+  });
+  // PostFilter: DefaultPreemption is the only in-tree PostFilter plugin.
+  expand(post_filter_point, [&](const PluginRef& ref) {
+    if (ref.name == "DefaultPreemption" && !p.preemption) p.preemption = args.preemption;
   });
   return p;
 }
@@ -238,6 +244,22 @@ class ConfigReader {
               args.fit_strategy.shape.empty())
             fail(s, "RequestedToCapacityRatio needs requestedToCapacityRatio.shape");
         }
+      } else if (name == "DefaultPreemption") {
+        // validation_pluginargs.go ValidateDefaultPreemptionArgs.
+        expect_keys(a, {"apiVersion", "kind", "minCandidateNodesPercentage", "minCandidateNodesAbsolute"});
+        if (const auto v = a["minCandidateNodesPercentage"]) {
+          const auto x = integer(v, "minCandidateNodesPercentage");
+          if (x < 0 || x > 100) fail(v, "minCandidateNodesPercentage must be within 0..100");
+          args.preemption.min_candidate_nodes_percentage = static_cast<std::int32_t>(x);
+        }
+        if (const auto v = a["minCandidateNodesAbsolute"]) {
+          const auto x = integer(v, "minCandidateNodesAbsolute");
+          if (x < 0 || x > std::numeric_limits<std::int32_t>::max())
+            fail(v, "minCandidateNodesAbsolute must not be negative");
+          args.preemption.min_candidate_nodes_absolute = static_cast<std::int32_t>(x);
+        }
+        if (args.preemption.min_candidate_nodes_percentage == 0 && args.preemption.min_candidate_nodes_absolute == 0)
+          fail(a, "minCandidateNodesPercentage and minCandidateNodesAbsolute cannot be both zero");
       } else if (name == "NodeResourcesBalancedAllocation") {
         expect_keys(a, {"apiVersion", "kind", "resources"});
         if (a["resources"]) args.balanced_resources = resources(a["resources"]);
@@ -292,7 +314,7 @@ class ConfigReader {
       fail(root, "podMaxBackoffSeconds must not be less than podInitialBackoffSeconds");
     const YAML::Node profiles = root["profiles"];
     if (!profiles || profiles.size() == 0) {
-      config.profiles.push_back(build_profile("default-scheduler", default_multi_point(), {}, {}, PluginArgs{}));
+      config.profiles.push_back(build_profile("default-scheduler", default_multi_point(), {}, {}, {}, PluginArgs{}));
       return config;
     }
     for (const auto& prof : profiles) {
@@ -303,12 +325,14 @@ class ConfigReader {
       std::vector<PluginRef> multi = default_multi_point();
       std::vector<PluginRef> filter;
       std::vector<PluginRef> score;
+      std::vector<PluginRef> post_filter;
       if (const auto plugins = prof["plugins"]) {
         expect_keys(plugins, {"multiPoint", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
                               "reserve", "permit", "preBind", "bind", "postBind", "preEnqueue"});
         multi = plugin_list(plugins["multiPoint"], default_multi_point());
         filter = plugin_list(plugins["filter"], {});
         score = plugin_list(plugins["score"], {});
+        post_filter = plugin_list(plugins["postFilter"], {});
         // A plugin disabled at a specific point is removed from that point's MultiPoint share.
         auto drop_disabled = [&](const YAML::Node& set, std::vector<PluginRef>& point) {
           if (!set || !set["disabled"]) return;
@@ -319,8 +343,9 @@ class ConfigReader {
         };
         drop_disabled(plugins["filter"], filter);
         drop_disabled(plugins["score"], score);
+        drop_disabled(plugins["postFilter"], post_filter);
       }
-      Profile p = build_profile(name, multi, filter, score, plugin_args(prof["pluginConfig"]));
+      Profile p = build_profile(name, multi, filter, score, post_filter, plugin_args(prof["pluginConfig"]));
       if (const auto pct = prof["percentageOfNodesToScore"]) {
         const auto v = integer(pct, "percentageOfNodesToScore");
         if (v < 0 || v > 100) fail(pct, "percentageOfNodesToScore must be within 0..100");
@@ -340,7 +365,7 @@ class ConfigReader {
 
 SchedulerConfig default_scheduler_config(ResourceNames&) {
   SchedulerConfig config;
-  config.profiles.push_back(build_profile("default-scheduler", default_multi_point(), {}, {}, PluginArgs{}));
+  config.profiles.push_back(build_profile("default-scheduler", default_multi_point(), {}, {}, {}, PluginArgs{}));
   return config;
 }
 

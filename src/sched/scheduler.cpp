@@ -17,6 +17,7 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
       latencies_(latencies),
       tie_break_rng_(seed, "scheduler/select-host"),
       latency_rng_(seed, "scheduler/latency"),
+      preemption_rng_(seed, "scheduler/preemption"),
       host_(host),
       queue_(config_.queue) {}
 
@@ -87,14 +88,35 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   active_filters_.clear();
   for (const auto* f : profile->filters)
     if (f->applies(ctx)) active_filters_.push_back(f);
+  // Usually NodeResourcesFit is the only filter that can reject this pod: call it directly.
+  only_fit_ = active_filters_.size() == 1 && dynamic_cast<const NodeResourcesFit*>(active_filters_[0]);
+  if (node_code_.size() < nodes_.size()) node_code_.resize(nodes_.size());
+
+  // findNodesThatFitPod: a pod nominated by an earlier preemption tries that node first
+  // (evaluateNominatedNode) and takes it, without scoring, if it passes the filters (with
+  // the nominated pods of higher or equal priority reserving their room).
+  const NodeId nominated = store_.pod(pod).nominated_node;
+  bool nominated_failed = false;
+  if (nominated.valid() && nominated.value() < nodes_.size()) {
+    const FilterPlugin* plugin = nullptr;
+    FilterResult r;
+    if (passes_filters(ctx, nodes_[nominated.value()], &plugin, &r)) {
+      d.node = nominated;
+      d.feasible = 1;
+      d.processed = 1;
+      return d;
+    }
+    nominated_failed = true;
+  }
+  bool nominated_seen = false;
+
   const auto to_find = static_cast<std::uint32_t>(num_feasible_nodes_to_find(
       profile->percentage_of_nodes_to_score.value_or(config_.percentage_of_nodes_to_score), static_cast<std::int32_t>(n)));
 
   // findNodesThatPassFilters, run sequentially: nodes from nextStartNodeIndex on; upstream's
   // parallel search stops when one feasible node more than needed is found (and discards
   // it), so the nodes that fail before that one count as processed.
-  // Usually NodeResourcesFit is the only filter that can reject this pod: call it directly.
-  const bool only_fit = active_filters_.size() == 1 && dynamic_cast<const NodeResourcesFit*>(active_filters_[0]);
+  const bool only_fit = only_fit_ && nominated_total_ == 0;
   feasible_.clear();
   reason_names_.clear();
   reason_counts_.clear();
@@ -102,8 +124,10 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   std::uint32_t index = next_start_node_index_;
   // Diagnosis: every reason of every rejected node is counted (FitError.Error), and the
   // rejecting plugins' events are what the pod waits for.
-  auto reject = [&](const FilterPlugin* plugin, const FilterResult& r) {
+  auto reject = [&](NodeId node, const FilterPlugin* plugin, const FilterResult& r) {
     ++failed;
+    node_code_[node.value()] = static_cast<std::uint8_t>(r.code);
+    if (r.code == StatusCode::kUnschedulableAndUnresolvable) ++d.unresolvable;
     d.interested_events |= plugin->events_to_register();
     for (std::size_t k = 0; k < r.reason_count; ++k) {
       auto it = std::find(reason_names_.begin(), reason_names_.end(), r.reasons[k]);
@@ -118,20 +142,19 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   for (std::uint32_t i = 0; i < n; ++i, ++index) {
     if (index == n) index = 0;
     const NodeInfo& ni = nodes_[node_order_[index].value()];
+    if (ni.id == nominated) nominated_seen = true;
     bool rejected = false;
     if (only_fit) {
       if (const std::uint32_t insufficient = insufficient_resources(spec, ni)) {
-        reject(active_filters_[0], fit_failure(insufficient, store_.resource_names()));
+        reject(ni.id, active_filters_[0], fit_failure(insufficient, store_.resource_names()));
         rejected = true;
       }
     } else {
-      for (const auto* f : active_filters_) {
-        const FilterResult r = f->filter(ctx, ni);
-        if (!r.ok()) {
-          reject(f, r);
-          rejected = true;
-          break;
-        }
+      const FilterPlugin* plugin = nullptr;
+      FilterResult r;
+      if (!passes_filters(ctx, ni, &plugin, &r)) {
+        reject(ni.id, plugin, r);
+        rejected = true;
       }
     }
     if (rejected) continue;
@@ -139,7 +162,9 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     feasible_.push_back(&ni);
   }
   d.feasible = static_cast<std::uint32_t>(feasible_.size());
-  d.processed = d.feasible + failed;
+  // processedNodes = len(feasibleNodes) + len(diagnosis.NodeToStatusMap): the nominated
+  // node's failure stays in the map even when the search stopped before reaching it again.
+  d.processed = d.feasible + failed + (nominated_failed && !nominated_seen ? 1 : 0);
   next_start_node_index_ = (next_start_node_index_ + d.processed) % n;
 
   if (feasible_.empty()) {
@@ -188,20 +213,124 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
 }
 
 void Scheduler::cache_add(PodId pod, NodeId node) {
-  if (pod.value() >= cached_node_.size()) cached_node_.resize(pod.value() + 1);
-  NodeId& cached = cached_node_[pod.value()];
-  if (cached == node) return;
-  if (cached.valid()) cache_remove(pod);
-  nodes_[node.value()].add_pod(store_.spec_of(pod), +1);
-  cached = node;
+  if (pod.value() >= cached_.size()) cached_.resize(pod.value() + 1);
+  if (cached_[pod.value()].node == node) return;
+  if (cached_[pod.value()].node.valid()) cache_remove(pod);
+  const PodTemplate& spec = store_.spec_of(pod);
+  nodes_[node.value()].add_pod(spec, +1);
+  if (node_pods_.size() <= node.value()) node_pods_.resize(node.value() + 1);
+  NodePods& np = node_pods_[node.value()];
+  cached_[pod.value()] = CachedPod{node, static_cast<std::uint32_t>(np.pods.size())};
+  np.pods.push_back(pod);
+  if (!np.min_dirty && spec.priority < np.min_priority) np.min_priority = spec.priority;
+  ++priority_counts_[spec.priority];
 }
 
 void Scheduler::cache_remove(PodId pod) {
-  if (pod.value() >= cached_node_.size()) return;
-  NodeId& cached = cached_node_[pod.value()];
-  if (!cached.valid()) return;
-  nodes_[cached.value()].add_pod(store_.spec_of(pod), -1);
-  cached = NodeId();
+  if (pod.value() >= cached_.size()) return;
+  CachedPod& cached = cached_[pod.value()];
+  if (!cached.node.valid()) return;
+  const PodTemplate& spec = store_.spec_of(pod);
+  nodes_[cached.node.value()].add_pod(spec, -1);
+  NodePods& np = node_pods_[cached.node.value()];
+  const PodId last = np.pods.back();  // swap-remove
+  np.pods[cached.slot] = last;
+  cached_[last.value()].slot = cached.slot;
+  np.pods.pop_back();
+  if (np.pods.empty()) {
+    np.min_priority = std::numeric_limits<std::int32_t>::max();
+    np.min_dirty = false;
+  } else if (spec.priority == np.min_priority) {
+    np.min_dirty = true;  // recomputed when next asked
+  }
+  auto it = priority_counts_.find(spec.priority);
+  if (--it->second == 0) priority_counts_.erase(it);
+  cached = CachedPod{};
+}
+
+std::int32_t Scheduler::node_min_priority(NodeId node) {
+  if (node.value() >= node_pods_.size()) return std::numeric_limits<std::int32_t>::max();
+  NodePods& np = node_pods_[node.value()];
+  if (np.min_dirty) {
+    np.min_priority = std::numeric_limits<std::int32_t>::max();
+    for (const PodId p : np.pods) np.min_priority = std::min(np.min_priority, store_.spec_of(p).priority);
+    np.min_dirty = false;
+  }
+  return np.min_priority;
+}
+
+const std::vector<PodId>& Scheduler::pods_on(NodeId node) const {
+  static const std::vector<PodId> kNone;
+  return node.value() < node_pods_.size() ? node_pods_[node.value()].pods : kNone;
+}
+
+const std::vector<PodId>& Scheduler::nominated_pods_on(NodeId node) const {
+  static const std::vector<PodId> kNone;
+  return node.value() < nominated_on_.size() ? nominated_on_[node.value()] : kNone;
+}
+
+// scheduling_queue.go nominator.add/delete: a pod has at most one nominated node; the
+// per-node lists keep insertion order (upstream appends, and deletes preserving order).
+void Scheduler::nominate(PodId pod, NodeId node) {
+  if (pod.value() >= nominated_.size()) {
+    if (!node.valid()) return;
+    nominated_.resize(pod.value() + 1);
+  }
+  NodeId& current = nominated_[pod.value()];
+  if (current == node) return;
+  if (current.valid()) {
+    auto& list = nominated_on_[current.value()];
+    list.erase(std::find(list.begin(), list.end(), pod));
+    --nominated_total_;
+  }
+  current = node;
+  if (node.valid()) {
+    if (nominated_on_.size() <= node.value()) nominated_on_.resize(node.value() + 1);
+    nominated_on_[node.value()].push_back(pod);
+    ++nominated_total_;
+  }
+}
+
+bool Scheduler::passes_plain(const CycleContext& ctx, const NodeInfo& ni, const FilterPlugin** plugin,
+                             FilterResult* result) {
+  if (only_fit_) {
+    if (const std::uint32_t insufficient = insufficient_resources(ctx.spec, ni)) {
+      *plugin = active_filters_[0];
+      *result = fit_failure(insufficient, store_.resource_names());
+      return false;
+    }
+    return true;
+  }
+  for (const auto* f : active_filters_) {
+    const FilterResult r = f->filter(ctx, ni);
+    if (!r.ok()) {
+      *plugin = f;
+      *result = r;
+      return false;
+    }
+  }
+  return true;
+}
+
+// framework/runtime/framework.go RunFilterPluginsWithNominatedPods (v1.26): when pods of
+// higher or equal priority are nominated to the node, the filters run first with them added
+// (they must not lose the room preemption made for them) and, if that passes, again without
+// them (filters such as pod affinity may need them absent); the pod must pass both.
+bool Scheduler::passes_filters(const CycleContext& ctx, const NodeInfo& ni, const FilterPlugin** plugin,
+                               FilterResult* result) {
+  if (nominated_total_ != 0 && ni.id.value() < nominated_on_.size() && !nominated_on_[ni.id.value()].empty()) {
+    bool added = false;
+    for (const PodId q : nominated_on_[ni.id.value()]) {
+      if (q == ctx.pod) continue;
+      const PodTemplate& qs = store_.spec_of(q);
+      if (qs.priority < ctx.spec.priority) continue;
+      if (!added) with_nominated_ = ni;  // addNominatedPods: a copy of the NodeInfo
+      with_nominated_.add_pod(qs, +1);
+      added = true;
+    }
+    if (added && !passes_plain(ctx, with_nominated_, plugin, result)) return false;
+  }
+  return passes_plain(ctx, ni, plugin, result);
 }
 
 void Scheduler::schedule_next_cycle(SimTime now) {
@@ -219,7 +348,7 @@ void Scheduler::start_cycle(SimTime now) {
     const Pod& p = store_.pod(*popped);
     // skipPodSchedule: the pod was deleted, or is already bound/assumed.
     if (is_terminal(p.phase) || p.node.valid() ||
-        (popped->value() < cached_node_.size() && cached_node_[popped->value()].valid()))
+        (popped->value() < cached_.size() && cached_[popped->value()].node.valid()))
       continue;
     cycle_pod_ = *popped;
     break;
@@ -229,6 +358,10 @@ void Scheduler::start_cycle(SimTime now) {
   cycle_number_ = queue_.scheduling_cycle();
   in_cycle_ = true;
   cycle_decision_ = decide(cycle_pod_);
+  preemption_.ran = false;
+  // A FitError runs the PostFilter plugins (schedule_one.go schedulingCycle); "no nodes
+  // available" is not a FitError.
+  if (!cycle_decision_.node.valid() && !node_order_.empty()) preempt(cycle_pod_, cycle_decision_, now);
   const Duration d = latencies_.cycle.sample(latency_rng_);
   if (d == Duration()) {
     finish_cycle(now);
@@ -242,18 +375,55 @@ void Scheduler::finish_cycle(SimTime now) {
   const PodId pod = cycle_pod_;
   if (cycle_decision_.node.valid()) {
     cache_add(pod, cycle_decision_.node);  // assume
+    nominate(pod, NodeId());               // assume: DeleteNominatedPodIfExists
     const Duration b = latencies_.bind.sample(latency_rng_);
     host_.post(now + b, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, cycle_decision_.node});
     schedule_next_cycle(now);
     return;
   }
-  // handleSchedulingFailure: re-queue first, then patch PodScheduled=False if it changed.
+  const Preemption& pre = preemption_;
+  const std::int32_t priority = store_.spec_of(pod).priority;
+  if (pre.ran && pre.node.valid()) {
+    // preemption.go prepareCandidate (v1.26), applied when the cycle ends: each victim gets
+    // DisruptionTarget=True/PreemptionByKubeScheduler and is deleted with its own
+    // terminationGracePeriodSeconds (DeleteOptions{}); then the lower-priority pods
+    // nominated to that node lose their nomination (ClearNominatedNodeName), because they
+    // may no longer fit there. The nominator forgets them at once (upstream: when the
+    // status update reaches the informer).
+    for (const PodId v : pre.victims) {
+      const Duration grace = Duration::seconds(store_.spec_of(v).termination_grace_period_seconds);
+      store_.delete_pod(v, now, grace, DisruptionReason::kPreemptionByScheduler);
+    }
+    if (pre.node.value() < nominated_on_.size()) {
+      potential_victims_.assign(nominated_on_[pre.node.value()].begin(), nominated_on_[pre.node.value()].end());
+      for (const PodId q : potential_victims_) {
+        if (q == pod || store_.spec_of(q).priority >= priority) continue;
+        nominate(q, NodeId());
+        if (store_.pod(q).nominated_node.valid() && !store_.pod(q).deleted)
+          store_.update_pod(q, [](Pod& x) { x.nominated_node = NodeId(); });
+      }
+    }
+  }
+  // handleSchedulingFailure: re-queue first, record the nomination in the nominator
+  // (AddNominatedPod with the PostFilter's NominatingInfo; without one the pod's own
+  // status.nominatedNodeName), then patch PodScheduled=False and nominatedNodeName if
+  // either changed (updatePod).
   queue_.add_unschedulable_if_not_present(pod, cycle_decision_.interested_events, cycle_number_, now);
   arm_ticks(now);
-  if (store_.pod(pod).unschedulable_message != cycle_decision_.message) {
+  const bool override_nnn = pre.ran && pre.mode == Preemption::Mode::kOverride;
+  nominate(pod, override_nnn ? pre.node : store_.pod(pod).nominated_node);
+  patch_message_ = cycle_decision_.message;
+  if (config_.post_filter_message_in_condition && pre.ran && !pre.message.empty())
+    patch_message_ += " " + pre.message + ".";  // FitError.Error: fmt.Sprintf(SeparatorFormat, postFilterMsg)
+  patch_sets_nominated_ = override_nnn && store_.pod(pod).nominated_node != pre.node;
+  patch_nominated_ = pre.node;
+  if (store_.pod(pod).unschedulable_message != patch_message_ || patch_sets_nominated_) {
     const Duration p = latencies_.status_patch.sample(latency_rng_);
     if (p == Duration()) {
-      store_.update_pod(pod, [&](Pod& x) { x.unschedulable_message = cycle_decision_.message; });
+      store_.update_pod(pod, [&](Pod& x) {
+        x.unschedulable_message = patch_message_;
+        if (patch_sets_nominated_) x.nominated_node = patch_nominated_;
+      });
     } else {
       waiting_for_patch_ = true;
       host_.post(now + p, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kPatchDone, pod, NodeId()});
@@ -291,12 +461,15 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
     case SchedulerEvent::Kind::kCycleEnd: finish_cycle(now); break;
     case SchedulerEvent::Kind::kPatchDone:
       waiting_for_patch_ = false;
-      store_.update_pod(event.pod, [&](Pod& x) { x.unschedulable_message = cycle_decision_.message; });
+      store_.update_pod(event.pod, [&](Pod& x) {
+        x.unschedulable_message = patch_message_;
+        if (patch_sets_nominated_) x.nominated_node = patch_nominated_;
+      });
       schedule_next_cycle(now);
       break;
     case SchedulerEvent::Kind::kBindDone: {
       const Pod& p = store_.pod(event.pod);
-      if (is_terminal(p.phase) || p.node.valid()) {  // deleted or bound meanwhile: forget the assumption
+      if (is_terminal(p.phase) || p.node.valid() || p.deleted) {  // deleted or bound meanwhile: forget the assumption
         cache_remove(event.pod);
         break;
       }
@@ -334,6 +507,7 @@ void Scheduler::on_pod_change(const Change& c, SimTime now) {
     // The unassigned-pod informer drops it; the assigned-pod informer adds it to the cache
     // (confirming our assumption, or accounting a pod another scheduler bound).
     queue_.remove(pod);
+    nominate(pod, NodeId());  // PriorityQueue.Delete: DeleteNominatedPodIfExists
     cache_add(pod, c.node);
     queue_.record_move_request();  // AssignedPodAdded
     return;
@@ -349,6 +523,7 @@ void Scheduler::on_pod_change(const Change& c, SimTime now) {
   if (!c.node.valid()) {
     if (terminal) {
       queue_.remove(pod);
+      nominate(pod, NodeId());
       cache_remove(pod);  // an assumed pod deleted before its binding landed
       return;
     }

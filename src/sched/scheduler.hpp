@@ -9,9 +9,17 @@
 // (moveRequestCycle). A failure whose PodScheduled condition changed is patched to the API
 // before the next cycle starts. Binding runs concurrently: the bind call lands after the
 // bind latency. With zero latencies every cycle is instantaneous.
+//
+// Preemption (sched/preemption.cpp): a FitError runs DefaultPreemption on the same cache at
+// the cycle's start; its API calls (victim deletions, cleared nominations of lower-priority
+// pods) are made when the cycle ends, and the preemptor's nominatedNodeName travels with the
+// PodScheduled=False status patch (updatePod), as in v1.26. The nominator reserves room on
+// a node for pods nominated to it (RunFilterPluginsWithNominatedPods).
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,9 +77,38 @@ class Scheduler {
     std::uint32_t feasible = 0;
     std::uint32_t processed = 0;
     std::uint32_t interested_events = 0;
+    std::uint32_t unresolvable = 0;  // rejected nodes whose status was UnschedulableAndUnresolvable
     std::string message;  // FitError message when no node fits
   };
   Decision decide(PodId pod);
+
+  // The DefaultPreemption PostFilter's verdict for a pod that `decide` found no node for
+  // (framework/preemption/preemption.go Evaluator.Preempt, v1.26). Nothing is applied: the
+  // victims are deleted and the nomination made when the cycle ends (prepareCandidate).
+  struct Preemption {
+    // NominatingInfo: kNoop keeps the pod's nominatedNodeName (a nil PostFilterResult),
+    // kOverride sets it to `node` (invalid: clears it).
+    enum class Mode : std::uint8_t { kNoop, kOverride };
+    Mode mode = Mode::kNoop;
+    NodeId node;                 // the chosen candidate (valid only on success)
+    std::vector<PodId> victims;  // in upstream's order (PDB-violating first, each by importance)
+    std::uint32_t pdb_violations = 0;
+    std::string message;         // the PostFilter status message ("preemption: ..."), empty on success
+    bool ran = false;            // false when the profile has no DefaultPreemption or no FitError
+  };
+  // Runs PostFilter for `pod` after `decide(pod)` (same cache state) returned no node. Draws
+  // the candidate offset from the "scheduler/preemption" stream.
+  const Preemption& preempt(PodId pod, const Decision& decision, SimTime now = SimTime::zero());
+  const Preemption& last_preemption() const { return preemption_; }
+
+  // The nominator (internal/queue/scheduling_queue.go nominator): the in-memory record of
+  // the node each pending pod is nominated to, used to reserve room for it.
+  NodeId nominated_node_of(PodId pod) const {
+    return pod.value() < nominated_.size() ? nominated_[pod.value()] : NodeId();
+  }
+  const std::vector<PodId>& nominated_pods_on(NodeId node) const;
+  // The pods the cache accounts on `node` (assumed or bound, not terminal), in no order.
+  const std::vector<PodId>& pods_on(NodeId node) const;
   static std::int32_t num_feasible_nodes_to_find(std::int32_t percentage, std::int32_t num_all_nodes);
 
  private:
@@ -85,12 +122,24 @@ class Scheduler {
   void arm_ticks(SimTime now);
   void cache_add(PodId pod, NodeId node);
   void cache_remove(PodId pod);
+  std::int32_t node_min_priority(NodeId node);  // lowest priority of the node's pods (INT32_MAX if none)
+  void nominate(PodId pod, NodeId node);          // nominator add/update (invalid node: delete)
+  // RunFilterPluginsWithNominatedPods on `ni` (a cache entry or a copy of one). On failure
+  // fills `plugin` and `result`.
+  bool passes_filters(const CycleContext& ctx, const NodeInfo& ni, const FilterPlugin** plugin, FilterResult* result);
+  bool passes_plain(const CycleContext& ctx, const NodeInfo& ni, const FilterPlugin** plugin, FilterResult* result);
+  // SelectVictimsOnNode on a copy of `node`; appends the victims to victim_pool_.
+  StatusCode select_victims_on_node(const CycleContext& ctx, NodeId node, SimTime now, std::uint32_t* violations,
+                                    FilterResult* failure);
+  void compute_pdb_budgets();
+  SimTime pod_start_key(PodId pod, SimTime now) const;
 
   ObjectStore& store_;
   SchedulerConfig config_;
   SchedulerLatencies latencies_;
   RandomStream tie_break_rng_;
   RandomStream latency_rng_;
+  RandomStream preemption_rng_;
   SchedulerHost& host_;
   SchedulingQueue queue_;
 
@@ -99,7 +148,25 @@ class Scheduler {
   std::vector<NodeId> node_order_;       // nodeTree order: zones round-robin
   bool node_order_dirty_ = false;
   std::uint32_t next_start_node_index_ = 0;
-  std::vector<NodeId> cached_node_;      // by PodId: node the cache accounts the pod on
+  // The cache's pods: by PodId the node it is accounted on and its index in that node's
+  // list (swap-remove keeps add/remove O(1)).
+  struct CachedPod {
+    NodeId node;
+    std::uint32_t slot = 0;
+  };
+  struct NodePods {
+    std::vector<PodId> pods;
+    std::int32_t min_priority = std::numeric_limits<std::int32_t>::max();  // valid unless min_dirty
+    bool min_dirty = false;
+  };
+  std::vector<CachedPod> cached_;        // by PodId
+  std::vector<NodePods> node_pods_;      // by NodeId
+  std::map<std::int32_t, std::uint32_t> priority_counts_;  // cached pods per priority (ordered)
+
+  // Nominator: by PodId the nominated node; by NodeId the nominated pods in insertion order.
+  std::vector<NodeId> nominated_;
+  std::vector<std::vector<PodId>> nominated_on_;
+  std::size_t nominated_total_ = 0;
 
   bool in_cycle_ = false;
   bool cycle_posted_ = false;
@@ -111,6 +178,9 @@ class Scheduler {
   SimTime last_leftover_tick_ = SimTime::never();
   SimTime armed_leftover_tick_ = SimTime::never();
   bool waiting_for_patch_ = false;           // the failure's status patch is in flight
+  std::string patch_message_;                 // what that patch writes
+  bool patch_sets_nominated_ = false;
+  NodeId patch_nominated_;
 
   std::vector<const NodeInfo*> feasible_;
   std::vector<std::int64_t> totals_;
@@ -118,6 +188,28 @@ class Scheduler {
   std::vector<const FilterPlugin*> active_filters_;
   std::vector<std::uint32_t> reason_counts_;
   std::vector<std::string_view> reason_names_;
+  bool only_fit_ = false;
+  std::vector<std::uint8_t> node_code_;  // by NodeId: this cycle's filter StatusCode of rejected nodes
+
+  // Preemption state and scratch space (reused across cycles).
+  Preemption preemption_;
+  NodeInfo victim_node_;     // SelectVictimsOnNode's copy of the node
+  NodeInfo with_nominated_;  // RunFilterPluginsWithNominatedPods' copy with nominated pods added
+  std::vector<NodeId> potential_nodes_;
+  std::vector<PodId> potential_victims_;
+  std::vector<PodId> victim_pool_;
+  std::vector<PodId> violating_pods_;
+  std::vector<PodId> non_violating_pods_;
+  std::vector<std::int32_t> pdb_allowed_;   // DisruptionsAllowed per PDB (this attempt)
+  std::vector<std::int32_t> pdb_remaining_;
+  struct Candidate {
+    NodeId node;
+    std::uint32_t begin = 0, end = 0;  // victims in victim_pool_
+    std::uint32_t violations = 0;
+  };
+  std::vector<Candidate> non_violating_;
+  std::vector<Candidate> violating_;
+  std::vector<Candidate> candidates_;
   std::uint64_t bindings_ = 0;
   std::uint64_t attempts_total_ = 0;
 };
