@@ -260,4 +260,12 @@ ClusterSpec read_cluster_yaml(const std::string& path, ResourceNames& names) {
   return ClusterYamlReader(path, names).read(root);
 }
 
+ClusterSpec read_cluster_yaml_node(const YAML::Node& root, const std::string& path, ResourceNames& names) {
+  try {
+    return ClusterYamlReader(path, names).read(root);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
+  }
+}
+
 }  // namespace kubesim

@@ -23,8 +23,15 @@
 #include "model/resources.hpp"
 #include "platform/cluster.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace kubesim {
 
 ClusterSpec read_cluster_yaml(const std::string& path, ResourceNames& names);
+// The same schema given inline (e.g. in a scenario file): `root` is the map holding
+// nodeGroups; `path` is the file it came from, for error messages.
+ClusterSpec read_cluster_yaml_node(const YAML::Node& root, const std::string& path, ResourceNames& names);
 
 }  // namespace kubesim
