@@ -12,9 +12,12 @@
 #include "core/error.hpp"
 #include "engine/simulation.hpp"
 #include "metrics/completion_recorder.hpp"
+#include "metrics/tenant_recorder.hpp"
 #include "platform/cluster_yaml.hpp"
 #include "platform/simgrid_platform.hpp"
 #include "report/batsim_csv.hpp"
+#include "report/tenant_report.hpp"
+#include "scenario/scenario.hpp"
 #include "workload/batsim_workload.hpp"
 #include "workload/swf.hpp"
 #include "workload/swf_to_batsim.hpp"
@@ -27,7 +30,8 @@ namespace kubesim {
 namespace {
 
 struct RunArgs {
-  std::string platform, cluster, workload, swf, scheduler_config, out = "results", model = "realistic";
+  std::string scenario, platform, cluster, workload, swf, scheduler_config, out = "results", model = "realistic";
+  bool model_given = false;
   std::uint64_t seed = 1;
   double until = -1;
   std::string swf_cpu = "1";
@@ -60,8 +64,128 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_;
 };
 
-int run_command(const RunArgs& a) {
+// What a scenario adds to a run: the multi-tenant metrics and reports.
+struct ReportSettings {
+  std::string name;
+  std::int64_t capacity_milli = 0;
+  Duration sample_interval = Duration::seconds(1);
+  std::vector<std::string> tenants;
+};
+
+// Runs one simulation and writes its outputs into `out`; returns the tenant summary rows
+// when `report` is given.
+RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, const RunArgs& a, const std::string& out,
+                    const ReportSettings* report) {
   const auto wall_start = std::chrono::steady_clock::now();
+  for (const auto& [reason, count] : inputs.workload.skipped.by_reason)
+    std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
+                 inputs.workload.source.c_str(), reason.c_str());
+  Simulation sim(std::move(inputs), options);
+  CompletionRecorder completions;
+  sim.add_listener(&completions);
+  std::unique_ptr<TenantRecorder> tenants;
+  if (report) {
+    tenants = std::make_unique<TenantRecorder>(sim, report->sample_interval, report->capacity_milli, report->tenants);
+    sim.add_listener(tenants.get());
+  }
+  {
+    ProgressBar bar;
+    sim.run([&](double f) { bar.update(f); });
+  }
+  RunSummary summary;
+  if (tenants) {
+    tenants->finish();
+    summary = tenants->summary();
+  }
+  // Everything is built before anything is written; each file is written atomically.
+  write_run_outputs(out, RunOutputs{sim.store(), sim.workload(), completions.completion_order(), sim.job_pods(),
+                                    sim.now(), KUBESIM_VERSION});
+  if (tenants) {
+    TenantReportInput in{tenants->series(), summary, sim.store(), report->name, report->name, a.seed,
+                         options.model.name};
+    in.parameters = {{"kubesim", KUBESIM_VERSION},
+                     {"nodes", std::to_string(sim.store().node_count())},
+                     {"jobs", std::to_string(sim.workload().jobs.size())},
+                     {"scheduling attempts", std::to_string(sim.scheduler().attempts())},
+                     {"simulated time (s)", format_seconds(sim.now())}};
+    write_tenant_reports(out, in);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (!a.quiet) {
+    std::printf("kubesim %s: %zu jobs, %zu nodes, model %s, seed %llu\n", KUBESIM_VERSION, sim.workload().jobs.size(),
+                sim.store().node_count(), options.model.name.c_str(), static_cast<unsigned long long>(a.seed));
+    std::printf("finished %zu pods, %zu never scheduled, %llu scheduling attempts; simulated %s s in %.3f s wall\n",
+                sim.finished_pods(), sim.pending_pods(), static_cast<unsigned long long>(sim.scheduler().attempts()),
+                format_seconds(sim.now()).c_str(), wall);
+    if (report) {
+      std::printf("utilisation %.4f;", summary.utilisation);
+      for (const auto& t : summary.tenants)
+        std::printf(" %s: %llu/%llu jobs completed, mean queue %.1f s;", t.tenant.c_str(),
+                    static_cast<unsigned long long>(t.completed), static_cast<unsigned long long>(t.jobs),
+                    t.average_queue_s);
+      std::printf("\n");
+      std::printf("outputs: %s/{jobs,schedule,pods,timeseries,queue,summary}.csv, %s/*.svg, %s/report.html\n",
+                  out.c_str(), out.c_str(), out.c_str());
+    } else {
+      std::printf("outputs: %s/{jobs,schedule,pods}.csv\n", out.c_str());
+    }
+  }
+  if (sim.job_controller().failed_creates() > 0 && !a.quiet)
+    std::printf("%llu pod creations refused by admission (ResourceQuota) and retried by the Job controller\n",
+                static_cast<unsigned long long>(sim.job_controller().failed_creates()));
+  if (!sim.rejected_pods().empty())
+    std::fprintf(stderr, "kubesim: %zu pod(s) refused at creation, e.g.: %s\n", sim.rejected_pods().size(),
+                 sim.rejected_pods().front().second.c_str());
+  if (sim.pending_pods() > 0)
+    std::fprintf(stderr, "kubesim: %zu pod(s) could never be scheduled (reported as REJECTED in jobs.csv)\n",
+                 sim.pending_pods());
+  return summary;
+}
+
+int scenario_command(const RunArgs& a) {
+  Scenario sc = read_scenario(a.scenario);
+  SimulationOptions options;
+  options.seed = a.seed;
+  // --model on the command line wins over the scenario's model.
+  options.model = ModelConfig::load(a.model_given || sc.model.empty() ? a.model : sc.model);
+  if (a.until >= 0) {
+    options.until = SimTime::from_seconds(a.until);
+  } else if (sc.duration) {
+    options.until = SimTime::at(*sc.duration);
+  }
+  ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants};
+  if (!sc.each_tenant_alone) {
+    simulate(std::move(sc.inputs), options, a, a.out, &report);
+    return 0;
+  }
+  // The study's E1: each tenant alone on the cluster, one run each in <out>/<tenant>/, and
+  // the tenants' summary rows together in <out>/summary.csv.
+  std::string combined = "tenant,jobs,completed,failed_pods,total_cores,total_queue_time_s,average_queue_time_s,"
+                         "total_run_time_s,total_queue_run_time_s,makespan_s,utilisation\n";
+  std::vector<std::string> runs;
+  for (const auto& tenant : sc.tenants) {
+    ReportSettings alone = report;
+    alone.name = sc.name + " (" + tenant + " alone)";
+    alone.tenants = {tenant};
+    const RunSummary s = simulate(tenant_inputs(sc, tenant), options, a, a.out + "/" + tenant, &alone);
+    for (const auto& t : s.tenants) {
+      if (t.tenant != tenant) continue;
+      char line[512];
+      std::snprintf(line, sizeof line, "%s,%llu,%llu,%llu,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", t.tenant.c_str(),
+                    static_cast<unsigned long long>(t.jobs), static_cast<unsigned long long>(t.completed),
+                    static_cast<unsigned long long>(t.failed_pods), format_cores(t.total_cores_milli).c_str(),
+                    t.total_queue_s, t.average_queue_s, t.total_run_s, t.total_queue_run_s, t.makespan_s,
+                    s.utilisation);
+      combined += line;
+    }
+  }
+  write_file_atomically(a.out + "/summary.csv", combined);
+  if (!a.quiet) std::printf("outputs: %s/<tenant>/..., %s/summary.csv (one row per tenant run alone)\n", a.out.c_str(), a.out.c_str());
+  return 0;
+}
+
+int run_command(const RunArgs& a) {
+  if (!a.scenario.empty()) return scenario_command(a);
   SimulationInputs inputs;
   ClusterSpec cluster = !a.platform.empty() ? read_simgrid_platform(a.platform, inputs.resource_names)
                                             : read_cluster_yaml(a.cluster, inputs.resource_names);
@@ -81,32 +205,7 @@ int run_command(const RunArgs& a) {
   options.seed = a.seed;
   options.model = ModelConfig::load(a.model);
   if (a.until >= 0) options.until = SimTime::from_seconds(a.until);
-
-  for (const auto& [reason, count] : inputs.workload.skipped.by_reason)
-    std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
-                 inputs.workload.source.c_str(), reason.c_str());
-
-  Simulation sim(std::move(inputs), options);
-  CompletionRecorder completions;
-  sim.add_listener(&completions);
-  {
-    ProgressBar bar;
-    sim.run([&](double f) { bar.update(f); });
-  }
-  write_run_outputs(a.out, RunOutputs{sim.store(), sim.workload(), completions.completion_order(), sim.job_pods(),
-                                      sim.now(), KUBESIM_VERSION});
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (!a.quiet) {
-    std::printf("kubesim %s: %zu jobs, %zu nodes, model %s, seed %llu\n", KUBESIM_VERSION, sim.workload().jobs.size(),
-                sim.store().node_count(), options.model.name.c_str(), static_cast<unsigned long long>(a.seed));
-    std::printf("finished %zu pods, %zu never scheduled, %llu scheduling attempts; simulated %s s in %.3f s wall\n",
-                sim.finished_pods(), sim.pending_pods(), static_cast<unsigned long long>(sim.scheduler().attempts()),
-                format_seconds(sim.now()).c_str(), wall);
-    std::printf("outputs: %s/{jobs,schedule,pods}.csv\n", a.out.c_str());
-  }
-  if (sim.pending_pods() > 0)
-    std::fprintf(stderr, "kubesim: %zu pod(s) could never be scheduled (reported as REJECTED in jobs.csv)\n",
-                 sim.pending_pods());
+  simulate(std::move(inputs), options, a, a.out, nullptr);
   return 0;
 }
 
@@ -120,12 +219,17 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", KUBESIM_VERSION);
   app.footer(
       "Examples:\n"
+      "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2\n"
       "  kubesim run --platform platform.xml --workload workload.json --out results/spaced\n"
       "  kubesim run --cluster cluster.yaml --swf trace.swf --model ideal --seed 3 --out results/nasa\n"
       "  kubesim convert swf-to-batsim trace.swf -o workload.json");
 
   RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "simulate a cluster running a workload; write jobs.csv, schedule.csv, pods.csv");
+  auto* scenario = run_cmd->add_option("--scenario", run.scenario,
+                                       "scenario YAML: cluster, tenants, quotas, priorities, jobs, failures (writes "
+                                       "the multi-tenant tables, charts and report.html as well)")
+                       ->check(CLI::ExistingFile);
   auto* platform = run_cmd->add_option("--platform", run.platform, "SimGrid/Batsim platform XML (hosts become nodes)")
                        ->check(CLI::ExistingFile);
   auto* cluster = run_cmd->add_option("--cluster", run.cluster, "kubesim cluster YAML (node groups)")->check(CLI::ExistingFile);
@@ -133,10 +237,11 @@ int main(int argc, char** argv) {
   auto* workload = run_cmd->add_option("--workload", run.workload, "Batsim v4 JSON workload")->check(CLI::ExistingFile);
   auto* swf = run_cmd->add_option("--swf", run.swf, "SWF trace (Parallel Workloads Archive)")->check(CLI::ExistingFile);
   workload->excludes(swf);
+  for (auto* o : {platform, cluster, workload, swf}) scenario->excludes(o);
   run_cmd->add_option("--scheduler-config", run.scheduler_config, "KubeSchedulerConfiguration YAML")
       ->check(CLI::ExistingFile);
   run_cmd->add_option("--seed", run.seed, "seed of all random streams (same seed, same outputs)")->capture_default_str();
-  run_cmd->add_option("--model", run.model, "latency model: realistic, ideal (all latencies zero) or a YAML file")
+  auto* model = run_cmd->add_option("--model", run.model, "latency model: realistic, ideal (all latencies zero) or a YAML file")
       ->capture_default_str();
   run_cmd->add_option("--out", run.out, "output directory")->capture_default_str();
   run_cmd->add_option("--until", run.until, "stop at this simulated time (seconds)");
@@ -148,6 +253,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--quiet", run.quiet, "print no summary");
   run_cmd->footer(
       "Examples:\n"
+      "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2\n"
+      "  kubesim run --scenario examples/multitenant/e4.yaml --seed 3 --out results/e4-seed3\n"
       "  kubesim run --platform ../shared/data/batkube/platform_graphene_16nodes.xml \\\n"
       "              --workload ../shared/data/batkube/spaced_200_delay170.json --out results/spaced\n"
       "  kubesim run --cluster examples/nasa/cluster.yaml --swf ../shared/data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
@@ -182,6 +289,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (run_cmd->parsed()) {
+      run.model_given = model->count() > 0;
+      if (!run.scenario.empty()) return run_command(run);
       if (run.platform.empty() && run.cluster.empty())
         throw InputError("", 0, "run needs a cluster: --platform FILE or --cluster FILE");
       if (run.workload.empty() && run.swf.empty())
