@@ -15,8 +15,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.normpath(os.path.join(ROOT, "..", "shared", "data"))
 GOLDEN = os.path.join(ROOT, "tests", "golden")
-OUTPUTS = ("jobs.csv", "schedule.csv", "pods.csv")
 MAX_INLINE = 200_000
+# CSV outputs are kept inline (when small); charts and the HTML report only as a SHA-256.
+INLINE_SUFFIXES = (".csv",)
 
 
 def scenarios():
@@ -31,6 +32,15 @@ def scenarios():
 
 def run(binary, args, out):
     return subprocess.run([binary, "run", *args, "--out", out, "--quiet"], capture_output=True, text=True)
+
+
+def output_files(out):
+    """Every file a run wrote, as paths relative to its output directory, sorted."""
+    found = []
+    for dirpath, _, files in os.walk(out):
+        for f in files:
+            found.append(os.path.relpath(os.path.join(dirpath, f), out))
+    return sorted(found)
 
 
 def read(path):
@@ -49,7 +59,16 @@ def check_scenarios(binary, update, tmp):
             continue
         golden_dir = os.path.join(GOLDEN, name)
         problems = []
-        for fname in OUTPUTS:
+        files = output_files(outs[0])
+        if files != output_files(outs[1]):
+            problems.append("the two runs wrote different files")
+        if update and os.path.isdir(golden_dir):
+            shutil.rmtree(golden_dir)
+        elif os.path.isdir(golden_dir):
+            expected = sorted(f[:-len(".sha256")] if f.endswith(".sha256") else f for f in output_files(golden_dir))
+            if expected != files:
+                problems.append(f"wrote {files}, golden has {expected}")
+        for fname in files:
             first, second = (read(os.path.join(out, fname)) for out in outs)
             if first != second:
                 problems.append(f"{fname} differs between two runs with the same seed")
@@ -57,11 +76,8 @@ def check_scenarios(binary, update, tmp):
             inline = os.path.join(golden_dir, fname)
             hashed = inline + ".sha256"
             if update:
-                os.makedirs(golden_dir, exist_ok=True)
-                for stale in (inline, hashed):
-                    if os.path.exists(stale):
-                        os.remove(stale)
-                if len(first) > MAX_INLINE:
+                os.makedirs(os.path.dirname(inline), exist_ok=True)
+                if len(first) > MAX_INLINE or not fname.endswith(INLINE_SUFFIXES):
                     with open(hashed, "w") as f:
                         f.write(digest + "\n")
                 else:
@@ -116,8 +132,6 @@ def check_bad_inputs(binary, tmp):
         if entry.endswith(".expect"):
             continue
         path = os.path.join(bad_dir, entry)
-        if os.path.isdir(path):  # e.g. tests/bad/scenario/: for a CLI option not wired yet
-            continue
         expect = read(path + ".expect").decode().strip().split("\n")
         kind, want = expect[0], expect[1:]
         base = {
@@ -129,6 +143,7 @@ def check_bad_inputs(binary, tmp):
                           f"{DATA}/batkube/200_delay170.json", "--scheduler-config", path],
             "model": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
                       f"{DATA}/batkube/200_delay170.json", "--model", path],
+            "scenario": ["--scenario", path],
         }[kind]
         out = os.path.join(tmp, "bad-" + entry)
         r = run(binary, base, out)

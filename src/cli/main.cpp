@@ -104,10 +104,9 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     TenantReportInput in{tenants->series(), summary, sim.store(), report->name, report->name, a.seed,
                          options.model.name};
     in.parameters = {{"kubesim", KUBESIM_VERSION},
-                     {"nodes", std::to_string(sim.store().node_count())},
                      {"jobs", std::to_string(sim.workload().jobs.size())},
                      {"scheduling attempts", std::to_string(sim.scheduler().attempts())},
-                     {"simulated time (s)", format_seconds(sim.now())}};
+                     {"pod creations refused by quota", std::to_string(sim.job_controller().failed_creates())}};
     write_tenant_reports(out, in);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -15,10 +15,12 @@ namespace kubesim {
 // Cores in millicores, at one sample instant, for one tenant. The study's definitions:
 // - pending: Jobs (or bare pods) not running and not finished, including Jobs that have no
 //   pod because ResourceQuota admission rejected it (no pod, empty status);
-// - running: Jobs whose pod's container is running (started, not finished);
-// - completed: Jobs that completed (status.succeeded);
+// - running: Jobs with a running pod (status.ready; bare pods: phase Running);
+// - completed: Jobs that completed (status.succeeded reached completions);
 // - preempted: Jobs with status.failed set (a pod failed: preempted, evicted, rejected or
-//   exited non-zero) that are not running again and not completed.
+//   exited non-zero) that are neither running again nor completed. The study counted every
+//   Job with failed pods as preempted; a replacement that runs is counted as running here,
+//   so that running cores (and utilisation) are the cores actually in use.
 struct TenantSample {
   std::int64_t pending = 0;
   std::int64_t running = 0;

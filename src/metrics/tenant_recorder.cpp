@@ -77,10 +77,10 @@ void TenantRecorder::on_change(const Change& c) {
     State next = State::kPending;
     if (job.succeeded >= job.completions) {
       next = State::kCompleted;
+    } else if (job.ready > 0) {
+      next = State::kRunning;  // a replacement pod runs: the cores are in use
     } else if (job.failed > 0) {
       next = State::kPreempted;
-    } else if (job.ready > 0) {
-      next = State::kRunning;
     }
     set_state(job_state_[c.id], next, tenant, cores);
   } else {
