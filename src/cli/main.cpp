@@ -132,6 +132,13 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   if (sim.job_controller().failed_creates() > 0 && !a.quiet)
     std::printf("%llu pod creations refused by admission (ResourceQuota) and retried by the Job controller\n",
                 static_cast<unsigned long long>(sim.job_controller().failed_creates()));
+  std::size_t unfinished_jobs = 0;
+  for (std::size_t i = 0; i < sim.store().job_count(); ++i)
+    if (!sim.store().job(JobId(static_cast<std::uint32_t>(i))).finished()) ++unfinished_jobs;
+  if (unfinished_jobs > 0)
+    std::fprintf(stderr, "kubesim: %zu Job(s) had not finished when the run ended%s%s\n", unfinished_jobs,
+                 sim.job_controller().last_create_error().empty() ? "" : "; last pod creation refused: ",
+                 sim.job_controller().last_create_error().c_str());
   if (!sim.rejected_pods().empty())
     std::fprintf(stderr, "kubesim: %zu pod(s) refused at creation, e.g.: %s\n", sim.rejected_pods().size(),
                  sim.rejected_pods().front().second.c_str());

@@ -197,6 +197,7 @@ void JobController::sync(JobId id, SimTime now) {
             } else {
               create_error = true;
               ++failed_creates_;
+              last_create_error_ = std::move(std::get<std::string>(created));
             }
           }
           if (create_error) break;

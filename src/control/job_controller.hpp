@@ -69,6 +69,7 @@ class JobController {
 
   const JobControllerConfig& config() const { return config_; }
   std::uint64_t failed_creates() const { return failed_creates_; }
+  const std::string& last_create_error() const { return last_create_error_; }
   std::uint64_t syncs() const { return syncs_; }
 
  private:
@@ -95,6 +96,7 @@ class JobController {
   std::vector<PodId> next_pod_;  // by PodId: the next pod in its Job's list
   std::vector<PodId> scratch_active_;
   std::uint64_t failed_creates_ = 0;
+  std::string last_create_error_;
   std::uint64_t syncs_ = 0;
 };
 
