@@ -42,12 +42,17 @@ Duration JobController::exponential(Duration base, Duration max, std::uint32_t e
   return std::min(d, max);
 }
 
-void JobController::enqueue(JobId job, SimTime at) {
-  // The delaying work queue keeps one entry per key, at the earliest time asked for.
+void JobController::enqueue(JobId job, SimTime at, SimTime now) {
   JobState& st = state(job);
-  if (at >= st.queued_at) return;
-  st.queued_at = at;
-  host_.post(at, Phase::kController, JobControllerEvent{job});
+  if (at <= now) {  // Add
+    if (st.ready) return;
+    st.ready = true;
+    host_.post(now, Phase::kController, JobControllerEvent{job, false});
+    return;
+  }
+  if (at >= st.waiting_at) return;  // AddAfter: the waiting entry only moves earlier
+  st.waiting_at = at;
+  host_.post(at, Phase::kController, JobControllerEvent{job, true});
 }
 
 void JobController::add_rate_limited(JobId job, SimTime now, Duration base, Duration max) {
@@ -55,15 +60,15 @@ void JobController::add_rate_limited(JobId job, SimTime now, Duration base, Dura
   JobState& st = state(job);
   const Duration d = exponential(base, max, st.requeues);
   ++st.requeues;
-  enqueue(job, now + d);
+  enqueue(job, now + d, now);
 }
 
 void JobController::on_job_change(const Change& c, SimTime now) {
   const JobId job(c.id);
   if (c.type == ChangeType::kAdded || config_.version == JobControllerConfig::Version::kV1_26) {
-    enqueue(job, now);  // addJob / updateJob (v1.26): enqueueController(job, immediate)
+    enqueue(job, now, now);  // addJob / updateJob (v1.26): enqueueController(job, immediate)
   } else {
-    enqueue(job, now + config_.pod_update_batch);  // v1.28 updateJob: batched when only status changed
+    enqueue(job, now + config_.pod_update_batch, now);  // v1.28 updateJob: batched when only status changed
   }
 }
 
@@ -77,17 +82,24 @@ void JobController::on_pod_change(const Change& c, SimTime now) {
     // updatePod: "the only time we want the backoff to kick-in, is when the pod failed":
     // getBackoff(queue, key) = 10 s * 2^(NumRequeues-1), 0 without requeues.
     const std::uint32_t n = state(job).requeues;
-    enqueue(job, now + (n == 0 ? Duration() : exponential(config_.pod_failure_backoff_base,
-                                                          config_.pod_failure_backoff_max, n - 1)));
+    enqueue(job,
+            now + (n == 0 ? Duration()
+                          : exponential(config_.pod_failure_backoff_base, config_.pod_failure_backoff_max, n - 1)),
+            now);
     return;
   }
-  enqueue(job, now + config_.pod_update_batch);  // enqueueControllerPodUpdate / enqueueSyncJobBatched
+  enqueue(job, now + config_.pod_update_batch, now);  // enqueueControllerPodUpdate / enqueueSyncJobBatched
 }
 
 void JobController::on_event(const JobControllerEvent& e, SimTime now) {
   JobState& st = state(e.job);
-  if (st.queued_at != now) return;  // superseded by an earlier entry for the same key
-  st.queued_at = SimTime::never();
+  if (e.delayed) {
+    if (st.waiting_at != now) return;  // the entry was moved earlier and has fired
+    st.waiting_at = SimTime::never();
+    if (st.ready) return;  // already in the ready queue: Add dedupes
+  } else {
+    st.ready = false;
+  }
   sync(e.job, now);
 }
 
@@ -181,7 +193,7 @@ void JobController::sync(JobId id, SimTime now) {
         if (since < d) remaining = d - since;
       }
       if (remaining > Duration()) {
-        enqueue(id, now + remaining);
+        enqueue(id, now + remaining, now);
       } else {
         // Slow start: batches of 1, 2, 4, ... (SlowStartInitialBatchSize); after a batch
         // with an error the remaining creations are skipped until the next sync.

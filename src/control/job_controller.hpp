@@ -47,6 +47,7 @@ struct JobControllerConfig {
 
 struct JobControllerEvent {
   JobId job;
+  bool delayed;  // from the delaying queue's waiting heap (else an immediate Add)
 };
 
 class JobControllerHost {
@@ -73,16 +74,21 @@ class JobController {
   std::uint64_t syncs() const { return syncs_; }
 
  private:
+  // client-go's delaying work queue, per key: an immediate Add puts the key in the ready
+  // queue once (the dirty set dedupes); AddAfter keeps one waiting entry per key and only
+  // ever moves it earlier; a waiting entry that comes due Adds the key. An immediate Add
+  // never removes the waiting entry.
   struct JobState {
     PodId first_pod;                  // pods still carrying the tracking finalizer (a list)
-    SimTime queued_at = SimTime::never();
+    bool ready = false;               // in the ready queue (dirty)
+    SimTime waiting_at = SimTime::never();  // the waiting entry's ready time
     std::uint32_t requeues = 0;       // the rate limiter's failure count (NumRequeues)
     std::uint32_t failures_since_success = 0;  // v1.28 backoff record
     SimTime last_failure = SimTime::never();
   };
 
   JobState& state(JobId job);
-  void enqueue(JobId job, SimTime at);
+  void enqueue(JobId job, SimTime at, SimTime now);
   void add_rate_limited(JobId job, SimTime now, Duration base, Duration max);
   void sync(JobId job, SimTime now);
   std::string generate_name(const std::string& base);

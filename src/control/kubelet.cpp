@@ -196,6 +196,18 @@ void Kubelets::report(PodId pod, SimTime seen) {
   host_.post(at, Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kReport, pod});
 }
 
+bool Kubelets::is_stale(const KubeletEvent& e) const {
+  const State s = pods_[e.pod.value()].state;
+  switch (e.kind) {
+    case KubeletEvent::Kind::kContainerStarted: return s != State::kStarting;
+    case KubeletEvent::Kind::kContainerExitSeen:
+    case KubeletEvent::Kind::kDeadline:
+    case KubeletEvent::Kind::kKilled: return s != State::kRunning;
+    case KubeletEvent::Kind::kReport: return false;
+  }
+  return false;
+}
+
 void Kubelets::on_event(const KubeletEvent& e, SimTime now) {
   PodState& ps = pods_[e.pod.value()];
   const Pod& p = store_.pod(e.pod);

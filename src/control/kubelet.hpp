@@ -56,6 +56,10 @@ class Kubelets {
   void on_pod_change(const Change& change, SimTime now);
   void on_node_added(NodeId node);
   void on_event(const KubeletEvent& event, SimTime now);
+  // True when the event can no longer do anything: a container event for a container that
+  // was stopped earlier (killed, deadline, node down). The run skips it without moving the
+  // clock, so a pod stopped early does not stretch the run to its natural exit time.
+  bool is_stale(const KubeletEvent& event) const;
   // The node's machine stops (its containers die) or comes back (its kubelet restarts and
   // syncs the pods bound to it: terminating ones are finished, others are restarted as new).
   void on_node_down(NodeId node, SimTime now);

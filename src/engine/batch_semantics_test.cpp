@@ -209,10 +209,7 @@ TEST(BatchSemantics, QuotaRejectsThirdJobWithUpstreamMessage) {
 //   t=50   sync #4: 403 -> 80 s -> t=130, NumRequeues=4.
 //   t=100  job-1's and job-2's pods succeed; the quota controller (zero delay) releases 4 cpu.
 //   t=130  sync #5: the create is admitted -> job-3's pod created at 130, runs to 230.
-// kubesim gives 140: JobController::enqueue keeps a single entry per Job (queued_at), so the
-// immediate enqueue at t=0 *replaces* the 10 s entry; sync #2 then re-arms at 0+20 = 20,
-// and the retries run at 20, 60, 140. See the report / job_controller.cpp enqueue().
-TEST(BatchSemantics, DISABLED_QuotaRetryTimingV126) {
+TEST(BatchSemantics, QuotaRetryTimingV126) {
   Simulation sim(quota_inputs(false), ideal(JobControllerConfig::Version::kV1_26));
   sim.run();
   const Pod& third = job_pod(sim, 2);
@@ -518,13 +515,10 @@ TEST(BatchSemantics, DrainWithPdbBlockedUntilPodEnds) {
   EXPECT_EQ(b.finished, at(300));
 }
 
-// The same run should end at 300, when the last thing happens (b Succeeded, the drain
-// finds nothing left). kubesim's run ends at 1000: killing a at 130 (KubeletEvent::kKilled)
-// leaves a's kContainerExitSeen event, posted at container start for its natural exit at
-// 0 + 1000, in the queue; it is a no-op when it fires, but it counts as external work, so
-// run() processes it and Simulation::now() — the run's end for the CLI summary and the
-// tenant recorder — becomes 1000. Not an upstream rule: a simulator artefact (see report).
-TEST(BatchSemantics, DISABLED_RunEndsAtLastChangeAfterGracefulKill) {
+// The same run ends at 300, when the last thing happens (b Succeeded, the drain finds
+// nothing left), not at a's natural exit (1000): killing a at 130 leaves the container-exit
+// event posted at its start in the queue, and the run must skip it without moving the clock.
+TEST(BatchSemantics, RunEndsAtLastChangeAfterGracefulKill) {
   Simulation sim(drain_inputs(false, {make_node("node-0", 4000)}, 300), ideal());
   sim.run();
   EXPECT_EQ(sim.now(), at(300));

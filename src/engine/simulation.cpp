@@ -223,6 +223,10 @@ void Simulation::run(const std::function<void(double)>& progress) {
     }
     if (events_.top().time > options_.until) break;
     auto entry = events_.pop();
+    if (const auto* k = std::get_if<KubeletEvent>(&entry.payload); k && kubelets_->is_stale(*k)) {
+      --external_pending_;
+      continue;
+    }
     now_ = entry.time;
     ++events_processed_;
     if (is_external(entry.payload)) --external_pending_;
