@@ -13,11 +13,16 @@ int line_of(const YAML::Node& n) { return line_of(n.Mark()); }
 
 const char* type_name(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Null: return "null";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Undefined: return "nothing";
+    case YAML::NodeType::Null:
+      return "null";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Undefined:
+      return "nothing";
   }
   return "?";
 }
@@ -72,8 +77,7 @@ std::string YamlInput::string_or_null(const YAML::Node& n, const std::string& wh
   return n.IsNull() ? std::string() : scalar(n, where);
 }
 
-std::int64_t YamlInput::integer(const YAML::Node& n, const std::string& where, std::int64_t lo,
-                                std::int64_t hi) const {
+std::int64_t YamlInput::integer(const YAML::Node& n, const std::string& where, std::int64_t lo, std::int64_t hi) const {
   const std::string s = scalar(n, where);
   auto v = parse_int(s);
   if (!v || *v < lo || *v > hi)
