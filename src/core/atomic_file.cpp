@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 
 namespace kubesim {
 
@@ -40,6 +41,17 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   AtomicFile f(path);
   f.write(content);
   f.commit();
+}
+
+std::filesystem::path make_output_directory(const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  const fs::path dir = out_dir.empty() ? fs::path(".") : fs::path(out_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec))
+    throw std::runtime_error("cannot create output directory " + dir.string() + ": " +
+                             (ec ? ec.message() : std::string("not a directory")));
+  return dir;
 }
 
 }  // namespace kubesim

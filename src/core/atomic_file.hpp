@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -26,5 +27,9 @@ class AtomicFile {
 
 // Writes `content` to `path` atomically.
 void write_file_atomically(const std::string& path, std::string_view content);
+
+// Creates the output directory `out_dir` ("" means the current directory) and its parents, and
+// returns it; throws std::runtime_error("cannot create output directory <dir>: <reason>").
+std::filesystem::path make_output_directory(const std::string& out_dir);
 
 }  // namespace kubesim

@@ -11,33 +11,13 @@
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
+#include "core/yaml_input.hpp"
 
 namespace kubesim {
 namespace {
 
 constexpr std::int64_t kDefaultMaxPods = 110;           // kubelet --max-pods default
 constexpr std::int64_t kMaxNodesPerGroup = 10'000'000;  // a guard against typos like count: 1e9
-
-int line_of(const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return m.is_null() ? 0 : m.line + 1;
-}
-
-const char* type_name(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Null:
-      return "null";
-    case YAML::NodeType::Scalar:
-      return "a scalar";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "a map";
-    case YAML::NodeType::Undefined:
-      return "nothing";
-  }
-  return "?";
-}
 
 // k8s.io/kubernetes/pkg/apis/core/helper: IsExtendedResourceName requires a domain-qualified
 // name outside kubernetes.io; hugepages-<size> is a native resource we also accept as a slot.
@@ -51,57 +31,25 @@ bool is_extended_resource_name(std::string_view name) {
   return true;
 }
 
-class ClusterYamlReader {
+class ClusterYamlReader : YamlInput {
  public:
-  ClusterYamlReader(const std::string& path, ResourceNames& names) : path_(path), names_(names) {}
+  ClusterYamlReader(const std::string& path, ResourceNames& names) : YamlInput(path), names_(names) {}
 
   ClusterSpec read(const YAML::Node& root) {
     if (root.IsNull() || !root.IsDefined())
-      throw InputError(path_, line_of(root), "expected a map with a nodeGroups list, got an empty document");
+      throw InputError(path(), line_of(root), "expected a map with a nodeGroups list, got an empty document");
     require_map(root, "the document");
     check_keys(root, {"nodeGroups"}, "the document");
     const YAML::Node groups = root["nodeGroups"];
-    if (!groups) throw InputError(path_, line_of(root), "expected a nodeGroups key");
-    if (!groups.IsSequence())
-      throw InputError(path_, line_of(groups),
-                       std::string("expected nodeGroups to be a list, got ") + type_name(groups));
+    if (!groups) throw InputError(path(), line_of(root), "expected a nodeGroups key");
+    require_list(groups, "nodeGroups");
     for (std::size_t i = 0; i < groups.size(); ++i) read_group(groups[i], i);
-    if (spec_.nodes.empty()) throw InputError(path_, line_of(groups), "expected at least one node group");
-    spec_.source = path_;
+    if (spec_.nodes.empty()) throw InputError(path(), line_of(groups), "expected at least one node group");
+    spec_.source = path();
     return std::move(spec_);
   }
 
  private:
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const {
-    throw InputError(path_, line_of(n), what);
-  }
-
-  void require_map(const YAML::Node& n, const std::string& where) const {
-    if (!n.IsMap()) fail(n, "expected " + where + " to be a map, got " + type_name(n));
-  }
-
-  std::string scalar(const YAML::Node& n, const std::string& where) const {
-    if (!n.IsScalar()) fail(n, "expected " + where + " to be a scalar, got " + type_name(n));
-    return n.Scalar();
-  }
-
-  // Rejects keys outside `allowed` (naming the key) and duplicate keys, which yaml-cpp keeps silently.
-  void check_keys(const YAML::Node& map, std::initializer_list<std::string_view> allowed,
-                  const std::string& where) const {
-    std::set<std::string> seen;
-    for (const auto& kv : map) {
-      const std::string key = scalar(kv.first, "a key of " + where);
-      if (!seen.insert(key).second) fail(kv.first, "duplicate key \"" + key + "\" in " + where);
-      bool ok = false;
-      for (std::string_view a : allowed) ok = ok || a == key;
-      if (!ok) {
-        std::string expected;
-        for (std::string_view a : allowed) expected += (expected.empty() ? "" : ", ") + std::string(a);
-        fail(kv.first, "unknown key \"" + key + "\" in " + where + " (expected one of: " + expected + ")");
-      }
-    }
-  }
-
   // Fills `out` from a resource map; returns pods if given. `mask` records which slots were set.
   std::optional<std::int64_t> read_resources(const YAML::Node& map, const std::string& where, Resources& out,
                                              std::uint32_t& mask) {
@@ -112,9 +60,7 @@ class ClusterYamlReader {
       const std::string name = scalar(kv.first, "a resource name in " + where);
       if (!seen.insert(name).second) fail(kv.first, "duplicate resource \"" + name + "\" in " + where);
       const std::string what = where + "." + name;
-      const std::string text = scalar(kv.second, what);
-      const int at = line_of(kv.second);
-      Quantity q = parse_resource_quantity(text, path_, at, what);
+      Quantity q = quantity(kv.second, what);
       if (name == "pods") {
         pods = q.value();
         continue;
@@ -151,11 +97,7 @@ class ClusterYamlReader {
 
     std::int64_t count = 1;
     if (const YAML::Node c = g["count"]) {
-      auto v = parse_int(scalar(c, where + ".count"));
-      if (!v || *v < 1 || *v > kMaxNodesPerGroup)
-        fail(c, "expected " + where + ".count to be an integer from 1 to " + std::to_string(kMaxNodesPerGroup) +
-                    ", got \"" + c.Scalar() + "\"");
-      count = *v;
+      count = integer(c, where + ".count", 1, kMaxNodesPerGroup);
     }
 
     Node proto;
@@ -187,13 +129,13 @@ class ClusterYamlReader {
         std::string key = scalar(kv.first, "a label key in " + where);
         if (key.empty()) fail(kv.first, "expected label keys in " + where + " to be non-empty");
         if (!seen.insert(key).second) fail(kv.first, "duplicate label \"" + key + "\" in " + where);
-        std::string value = kv.second.IsNull() ? "" : scalar(kv.second, where + ".labels." + key);
+        std::string value = string_or_null(kv.second, where + ".labels." + key);
         set_label(proto.labels, std::move(key), std::move(value));
       }
     }
 
     if (const YAML::Node taints = g["taints"]) {
-      if (!taints.IsSequence()) fail(taints, "expected " + where + ".taints to be a list, got " + type_name(taints));
+      require_list(taints, where + ".taints");
       for (std::size_t i = 0; i < taints.size(); ++i) {
         const YAML::Node t = taints[i];
         const std::string tw = where + ".taints[" + std::to_string(i) + "]";
@@ -204,7 +146,7 @@ class ClusterYamlReader {
         if (!key) fail(t, "expected " + tw + " to have a key");
         taint.key = scalar(key, tw + ".key");
         if (taint.key.empty()) fail(key, "expected " + tw + ".key to be non-empty");
-        if (const YAML::Node v = t["value"]) taint.value = v.IsNull() ? "" : scalar(v, tw + ".value");
+        if (const YAML::Node v = t["value"]) taint.value = string_or_null(v, tw + ".value");
         const YAML::Node effect = t["effect"];
         if (!effect) fail(t, "expected " + tw + " to have an effect (NoSchedule, PreferNoSchedule or NoExecute)");
         const std::string e = scalar(effect, tw + ".effect");
@@ -217,14 +159,7 @@ class ClusterYamlReader {
     }
 
     if (const YAML::Node u = g["unschedulable"]) {
-      const std::string s = scalar(u, where + ".unschedulable");
-      if (s == "true" || s == "True" || s == "TRUE") {
-        proto.unschedulable = true;
-      } else if (s == "false" || s == "False" || s == "FALSE") {
-        proto.unschedulable = false;
-      } else {
-        fail(u, "expected " + where + ".unschedulable to be true or false, got \"" + s + "\"");
-      }
+      proto.unschedulable = boolean(u, where + ".unschedulable");
     }
 
     const int group_line = line_of(g);
@@ -239,7 +174,6 @@ class ClusterYamlReader {
     }
   }
 
-  std::string path_;
   ResourceNames& names_;
   ClusterSpec spec_;
   std::map<std::string, int> node_lines_;
@@ -248,23 +182,14 @@ class ClusterYamlReader {
 }  // namespace
 
 ClusterSpec read_cluster_yaml(const std::string& path, ResourceNames& names) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError(path, 0, "cannot open file");
-  } catch (const YAML::Exception& e) {
-    // e.msg is yaml-cpp's message without the "yaml-cpp: error at line..." prefix.
-    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
-  }
-  return ClusterYamlReader(path, names).read(root);
+  return ClusterYamlReader(path, names).read(load_yaml_file(path));
 }
 
 ClusterSpec read_cluster_yaml_node(const YAML::Node& root, const std::string& path, ResourceNames& names) {
   try {
     return ClusterYamlReader(path, names).read(root);
   } catch (const YAML::Exception& e) {
-    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
+    throw yaml_error(path, e);
   }
 }
 

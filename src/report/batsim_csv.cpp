@@ -397,13 +397,7 @@ void write_run_outputs(const std::string& out_dir, const RunOutputs& run) {
   const std::string schedule = batsim_schedule_csv(run);
   const std::string pods = pods_csv(run);
 
-  namespace fs = std::filesystem;
-  const fs::path dir = out_dir.empty() ? fs::path(".") : fs::path(out_dir);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir, ec))
-    throw std::runtime_error("cannot create output directory " + dir.string() + ": " +
-                             (ec ? ec.message() : std::string("not a directory")));
+  const std::filesystem::path dir = make_output_directory(out_dir);
   write_file_atomically((dir / "jobs.csv").string(), jobs);
   write_file_atomically((dir / "schedule.csv").string(), schedule);
   write_file_atomically((dir / "pods.csv").string(), pods);

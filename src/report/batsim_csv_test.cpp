@@ -10,24 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "report/report_test_util.hpp"
+
 namespace kubesim {
 namespace {
 
 SimTime at(double seconds) { return SimTime::from_seconds(seconds); }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testutil::lines_of;
+using testutil::read_file;
 
 WorkloadJob make_job(std::string id, std::string profile, double submit, double walltime = 0, std::int64_t res = 1) {
   WorkloadJob j;

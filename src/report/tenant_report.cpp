@@ -614,13 +614,7 @@ std::vector<ReportFile> build_tenant_reports(const TenantReportInput& in) {
 
 void write_tenant_reports(const std::string& out_dir, const TenantReportInput& in) {
   const std::vector<ReportFile> files = build_tenant_reports(in);
-  namespace fs = std::filesystem;
-  const fs::path dir = out_dir.empty() ? fs::path(".") : fs::path(out_dir);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir, ec))
-    throw std::runtime_error("cannot create output directory " + dir.string() + ": " +
-                             (ec ? ec.message() : std::string("not a directory")));
+  const std::filesystem::path dir = make_output_directory(out_dir);
   for (const ReportFile& f : files) write_file_atomically((dir / f.name).string(), f.content);
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "report/report_test_util.hpp"
 #include "report/tenant_report.hpp"
 #include "report/tenant_report_test_data.hpp"
 
@@ -20,12 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testutil::read_file;
 
 bool is_executable(const fs::path& p) {
   std::error_code ec;

@@ -10,25 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "report/report_test_util.hpp"
 #include "report/svg_chart.hpp"
 #include "report/tenant_report_test_data.hpp"
 
 namespace kubesim {
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testutil::lines_of;
+using testutil::read_file;
 
 pugi::xml_document parse_svg(const std::string& svg) {
   pugi::xml_document doc;

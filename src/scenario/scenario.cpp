@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
+#include "core/yaml_input.hpp"
 #include "platform/cluster_yaml.hpp"
 #include "platform/simgrid_platform.hpp"
 #include "workload/k8s_manifest.hpp"
@@ -30,29 +31,6 @@ constexpr const char* kDefaultNodeMemory = "512Gi";
 constexpr std::int64_t kDefaultMaxPods = 110;
 constexpr std::int64_t kMaxNodes = 1'000'000;
 constexpr std::int64_t kMaxJobsPerGroup = 10'000'000;
-
-int line_of(const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return m.is_null() ? 0 : m.line + 1;
-}
-
-const char* type_name(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Null: return "null";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Undefined: return "nothing";
-  }
-  return "?";
-}
-
-bool is_dns1123_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(s.front()) || !alnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
-}
 
 std::string padded(std::int64_t n, std::int64_t count) {
   std::size_t width = std::to_string(std::max<std::int64_t>(count - 1, 0)).size();
@@ -77,68 +55,23 @@ struct TenantTemplate {
   FailureModel failure;
 };
 
-class ScenarioReader {
+class ScenarioReader : YamlInput {
  public:
-  explicit ScenarioReader(std::string path) : path_(std::move(path)), dir_(fs::path(path_).parent_path()) {}
+  explicit ScenarioReader(std::string path)
+      : YamlInput(std::move(path)), dir_(fs::path(this->path()).parent_path()) {}
 
   Scenario read() {
-    YAML::Node root;
-    try {
-      root = YAML::LoadFile(path_);
-    } catch (const YAML::BadFile&) {
-      throw InputError(path_, 0, "cannot open file");
-    } catch (const YAML::Exception& e) {
-      throw InputError(path_, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
-    }
+    const YAML::Node root = load_yaml_file(path());
     try {
       read_root(root);
     } catch (const YAML::Exception& e) {
-      throw InputError(path_, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
+      throw yaml_error(path(), e);
     }
     return std::move(s_);
   }
 
  private:
   // ---- helpers ---------------------------------------------------------------------
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const {
-    throw InputError(path_, line_of(n), what);
-  }
-  void require_map(const YAML::Node& n, const std::string& where) const {
-    if (!n.IsMap()) fail(n, "expected " + where + " to be a map, got " + type_name(n));
-  }
-  void require_list(const YAML::Node& n, const std::string& where) const {
-    if (!n.IsSequence()) fail(n, "expected " + where + " to be a list, got " + type_name(n));
-  }
-  std::string scalar(const YAML::Node& n, const std::string& where) const {
-    if (!n.IsScalar()) fail(n, "expected " + where + " to be a scalar, got " + type_name(n));
-    return n.Scalar();
-  }
-  void check_keys(const YAML::Node& map, std::initializer_list<std::string_view> allowed,
-                  const std::string& where) const {
-    std::set<std::string> seen;
-    for (const auto& kv : map) {
-      const std::string key = scalar(kv.first, "a key of " + where);
-      if (!seen.insert(key).second) fail(kv.first, "duplicate key \"" + key + "\" in " + where);
-      if (std::any_of(allowed.begin(), allowed.end(), [&](std::string_view a) { return a == key; })) continue;
-      std::string expected;
-      for (std::string_view a : allowed) expected += (expected.empty() ? "" : ", ") + std::string(a);
-      fail(kv.first, "unknown key \"" + key + "\" in " + where + " (expected one of: " + expected + ")");
-    }
-  }
-  std::int64_t integer(const YAML::Node& n, const std::string& where, std::int64_t lo, std::int64_t hi) const {
-    const std::string s = scalar(n, where);
-    auto v = parse_int(s);
-    if (!v || *v < lo || *v > hi)
-      fail(n, "expected " + where + " to be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                  ", got \"" + s + "\"");
-    return *v;
-  }
-  bool boolean(const YAML::Node& n, const std::string& where) const {
-    const std::string s = scalar(n, where);
-    if (s == "true" || s == "True" || s == "TRUE") return true;
-    if (s == "false" || s == "False" || s == "FALSE") return false;
-    fail(n, "expected " + where + " to be true or false, got \"" + s + "\"");
-  }
   // Seconds: a non-negative number (at most 1e12); `positive` excludes zero.
   Duration seconds(const YAML::Node& n, const std::string& where, bool positive = false) const {
     const std::string s = scalar(n, where);
@@ -147,9 +80,6 @@ class ScenarioReader {
       fail(n, "expected " + where + " to be a " + (positive ? "positive" : "non-negative") +
                   " number of seconds, got \"" + s + "\"");
     return Duration::from_seconds(*v);
-  }
-  Quantity quantity(const YAML::Node& n, const std::string& where) const {
-    return parse_resource_quantity(scalar(n, where), path_, line_of(n), where);
   }
   std::int64_t cpu_milli(const YAML::Node& n, const std::string& where) const {
     const std::int64_t v = quantity(n, where).milli_value();
@@ -175,14 +105,14 @@ class ScenarioReader {
 
   // ---- the document ----------------------------------------------------------------
   void read_root(const YAML::Node& root) {
-    if (!root.IsDefined() || root.IsNull()) throw InputError(path_, 0, "expected a scenario map, got an empty document");
+    if (!root.IsDefined() || root.IsNull()) throw InputError(path(), 0, "expected a scenario map, got an empty document");
     require_map(root, "the scenario");
     check_keys(root,
                {"name", "description", "cluster", "capacityCores", "schedulerConfig", "model", "sampleInterval",
                 "duration", "eachTenantAlone", "manifests", "tenants", "jobs", "failures"},
                "the scenario");
-    s_.path = path_;
-    s_.name = fs::path(path_).stem().string();
+    s_.path = path();
+    s_.name = fs::path(path()).stem().string();
     if (const YAML::Node n = root["name"]) {
       s_.name = scalar(n, "name");
       if (s_.name.empty()) fail(n, "expected name to be non-empty");
@@ -225,7 +155,7 @@ class ScenarioReader {
           check_keys(m, {"file"}, "manifests[" + std::to_string(i) + "]");
           read_manifest_file(file(m["file"], "manifests[" + std::to_string(i) + "].file"), names, m_);
         } else {
-          read_manifest_node(m, path_, names, m_);
+          read_manifest_node(m, path(), names, m_);
         }
       }
     }
@@ -279,7 +209,7 @@ class ScenarioReader {
         return;
       }
       if (c["nodeGroups"]) {
-        s_.inputs.nodes = read_cluster_yaml_node(c, path_, names).nodes;
+        s_.inputs.nodes = read_cluster_yaml_node(c, path(), names).nodes;
         return;
       }
     }
@@ -422,7 +352,7 @@ class ScenarioReader {
           j.run_time = g.sleep;
           j.pod_template = template_index;
           jobs_.push_back(std::move(j));
-          job_where_.push_back({path_, line_of(t)});
+          job_where_.push_back({path(), line_of(t)});
         }
       }
     };
@@ -442,7 +372,7 @@ class ScenarioReader {
     if (e["file"]) {
       read_manifest_file(file(e["file"], w + ".file"), names, m_, options);
     } else {
-      read_manifest_node(e["manifest"], path_, names, m_, options);
+      read_manifest_node(e["manifest"], path(), names, m_, options);
     }
     if (m_.jobs.size() == before) fail(e, "expected " + w + " to give at least one Job or Pod");
     if (const YAML::Node at = e["at"]; at && !at.IsNull()) {
@@ -504,7 +434,7 @@ class ScenarioReader {
                          "expected PriorityClass \"" + mj.spec.priority_class_name + "\" to be defined in manifests");
 
     Workload& w = s_.inputs.workload;
-    w.source = path_;
+    w.source = path();
     w.namespaces = m_.namespaces;
     for (const ManifestJob& mj : m_.jobs) job_where_.push_back({mj.file, mj.line});
     append_manifest_jobs(std::move(m_.jobs), w);
@@ -532,7 +462,6 @@ class ScenarioReader {
     s_.inputs.pod_disruption_budgets = std::move(m_.pod_disruption_budgets);
   }
 
-  std::string path_;
   fs::path dir_;
   Scenario s_;
   Manifests m_;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/yaml_input.hpp"
 #include "sched/plugins/balanced_allocation/balanced_allocation.hpp"
 #include "sched/plugins/node_affinity/node_affinity.hpp"
 #include "sched/plugins/node_name/node_name.hpp"
@@ -120,13 +121,12 @@ Profile build_profile(const std::string& scheduler_name, const std::vector<Plugi
   return p;
 }
 
-class ConfigReader {
+// The messages here follow kube-scheduler's validation, not kubesim's other readers: only
+// fail() and the file loading are shared (core/yaml_input).
+class ConfigReader : YamlInput {
  public:
-  ConfigReader(std::string path, ResourceNames& names) : path_(std::move(path)), names_(names) {}
+  ConfigReader(std::string path, ResourceNames& names) : YamlInput(std::move(path)), names_(names) {}
 
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& problem) const {
-    throw InputError(path_, at.Mark().line >= 0 ? at.Mark().line + 1 : 0, problem);
-  }
   void expect_keys(const YAML::Node& map, std::initializer_list<const char*> allowed) const {
     if (!map.IsMap()) fail(map, "expected a mapping");
     for (const auto& kv : map) {
@@ -271,18 +271,11 @@ class ConfigReader {
   }
 
   SchedulerConfig read() {
-    YAML::Node root;
-    try {
-      root = YAML::LoadFile(path_);
-    } catch (const YAML::BadFile&) {
-      throw InputError(path_, 0, "cannot open file");
-    } catch (const YAML::Exception& e) {
-      throw InputError(path_, e.mark.line + 1, "invalid YAML: " + e.msg);
-    }
+    const YAML::Node root = load_yaml_file(path(), "invalid YAML: ");
     try {
       return read_root(root);
     } catch (const YAML::Exception& e) {
-      throw InputError(path_, e.mark.line + 1, "unexpected value: " + e.msg);
+      throw yaml_error(path(), e, "unexpected value: ");
     }
   }
 
@@ -294,7 +287,7 @@ class ConfigReader {
     if (const auto k = root["kind"]; k && k.as<std::string>() != "KubeSchedulerConfiguration")
       fail(k, "expected kind KubeSchedulerConfiguration");
     SchedulerConfig config;
-    config.source = path_;
+    config.source = path();
     if (const auto p = root["percentageOfNodesToScore"]) {
       const auto v = integer(p, "percentageOfNodesToScore");
       if (v < 0 || v > 100) fail(p, "percentageOfNodesToScore must be within 0..100");
@@ -357,7 +350,6 @@ class ConfigReader {
   }
 
  private:
-  std::string path_;
   ResourceNames& names_;
 };
 

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
+#include "core/yaml_input.hpp"
 
 namespace kubesim {
 
@@ -54,31 +55,8 @@ constexpr std::int64_t kHighestUserDefinablePriority = 1'000'000'000;  // pkg/ap
 constexpr std::int64_t kDefaultBackoffLimit = 6;                       // pkg/apis/batch/v1/defaults.go
 constexpr std::int64_t kDefaultGracePeriod = 30;                       // v1.DefaultTerminationGracePeriodSeconds
 
-int line_of(const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return m.is_null() ? 0 : m.line + 1;
-}
-
-const char* type_name(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Null: return "null";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Undefined: return "nothing";
-  }
-  return "?";
-}
-
-// k8s.io/apimachinery/pkg/util/validation/validation.go: IsDNS1123Label / IsDNS1123Subdomain.
-bool is_dns1123_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(s.front()) || !alnum(s.back())) return false;
-  for (char c : s)
-    if (!alnum(c) && c != '-') return false;
-  return true;
-}
+// k8s.io/apimachinery/pkg/util/validation/validation.go: IsDNS1123Subdomain (IsDNS1123Label is in
+// core/yaml_input).
 bool is_dns1123_subdomain(std::string_view s) {
   if (s.empty() || s.size() > 253) return false;
   std::size_t start = 0;
@@ -134,10 +112,10 @@ struct PodSpecResult {
   Duration walltime;
 };
 
-class Reader {
+class Reader : YamlInput {
  public:
   Reader(std::string file, ResourceNames& names, Manifests& out, const ManifestOptions& options)
-      : file_(std::move(file)), names_(names), out_(out), opt_(options) {}
+      : YamlInput(std::move(file)), names_(names), out_(out), opt_(options) {}
 
   void object(const YAML::Node& n) {
     if (!n.IsDefined() || n.IsNull()) return;  // an empty document
@@ -188,62 +166,11 @@ class Reader {
 
  private:
   // ---- generic helpers -------------------------------------------------------------
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const {
-    throw InputError(file_, line_of(n), what);
-  }
-  void require_map(const YAML::Node& n, const std::string& where) const {
-    if (!n.IsMap()) fail(n, "expected " + where + " to be a map, got " + type_name(n));
-  }
-  void require_list(const YAML::Node& n, const std::string& where) const {
-    if (!n.IsSequence()) fail(n, "expected " + where + " to be a list, got " + type_name(n));
-  }
-  std::string scalar(const YAML::Node& n, const std::string& where) const {
-    if (!n.IsScalar()) fail(n, "expected " + where + " to be a scalar, got " + type_name(n));
-    return n.Scalar();
-  }
-  std::string string_or_null(const YAML::Node& n, const std::string& where) const {
-    return n.IsNull() ? std::string() : scalar(n, where);
-  }
-  std::int64_t integer(const YAML::Node& n, const std::string& where, std::int64_t lo, std::int64_t hi) const {
-    const std::string s = scalar(n, where);
-    auto v = parse_int(s);
-    if (!v || *v < lo || *v > hi)
-      fail(n, "expected " + where + " to be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                  ", got \"" + s + "\"");
-    return *v;
-  }
-  bool boolean(const YAML::Node& n, const std::string& where) const {
-    const std::string s = scalar(n, where);
-    if (s == "true" || s == "True" || s == "TRUE") return true;
-    if (s == "false" || s == "False" || s == "FALSE") return false;
-    fail(n, "expected " + where + " to be true or false, got \"" + s + "\"");
-  }
   std::vector<std::string> string_list(const YAML::Node& n, const std::string& where) const {
     require_list(n, where);
     std::vector<std::string> out;
     for (std::size_t i = 0; i < n.size(); ++i) out.push_back(scalar(n[i], where + "[" + std::to_string(i) + "]"));
     return out;
-  }
-
-  // Keys in `allowed` are read by the caller, keys in `ignored` are real API fields that do
-  // not change scheduling, keys in `unsupported` are real API fields that would, but are not
-  // modelled; any other key is an error (a typo, or a field of another kind).
-  void check_keys(const YAML::Node& map, std::initializer_list<std::string_view> allowed,
-                  std::initializer_list<std::string_view> ignored, std::initializer_list<std::string_view> unsupported,
-                  const std::string& where) const {
-    std::set<std::string> seen;
-    for (const auto& kv : map) {
-      const std::string key = scalar(kv.first, "a key of " + where);
-      if (!seen.insert(key).second) fail(kv.first, "duplicate key \"" + key + "\" in " + where);
-      auto in = [&](std::initializer_list<std::string_view> l) {
-        return std::any_of(l.begin(), l.end(), [&](std::string_view a) { return a == key; });
-      };
-      if (in(allowed) || in(ignored)) continue;
-      if (in(unsupported)) fail(kv.first, where + "." + key + " is not supported by kubesim");
-      std::string expected;
-      for (std::string_view a : allowed) expected += (expected.empty() ? "" : ", ") + std::string(a);
-      fail(kv.first, "unknown key \"" + key + "\" in " + where + " (expected one of: " + expected + ")");
-    }
   }
 
   Labels string_map(const YAML::Node& n, const std::string& where) const {
@@ -346,7 +273,7 @@ class Reader {
     return m;
   }
 
-  std::string where_of(const YAML::Node& n) const { return file_ + ":" + std::to_string(line_of(n)); }
+  std::string where_of(const YAML::Node& n) const { return path() + ":" + std::to_string(line_of(n)); }
 
   // ---- Namespace, PriorityClass, ResourceQuota, PDB ----------------------------------
   void namespace_(const YAML::Node& n) {
@@ -450,8 +377,7 @@ class Reader {
         resource.clear();
       }
     }
-    const std::string text = scalar(value, "spec.hard." + name);
-    Quantity qty = parse_resource_quantity(text, file_, line_of(value), "spec.hard." + name);
+    Quantity qty = quantity(value, "spec.hard." + name);
     if (!resource.empty()) {
       const int slot = names_.slot(resource);
       if (slot < 0)
@@ -581,7 +507,7 @@ class Reader {
                            " (expected cpu, memory, ephemeral-storage, hugepages-<size> or a domain-qualified "
                            "extended resource such as nvidia.com/gpu)");
       const std::string what = where + "." + name;
-      Quantity q = parse_resource_quantity(scalar(kv.second, what), file_, line_of(kv.second), what);
+      Quantity q = quantity(kv.second, what);
       const int slot = names_.slot(name);
       if (slot < 0)
         fail(kv.first, "too many resource kinds: \"" + name + "\" does not fit (at most " +
@@ -843,7 +769,7 @@ class Reader {
     mj.job.submit = a.submit_at.value_or(SimTime::zero());
     mj.job.walltime = ps.walltime;
     mj.line = line_of(at);
-    mj.file = file_;
+    mj.file = path();
   }
 
   static KubesimAnnotations merge(KubesimAnnotations outer, const KubesimAnnotations& inner) {
@@ -944,7 +870,6 @@ class Reader {
     out_.jobs.push_back(std::move(mj));
   }
 
-  std::string file_;
   ResourceNames& names_;
   Manifests& out_;
   ManifestOptions opt_;
@@ -957,20 +882,12 @@ void read_manifest_node(const YAML::Node& object, const std::string& file, Resou
   try {
     Reader(file, names, out, options).object(object);
   } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
+    throw yaml_error(file, e);
   }
 }
 
 void read_manifest_file(const std::string& path, ResourceNames& names, Manifests& out, const ManifestOptions& options) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAllFromFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError(path, 0, "cannot open file");
-  } catch (const YAML::Exception& e) {
-    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
-  }
-  for (const auto& doc : docs) read_manifest_node(doc, path, names, out, options);
+  for (const auto& doc : load_yaml_documents(path)) read_manifest_node(doc, path, names, out, options);
 }
 
 Manifests read_manifest_file(const std::string& path, ResourceNames& names) {
