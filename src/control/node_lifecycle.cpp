@@ -33,13 +33,7 @@ std::int32_t disruptions_allowed(const ObjectStore& store, const PodDisruptionBu
     ++expected;
     if (p.phase == PodPhase::kRunning && !p.terminating()) ++healthy;
   }
-  std::int32_t desired = 0;
-  if (pdb.min_available) {
-    desired = pdb.min_available->scaled(expected);
-  } else if (pdb.max_unavailable) {
-    desired = std::max(0, expected - pdb.max_unavailable->scaled(expected));
-  }
-  return std::max(0, healthy - desired);
+  return pdb.disruptions_allowed(expected, healthy);
 }
 
 NodeLifecycle::NodeLifecycle(ObjectStore& store, Kubelets& kubelets, NodeLifecycleConfig config,

@@ -71,10 +71,8 @@ class NodeLifecycle {
   NodeLifecycleHost& host_;
 };
 
-// policy/v1 PDB status.disruptionsAllowed as the disruption controller computes it
-// (pkg/controller/disruption/disruption.go): healthy (running, not terminating) matching
-// pods minus the desired healthy count from minAvailable or maxUnavailable (percentages of
-// the matching pods, rounded up). Scans the store: meant for rare operations (drain).
+// The PDB's disruptionsAllowed over the store's live pods (healthy: running, not
+// terminating). Scans the store: meant for rare operations (drain).
 std::int32_t disruptions_allowed(const ObjectStore& store, const PodDisruptionBudget& pdb);
 
 }  // namespace kubesim

@@ -129,6 +129,20 @@ struct PodDisruptionBudget {
   LabelSelector selector;
   std::optional<IntOrPercent> min_available;
   std::optional<IntOrPercent> max_unavailable;
+
+  // status.disruptionsAllowed as the disruption controller computes it
+  // (pkg/controller/disruption/disruption.go): currentHealthy minus desiredHealthy
+  // (minAvailable, or expectedCount - maxUnavailable), never below 0.
+  std::int32_t disruptions_allowed(std::int32_t expected, std::int32_t healthy) const {
+    std::int32_t desired = 0;
+    if (min_available) {
+      desired = min_available->scaled(expected);
+    } else if (max_unavailable) {
+      desired = expected - max_unavailable->scaled(expected);
+      if (desired < 0) desired = 0;
+    }
+    return healthy > desired ? healthy - desired : 0;
+  }
 };
 
 struct Container {

@@ -50,14 +50,7 @@ void Scheduler::compute_pdb_budgets() {
         if (p.phase == PodPhase::kRunning && !p.started.is_never() && !p.terminating()) ++healthy;
       }
     }
-    std::int32_t desired = 0;
-    if (pdb.max_unavailable) {
-      desired = std::max(0, expected - pdb.max_unavailable->scaled(expected));
-    } else if (pdb.min_available) {
-      desired = pdb.min_available->scaled(expected);
-    }
-    const std::int32_t allowed = healthy - desired;
-    pdb_allowed_[i] = expected <= 0 || allowed <= 0 ? 0 : allowed;
+    pdb_allowed_[i] = pdb.disruptions_allowed(expected, healthy);
   }
 }
 
