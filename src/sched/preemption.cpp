@@ -59,15 +59,18 @@ StatusCode Scheduler::select_victims_on_node(const CycleContext& ctx, NodeId nod
                                              std::uint32_t* violations, FilterResult* failure) {
   const std::int32_t priority = ctx.spec.priority;
   victim_node_ = nodes_[node.value()];
-  potential_victims_.clear();
+  victims_.clear();
   // First remove every lower-priority pod and check that the pod then fits.
-  for (const PodId q : pods_on(node)) {
-    const PodTemplate& qs = store_.spec_of(q);
-    if (qs.priority >= priority) continue;
-    potential_victims_.push_back(q);
-    victim_node_.add_pod(qs, -1);
+  if (node.value() < node_pods_.size()) {
+    const NodePods& np = node_pods_[node.value()];
+    for (std::size_t i = 0; i < np.pods.size(); ++i) {
+      const PodTemplate& qs = store_.spec(np.specs[i]);
+      if (qs.priority >= priority) continue;
+      victims_.push_back(Victim{qs.priority, SimTime::never(), np.pods[i], np.specs[i]});
+      victim_node_.add_pod(qs, -1);
+    }
   }
-  if (potential_victims_.empty()) {
+  if (victims_.empty()) {
     *failure = FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable, kNoVictims);
     return failure->code;
   }
@@ -76,14 +79,11 @@ StatusCode Scheduler::select_victims_on_node(const CycleContext& ctx, NodeId nod
 
   // util.MoreImportantPod: higher priority, then earlier start time. sort.Slice is not
   // stable; the pod id (creation order) stands in for its arbitrary order of equal pods.
-  std::sort(potential_victims_.begin(), potential_victims_.end(), [&](PodId a, PodId b) {
-    const std::int32_t pa = store_.spec_of(a).priority;
-    const std::int32_t pb = store_.spec_of(b).priority;
-    if (pa != pb) return pa > pb;
-    const SimTime sa = pod_start_key(a, now);
-    const SimTime sb = pod_start_key(b, now);
-    if (sa != sb) return sa < sb;
-    return a.value() < b.value();
+  for (Victim& v : victims_) v.start = pod_start_key(v.pod, now);
+  std::sort(victims_.begin(), victims_.end(), [](const Victim& a, const Victim& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.start != b.start) return a.start < b.start;
+    return a.pod.value() < b.pod.value();
   });
 
   // filterPodsWithPDBViolation: each matching PDB's budget is decremented per pod; a pod
@@ -93,34 +93,34 @@ StatusCode Scheduler::select_victims_on_node(const CycleContext& ctx, NodeId nod
   non_violating_pods_.clear();
   const auto& pdbs = store_.pod_disruption_budgets();
   pdb_remaining_.assign(pdb_allowed_.begin(), pdb_allowed_.end());
-  for (const PodId q : potential_victims_) {
+  for (const Victim& v : victims_) {
     bool violated = false;
-    const PodTemplate& qs = store_.spec_of(q);
+    const PodTemplate& qs = store_.spec(v.spec);
     if (!qs.labels.empty()) {
       for (std::size_t i = 0; i < pdbs.size(); ++i) {
-        if (pdbs[i].ns != store_.pod(q).ns || empty_selector(pdbs[i].selector) || !pdbs[i].selector.matches(qs.labels))
+        if (pdbs[i].ns != store_.pod(v.pod).ns || empty_selector(pdbs[i].selector) ||
+            !pdbs[i].selector.matches(qs.labels))
           continue;
         if (--pdb_remaining_[i] < 0) violated = true;
       }
     }
-    (violated ? violating_pods_ : non_violating_pods_).push_back(q);
+    (violated ? violating_pods_ : non_violating_pods_).push_back(v);
   }
 
   // Reprieve as many pods as possible, PDB-violating ones first, each group from the most
   // important: add the pod back; if the preemptor no longer fits, it stays a victim.
   *violations = 0;
-  FilterResult ignored;
-  auto reprieve = [&](PodId q) {
-    const PodTemplate& qs = store_.spec_of(q);
+  auto reprieve = [&](const Victim& v) {
+    const PodTemplate& qs = store_.spec(v.spec);
     victim_node_.add_pod(qs, +1);
-    if (passes_filters(ctx, victim_node_, &plugin, &ignored)) return true;
+    if (passes_filters(ctx, victim_node_, nullptr, nullptr)) return true;
     victim_node_.add_pod(qs, -1);
-    victim_pool_.push_back(q);
+    victim_pool_.push_back(v.pod);
     return false;
   };
-  for (const PodId q : violating_pods_)
-    if (!reprieve(q)) ++*violations;
-  for (const PodId q : non_violating_pods_) reprieve(q);
+  for (const Victim& v : violating_pods_)
+    if (!reprieve(v)) ++*violations;
+  for (const Victim& v : non_violating_pods_) reprieve(v);
   return StatusCode::kSuccess;
 }
 

@@ -116,51 +116,60 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   // findNodesThatPassFilters, run sequentially: nodes from nextStartNodeIndex on; upstream's
   // parallel search stops when one feasible node more than needed is found (and discards
   // it), so the nodes that fail before that one count as processed.
-  const bool only_fit = only_fit_ && nominated_total_ == 0;
   feasible_.clear();
   reason_names_.clear();
   reason_counts_.clear();
   std::uint32_t failed = 0;
   std::uint32_t index = next_start_node_index_;
   // Diagnosis: every reason of every rejected node is counted (FitError.Error), and the
-  // rejecting plugins' events are what the pod waits for.
-  auto reject = [&](NodeId node, const FilterPlugin* plugin, const FilterResult& r) {
-    ++failed;
-    node_code_[node.value()] = static_cast<std::uint8_t>(r.code);
-    if (r.code == StatusCode::kUnschedulableAndUnresolvable) ++d.unresolvable;
+  // rejecting plugins' events are what the pod waits for. `nodes` nodes failed with `r`.
+  auto reject = [&](const FilterPlugin* plugin, const FilterResult& r, std::uint32_t nodes) {
+    failed += nodes;
+    if (r.code == StatusCode::kUnschedulableAndUnresolvable) d.unresolvable += nodes;
     d.interested_events |= plugin->events_to_register();
     for (std::size_t k = 0; k < r.reason_count; ++k) {
       auto it = std::find(reason_names_.begin(), reason_names_.end(), r.reasons[k]);
       if (it == reason_names_.end()) {
         reason_names_.push_back(r.reasons[k]);
-        reason_counts_.push_back(1);
+        reason_counts_.push_back(nodes);
       } else {
-        ++reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())];
+        reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())] += nodes;
       }
     }
   };
+  // In a busy cluster most nodes are rejected, nearly all for the same few sets of
+  // insufficient resources: the NodeResourcesFit-only search tallies the sets and counts
+  // their reasons once, after the loop (the counts, hence the message, are the same).
+  fit_tally_.clear();
   for (std::uint32_t i = 0; i < n; ++i, ++index) {
     if (index == n) index = 0;
     const NodeInfo& ni = nodes_[node_order_[index].value()];
     if (ni.id == nominated) nominated_seen = true;
-    bool rejected = false;
-    if (only_fit) {
+    if (only_fit_ && !has_nominated_pods(ni.id)) {  // passes_filters would be passes_plain
       if (const std::uint32_t insufficient = insufficient_resources(spec, ni)) {
-        reject(ni.id, active_filters_[0], fit_failure(insufficient, store_.resource_names()));
-        rejected = true;
+        node_code_[ni.id.value()] = static_cast<std::uint8_t>(kFitFailureCode);
+        auto it = std::find_if(fit_tally_.begin(), fit_tally_.end(), [&](const auto& t) { return t.first == insufficient; });
+        if (it == fit_tally_.end()) {
+          fit_tally_.emplace_back(insufficient, 1);
+        } else {
+          ++it->second;
+        }
+        continue;
       }
     } else {
       const FilterPlugin* plugin = nullptr;
       FilterResult r;
       if (!passes_filters(ctx, ni, &plugin, &r)) {
-        reject(ni.id, plugin, r);
-        rejected = true;
+        node_code_[ni.id.value()] = static_cast<std::uint8_t>(r.code);
+        reject(plugin, r, 1);
+        continue;
       }
     }
-    if (rejected) continue;
     if (feasible_.size() == to_find) break;
     feasible_.push_back(&ni);
   }
+  for (const auto& [insufficient, nodes] : fit_tally_)
+    reject(active_filters_[0], fit_failure(insufficient, store_.resource_names()), nodes);
   d.feasible = static_cast<std::uint32_t>(feasible_.size());
   // processedNodes = len(feasibleNodes) + len(diagnosis.NodeToStatusMap): the nominated
   // node's failure stays in the map even when the search stopped before reaching it again.
@@ -222,6 +231,7 @@ void Scheduler::cache_add(PodId pod, NodeId node) {
   NodePods& np = node_pods_[node.value()];
   cached_[pod.value()] = CachedPod{node, static_cast<std::uint32_t>(np.pods.size())};
   np.pods.push_back(pod);
+  np.specs.push_back(store_.pod(pod).spec);
   if (!np.min_dirty && spec.priority < np.min_priority) np.min_priority = spec.priority;
   ++priority_counts_[spec.priority];
 }
@@ -235,8 +245,10 @@ void Scheduler::cache_remove(PodId pod) {
   NodePods& np = node_pods_[cached.node.value()];
   const PodId last = np.pods.back();  // swap-remove
   np.pods[cached.slot] = last;
+  np.specs[cached.slot] = np.specs.back();
   cached_[last.value()].slot = cached.slot;
   np.pods.pop_back();
+  np.specs.pop_back();
   if (np.pods.empty()) {
     np.min_priority = std::numeric_limits<std::int32_t>::max();
     np.min_dirty = false;
@@ -253,7 +265,7 @@ std::int32_t Scheduler::node_min_priority(NodeId node) {
   NodePods& np = node_pods_[node.value()];
   if (np.min_dirty) {
     np.min_priority = std::numeric_limits<std::int32_t>::max();
-    for (const PodId p : np.pods) np.min_priority = std::min(np.min_priority, store_.spec_of(p).priority);
+    for (const PodTemplateId t : np.specs) np.min_priority = std::min(np.min_priority, store_.spec(t).priority);
     np.min_dirty = false;
   }
   return np.min_priority;
@@ -295,8 +307,10 @@ bool Scheduler::passes_plain(const CycleContext& ctx, const NodeInfo& ni, const 
                              FilterResult* result) {
   if (only_fit_) {
     if (const std::uint32_t insufficient = insufficient_resources(ctx.spec, ni)) {
-      *plugin = active_filters_[0];
-      *result = fit_failure(insufficient, store_.resource_names());
+      if (result) {
+        *plugin = active_filters_[0];
+        *result = fit_failure(insufficient, store_.resource_names());
+      }
       return false;
     }
     return true;
@@ -304,8 +318,10 @@ bool Scheduler::passes_plain(const CycleContext& ctx, const NodeInfo& ni, const 
   for (const auto* f : active_filters_) {
     const FilterResult r = f->filter(ctx, ni);
     if (!r.ok()) {
-      *plugin = f;
-      *result = r;
+      if (result) {
+        *plugin = f;
+        *result = r;
+      }
       return false;
     }
   }
@@ -318,7 +334,7 @@ bool Scheduler::passes_plain(const CycleContext& ctx, const NodeInfo& ni, const 
 // them (filters such as pod affinity may need them absent); the pod must pass both.
 bool Scheduler::passes_filters(const CycleContext& ctx, const NodeInfo& ni, const FilterPlugin** plugin,
                                FilterResult* result) {
-  if (nominated_total_ != 0 && ni.id.value() < nominated_on_.size() && !nominated_on_[ni.id.value()].empty()) {
+  if (has_nominated_pods(ni.id)) {
     bool added = false;
     for (const PodId q : nominated_on_[ni.id.value()]) {
       if (q == ctx.pod) continue;

@@ -124,8 +124,13 @@ class Scheduler {
   void cache_remove(PodId pod);
   std::int32_t node_min_priority(NodeId node);  // lowest priority of the node's pods (INT32_MAX if none)
   void nominate(PodId pod, NodeId node);          // nominator add/update (invalid node: delete)
+  // Whether pods are nominated to `node` (RunFilterPluginsWithNominatedPods may add them).
+  bool has_nominated_pods(NodeId node) const {
+    return nominated_total_ != 0 && node.value() < nominated_on_.size() && !nominated_on_[node.value()].empty();
+  }
   // RunFilterPluginsWithNominatedPods on `ni` (a cache entry or a copy of one). On failure
-  // fills `plugin` and `result`.
+  // fills `plugin` and `result` unless `result` is null (a caller that needs only the verdict
+  // saves building the failure).
   bool passes_filters(const CycleContext& ctx, const NodeInfo& ni, const FilterPlugin** plugin, FilterResult* result);
   bool passes_plain(const CycleContext& ctx, const NodeInfo& ni, const FilterPlugin** plugin, FilterResult* result);
   // SelectVictimsOnNode on a copy of `node`; appends the victims to victim_pool_.
@@ -156,6 +161,9 @@ class Scheduler {
   };
   struct NodePods {
     std::vector<PodId> pods;
+    // Parallel to `pods`: their templates, so the preemption dry run reads priorities and
+    // requests without touching each pod's (large, scattered) store entry.
+    std::vector<PodTemplateId> specs;
     std::int32_t min_priority = std::numeric_limits<std::int32_t>::max();  // valid unless min_dirty
     bool min_dirty = false;
   };
@@ -189,6 +197,8 @@ class Scheduler {
   std::vector<std::uint32_t> reason_counts_;
   std::vector<std::string_view> reason_names_;
   bool only_fit_ = false;
+  // decide()'s NodeResourcesFit-only search: rejected nodes tallied by insufficient bits.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> fit_tally_;
   std::vector<std::uint8_t> node_code_;  // by NodeId: this cycle's filter StatusCode of rejected nodes
 
   // Preemption state and scratch space (reused across cycles).
@@ -198,8 +208,17 @@ class Scheduler {
   std::vector<NodeId> potential_nodes_;
   std::vector<PodId> potential_victims_;
   std::vector<PodId> victim_pool_;
-  std::vector<PodId> violating_pods_;
-  std::vector<PodId> non_violating_pods_;
+  // SelectVictimsOnNode's potential victims with their sort key, read once per pod (sorting
+  // by reading the store in the comparator misses the cache on every comparison).
+  struct Victim {
+    std::int32_t priority;
+    SimTime start;  // pod_start_key
+    PodId pod;
+    PodTemplateId spec;
+  };
+  std::vector<Victim> victims_;
+  std::vector<Victim> violating_pods_;
+  std::vector<Victim> non_violating_pods_;
   std::vector<std::int32_t> pdb_allowed_;   // DisruptionsAllowed per PDB (this attempt)
   std::vector<std::int32_t> pdb_remaining_;
   struct Candidate {

@@ -59,21 +59,9 @@ NodeResourcesFit::NodeResourcesFit(ScoringStrategy strategy) : strategy_(std::mo
   for (auto p : strategy_.shape) scaled_shape_.push_back({p.utilization, p.score * (kMaxNodeScore / 10)});
 }
 
-std::uint32_t insufficient_resources(const PodTemplate& spec, const NodeInfo& node) {
-  std::uint32_t out = node.pod_count + 1 > node.allowed_pods ? kTooManyPodsBit : 0;
-  if (spec.requested_slots == 0) return out;  // a pod requesting nothing needs only a pod slot
-  // cpu, memory and ephemeral-storage are always compared; extended resources only when the
-  // pod requests them.
-  for (std::uint32_t slots = spec.requested_slots | 0b111u; slots != 0; slots &= slots - 1) {
-    const auto i = static_cast<std::size_t>(__builtin_ctz(slots));
-    if (spec.requests[i] > node.allocatable[i] - node.requested[i]) out |= 1u << i;
-  }
-  return out;
-}
-
 FilterResult fit_failure(std::uint32_t insufficient, const ResourceNames& names) {
   FilterResult r;
-  r.code = StatusCode::kUnschedulable;
+  r.code = kFitFailureCode;
   if (insufficient & kTooManyPodsBit) r.reasons[r.reason_count++] = "Too many pods";
   for (std::uint32_t slots = insufficient & ~kTooManyPodsBit; slots != 0; slots &= slots - 1)
     r.reasons[r.reason_count++] = names.insufficient_reason(static_cast<std::size_t>(__builtin_ctz(slots)));
