@@ -97,7 +97,7 @@ struct Fixture {
       x.scheduled = now;
     });
     const Pod& bound = store.pod(id);
-    kubelets->on_pod_change(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), bound.resource_version,
+    kubelets->on_pod_change(Change{ObjectKind::kPod, ChangeType::kModified, id.value(),
                                    node, bound.phase, PodPhase::kPending, NodeId()},
                             now);
     return id;
@@ -248,7 +248,7 @@ TEST(KubeletRun, ActiveDeadlineKillsPod) {
   p.active_deadline = Duration::seconds(30);
   const PodId id = f.store.create_pod(std::move(p));
   f.store.update_pod(id, [&](Pod& x) { x.node = f.node; });
-  f.kubelets->on_pod_change(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), 0, f.node, PodPhase::kPending,
+  f.kubelets->on_pod_change(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), f.node, PodPhase::kPending,
                                    PodPhase::kPending, NodeId()},
                             SimTime::from_seconds(2));
   f.loop.run(*f.kubelets);

@@ -7,7 +7,7 @@ NamespaceId ObjectStore::ensure_namespace(const std::string& name) {
   const NamespaceId id(static_cast<std::uint32_t>(namespaces_.size()));
   namespaces_.push_back(Namespace{name, ++resource_version_});
   namespace_index_.emplace(name, id);
-  announce(Change{ObjectKind::kNamespace, ChangeType::kAdded, id.value(), resource_version_, NodeId(), PodPhase::kPending,
+  announce(Change{ObjectKind::kNamespace, ChangeType::kAdded, id.value(), NodeId(), PodPhase::kPending,
                   PodPhase::kPending, NodeId()});
   return id;
 }
@@ -16,7 +16,7 @@ NodeId ObjectStore::create_node(Node node) {
   const NodeId id(static_cast<std::uint32_t>(nodes_.size()));
   node.resource_version = ++resource_version_;
   nodes_.push_back(std::move(node));
-  announce(Change{ObjectKind::kNode, ChangeType::kAdded, id.value(), resource_version_, id, PodPhase::kPending,
+  announce(Change{ObjectKind::kNode, ChangeType::kAdded, id.value(), id, PodPhase::kPending,
                   PodPhase::kPending, id});
   return id;
 }
@@ -33,7 +33,7 @@ PodId ObjectStore::create_pod(Pod pod) {
   pod.resource_version = ++resource_version_;
   pods_.push_back(std::move(pod));
   const Pod& p = pods_.back();
-  announce(Change{ObjectKind::kPod, ChangeType::kAdded, id.value(), p.resource_version, p.node, p.phase, p.phase,
+  announce(Change{ObjectKind::kPod, ChangeType::kAdded, id.value(), p.node, p.phase, p.phase,
                   p.node});
   return id;
 }
@@ -42,7 +42,7 @@ JobId ObjectStore::create_job(Job job) {
   const JobId id(static_cast<std::uint32_t>(jobs_.size()));
   job.resource_version = ++resource_version_;
   jobs_.push_back(std::move(job));
-  announce(Change{ObjectKind::kJob, ChangeType::kAdded, id.value(), resource_version_, NodeId(), PodPhase::kPending,
+  announce(Change{ObjectKind::kJob, ChangeType::kAdded, id.value(), NodeId(), PodPhase::kPending,
                   PodPhase::kPending, NodeId()});
   return id;
 }
@@ -54,7 +54,7 @@ QuotaId ObjectStore::create_quota(ResourceQuota quota) {
   if (quotas_by_namespace_.size() <= quota.ns.value()) quotas_by_namespace_.resize(quota.ns.value() + 1);
   quotas_by_namespace_[quota.ns.value()].push_back(id);
   quotas_.push_back(std::move(quota));
-  announce(Change{ObjectKind::kQuota, ChangeType::kAdded, id.value(), resource_version_, NodeId(), PodPhase::kPending,
+  announce(Change{ObjectKind::kQuota, ChangeType::kAdded, id.value(), NodeId(), PodPhase::kPending,
                   PodPhase::kPending, NodeId()});
   return id;
 }
@@ -112,7 +112,7 @@ void ObjectStore::remove_pod(PodId id) {
   if (p.deleted) return;
   p.deleted = true;
   p.resource_version = ++resource_version_;
-  announce(Change{ObjectKind::kPod, ChangeType::kDeleted, id.value(), p.resource_version, p.node, p.phase, p.phase,
+  announce(Change{ObjectKind::kPod, ChangeType::kDeleted, id.value(), p.node, p.phase, p.phase,
                   p.node});
 }
 

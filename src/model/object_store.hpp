@@ -24,7 +24,8 @@ struct Change {
   ObjectKind kind;
   ChangeType type;
   std::uint32_t id;
-  std::uint64_t resource_version;
+  // No resourceVersion: consumers that need it (a watch cache) listen synchronously and
+  // read the object's, which keeps the delivered events small.
   NodeId node;      // pods: spec.nodeName at this change
   PodPhase phase;   // pods: status.phase at this change
   PodPhase old_phase;
@@ -66,7 +67,7 @@ class ObjectStore {
     const bool was_terminating = p.terminating();
     mutate(p);
     p.resource_version = ++resource_version_;
-    announce(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), p.resource_version, p.node, p.phase,
+    announce(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), p.node, p.phase,
                     old_phase, old_node, p.terminating() && !was_terminating});
   }
   template <class Mutate>
@@ -74,7 +75,7 @@ class ObjectStore {
     Node& n = nodes_[id.value()];
     mutate(n);
     n.resource_version = ++resource_version_;
-    announce(Change{ObjectKind::kNode, ChangeType::kModified, id.value(), n.resource_version, id, PodPhase::kPending,
+    announce(Change{ObjectKind::kNode, ChangeType::kModified, id.value(), id, PodPhase::kPending,
                     PodPhase::kPending, id});
   }
   template <class Mutate>
@@ -82,7 +83,7 @@ class ObjectStore {
     Job& j = jobs_[id.value()];
     mutate(j);
     j.resource_version = ++resource_version_;
-    announce(Change{ObjectKind::kJob, ChangeType::kModified, id.value(), j.resource_version, NodeId(),
+    announce(Change{ObjectKind::kJob, ChangeType::kModified, id.value(), NodeId(),
                     PodPhase::kPending, PodPhase::kPending, NodeId()});
   }
   template <class Mutate>
@@ -90,7 +91,7 @@ class ObjectStore {
     ResourceQuota& q = quotas_[id.value()];
     mutate(q);
     q.resource_version = ++resource_version_;
-    announce(Change{ObjectKind::kQuota, ChangeType::kModified, id.value(), q.resource_version, NodeId(),
+    announce(Change{ObjectKind::kQuota, ChangeType::kModified, id.value(), NodeId(),
                     PodPhase::kPending, PodPhase::kPending, NodeId()});
   }
   // Simulator statistics that are not API fields: no new resourceVersion, no change event.
