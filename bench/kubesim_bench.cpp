@@ -4,9 +4,12 @@
 // 1,000,000 pods"). Figures are printed as Google Benchmark counters; run
 //   build/kubesim_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
+
 #include <sys/resource.h>
 
 #include <string>
+
+#include "bench_util.hpp"
 
 #include "engine/simulation.hpp"
 #include "platform/cluster_yaml.hpp"
@@ -47,11 +50,6 @@ SimulationInputs synthetic(std::uint32_t nodes, std::uint32_t pods, std::uint32_
   return in;
 }
 
-long max_rss_kib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
 
 void run_synthetic(benchmark::State& state, const char* model) {
   const auto nodes = static_cast<std::uint32_t>(state.range(0));

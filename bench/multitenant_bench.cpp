@@ -7,6 +7,7 @@
 // wall time is the setup_s counter). jobs_per_second is workload Jobs over the wall time of
 // run() alone; jobs_per_second_total includes the setup.
 #include <benchmark/benchmark.h>
+
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "bench_util.hpp"
 
 #include "core/random.hpp"
 #include "engine/simulation.hpp"
@@ -154,11 +157,6 @@ SimulationInputs multitenant(std::uint32_t nodes, std::uint32_t jobs) {
   return in;
 }
 
-long max_rss_kib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();

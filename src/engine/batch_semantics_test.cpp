@@ -26,14 +26,7 @@ SimTime at(double seconds) { return SimTime::from_seconds(seconds); }
 
 PodTemplate cpu_template(std::int64_t cpu_milli, std::string priority_class = "", std::int64_t grace = 30,
                          Labels labels = {}) {
-  PodTemplate t;
-  Container c;
-  c.name = "main";
-  c.requests[kCpu] = cpu_milli;
-  c.requested_mask = 1u << kCpu;
-  c.limits = c.requests;
-  c.limited_mask = c.requested_mask;
-  t.containers.push_back(c);
+  PodTemplate t = batch_job_template(cpu_milli, std::nullopt);
   t.priority_class_name = std::move(priority_class);
   t.termination_grace_period_seconds = grace;
   t.labels = std::move(labels);

@@ -13,17 +13,7 @@ namespace {
 
 constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
 
-PodTemplate cpu_template(std::int64_t cpu_milli) {
-  PodTemplate t;
-  Container c;
-  c.name = "main";
-  c.requests[kCpu] = cpu_milli;
-  c.requested_mask = 1u << kCpu;
-  c.limits = c.requests;
-  c.limited_mask = c.requested_mask;
-  t.containers.push_back(c);
-  return t;
-}
+PodTemplate cpu_template(std::int64_t cpu_milli) { return batch_job_template(cpu_milli, std::nullopt); }
 
 SimulationInputs inputs(int nodes, std::int64_t node_cpu, std::vector<WorkloadJob> jobs,
                         std::vector<PodTemplate> templates) {
