@@ -166,26 +166,16 @@ int scenario_command(const RunArgs& a) {
   }
   // The study's E1: each tenant alone on the cluster, one run each in <out>/<tenant>/, and
   // the tenants' summary rows together in <out>/summary.csv.
-  std::string combined = "tenant,jobs,completed,failed_pods,total_cores,total_queue_time_s,average_queue_time_s,"
-                         "total_run_time_s,total_queue_run_time_s,makespan_s,utilisation\n";
-  std::vector<std::string> runs;
+  std::vector<std::pair<TenantSummary, double>> runs;
   for (const auto& tenant : sc.tenants) {
     ReportSettings alone = report;
     alone.name = sc.name + " (" + tenant + " alone)";
     alone.tenants = {tenant};
     const RunSummary s = simulate(tenant_inputs(sc, tenant), options, a, a.out + "/" + tenant, &alone);
-    for (const auto& t : s.tenants) {
-      if (t.tenant != tenant) continue;
-      char line[512];
-      std::snprintf(line, sizeof line, "%s,%llu,%llu,%llu,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", t.tenant.c_str(),
-                    static_cast<unsigned long long>(t.jobs), static_cast<unsigned long long>(t.completed),
-                    static_cast<unsigned long long>(t.failed_pods), format_cores(t.total_cores_milli).c_str(),
-                    t.total_queue_s, t.average_queue_s, t.total_run_s, t.total_queue_run_s, t.makespan_s,
-                    s.utilisation);
-      combined += line;
-    }
+    for (const auto& t : s.tenants)
+      if (t.tenant == tenant) runs.emplace_back(t, s.utilisation);
   }
-  write_file_atomically(a.out + "/summary.csv", combined);
+  write_file_atomically(a.out + "/summary.csv", tenants_alone_summary_csv(runs));
   if (!a.quiet) std::printf("outputs: %s/<tenant>/..., %s/summary.csv (one row per tenant run alone)\n", a.out.c_str(), a.out.c_str());
   return 0;
 }

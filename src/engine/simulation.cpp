@@ -106,8 +106,9 @@ void Simulation::on_change(const Change& change) {
       deliver(Subscriber::kScheduler, change);
       return;
     case ObjectKind::kPod: {
-      const bool ended = is_terminal(change.phase) || change.type == ChangeType::kDeleted;
-      const bool was_ended = is_terminal(change.old_phase) || change.type == ChangeType::kDeleted;
+      // The pod stops counting for its quota: it became terminal, or was removed.
+      const bool ended = change.type == ChangeType::kDeleted ||
+                         (is_terminal(change.phase) && !is_terminal(change.old_phase));
       if (is_terminal(change.phase) && !is_terminal(change.old_phase)) ++finished_pods_;
       deliver(Subscriber::kScheduler, change);
       const Pod& p = store_.pod(PodId(change.id));
@@ -115,7 +116,7 @@ void Simulation::on_change(const Change& change) {
           (!change.old_node.valid() || change.type == ChangeType::kAdded || change.became_terminating))
         deliver(Subscriber::kKubelet, change);
       if (p.job.valid()) deliver(Subscriber::kJobController, change);
-      if (ended && (!was_ended || change.type == ChangeType::kDeleted) && !store_.quotas_in(p.ns).empty())
+      if (ended && !store_.quotas_in(p.ns).empty())
         deliver(Subscriber::kQuotaController, change);
       return;
     }

@@ -97,13 +97,34 @@ svg::Series tenant_series(const TenantTimeSeries& s, std::size_t k, TenantValue 
 }
 
 // The summary table's cells (header excluded): one row per tenant, then the cluster row.
+std::vector<std::string> tenant_row(const TenantSummary& t, std::string utilisation) {
+  return {t.tenant, std::to_string(t.jobs), std::to_string(t.completed), std::to_string(t.failed_pods),
+          format_cores(t.total_cores_milli), decimal(t.total_queue_s), decimal(t.average_queue_s),
+          decimal(t.total_run_s), decimal(t.total_queue_run_s), decimal(t.makespan_s), std::move(utilisation)};
+}
+
+std::string summary_csv(const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  for (std::size_t i = 0; i < kSummaryColumns.size(); ++i) {
+    if (i) out += ',';
+    out += kSummaryColumns[i];
+  }
+  out += '\n';
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i) out += ',';
+      out += csv_field(row[i]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
 std::vector<std::vector<std::string>> summary_rows(const TenantReportInput& in) {
   std::vector<std::vector<std::string>> rows;
   TenantSummary cluster;
   for (const TenantSummary& t : in.summary.tenants) {
-    rows.push_back({t.tenant, std::to_string(t.jobs), std::to_string(t.completed), std::to_string(t.failed_pods),
-                    format_cores(t.total_cores_milli), decimal(t.total_queue_s), decimal(t.average_queue_s),
-                    decimal(t.total_run_s), decimal(t.total_queue_run_s), decimal(t.makespan_s), ""});
+    rows.push_back(tenant_row(t, ""));
     cluster.jobs += t.jobs;
     cluster.completed += t.completed;
     cluster.failed_pods += t.failed_pods;
@@ -266,21 +287,12 @@ std::string tenant_queue_csv(const TenantReportInput& in) {
   return out;
 }
 
-std::string tenant_summary_csv(const TenantReportInput& in) {
-  std::string out;
-  for (std::size_t i = 0; i < kSummaryColumns.size(); ++i) {
-    if (i) out += ',';
-    out += kSummaryColumns[i];
-  }
-  out += '\n';
-  for (const auto& row : summary_rows(in)) {
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (i) out += ',';
-      out += csv_field(row[i]);
-    }
-    out += '\n';
-  }
-  return out;
+std::string tenant_summary_csv(const TenantReportInput& in) { return summary_csv(summary_rows(in)); }
+
+std::string tenants_alone_summary_csv(const std::vector<std::pair<TenantSummary, double>>& runs) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [tenant, utilisation] : runs) rows.push_back(tenant_row(tenant, decimal(utilisation)));
+  return summary_csv(rows);
 }
 
 std::string cores_running_svg(const TenantReportInput& in) {

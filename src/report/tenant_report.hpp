@@ -80,6 +80,9 @@ struct ReportFile {
 std::string tenant_timeseries_csv(const TenantReportInput& in);
 std::string tenant_queue_csv(const TenantReportInput& in);
 std::string tenant_summary_csv(const TenantReportInput& in);
+// summary.csv of runs in which each tenant ran alone (the study's E1): the same columns, one
+// row per run (its tenant's summary and the run's utilisation), no cluster row.
+std::string tenants_alone_summary_csv(const std::vector<std::pair<TenantSummary, double>>& runs);
 std::string cores_running_svg(const TenantReportInput& in);
 std::string cores_pending_svg(const TenantReportInput& in);
 std::string cores_completed_svg(const TenantReportInput& in);
