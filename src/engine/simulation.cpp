@@ -259,6 +259,7 @@ void Simulation::process_next() {
         if constexpr (std::is_same_v<T, Arrival>) {
           submit(e.job);
           const std::uint32_t next = e.job + 1;
+          arrivals_submitted_ = next;
           if (next < arrival_count_) {
             ++external_pending_;
             events_.push(workload_.jobs[next].submit, Phase::kArrival, Arrival{next});

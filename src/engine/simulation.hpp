@@ -83,6 +83,8 @@ class Simulation final : public ChangeListener,
   // (nothing external pending and the scheduler and Job controller only retrying in a
   // frozen cluster).
   bool has_work();
+  // Whether every job of the input workload has been submitted.
+  bool arrivals_done() const { return arrivals_submitted_ == arrival_count_; }
 
   // ---- The API server's writes from clients (kubesim serve) ----
   // Each acts at now() as the matching request to kube-apiserver would.
@@ -159,7 +161,8 @@ class Simulation final : public ChangeListener,
   std::vector<PodId> job_pods_;
   std::vector<JobId> job_objects_;
   std::vector<std::vector<PodId>> pods_of_job_;  // by JobId
-  std::uint32_t arrival_count_ = 0;  // workload jobs submitted by arrival events (the rest came from the API)
+  std::uint32_t arrival_count_ = 0;
+  std::uint32_t arrivals_submitted_ = 0;  // workload jobs submitted by arrival events (the rest came from the API)
   SimTime frozen_since_ = SimTime::never();
   std::uint64_t frozen_version_ = 0;
   std::vector<std::pair<std::uint32_t, std::string>> rejected_pods_;

@@ -133,6 +133,7 @@ class ObjectStore {
   const ResourceNames& resource_names() const { return resource_names_; }
 
   void add_listener(ChangeListener* listener) { listeners_.push_back(listener); }
+  void remove_listener(ChangeListener* listener) { std::erase(listeners_, listener); }
   void reserve_pods(std::size_t n) { pods_.reserve(n); }
   void reserve_jobs(std::size_t n) { jobs_.reserve(n); }
 
