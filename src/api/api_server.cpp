@@ -672,6 +672,12 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
 ApiResponse ApiServer::create(const Target& t, const ApiRequest& r) {
   Json body = Json::parse(r.body);
   if (!body.is_object()) return status_response(400, "BadRequest", "the body of the request must be a JSON object");
+  // The endpoint's kind fills a body that leaves it out (the apiserver decodes with the
+  // endpoint's GroupVersionKind as default).
+  if (!body.contains("kind")) body["kind"] = t.info().kind;
+  if (!body.contains("apiVersion")) body["apiVersion"] = t.info().api_version();
+  if (body["kind"] != t.info().kind)
+    return status_response(400, "BadRequest", "the kind of the object (" + json_string_of(body["kind"]) + ") does not match the resource (" + std::string(t.info().plural) + ")");
   Json& meta = body["metadata"];
   if (!meta.is_object()) meta = Json::object();
   if (t.info().namespaced) {
@@ -745,7 +751,10 @@ ApiResponse ApiServer::create_pod_or_job(const Target& t, Json body) {
   auto created = sim_.create_from_api(std::move(job), std::move(parsed.job.spec));
   if (auto* refused = std::get_if<std::string>(&created)) {
     originals.erase(index);
-    return status_response(403, "Forbidden", std::string(t.info().plural) + " \"" + name + "\" is forbidden: " + *refused, name, t.info().plural, t.info().group);
+    // ResourceQuota's message names the pod already; the priority admission's does not.
+    const std::string prefix = std::string(t.info().plural) + " \"" + name + "\" is forbidden: ";
+    return status_response(403, "Forbidden", refused->rfind(prefix, 0) == 0 ? *refused : prefix + *refused, name,
+                           t.info().plural, t.info().group);
   }
   return ApiResponse{201, cache_.find(t.resource, key_of(t, name))->text, "application/json"};
 }
@@ -763,8 +772,6 @@ ApiResponse ApiServer::create_generic(const Target& t, Json body) {
   meta["uid"] = object_uid(t.info().kind, generic_uid_++);
   meta["creationTimestamp"] = time_.time(sim_.now());
   meta["resourceVersion"] = std::to_string(sim_.store().next_resource_version());
-  if (!body.contains("apiVersion")) body["apiVersion"] = t.info().api_version();
-  if (!body.contains("kind")) body["kind"] = t.info().kind;
   record(t.resource, WatchEventType::kAdded, std::move(body));
   return ApiResponse{201, cache_.find(t.resource, key_of(t, name))->text, "application/json"};
 }
