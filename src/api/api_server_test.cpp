@@ -188,6 +188,22 @@ TEST_F(ApiServerTest, ExternalSchedulerBindsAndWatchersSeeTheLifecycle) {
   EXPECT_EQ(pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 0);
 }
 
+TEST_F(ApiServerTest, ConflictingBindingsAreRefusedByTheKubelet) {
+  // Two schedulers that do not see each other's decisions in time: the kubelet admits the
+  // first pod and rejects the second (OutOfcpu), as in a real cluster.
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("first", "ext", 3, 30)).status, 201);
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("second", "other", 3, 30)).status, 201);
+  for (const char* name : {"first", "second"}) {
+    const Json binding = {{"target", {{"kind", "Node"}, {"name", "node-0"}}}};
+    ASSERT_EQ(call("POST", std::string("/api/v1/namespaces/default/pods/") + name + "/binding", binding).status, 201);
+  }
+  advance(5);
+  EXPECT_EQ(json(call("GET", "/api/v1/namespaces/default/pods/first"))["status"]["phase"], "Running");
+  const Json second = json(call("GET", "/api/v1/namespaces/default/pods/second"));
+  EXPECT_EQ(second["status"]["phase"], "Failed");
+  EXPECT_EQ(second["status"]["reason"], "OutOfcpu");
+}
+
 TEST_F(ApiServerTest, BuiltInSchedulerTakesItsOwnPods) {
   ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("q", "default-scheduler", 1, 5)).status, 201);
   EXPECT_EQ(api_->undecided_external_pods(), 0u);
