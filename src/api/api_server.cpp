@@ -187,6 +187,16 @@ std::string propagation_policy(const ApiRequest& r, const Json& options) {
   return {};
 }
 
+// A boolean query parameter as Go's strconv.ParseBool reads it (the apiserver's conversion
+// of query parameters): the Python client sends watch=True.
+bool query_flag(const ApiRequest& r, std::string_view name) {
+  const std::string* v = r.param(name);
+  if (!v) return false;
+  for (const char* yes : {"1", "t", "T", "TRUE", "true", "True"})
+    if (*v == yes) return true;
+  return false;
+}
+
 DisruptionReason disruption_reason_named(const std::string& reason) {
   if (reason == "PreemptionByKubeScheduler") return DisruptionReason::kPreemptionByScheduler;
   if (reason == "DeletionByTaintManager") return DisruptionReason::kDeletionByTaintManager;
@@ -333,6 +343,10 @@ void ApiServer::on_change(const Change& change) {
   // Called synchronously by the store, always under mutex_ (requests and the clock driver
   // touch the simulation only under it).
   publish_model(change.kind, change.id, change.type);
+  if (change.kind == ObjectKind::kNode ||
+      (change.kind == ObjectKind::kPod &&
+       (change.type == ChangeType::kDeleted || (is_terminal(change.phase) && !is_terminal(change.old_phase)))))
+    capacity_freed_ = true;
   touch();
 }
 
@@ -450,8 +464,7 @@ ApiResponse ApiServer::dispatch(const ApiRequest& r, std::shared_ptr<Watch>* wat
 
   if (r.method == "GET") {
     if (t.name.empty()) {
-      const std::string* w = r.param("watch");
-      if (t.watch_path || (w && (*w == "true" || *w == "1"))) return start_watch(t, r, watch);
+      if (t.watch_path || query_flag(r, "watch")) return start_watch(t, r, watch);
       return list(t, r);
     }
     if (t.watch_path) return start_watch(t, r, watch);
@@ -579,8 +592,7 @@ ApiResponse ApiServer::start_watch(const Target& t, const ApiRequest& r, std::sh
       return status_response(410, "Expired", "too old resource version: " + *rv + " (" + std::to_string(cache_.latest_resource_version()) + ")");
     w->cursor = cache_.position(from);
   }
-  const std::string* bm = r.param("allowWatchBookmarks");
-  w->bookmarks = bm && (*bm == "true" || *bm == "1");
+  w->bookmarks = query_flag(r, "allowWatchBookmarks");
   w->table = wants_table(r.accept);
   if (w->table) {
     const auto include = parse_include_object(r.param("includeObject") ? *r.param("includeObject") : std::string());
