@@ -197,6 +197,18 @@ bool query_flag(const ApiRequest& r, std::string_view name) {
   return false;
 }
 
+// An update of an object whose spec kubesim owns: the client's labels and annotations are
+// kept with the object (in `originals`, by model index).
+void keep_metadata(std::unordered_map<std::uint32_t, Json>& originals, std::uint32_t id, const Snapshot& current,
+                   const Json& updated) {
+  auto it = originals.find(id);
+  Json original = it != originals.end() ? it->second : current.object;
+  original["metadata"]["labels"] = updated["metadata"].value("labels", Json::object());
+  original["metadata"]["annotations"] = updated["metadata"].value("annotations", Json::object());
+  original.erase("status");
+  originals[id] = std::move(original);
+}
+
 DisruptionReason disruption_reason_named(const std::string& reason) {
   if (reason == "PreemptionByKubeScheduler") return DisruptionReason::kPreemptionByScheduler;
   if (reason == "DeletionByTaintManager") return DisruptionReason::kDeletionByTaintManager;
@@ -830,23 +842,14 @@ ApiResponse ApiServer::replace(const Target& t, const ApiRequest&, Json updated)
     case Backend::kPod: {
       const PodId pod(id);
       if (t.sub == "status") return update_pod_status(t, updated);
-      // Pods are immutable but for metadata (pkg/apis/core/validation ValidatePodUpdate);
-      // labels and annotations are kept with the object.
-      Json original = pod_originals_.count(pod.value()) ? pod_originals_[pod.value()] : current->object;
-      original["metadata"]["labels"] = updated["metadata"].value("labels", Json::object());
-      original["metadata"]["annotations"] = updated["metadata"].value("annotations", Json::object());
-      original.erase("status");
-      pod_originals_[pod.value()] = std::move(original);
+      // Pods are immutable but for metadata (pkg/apis/core/validation ValidatePodUpdate).
+      keep_metadata(pod_originals_, id, *current, updated);
       store.update_pod(pod, [](Pod&) {});
       break;
     }
     case Backend::kJob: {
       const JobId job(id);
-      Json original = job_originals_.count(job.value()) ? job_originals_[job.value()] : current->object;
-      original["metadata"]["labels"] = updated["metadata"].value("labels", Json::object());
-      original["metadata"]["annotations"] = updated["metadata"].value("annotations", Json::object());
-      original.erase("status");
-      job_originals_[job.value()] = std::move(original);
+      keep_metadata(job_originals_, id, *current, updated);
       store.update_job(job, [](Job&) {});
       break;
     }
