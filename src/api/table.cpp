@@ -56,43 +56,9 @@ const json& array_or_empty(const json& v) {
 // ---------------------------------------------------------------------------------------------
 // Time.
 
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
-}
-
 // time.Time.UTC().Format(time.RFC3339) of unix seconds.
 std::string format_rfc3339(std::int64_t unix_seconds) {
-  std::int64_t days = unix_seconds / 86400;
-  std::int64_t secs = unix_seconds % 86400;
-  if (secs < 0) {
-    secs += 86400;
-    days -= 1;
-  }
-  std::int64_t y = 0;
-  unsigned m = 0, d = 0;
-  civil_from_days(days, y, m, d);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02d:%02d:%02dZ", static_cast<long long>(y), m, d,
-                static_cast<int>(secs / 3600), static_cast<int>(secs / 60 % 60), static_cast<int>(secs % 60));
-  return buf;
+  return TimeFormat{0}.time(SimTime::at(Duration::seconds(unix_seconds)));
 }
 
 // printers.go translateTimestampSince / translateMicroTimestampSince: "<unknown>" for a zero
