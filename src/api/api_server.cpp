@@ -368,7 +368,7 @@ void ApiServer::track_external(PodId pod) {
   const Pod& p = sim_.store().pod(pod);
   std::uint8_t now = 0;
   if (!p.deleted && !p.terminating() && !p.node.valid() && p.phase == PodPhase::kPending &&
-      !sim_.scheduler().serves(sim_.store().spec(p.spec).scheduler_name))
+      !sim_.served_internally(sim_.store().spec(p.spec).scheduler_name))
     now = p.unschedulable_message.empty() ? 1 : 2;
   if (state == now) return;
   if (state == 1) --undecided_;

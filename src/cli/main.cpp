@@ -126,7 +126,7 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
                          options.model.name};
     in.parameters = {{"kubesim", KUBESIM_VERSION},
                      {"jobs", std::to_string(sim.workload().jobs.size())},
-                     {"scheduling attempts", std::to_string(sim.scheduler().attempts())},
+                     {"scheduling attempts", std::to_string(sim.scheduling_attempts())},
                      {"pod creations refused by quota", std::to_string(sim.job_controller().failed_creates())}};
     write_tenant_reports(out, in);
   }
@@ -135,7 +135,7 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     std::printf("kubesim %s: %zu jobs, %zu nodes, model %s, seed %llu\n", KUBESIM_VERSION, sim.workload().jobs.size(),
                 sim.store().node_count(), options.model.name.c_str(), static_cast<unsigned long long>(a.seed));
     std::printf("finished %zu pods, %zu never scheduled, %llu scheduling attempts; simulated %s s in %.3f s wall\n",
-                sim.finished_pods(), sim.pending_pods(), static_cast<unsigned long long>(sim.scheduler().attempts()),
+                sim.finished_pods(), sim.pending_pods(), static_cast<unsigned long long>(sim.scheduling_attempts()),
                 format_seconds(sim.now()).c_str(), wall);
     if (report) {
       std::printf("utilisation %.4f;", summary.utilisation);

@@ -15,8 +15,24 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   store_.resource_names() = inputs.resource_names;
   store_.add_listener(this);
   kubelets_ = std::make_unique<Kubelets>(store_, options_.model.kubelet, options_.seed, static_cast<KubeletHost&>(*this));
-  scheduler_ = std::make_unique<Scheduler>(store_, std::move(inputs.scheduler), options_.model.scheduler, options_.seed,
-                                           static_cast<SchedulerHost&>(*this));
+  auto add_scheduler = [&](auto make, Duration informer_delay) {
+    auto port = std::make_unique<SchedulerPort>();
+    port->sim = this;
+    port->index = static_cast<std::uint8_t>(schedulers_.size());
+    auto model = make(*port);
+    schedulers_.push_back(SchedulerSlot{std::move(model), std::move(port), informer_delay});
+  };
+  add_scheduler(
+      [&](SchedulerHost& host) {
+        auto s = std::make_unique<Scheduler>(store_, std::move(inputs.scheduler), options_.model.scheduler, options_.seed, host);
+        kube_scheduler_ = s.get();
+        return s;
+      },
+      Duration());
+  for (auto& f : inputs.other_schedulers)
+    add_scheduler([&](SchedulerHost& host) { return f.make(store_, host, options_.seed); }, f.informer_delay);
+  KUBESIM_ASSERT(schedulers_.size() < 256 - kFirstScheduler);
+  last_delivery_.assign(kFirstScheduler + schedulers_.size(), SimTime::zero());
   job_controller_ = std::make_unique<JobController>(store_, options_.model.job_controller, options_.seed,
                                                     static_cast<JobControllerHost&>(*this));
   KUBESIM_ASSERT(!workload_.namespaces.empty() && workload_.namespaces[0] == "default");
@@ -66,9 +82,22 @@ bool Simulation::is_external(const Event& e) {
   return !std::holds_alternative<JobControllerEvent>(e);
 }
 
-void Simulation::post(SimTime at, Phase phase, SchedulerEvent event) {
-  if (event.kind == SchedulerEvent::Kind::kBindDone) ++external_pending_;
-  events_.push(at, phase, event);
+void Simulation::SchedulerPort::post(SimTime at, Phase phase, SchedulerEvent event) {
+  event.scheduler = index;
+  if (event.kind == SchedulerEvent::Kind::kBindDone) ++sim->external_pending_;
+  sim->events_.push(at, phase, event);
+}
+
+bool Simulation::served_internally(const std::string& scheduler_name) const {
+  for (const auto& s : schedulers_)
+    if (s.model->serves(scheduler_name)) return true;
+  return false;
+}
+
+std::uint64_t Simulation::scheduling_attempts() const {
+  std::uint64_t n = 0;
+  for (const auto& s : schedulers_) n += s.model->attempts();
+  return n;
 }
 
 void Simulation::post(SimTime at, Phase phase, KubeletEvent event) {
@@ -87,14 +116,19 @@ void Simulation::post(SimTime at, Phase phase, NodeLifecycleEvent event) {
   events_.push(at, phase, event);
 }
 
-void Simulation::deliver(Subscriber to, const Change& change) {
+void Simulation::deliver(std::uint8_t to, const Change& change, Duration extra_delay) {
   // A watch stream delivers in order: each delivery is at or after the previous one.
-  SimTime at = now_ + options_.model.watch_delay.sample(watch_rng_);
-  SimTime& last = last_delivery_[static_cast<int>(to)];
+  SimTime at = now_ + options_.model.watch_delay.sample(watch_rng_) + extra_delay;
+  SimTime& last = last_delivery_[to];
   if (at < last) at = last;
   last = at;
   ++external_pending_;
   events_.push(at, Phase::kInformer, Delivery{to, change});
+}
+
+void Simulation::deliver_to_schedulers(const Change& change) {
+  for (std::size_t i = 0; i < schedulers_.size(); ++i)
+    deliver(static_cast<std::uint8_t>(kFirstScheduler + i), change, schedulers_[i].informer_delay);
 }
 
 void Simulation::on_change(const Change& change) {
@@ -104,14 +138,14 @@ void Simulation::on_change(const Change& change) {
     case ObjectKind::kJob: deliver(Subscriber::kJobController, change); return;
     case ObjectKind::kNode:
       if (change.type == ChangeType::kAdded) kubelets_->on_node_added(NodeId(change.id));
-      deliver(Subscriber::kScheduler, change);
+      deliver_to_schedulers(change);
       return;
     case ObjectKind::kPod: {
       // The pod stops counting for its quota: it became terminal, or was removed.
       const bool ended = change.type == ChangeType::kDeleted ||
                          (is_terminal(change.phase) && !is_terminal(change.old_phase));
       if (is_terminal(change.phase) && !is_terminal(change.old_phase)) ++finished_pods_;
-      deliver(Subscriber::kScheduler, change);
+      deliver_to_schedulers(change);
       const Pod& p = store_.pod(PodId(change.id));
       if (change.node.valid() &&
           (!change.old_node.valid() || change.type == ChangeType::kAdded || change.became_terminating))
@@ -212,7 +246,9 @@ Simulation::Stop Simulation::stop_reason() {
     frozen_since_ = SimTime::never();
     return Stop::kNo;
   }
-  if (!scheduler_->busy() && job_events_pending_ == 0) return Stop::kDone;
+  bool busy = false;
+  for (const auto& sched : schedulers_) busy = busy || sched.model->busy();
+  if (!busy && job_events_pending_ == 0) return Stop::kDone;
   if (frozen_since_.is_never() || store_.resource_version() != frozen_version_) {
     frozen_since_ = now_;
     frozen_version_ = store_.resource_version();
@@ -267,13 +303,15 @@ void Simulation::process_next() {
         } else if constexpr (std::is_same_v<T, Delivery>) {
           switch (e.to) {
             case Subscriber::kKubelet: kubelets_->on_pod_change(e.change, now_); break;
-            case Subscriber::kScheduler:
+            default: {
+              SchedulerModel& sched = *schedulers_[e.to - kFirstScheduler].model;
               if (e.change.kind == ObjectKind::kNode) {
-                scheduler_->on_node_change(e.change, now_);
+                sched.on_node_change(e.change, now_);
               } else {
-                scheduler_->on_pod_change(e.change, now_);
+                sched.on_pod_change(e.change, now_);
               }
               break;
+            }
             case Subscriber::kJobController:
               if (e.change.kind == ObjectKind::kJob) {
                 job_controller_->on_job_change(e.change, now_);
@@ -286,7 +324,7 @@ void Simulation::process_next() {
         } else if constexpr (std::is_same_v<T, KubeletEvent>) {
           kubelets_->on_event(e, now_);
         } else if constexpr (std::is_same_v<T, SchedulerEvent>) {
-          scheduler_->on_event(e, now_);
+          schedulers_[e.scheduler].model->on_event(e, now_);
         } else if constexpr (std::is_same_v<T, JobControllerEvent>) {
           job_controller_->on_event(e, now_);
         } else {
@@ -353,11 +391,7 @@ std::string Simulation::bind(PodId pod, NodeId node) {
   // pkg/registry/core/pod/storage/storage.go setPodHostAndAnnotations.
   if (p.terminating()) return "pod " + p.name + " is being deleted, cannot be assigned to a host";
   if (p.node.valid()) return "pod " + p.name + " is already assigned to node \"" + store_.node(p.node).name + "\"";
-  store_.update_pod(pod, [&](Pod& x) {
-    x.node = node;
-    x.scheduled = now_;
-    x.unschedulable_message.clear();
-  });
+  if (!apply_binding(store_, pod, node, now_)) return "pod " + p.name + " has ended, cannot be assigned to a host";
   return {};
 }
 

@@ -32,11 +32,20 @@ struct SimulationOptions {
 };
 
 // The ready-to-run inputs. Workload templates and nodes use the slots of `resource_names`.
+// A scheduler besides kube-scheduler (SimulationInputs::scheduler): built once the store
+// exists. `informer_delay` is added to the watch delay of its informer stream (how stale its
+// view of the store is).
+struct SchedulerFactory {
+  std::function<std::unique_ptr<SchedulerModel>(ObjectStore& store, SchedulerHost& host, std::uint64_t seed)> make;
+  Duration informer_delay;
+};
+
 struct SimulationInputs {
   ResourceNames resource_names;
   std::vector<Node> nodes;
   Workload workload;  // its namespaces are created in order (NamespaceId = index)
-  SchedulerConfig scheduler;
+  SchedulerConfig scheduler;  // kube-scheduler's profiles (scheduler 0; no profiles: it serves nobody)
+  std::vector<SchedulerFactory> other_schedulers;  // schedulers 1, 2, ...
   std::vector<PriorityClass> priority_classes;
   std::vector<ResourceQuota> quotas;  // ns indexes workload.namespaces
   std::vector<PodDisruptionBudget> pod_disruption_budgets;  // ns indexes workload.namespaces
@@ -44,7 +53,6 @@ struct SimulationInputs {
 };
 
 class Simulation final : public ChangeListener,
-                         private SchedulerHost,
                          private KubeletHost,
                          private JobControllerHost,
                          private NodeLifecycleHost {
@@ -67,7 +75,13 @@ class Simulation final : public ChangeListener,
   const JobController& job_controller() const { return *job_controller_; }
   // Bare pods whose creation admission refused (e.g. ResourceQuota), with the message.
   const std::vector<std::pair<std::uint32_t, std::string>>& rejected_pods() const { return rejected_pods_; }
-  const Scheduler& scheduler() const { return *scheduler_; }
+  // kube-scheduler (scheduler 0).
+  const Scheduler& scheduler() const { return *kube_scheduler_; }
+  // Whether some scheduler of the simulation serves this schedulerName (else pods wait for
+  // an external one).
+  bool served_internally(const std::string& scheduler_name) const;
+  // Scheduling attempts of all schedulers.
+  std::uint64_t scheduling_attempts() const;
   std::uint64_t events_processed() const { return events_processed_; }
   std::size_t finished_pods() const { return finished_pods_; }
   // Pods that are still pending when the run ended.
@@ -117,19 +131,31 @@ class Simulation final : public ChangeListener,
   struct Arrival {
     std::uint32_t job;
   };
-  enum class Subscriber : std::uint8_t { kScheduler, kKubelet, kJobController, kQuotaController };
+  // Informer streams: these three, then one per scheduler (kFirstScheduler + index).
+  enum Subscriber : std::uint8_t { kKubelet, kJobController, kQuotaController, kFirstScheduler };
   struct Delivery {
-    Subscriber to;
+    std::uint8_t to;
     Change change;
+  };
+  // A scheduler's host: stamps its index on the events it posts.
+  struct SchedulerPort final : SchedulerHost {
+    Simulation* sim = nullptr;
+    std::uint8_t index = 0;
+    void post(SimTime at, Phase phase, SchedulerEvent event) override;
+  };
+  struct SchedulerSlot {
+    std::unique_ptr<SchedulerModel> model;
+    std::unique_ptr<SchedulerPort> port;
+    Duration informer_delay;
   };
   using Event = std::variant<Arrival, Delivery, KubeletEvent, SchedulerEvent, JobControllerEvent, NodeLifecycleEvent>;
 
-  void post(SimTime at, Phase phase, SchedulerEvent event) override;
   void post(SimTime at, Phase phase, KubeletEvent event) override;
   void post(SimTime at, Phase phase, JobControllerEvent event) override;
   void post(SimTime at, Phase phase, NodeLifecycleEvent event) override;
   std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name) override;
-  void deliver(Subscriber to, const Change& change);
+  void deliver(std::uint8_t to, const Change& change, Duration extra_delay = Duration());
+  void deliver_to_schedulers(const Change& change);
   void submit(std::uint32_t job);
   // The API server's pod CREATE: admission (ResourceQuota), then the store.
   std::variant<PodId, std::string> create_pod(Pod pod);
@@ -151,13 +177,14 @@ class Simulation final : public ChangeListener,
   std::uint32_t template_base_ = 0;
   EventQueue<Event> events_;
   std::unique_ptr<Kubelets> kubelets_;
-  std::unique_ptr<Scheduler> scheduler_;
+  std::vector<SchedulerSlot> schedulers_;  // [0] is kube-scheduler
+  Scheduler* kube_scheduler_ = nullptr;
   std::unique_ptr<JobController> job_controller_;
   std::unique_ptr<NodeLifecycle> node_lifecycle_;
   ResourceQuotaAdmission quota_;
   RandomStream watch_rng_;
   RandomStream failure_rng_;
-  SimTime last_delivery_[4] = {SimTime::zero(), SimTime::zero(), SimTime::zero(), SimTime::zero()};
+  std::vector<SimTime> last_delivery_;  // by subscriber
   std::vector<PodId> job_pods_;
   std::vector<JobId> job_objects_;
   std::vector<std::vector<PodId>> pods_of_job_;  // by JobId

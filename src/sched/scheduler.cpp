@@ -483,20 +483,14 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
       });
       schedule_next_cycle(now);
       break;
-    case SchedulerEvent::Kind::kBindDone: {
-      const Pod& p = store_.pod(event.pod);
-      if (is_terminal(p.phase) || p.node.valid() || p.deleted) {  // deleted or bound meanwhile: forget the assumption
-        cache_remove(event.pod);
+    case SchedulerEvent::Kind::kBindDone:
+      if (!apply_binding(store_, event.pod, event.node, now)) {
+        cache_remove(event.pod);  // deleted or bound meanwhile: forget the assumption
         break;
       }
       ++bindings_;
-      store_.update_pod(event.pod, [&](Pod& x) {
-        x.node = event.node;
-        x.scheduled = now;
-        x.unschedulable_message.clear();
-      });
       break;
-    }
+    case SchedulerEvent::Kind::kTimer: break;  // not posted by this model
     case SchedulerEvent::Kind::kBackoffTick:
       last_backoff_tick_ = now;
       if (armed_backoff_tick_ == now) armed_backoff_tick_ = SimTime::never();
@@ -604,6 +598,17 @@ void Scheduler::on_node_change(const Change& c, SimTime now) {
   queue_.move_all(kEventNodeAdd, now, &pre_check);
   schedule_next_cycle(now);
   arm_ticks(now);
+}
+
+bool apply_binding(ObjectStore& store, PodId pod, NodeId node, SimTime now) {
+  const Pod& p = store.pod(pod);
+  if (is_terminal(p.phase) || p.node.valid() || p.deleted) return false;
+  store.update_pod(pod, [&](Pod& x) {
+    x.node = node;
+    x.scheduled = now;
+    x.unschedulable_message.clear();
+  });
+  return true;
 }
 
 }  // namespace kubesim

@@ -29,22 +29,10 @@
 #include "model/object_store.hpp"
 #include "sched/node_info.hpp"
 #include "sched/profile.hpp"
+#include "sched/scheduler_model.hpp"
 #include "sched/scheduling_queue.hpp"
 
 namespace kubesim {
-
-struct SchedulerEvent {
-  enum class Kind : std::uint8_t { kCycle, kCycleEnd, kPatchDone, kBindDone, kBackoffTick, kLeftoverTick };
-  Kind kind;
-  PodId pod;
-  NodeId node;
-};
-
-class SchedulerHost {
- public:
-  virtual ~SchedulerHost() = default;
-  virtual void post(SimTime at, Phase phase, SchedulerEvent event) = 0;
-};
 
 struct SchedulerLatencies {
   Distribution cycle;        // duration of one scheduling attempt
@@ -52,23 +40,20 @@ struct SchedulerLatencies {
   Distribution status_patch; // the PodScheduled=False status patch after a failure
 };
 
-class Scheduler {
+class Scheduler final : public SchedulerModel {
  public:
   Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatencies latencies, std::uint64_t seed,
             SchedulerHost& host);
 
   // True if one of this scheduler's profiles serves `scheduler_name`.
-  bool serves(const std::string& scheduler_name) const;
-  // Informer deliveries (the change as it was when made).
-  void on_pod_change(const Change& change, SimTime now);
-  void on_node_change(const Change& change, SimTime now);
-  void on_event(const SchedulerEvent& event, SimTime now);
-
-  // True while the scheduler has work that does not wait for a cluster change.
-  bool busy() const { return in_cycle_ || !queue_.active_empty() || !queue_.backoff_empty(); }
+  bool serves(const std::string& scheduler_name) const override;
+  void on_pod_change(const Change& change, SimTime now) override;
+  void on_node_change(const Change& change, SimTime now) override;
+  void on_event(const SchedulerEvent& event, SimTime now) override;
+  bool busy() const override { return in_cycle_ || !queue_.active_empty() || !queue_.backoff_empty(); }
+  std::uint64_t bindings() const override { return bindings_; }
+  std::uint64_t attempts() const override { return attempts_total_; }
   const SchedulingQueue& queue() const { return queue_; }
-  std::uint64_t bindings() const { return bindings_; }
-  std::uint64_t attempts() const { return attempts_total_; }
 
   // One scheduling decision on the current cache, without side effects on the queue: the
   // chosen node or an invalid id. Exposed for tests and what-if tools.

@@ -1,0 +1,56 @@
+// What the Simulation needs of a scheduler, so that several can share one cluster: each pod's
+// schedulerName picks the scheduler that serves it, and schedulers see each other's pods only
+// through the object store's change feed (their own informer stream, with its delay).
+// kube-scheduler (sched/scheduler.hpp) is one model; batch schedulers and others implement
+// the same interface.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/event_queue.hpp"
+#include "core/time.hpp"
+#include "model/object_store.hpp"
+
+namespace kubesim {
+
+struct SchedulerEvent {
+  // kCycle .. kLeftoverTick are kube-scheduler's; kTimer is any other model's own timer
+  // (`pod` may carry a model-defined tag).
+  enum class Kind : std::uint8_t { kCycle, kCycleEnd, kPatchDone, kBindDone, kBackoffTick, kLeftoverTick, kTimer };
+  Kind kind;
+  PodId pod;
+  NodeId node;
+  std::uint8_t scheduler = 0;  // which scheduler posted it (set by the Simulation)
+};
+
+class SchedulerHost {
+ public:
+  virtual ~SchedulerHost() = default;
+  // A kBindDone event counts as a pending cluster change (the run is not over while one is
+  // in flight); every other kind is the scheduler's own business.
+  virtual void post(SimTime at, Phase phase, SchedulerEvent event) = 0;
+};
+
+class SchedulerModel {
+ public:
+  virtual ~SchedulerModel() = default;
+  // True if this scheduler schedules pods with this spec.schedulerName.
+  virtual bool serves(const std::string& scheduler_name) const = 0;
+  // Informer deliveries (the change as it was when made).
+  virtual void on_pod_change(const Change& change, SimTime now) = 0;
+  virtual void on_node_change(const Change& change, SimTime now) = 0;
+  virtual void on_event(const SchedulerEvent& event, SimTime now) = 0;
+  // True while the scheduler has work that does not wait for a cluster change (a run ends
+  // only when no scheduler is busy and nothing external is pending).
+  virtual bool busy() const = 0;
+  virtual std::uint64_t attempts() const = 0;
+  virtual std::uint64_t bindings() const = 0;
+};
+
+// The binding API call landing (pkg/registry/core/pod/storage/storage.go assignPod): sets
+// spec.nodeName and PodScheduled=True unless the pod was bound, deleted or ended meanwhile.
+// Returns whether it bound.
+bool apply_binding(ObjectStore& store, PodId pod, NodeId node, SimTime now);
+
+}  // namespace kubesim
