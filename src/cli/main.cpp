@@ -25,6 +25,7 @@
 #include "report/batsim_csv.hpp"
 #include "report/tenant_report.hpp"
 #include "scenario/scenario.hpp"
+#include "setups/scheduler_setup.hpp"
 #include "workload/batsim_workload.hpp"
 #include "workload/swf.hpp"
 #include "workload/swf_to_batsim.hpp"
@@ -38,6 +39,7 @@ namespace {
 
 struct RunArgs {
   std::string scenario, platform, cluster, workload, swf, scheduler_config, out = "results", model = "realistic";
+  std::string scheduler;  // a scheduler setup (setups/scheduler_setup.hpp); empty: kube-scheduler as configured
   bool model_given = false;
   std::uint64_t seed = 1;
   double until = -1;
@@ -250,6 +252,7 @@ int scenario_command(const RunArgs& a) {
     options.until = SimTime::at(*sc.duration);
   }
   ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants};
+  if (!a.scheduler.empty()) apply_setup(find_setup(a.scheduler), sc.inputs, SetupOptions{a.scheduler_config});
   if (a.builtin_scheduler == "off") sc.inputs.scheduler.profiles.clear();
   if (a.serve && sc.each_tenant_alone)
     throw InputError(a.scenario, 0, "serve runs one cluster: a scenario with eachTenantAlone needs `kubesim run`");
@@ -290,6 +293,7 @@ int run_command(const RunArgs& a) {
   }
   inputs.scheduler = a.scheduler_config.empty() ? default_scheduler_config(inputs.resource_names)
                                                 : load_scheduler_config(a.scheduler_config, inputs.resource_names);
+  if (!a.scheduler.empty()) apply_setup(find_setup(a.scheduler), inputs, SetupOptions{a.scheduler_config});
   if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
   SimulationOptions options;
   options.seed = a.seed;
@@ -328,8 +332,12 @@ int main(int argc, char** argv) {
   auto* swf = run_cmd->add_option("--swf", run.swf, "SWF trace (Parallel Workloads Archive)")->check(CLI::ExistingFile);
   workload->excludes(swf);
   for (auto* o : {platform, cluster, workload, swf}) scenario->excludes(o);
-  run_cmd->add_option("--scheduler-config", run.scheduler_config, "KubeSchedulerConfiguration YAML")
+  run_cmd->add_option("--scheduler-config", run.scheduler_config,
+                      "KubeSchedulerConfiguration YAML (with --scheduler: that scheduler's configuration file)")
       ->check(CLI::ExistingFile);
+  std::string setup_names;
+  for (const auto& setup : scheduler_setups()) setup_names += (setup_names.empty() ? "" : ", ") + setup.name;
+  run_cmd->add_option("--scheduler", run.scheduler, "schedule every pod with this scheduler setup: " + setup_names);
   run_cmd->add_option("--seed", run.seed, "seed of all random streams (same seed, same outputs)")->capture_default_str();
   auto* model = run_cmd->add_option("--model", run.model, "latency model: realistic, ideal (all latencies zero) or a YAML file")
       ->capture_default_str();

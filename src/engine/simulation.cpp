@@ -128,14 +128,18 @@ void Simulation::deliver(std::uint8_t to, const Change& change, Duration extra_d
 
 void Simulation::deliver_to_schedulers(const Change& change) {
   for (std::size_t i = 0; i < schedulers_.size(); ++i)
-    deliver(static_cast<std::uint8_t>(kFirstScheduler + i), change, schedulers_[i].informer_delay);
+    if (change.kind != ObjectKind::kJob || schedulers_[i].model->wants_jobs())
+      deliver(static_cast<std::uint8_t>(kFirstScheduler + i), change, schedulers_[i].informer_delay);
 }
 
 void Simulation::on_change(const Change& change) {
   switch (change.kind) {
     case ObjectKind::kNamespace:
     case ObjectKind::kQuota: return;
-    case ObjectKind::kJob: deliver(Subscriber::kJobController, change); return;
+    case ObjectKind::kJob:
+      deliver(Subscriber::kJobController, change);
+      deliver_to_schedulers(change);
+      return;
     case ObjectKind::kNode:
       if (change.type == ChangeType::kAdded) kubelets_->on_node_added(NodeId(change.id));
       deliver_to_schedulers(change);
@@ -307,6 +311,8 @@ void Simulation::process_next() {
               SchedulerModel& sched = *schedulers_[e.to - kFirstScheduler].model;
               if (e.change.kind == ObjectKind::kNode) {
                 sched.on_node_change(e.change, now_);
+              } else if (e.change.kind == ObjectKind::kJob) {
+                sched.on_job_change(e.change, now_);
               } else {
                 sched.on_pod_change(e.change, now_);
               }

@@ -40,6 +40,10 @@ class SchedulerModel {
   // Informer deliveries (the change as it was when made).
   virtual void on_pod_change(const Change& change, SimTime now) = 0;
   virtual void on_node_change(const Change& change, SimTime now) = 0;
+  // batch/v1 Job changes, delivered only to schedulers that want them (Kueue admits whole
+  // Jobs); the others' informer streams (and random draws) are unchanged.
+  virtual bool wants_jobs() const { return false; }
+  virtual void on_job_change(const Change& /*change*/, SimTime /*now*/) {}
   virtual void on_event(const SchedulerEvent& event, SimTime now) = 0;
   // True while the scheduler has work that does not wait for a cluster change (a run ends
   // only when no scheduler is busy and nothing external is pending).

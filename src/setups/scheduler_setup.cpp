@@ -1,0 +1,33 @@
+#include "setups/scheduler_setup.hpp"
+
+#include "core/error.hpp"
+
+namespace kubesim {
+
+const std::vector<SchedulerSetup>& scheduler_setups() {
+  static const std::vector<SchedulerSetup> kSetups = {
+      {"default-scheduler", "kube-scheduler v1.26 with its default profile (or --scheduler-config's)",
+       "default-scheduler",
+       [](SimulationInputs& in, const SetupOptions& o) {
+         in.scheduler = o.config_file.empty() ? default_scheduler_config(in.resource_names)
+                                              : load_scheduler_config(o.config_file, in.resource_names);
+       }},
+  };
+  return kSetups;
+}
+
+const SchedulerSetup& find_setup(const std::string& name) {
+  std::string known;
+  for (const auto& s : scheduler_setups()) {
+    if (s.name == name) return s;
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
+  throw InputError("", 0, "unknown scheduler \"" + name + "\" (expected one of: " + known + ")");
+}
+
+void apply_setup(const SchedulerSetup& setup, SimulationInputs& inputs, const SetupOptions& options) {
+  setup.install(inputs, options);
+  for (auto& t : inputs.workload.templates) t.scheduler_name = setup.scheduler_name;
+}
+
+}  // namespace kubesim
