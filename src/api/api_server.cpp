@@ -371,11 +371,22 @@ void ApiServer::track_external(PodId pod) {
       !sim_.served_internally(sim_.store().spec(p.spec).scheduler_name))
     now = p.unschedulable_message.empty() ? 1 : 2;
   if (state == now) return;
+  const auto wall = std::chrono::steady_clock::now();
+  if (waiting_since_.size() <= pod.value()) waiting_since_.resize(pod.value() + 1);
+  if (now == 1) waiting_since_[pod.value()] = wall;
+  if (state == 1 && !p.deleted) {
+    reactions_[next_reaction_] = wall - waiting_since_[pod.value()];
+    next_reaction_ = (next_reaction_ + 1) % std::size(reactions_);
+  }
   if (state == 1) --undecided_;
   if (state == 2) --given_up_;
   if (now == 1) ++undecided_;
   if (now == 2) ++given_up_;
   state = now;
+}
+
+std::chrono::steady_clock::duration ApiServer::recent_reaction_time() const {
+  return *std::max_element(std::begin(reactions_), std::end(reactions_));
 }
 
 // ---- Requests --------------------------------------------------------------------------
@@ -484,6 +495,15 @@ ApiResponse ApiServer::dispatch(const ApiRequest& r, std::shared_ptr<Watch>* wat
   }
   if (r.method == "POST") {
     if (t.sub == "binding" && t.resource == pods_resource_) return bind(t, r);
+    if (t.info().plural == "bindings" && t.name.empty()) {
+      // POST namespaces/NS/bindings (BindingREST, what CoreV1Api.create_namespaced_binding
+      // calls): the pod is named by the body's metadata.name.
+      Target pod = t;
+      pod.resource = pods_resource_;
+      const Json body = Json::parse(r.body);
+      pod.name = body.contains("metadata") ? json_string_of(body["metadata"].value("name", Json())) : std::string();
+      return bind(pod, r);
+    }
     if (t.sub == "eviction" && t.resource == pods_resource_) return evict(t, r);
     if (!t.name.empty()) return status_response(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
     return create(t, r);
@@ -803,21 +823,24 @@ ApiResponse ApiServer::create_generic(const Target& t, Json body) {
 ApiResponse ApiServer::patch(const Target& t, const ApiRequest& r) {
   const SnapshotPtr current = cache_.find(t.resource, key_of(t, t.name));
   if (!current) return status_response(404, "NotFound", std::string(t.info().plural) + " \"" + t.name + "\" not found", t.name, t.info().plural, t.info().group);
-  const Json body = Json::parse(r.body);
-  Json patched;
-  const std::string& type = r.content_type;
-  if (type.rfind("application/json-patch+json", 0) == 0) {
-    patched = json_patch(current->object, body);
-  } else if (type.rfind("application/merge-patch+json", 0) == 0) {
-    patched = merge_patch(current->object, body);
-  } else if (type.rfind("application/strategic-merge-patch+json", 0) == 0 ||
-             type.rfind("application/apply-patch+yaml", 0) == 0) {
+  enum class PatchType { kJson, kMerge, kStrategic };
+  PatchType type;
+  const std::string& ct = r.content_type;
+  if (ct.rfind("application/json-patch+json", 0) == 0) {
+    type = PatchType::kJson;
+  } else if (ct.rfind("application/merge-patch+json", 0) == 0) {
+    type = PatchType::kMerge;
+  } else if (ct.rfind("application/strategic-merge-patch+json", 0) == 0 || ct.rfind("application/apply-patch+yaml", 0) == 0) {
     // Server-side apply is approximated by a strategic merge of the applied fields (the
     // scheduler applies only the DisruptionTarget condition, which merges by type).
-    patched = strategic_merge_patch(current->object, body);
+    type = PatchType::kStrategic;
   } else {
     return status_response(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json");
   }
+  const Json body = Json::parse(r.body);
+  Json patched = type == PatchType::kJson    ? json_patch(current->object, body)
+                 : type == PatchType::kMerge ? merge_patch(current->object, body)
+                                             : strategic_merge_patch(current->object, body);
   return replace(t, r, std::move(patched));
 }
 

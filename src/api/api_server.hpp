@@ -86,6 +86,9 @@ class ApiServer final : public ChangeListener {
   // What cosim's clock rule reads (under the lock): pods of external schedulers still
   // waiting for a decision, and those their scheduler gave up on (PodScheduled=False).
   std::size_t undecided_external_pods() const { return undecided_; }
+  // The longest an external scheduler took, over its recent decisions, from a pod starting
+  // to wait for it to the decision (binding or Unschedulable): how quickly it reacts.
+  std::chrono::steady_clock::duration recent_reaction_time() const;
   std::size_t given_up_external_pods() const { return given_up_; }
   // Whether a change since the last clear could let a pod that was given up on fit: a pod
   // ended or was removed, or a node was added or changed (cosim waits for the scheduler's
@@ -151,6 +154,9 @@ class ApiServer final : public ChangeListener {
   std::unordered_map<std::uint32_t, DisruptionReason> disruption_marks_;  // DisruptionTarget set by a client
   // Per PodId: 0 not an external pod waiting, 1 undecided, 2 given up.
   std::vector<std::uint8_t> external_state_;
+  std::vector<std::chrono::steady_clock::time_point> waiting_since_;  // by PodId, while undecided
+  std::chrono::steady_clock::duration reactions_[32] = {};  // the latest decisions' reaction times (a ring)
+  std::size_t next_reaction_ = 0;
   std::size_t undecided_ = 0, given_up_ = 0;
   bool capacity_freed_ = false;
   std::uint8_t pods_resource_, nodes_resource_, namespaces_resource_, jobs_resource_, quotas_resource_,

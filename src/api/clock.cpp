@@ -78,7 +78,10 @@ std::string ClockDriver::run(const std::atomic<bool>& stop) {
         return {};
       }
       // cosim (see clock.hpp for the rule).
-      const bool idle_for_quiet = now - api_.last_activity() >= options_.quiet;
+      // The quiet period grows with the scheduler's observed reaction time (twice its
+      // slowest recent decision), so a slow or loaded scheduler still gets to retry.
+      const auto quiet = std::max<Clock::duration>(options_.quiet, 2 * api_.recent_reaction_time());
+      const bool idle_for_quiet = now - api_.last_activity() >= quiet;
       const bool retries_possible = api_.given_up_external_pods() > 0 && api_.capacity_freed();
       bool may_step = api_.in_flight() == 0 && (!retries_possible || idle_for_quiet);
       if (api_.undecided_external_pods() > 0) {
@@ -102,7 +105,7 @@ std::string ClockDriver::run(const std::atomic<bool>& stop) {
         return {};
       }
       if (workload_over(now)) return "workload finished";
-      if (retries_possible && !idle_for_quiet) wake_at = api_.last_activity() + options_.quiet;
+      if (retries_possible && !idle_for_quiet) wake_at = api_.last_activity() + quiet;
       return {};
     });
     if (!ended.empty()) return ended;

@@ -10,6 +10,7 @@ const std::vector<ResourceInfo>& served_resources() {
   // (namespaces, jobs, events, resourcequotas), and leases for leader election.
   static const std::vector<ResourceInfo> kResources = {
       {"", "v1", "pods", "pod", "Pod", true, Backend::kPod, "po", "binding,status,eviction"},
+      {"", "v1", "bindings", "binding", "Binding", true, Backend::kGeneric, "", ""},
       {"", "v1", "nodes", "node", "Node", false, Backend::kNode, "no", "status"},
       {"", "v1", "namespaces", "namespace", "Namespace", false, Backend::kNamespace, "ns", "status"},
       {"", "v1", "resourcequotas", "resourcequota", "ResourceQuota", true, Backend::kQuota, "quota", "status"},
@@ -121,7 +122,9 @@ std::optional<nlohmann::json> resource_list_document(std::string_view group, std
                             {"singularName", r.singular},
                             {"namespaced", r.namespaced},
                             {"kind", r.kind},
-                            {"verbs", {"create", "delete", "get", "list", "patch", "update", "watch"}}};
+                            {"verbs", r.plural == "bindings" ? nlohmann::json{"create"}
+                                                             : nlohmann::json{"create", "delete", "get", "list", "patch",
+                                                                              "update", "watch"}}};
     if (!r.short_names.empty()) {
       nlohmann::json names = nlohmann::json::array();
       std::string_view rest = r.short_names;

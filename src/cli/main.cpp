@@ -56,6 +56,7 @@ struct RunArgs {
   double cosim_timeout = -1;
   bool keep_serving = false;
   bool serve = false;
+  std::size_t watch_history = 200000;
 };
 
 // A progress bar on stderr, shown only on a terminal and only once a run has taken more
@@ -199,6 +200,7 @@ void serve_simulation(Simulation& sim, const RunArgs& a) {
   api::ApiOptions options;
   options.kubesim_version = KUBESIM_VERSION;
   options.seed = a.seed;
+  options.watch_log_capacity = a.watch_history;
   // cosim is deterministic: timestamps start at a fixed epoch (2026-01-01T00:00:00Z). In
   // realtime mode they start at the wall time of the start, so clients' ages read right.
   if (clock->mode == api::ClockOptions::Mode::kRealtime)
@@ -393,6 +395,10 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--port", serve.port, "port (0: any free port)")->capture_default_str();
   serve_cmd->add_option("--kubeconfig", serve.kubeconfig, "kubeconfig file to write for clients")->capture_default_str();
   serve_cmd->add_flag("--keep-serving", serve.keep_serving, "keep serving after the workload has finished");
+  serve_cmd->add_option("--watch-history", serve.watch_history,
+                        "changes kept for watches that resume from a resourceVersion (older: 410 Gone)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}))
+      ->capture_default_str();
   serve_cmd->add_option("--seed", serve.seed, "seed of all random streams")->capture_default_str();
   auto* s_model = serve_cmd->add_option("--model", serve.model, "latency model: realistic, ideal or a YAML file")
                       ->capture_default_str();
