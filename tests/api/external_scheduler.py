@@ -63,8 +63,9 @@ class Node:
 
 
 class Scheduler:
-    def __init__(self, api, name, log):
+    def __init__(self, api, name, log, binding_api="pod"):
         self.api = api
+        self.binding_api = binding_api
         self.name = name
         self.log = log
         self.nodes = {}          # name -> Node, in list order
@@ -145,8 +146,12 @@ class Scheduler:
         try:
             # _preload_content=False: the 22.6 client cannot deserialize the Status that the
             # binding POST returns into V1Binding (kubernetes-client/python#825).
-            resp = self.api.create_namespaced_pod_binding(
-                pod.metadata.name, pod.metadata.namespace, body, _preload_content=False)
+            if self.binding_api == "namespaced":  # POST .../namespaces/NS/bindings
+                resp = self.api.create_namespaced_binding(
+                    pod.metadata.namespace, body, _preload_content=False)
+            else:  # POST .../namespaces/NS/pods/NAME/binding, as kube-scheduler does
+                resp = self.api.create_namespaced_pod_binding(
+                    pod.metadata.name, pod.metadata.namespace, body, _preload_content=False)
             resp.read()
         except ApiException as e:
             self.stats["binding_errors"] += 1
@@ -236,6 +241,9 @@ def main():
     ap.add_argument("--kubeconfig", required=True)
     ap.add_argument("--scheduler-name", default="default-scheduler")
     ap.add_argument("--max-seconds", type=float, default=120)
+    ap.add_argument("--binding-api", choices=["pod", "namespaced"], default="pod",
+                    help="pod: create_namespaced_pod_binding (pods/NAME/binding, default); "
+                         "namespaced: create_namespaced_binding (namespaces/NS/bindings)")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
 
@@ -246,7 +254,7 @@ def main():
     cfg = client.Configuration.get_default_copy()
     cfg.retries = 1  # do not spend seconds reconnecting to a server that has ended
     api = client.CoreV1Api(client.ApiClient(cfg))
-    s = Scheduler(api, args.scheduler_name, log)
+    s = Scheduler(api, args.scheduler_name, log, args.binding_api)
     t0 = time.monotonic()
     ended = "deadline"
     try:

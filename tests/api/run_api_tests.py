@@ -656,6 +656,23 @@ def part_d(srv):
     expect_status("pod named Bad_Name -> 422", st, obj, 422, "Invalid")
     still_serving("422")
 
+    # POST /api/v1/namespaces/NS/bindings (CoreV1Api.create_namespaced_binding), the
+    # collection form of the binding that kube-apiserver also serves
+    st, obj, _ = req("POST", "/api/v1/namespaces/default/pods", pod_body("bind-me"))
+    try:
+        from kubernetes import client as kclient, config as kconfig
+        api = kclient.CoreV1Api(kconfig.new_client_from_config(srv.kubeconfig))
+        body = kclient.V1Binding(metadata=kclient.V1ObjectMeta(name="bind-me", namespace="default"),
+                                 target=kclient.V1ObjectReference(kind="Node", name="small-0"))
+        resp = api.create_namespaced_binding("default", body, _preload_content=False)
+        bst, braw = resp.status, resp.data
+    except Exception as e:  # ApiException carries the status
+        bst, braw = getattr(e, "status", repr(e)), getattr(e, "body", "")
+    st, obj, _ = req("GET", "/api/v1/namespaces/default/pods/bind-me")
+    node = (obj or {}).get("spec", {}).get("nodeName") if st == 200 else None
+    check("d: CoreV1Api.create_namespaced_binding (POST .../namespaces/default/bindings)",
+          bst == 201 and node == "small-0", f"HTTP {bst} {short(str(braw), 200)}; nodeName {node!r}")
+
     # 410: watch from a resourceVersion older than the server keeps
     expired = None
     for attempt in range(4):
@@ -730,7 +747,13 @@ def main():
             cluster = os.path.join(tmp, "cluster.yaml")
             with open(cluster, "w") as f:
                 f.write(CLUSTER_YAML)
-            srv = Server(kubesim, tmp, "a", ["--cluster", cluster, "--clock", "realtime=10"])
+            extra = []
+            help_text = subprocess.run([kubesim, "serve", "--help"], capture_output=True,
+                                       text=True).stdout
+            m = re.search(r"(--watch-(?:cache|log)[-a-z]*)", help_text)
+            if m:  # a small watch history, so that the 410 check needs little churn
+                extra = [m.group(1), "2000"]
+            srv = Server(kubesim, tmp, "a", ["--cluster", cluster, "--clock", "realtime=10", *extra])
             servers.append(srv)
             if check("a: server up", srv.up, f"{srv.describe()}: kubeconfig after "
                      f"{srv.startup:.2f} s; {short(srv.stderr())}"):
