@@ -1,13 +1,20 @@
 // kubesim command line: `run` simulates a cluster with a workload and writes Batsim-compatible
 // outputs; `convert` turns SWF traces into Batsim workloads. Bad input gives one line on
 // stderr naming file, line and problem, a non-zero exit, and no output files.
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
+#include "api/api_server.hpp"
+#include "api/clock.hpp"
+#include "api/http_server.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "engine/simulation.hpp"
@@ -37,6 +44,16 @@ struct RunArgs {
   std::string swf_cpu = "1";
   std::string swf_memory = "none";
   bool quiet = false;
+  // serve
+  std::string clock = "realtime";
+  std::string address = "127.0.0.1";
+  int port = 6443;
+  std::string kubeconfig = "kubesim.kubeconfig";
+  std::string builtin_scheduler = "on";
+  int cosim_quiet_ms = 20;
+  double cosim_timeout = -1;
+  bool keep_serving = false;
+  bool serve = false;
 };
 
 // A progress bar on stderr, shown only on a terminal and only once a run has taken more
@@ -72,6 +89,8 @@ struct ReportSettings {
   std::vector<std::string> tenants;
 };
 
+void serve_simulation(Simulation& sim, const RunArgs& a);
+
 // Runs one simulation and writes its outputs into `out`; returns the tenant summary rows
 // when `report` is given.
 RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, const RunArgs& a, const std::string& out,
@@ -88,7 +107,9 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     tenants = std::make_unique<TenantRecorder>(sim, report->sample_interval, report->capacity_milli, report->tenants);
     sim.add_listener(tenants.get());
   }
-  {
+  if (a.serve) {
+    serve_simulation(sim, a);
+  } else {
     ProgressBar bar;
     sim.run([&](double f) { bar.update(f); });
   }
@@ -148,6 +169,75 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   return summary;
 }
 
+// The kubeconfig a client needs: the server, no credentials.
+std::string kubeconfig_text(const std::string& server) {
+  return "apiVersion: v1\nkind: Config\nclusters:\n- name: kubesim\n  cluster:\n    server: " + server +
+         "\ncontexts:\n- name: kubesim\n  context:\n    cluster: kubesim\n    user: kubesim\n"
+         "current-context: kubesim\nusers:\n- name: kubesim\n  user: {}\n";
+}
+
+// `kubesim serve`: the Kubernetes API in front of `sim` until a signal, --until, or the end
+// of the workload. SIGINT/SIGTERM are taken by a thread of our own (blocked everywhere else,
+// so the server's threads never see them).
+void serve_simulation(Simulation& sim, const RunArgs& a) {
+  auto clock = api::parse_clock(a.clock);
+  if (!clock) throw InputError("", 0, "expected --clock cosim, realtime or realtime=FACTOR (FACTOR > 0), got " + a.clock);
+  clock->quiet = std::chrono::milliseconds(a.cosim_quiet_ms);
+  if (a.cosim_timeout > 0)
+    clock->decision_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_timeout * 1000));
+  if (a.until >= 0) clock->until = SimTime::from_seconds(a.until);
+  clock->end_with_workload = !a.keep_serving && !sim.workload().jobs.empty();
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  api::ApiOptions options;
+  options.kubesim_version = KUBESIM_VERSION;
+  options.seed = a.seed;
+  // cosim is deterministic: timestamps start at a fixed epoch (2026-01-01T00:00:00Z). In
+  // realtime mode they start at the wall time of the start, so clients' ages read right.
+  if (clock->mode == api::ClockOptions::Mode::kRealtime)
+    options.epoch_unix_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+  api::ApiServer server(sim, options);
+  api::HttpServer http(server);
+  const int port = http.start(a.address, a.port);
+  const std::string url = "http://" + a.address + ":" + std::to_string(port);
+  server.set_server_address(a.address + ":" + std::to_string(port));
+  write_file_atomically(a.kubeconfig, kubeconfig_text(url));
+  std::printf("kubesim: serving the Kubernetes API on %s (clock %s; kubeconfig %s)\n", url.c_str(), a.clock.c_str(),
+              a.kubeconfig.c_str());
+  std::fflush(stdout);
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::atomic<bool> stop{false};
+  std::atomic<bool> finished{false};
+  api::ClockDriver driver(sim, server, *clock);
+  std::thread signal_thread([&] {
+    const timespec poll{0, 200'000'000};
+    while (!finished.load()) {
+      if (sigtimedwait(&signals, nullptr, &poll) > 0) {
+        stop = true;
+        driver.wake();
+        return;
+      }
+    }
+  });
+  const std::string reason = driver.run(stop);
+  finished = true;
+  signal_thread.join();
+  server.shutdown();
+  http.stop();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (!a.quiet)
+    std::printf("kubesim: serve ended (%s): simulated %s s in %.3f s wall, %llu API requests\n", reason.c_str(),
+                format_seconds(sim.now()).c_str(), wall, static_cast<unsigned long long>(server.requests()));
+}
+
 int scenario_command(const RunArgs& a) {
   Scenario sc = read_scenario(a.scenario);
   SimulationOptions options;
@@ -160,6 +250,9 @@ int scenario_command(const RunArgs& a) {
     options.until = SimTime::at(*sc.duration);
   }
   ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants};
+  if (a.builtin_scheduler == "off") sc.inputs.scheduler.profiles.clear();
+  if (a.serve && sc.each_tenant_alone)
+    throw InputError(a.scenario, 0, "serve runs one cluster: a scenario with eachTenantAlone needs `kubesim run`");
   if (!sc.each_tenant_alone) {
     simulate(std::move(sc.inputs), options, a, a.out, &report);
     return 0;
@@ -188,7 +281,7 @@ int run_command(const RunArgs& a) {
   inputs.nodes = std::move(cluster.nodes);
   if (!a.workload.empty()) {
     inputs.workload = read_batsim_workload(a.workload, inputs.resource_names);
-  } else {
+  } else if (!a.swf.empty()) {
     SwfOptions options;
     options.cpu_per_processor = a.swf_cpu;
     if (a.swf_memory == "requested") options.memory = SwfOptions::Memory::kRequested;
@@ -197,6 +290,7 @@ int run_command(const RunArgs& a) {
   }
   inputs.scheduler = a.scheduler_config.empty() ? default_scheduler_config(inputs.resource_names)
                                                 : load_scheduler_config(a.scheduler_config, inputs.resource_names);
+  if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
   SimulationOptions options;
   options.seed = a.seed;
   options.model = ModelConfig::load(a.model);
@@ -257,6 +351,56 @@ int main(int argc, char** argv) {
       "              --out results/nasa\n"
       "  kubesim run --platform p.xml --workload w.json --model ideal --seed 7 --out results/ideal");
 
+  RunArgs serve;
+  serve.serve = true;
+  serve.out = "results/serve";
+  auto* serve_cmd = app.add_subcommand(
+      "serve", "serve the Kubernetes API of a simulated cluster to kubectl, client libraries and external schedulers");
+  auto* s_scenario = serve_cmd->add_option("--scenario", serve.scenario, "scenario YAML (as for run)")->check(CLI::ExistingFile);
+  auto* s_platform = serve_cmd->add_option("--platform", serve.platform, "SimGrid/Batsim platform XML")->check(CLI::ExistingFile);
+  auto* s_cluster = serve_cmd->add_option("--cluster", serve.cluster, "kubesim cluster YAML")->check(CLI::ExistingFile);
+  s_platform->excludes(s_cluster);
+  auto* s_workload = serve_cmd->add_option("--workload", serve.workload, "Batsim v4 JSON workload, submitted at its times")
+                         ->check(CLI::ExistingFile);
+  auto* s_swf = serve_cmd->add_option("--swf", serve.swf, "SWF trace, submitted at its times")->check(CLI::ExistingFile);
+  s_workload->excludes(s_swf);
+  for (auto* o : {s_platform, s_cluster, s_workload, s_swf}) s_scenario->excludes(o);
+  serve_cmd->add_option("--scheduler-config", serve.scheduler_config, "KubeSchedulerConfiguration of the built-in scheduler")
+      ->check(CLI::ExistingFile);
+  serve_cmd->add_option("--builtin-scheduler", serve.builtin_scheduler,
+                        "on: pods of the built-in scheduler's profiles are scheduled inside; off: every pod waits "
+                        "for an external scheduler")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  serve_cmd->add_option("--clock", serve.clock,
+                        "realtime[=FACTOR]: simulated time runs FACTOR times wall time; cosim: time stands still "
+                        "while an external scheduler has work")
+      ->capture_default_str();
+  serve_cmd->add_option("--cosim-quiet-ms", serve.cosim_quiet_ms,
+                        "cosim: wall time without requests before the clock moves while pods wait as unschedulable")
+      ->capture_default_str();
+  serve_cmd->add_option("--cosim-timeout", serve.cosim_timeout,
+                        "cosim: seconds of wall time after which pods still waiting for a decision stop holding the clock");
+  serve_cmd->add_option("--address", serve.address, "address to listen on")->capture_default_str();
+  serve_cmd->add_option("--port", serve.port, "port (0: any free port)")->capture_default_str();
+  serve_cmd->add_option("--kubeconfig", serve.kubeconfig, "kubeconfig file to write for clients")->capture_default_str();
+  serve_cmd->add_flag("--keep-serving", serve.keep_serving, "keep serving after the workload has finished");
+  serve_cmd->add_option("--seed", serve.seed, "seed of all random streams")->capture_default_str();
+  auto* s_model = serve_cmd->add_option("--model", serve.model, "latency model: realistic, ideal or a YAML file")
+                      ->capture_default_str();
+  serve_cmd->add_option("--out", serve.out, "output directory, written when the server stops")->capture_default_str();
+  serve_cmd->add_option("--until", serve.until, "stop at this simulated time (seconds)");
+  serve_cmd->add_flag("--quiet", serve.quiet, "print no summary");
+  serve_cmd->footer(
+      "The server stops on SIGINT/SIGTERM, at --until, or once the workload has finished (unless --keep-serving),\n"
+      "then writes the same outputs as run. Clients: kubectl --kubeconfig kubesim.kubeconfig ...; kube-scheduler\n"
+      "with --kubeconfig kubesim.kubeconfig --leader-elect=false --kube-api-content-type=application/json.\n"
+      "Examples:\n"
+      "  kubesim serve --cluster examples/serve/cluster.yaml --clock realtime=10\n"
+      "  kubesim serve --scenario examples/multitenant/e3.yaml --clock cosim --port 6443\n"
+      "  kubesim serve --platform ../shared/data/batkube/platform_graphene_16nodes.xml \\\n"
+      "                --workload ../shared/data/batkube/spaced_200_delay170.json --clock cosim --builtin-scheduler off");
+
   auto* convert = app.add_subcommand("convert", "convert workload formats");
   convert->require_subcommand(1);
   std::string swf_in, json_out;
@@ -292,6 +436,12 @@ int main(int argc, char** argv) {
       if (run.workload.empty() && run.swf.empty())
         throw InputError("", 0, "run needs a workload: --workload FILE or --swf FILE");
       return run_command(run);
+    }
+    if (serve_cmd->parsed()) {
+      serve.model_given = s_model->count() > 0;
+      if (serve.scenario.empty() && serve.platform.empty() && serve.cluster.empty())
+        throw InputError("", 0, "serve needs a cluster: --scenario FILE, --platform FILE or --cluster FILE");
+      return run_command(serve);
     }
     if (s2b->parsed()) {
       if (platform_size > 0) conv.platform_size = platform_size;

@@ -76,7 +76,7 @@ void JobController::on_pod_change(const Change& c, SimTime now) {
   const Pod& p = store_.pod(PodId(c.id));
   if (!p.job.valid()) return;
   const JobId job = p.job;
-  if (store_.job(job).finished()) return;
+  if (store_.job(job).finished() || store_.job(job).deleted) return;
   const bool newly_failed = c.phase == PodPhase::kFailed && c.old_phase != PodPhase::kFailed;
   if (config_.version == JobControllerConfig::Version::kV1_26 && newly_failed && !p.terminating()) {
     // updatePod: "the only time we want the backoff to kick-in, is when the pod failed":
@@ -117,8 +117,8 @@ void JobController::sync(JobId id, SimTime now) {
   const Job& job = store_.job(id);
   JobState& st = state(id);
   const bool v126 = config_.version == JobControllerConfig::Version::kV1_26;
-  if (job.finished()) {
-    st.requeues = 0;  // Forget
+  if (job.finished() || job.deleted) {
+    st.requeues = 0;  // Forget (a deleted Job: syncJob finds no Job and returns)
     return;
   }
   // Count the tracked pods; counted ones lose the finalizer (leave the list).

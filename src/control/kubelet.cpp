@@ -225,6 +225,7 @@ void Kubelets::on_event(const KubeletEvent& e, SimTime now) {
         host_.post(deadline, Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kDeadline, e.pod});
         return;
       }
+      if (p.run_time == Duration::max()) return;  // a container that runs until the pod is deleted
       host_.post(pleg_sees(p.node, ps.exit_at), Phase::kKubelet,
                  KubeletEvent{KubeletEvent::Kind::kContainerExitSeen, e.pod});
       return;

@@ -36,6 +36,7 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   node_lifecycle_->start();
   job_pods_.assign(workload_.jobs.size(), PodId());
   job_objects_.assign(workload_.jobs.size(), JobId());
+  arrival_count_ = static_cast<std::uint32_t>(workload_.jobs.size());
   if (!workload_.jobs.empty()) {
     ++external_pending_;
     events_.push(workload_.jobs[0].submit, Phase::kArrival, Arrival{0});
@@ -151,7 +152,11 @@ std::variant<PodId, std::string> Simulation::create_job_pod(JobId job_id, const 
   pod.workload_job = job.workload_job;
   draw_container(pod, workload_.jobs[job.workload_job]);
   auto created = create_pod(std::move(pod));
-  if (const PodId* id = std::get_if<PodId>(&created)) job_pods_[job.workload_job] = *id;
+  if (const PodId* id = std::get_if<PodId>(&created)) {
+    job_pods_[job.workload_job] = *id;
+    if (pods_of_job_.size() <= job_id.value()) pods_of_job_.resize(job_id.value() + 1);
+    pods_of_job_[job_id.value()].push_back(*id);
+  }
   return created;
 }
 
@@ -195,87 +200,181 @@ std::size_t Simulation::pending_pods() const {
   return n;
 }
 
-void Simulation::run(const std::function<void(double)>& progress) {
-  const double total_jobs = static_cast<double>(workload_.jobs.size());
+Simulation::Stop Simulation::stop_reason() {
   // When nothing external is pending, the cluster is frozen: only the scheduler's retries of
   // unschedulable pods and the Job controller's retries (Jobs whose pods the quota refuses)
   // remain. Without Job retries the run is over once the scheduler is idle (retrying in a
   // frozen cluster fails identically forever). A Job retry can succeed only if usage was
   // freed before the freeze, and every retry queued then fires within the largest back-off;
   // if the store did not change by then, it never will.
+  if (events_.empty()) return Stop::kDone;
+  if (external_pending_ != 0) {
+    frozen_since_ = SimTime::never();
+    return Stop::kNo;
+  }
+  if (!scheduler_->busy() && job_events_pending_ == 0) return Stop::kDone;
+  if (frozen_since_.is_never() || store_.resource_version() != frozen_version_) {
+    frozen_since_ = now_;
+    frozen_version_ = store_.resource_version();
+  }
   const Duration max_retry = std::max({options_.model.job_controller.api_backoff_max,
                                        options_.model.job_controller.pod_failure_backoff_max,
                                        options_.model.job_controller.pod_update_batch});
-  SimTime frozen_since = SimTime::never();
-  std::uint64_t frozen_version = 0;
-  while (!events_.empty()) {
-    if (external_pending_ == 0) {
-      if (!scheduler_->busy() && job_events_pending_ == 0) break;
-      if (frozen_since.is_never() || store_.resource_version() != frozen_version) {
-        frozen_since = now_;
-        frozen_version = store_.resource_version();
-      }
-      if (events_.top().time > frozen_since + max_retry) {
-        now_ = frozen_since;  // the run ended when the cluster froze
-        break;
-      }
-    } else {
-      frozen_since = SimTime::never();
-    }
-    if (events_.top().time > options_.until) break;
-    auto entry = events_.pop();
-    if (const auto* k = std::get_if<KubeletEvent>(&entry.payload); k && kubelets_->is_stale(*k)) {
-      --external_pending_;
-      continue;
-    }
-    now_ = entry.time;
-    ++events_processed_;
-    if (is_external(entry.payload)) --external_pending_;
-    if (std::holds_alternative<JobControllerEvent>(entry.payload)) --job_events_pending_;
-    std::visit(
-        [&](auto& e) {
-          using T = std::decay_t<decltype(e)>;
-          if constexpr (std::is_same_v<T, Arrival>) {
-            submit(e.job);
-            const std::uint32_t next = e.job + 1;
-            if (next < workload_.jobs.size()) {
-              ++external_pending_;
-              events_.push(workload_.jobs[next].submit, Phase::kArrival, Arrival{next});
-            }
-          } else if constexpr (std::is_same_v<T, Delivery>) {
-            switch (e.to) {
-              case Subscriber::kKubelet: kubelets_->on_pod_change(e.change, now_); break;
-              case Subscriber::kScheduler:
-                if (e.change.kind == ObjectKind::kNode) {
-                  scheduler_->on_node_change(e.change, now_);
-                } else {
-                  scheduler_->on_pod_change(e.change, now_);
-                }
-                break;
-              case Subscriber::kJobController:
-                if (e.change.kind == ObjectKind::kJob) {
-                  job_controller_->on_job_change(e.change, now_);
-                } else {
-                  job_controller_->on_pod_change(e.change, now_);
-                }
-                break;
-              case Subscriber::kQuotaController: quota_.on_pod_change(e.change); break;
-            }
-          } else if constexpr (std::is_same_v<T, KubeletEvent>) {
-            kubelets_->on_event(e, now_);
-          } else if constexpr (std::is_same_v<T, SchedulerEvent>) {
-            scheduler_->on_event(e, now_);
-          } else if constexpr (std::is_same_v<T, JobControllerEvent>) {
-            job_controller_->on_event(e, now_);
-          } else {
-            node_lifecycle_->on_event(e, now_);
-          }
-        },
-        entry.payload);
+  return events_.top().time > frozen_since_ + max_retry ? Stop::kFrozen : Stop::kNo;
+}
+
+void Simulation::run(const std::function<void(double)>& progress) {
+  const double total_jobs = static_cast<double>(workload_.jobs.size());
+  for (;;) {
+    const Stop stop = stop_reason();
+    if (stop == Stop::kFrozen) now_ = frozen_since_;  // the run ended when the cluster froze
+    if (stop != Stop::kNo || events_.top().time > options_.until) break;
+    process_next();
     if (progress && (events_processed_ & 0xffff) == 0 && total_jobs > 0)
       progress(static_cast<double>(finished_pods_) / total_jobs);
   }
   if (progress) progress(1.0);
+}
+
+bool Simulation::has_work() { return stop_reason() == Stop::kNo; }
+
+void Simulation::advance_to(SimTime t) {
+  while (!events_.empty() && events_.top().time <= t) process_next();
+  if (t > now_) now_ = t;
+}
+
+void Simulation::process_next() {
+  auto entry = events_.pop();
+  if (const auto* k = std::get_if<KubeletEvent>(&entry.payload); k && kubelets_->is_stale(*k)) {
+    --external_pending_;
+    return;
+  }
+  now_ = entry.time;
+  ++events_processed_;
+  if (is_external(entry.payload)) --external_pending_;
+  if (std::holds_alternative<JobControllerEvent>(entry.payload)) --job_events_pending_;
+  std::visit(
+      [&](auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, Arrival>) {
+          submit(e.job);
+          const std::uint32_t next = e.job + 1;
+          arrivals_submitted_ = next;
+          if (next < arrival_count_) {
+            ++external_pending_;
+            events_.push(workload_.jobs[next].submit, Phase::kArrival, Arrival{next});
+          }
+        } else if constexpr (std::is_same_v<T, Delivery>) {
+          switch (e.to) {
+            case Subscriber::kKubelet: kubelets_->on_pod_change(e.change, now_); break;
+            case Subscriber::kScheduler:
+              if (e.change.kind == ObjectKind::kNode) {
+                scheduler_->on_node_change(e.change, now_);
+              } else {
+                scheduler_->on_pod_change(e.change, now_);
+              }
+              break;
+            case Subscriber::kJobController:
+              if (e.change.kind == ObjectKind::kJob) {
+                job_controller_->on_job_change(e.change, now_);
+              } else {
+                job_controller_->on_pod_change(e.change, now_);
+              }
+              break;
+            case Subscriber::kQuotaController: quota_.on_pod_change(e.change); break;
+          }
+        } else if constexpr (std::is_same_v<T, KubeletEvent>) {
+          kubelets_->on_event(e, now_);
+        } else if constexpr (std::is_same_v<T, SchedulerEvent>) {
+          scheduler_->on_event(e, now_);
+        } else if constexpr (std::is_same_v<T, JobControllerEvent>) {
+          job_controller_->on_event(e, now_);
+        } else {
+          node_lifecycle_->on_event(e, now_);
+        }
+      },
+      entry.payload);
+}
+
+NamespaceId Simulation::ensure_namespace(const std::string& name) {
+  const NamespaceId id = store_.ensure_namespace(name);
+  if (id.value() >= workload_.namespaces.size()) workload_.namespaces.push_back(name);
+  return id;
+}
+
+void Simulation::delete_namespace(NamespaceId ns) {
+  // pkg/controller/namespace/deletion: the namespace controller deletes every object in it.
+  for (std::size_t i = 0; i < store_.job_count(); ++i) {
+    const JobId job(static_cast<std::uint32_t>(i));
+    if (store_.job(job).ns == ns && !store_.job(job).deleted) delete_job(job, false);
+  }
+  for (std::size_t i = 0; i < store_.pod_count(); ++i) {
+    const PodId pod(static_cast<std::uint32_t>(i));
+    const Pod& p = store_.pod(pod);
+    if (p.ns == ns && !p.deleted)
+      store_.delete_pod(pod, now_, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
+                        DisruptionReason::kDeletionByUser);
+  }
+  store_.remove_namespace(ns);
+}
+
+std::variant<Simulation::Created, std::string> Simulation::create_from_api(WorkloadJob job, PodTemplate spec) {
+  std::vector<PodTemplate> one{std::move(spec)};
+  try {
+    resolve_priorities(one);
+  } catch (const InputError& e) {
+    return e.problem();
+  }
+  // The template joins the workload's, keeping store id = template_base_ + workload index.
+  job.pod_template = static_cast<std::uint32_t>(workload_.templates.size());
+  workload_.templates.push_back(one[0]);
+  store_.add_template(std::move(one[0]));
+  job.submit = now_;
+  const auto index = static_cast<std::uint32_t>(workload_.jobs.size());
+  if (job.id.empty()) job.id = workload_.namespaces[job.ns.value()] + "/" + job.name;
+  workload_.jobs.push_back(std::move(job));
+  job_pods_.push_back(PodId());
+  job_objects_.push_back(JobId());
+  const std::size_t refused_before = rejected_pods_.size();
+  submit(index);
+  if (rejected_pods_.size() != refused_before) {
+    std::string message = std::move(rejected_pods_.back().second);
+    rejected_pods_.pop_back();
+    workload_.jobs.pop_back();
+    job_pods_.pop_back();
+    job_objects_.pop_back();
+    return message;
+  }
+  return Created{index, job_pods_[index], job_objects_[index]};
+}
+
+std::string Simulation::bind(PodId pod, NodeId node) {
+  const Pod& p = store_.pod(pod);
+  // pkg/registry/core/pod/storage/storage.go setPodHostAndAnnotations.
+  if (p.terminating()) return "pod " + p.name + " is being deleted, cannot be assigned to a host";
+  if (p.node.valid()) return "pod " + p.name + " is already assigned to node \"" + store_.node(p.node).name + "\"";
+  store_.update_pod(pod, [&](Pod& x) {
+    x.node = node;
+    x.scheduled = now_;
+    x.unschedulable_message.clear();
+  });
+  return {};
+}
+
+void Simulation::delete_job(JobId job, bool orphan_pods) {
+  store_.remove_job(job);
+  if (orphan_pods) return;
+  for (const PodId pod : pods_of_job(job)) {
+    const Pod& p = store_.pod(pod);
+    if (!p.deleted)
+      store_.delete_pod(pod, now_, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
+                        DisruptionReason::kDeletionByUser);
+  }
+}
+
+const std::vector<PodId>& Simulation::pods_of_job(JobId job) const {
+  static const std::vector<PodId> kNone;
+  return job.value() < pods_of_job_.size() ? pods_of_job_[job.value()] : kNone;
 }
 
 }  // namespace kubesim

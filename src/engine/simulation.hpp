@@ -74,6 +74,43 @@ class Simulation final : public ChangeListener,
   std::size_t pending_pods() const;
   void add_listener(ChangeListener* listener) { store_.add_listener(listener); }
 
+  // ---- Stepping, for a clock that is not the simulation's own (kubesim serve) ----
+  // Processes every event due at or before `t`, then moves the clock to `t` (never back).
+  void advance_to(SimTime t);
+  // When the next event is due; never when none is pending.
+  SimTime next_event_time() const { return events_.empty() ? SimTime::never() : events_.top().time; }
+  // Whether anything pending can still change the cluster: false once run() would end
+  // (nothing external pending and the scheduler and Job controller only retrying in a
+  // frozen cluster).
+  bool has_work();
+  // Whether every job of the input workload has been submitted.
+  bool arrivals_done() const { return arrivals_submitted_ == arrival_count_; }
+
+  // ---- The API server's writes from clients (kubesim serve) ----
+  // Each acts at now() as the matching request to kube-apiserver would.
+  NamespaceId ensure_namespace(const std::string& name);
+  // DELETE namespace: removes it and deletes its Jobs (their pods with them) and pods.
+  void delete_namespace(NamespaceId ns);
+  // POST of a Pod or a Job: `job` carries the name, namespace, run behaviour and Job spec
+  // (as_job); `spec` the pod template. Applies priority admission and, for pods,
+  // ResourceQuota admission; a refusal returns the Forbidden message and creates nothing.
+  // The object is appended to the workload (so it appears in the outputs) with submit = now.
+  struct Created {
+    std::uint32_t workload_job = 0;
+    PodId pod;  // bare pods
+    JobId job;  // Jobs
+  };
+  std::variant<Created, std::string> create_from_api(WorkloadJob job, PodTemplate spec);
+  // POST pods/binding (pkg/registry/core/pod/storage/storage.go assignPod): sets
+  // spec.nodeName and PodScheduled=True. Returns the Conflict message when the pod is
+  // already bound or being deleted, empty on success.
+  std::string bind(PodId pod, NodeId node);
+  // DELETE of a Job with propagationPolicy Background/Foreground (the garbage collector
+  // deletes its pods with their own grace period) or Orphan (its pods stay).
+  void delete_job(JobId job, bool orphan_pods);
+  // The pods a Job created, in creation order.
+  const std::vector<PodId>& pods_of_job(JobId job) const;
+
   void on_change(const Change& change) override;
 
  private:
@@ -101,6 +138,12 @@ class Simulation final : public ChangeListener,
   void draw_container(Pod& pod, const WorkloadJob& job);
   void resolve_priorities(std::vector<PodTemplate>& templates) const;
   static bool is_external(const Event& e);
+  // Pops and handles the next event.
+  void process_next();
+  enum class Stop : std::uint8_t { kNo, kDone, kFrozen };
+  // run()'s end test: kDone when nothing can happen, kFrozen when only retries remain and
+  // the store has not changed for the largest retry back-off (see run()).
+  Stop stop_reason();
 
   ObjectStore store_;
   SimulationOptions options_;
@@ -117,6 +160,11 @@ class Simulation final : public ChangeListener,
   SimTime last_delivery_[4] = {SimTime::zero(), SimTime::zero(), SimTime::zero(), SimTime::zero()};
   std::vector<PodId> job_pods_;
   std::vector<JobId> job_objects_;
+  std::vector<std::vector<PodId>> pods_of_job_;  // by JobId
+  std::uint32_t arrival_count_ = 0;
+  std::uint32_t arrivals_submitted_ = 0;  // workload jobs submitted by arrival events (the rest came from the API)
+  SimTime frozen_since_ = SimTime::never();
+  std::uint64_t frozen_version_ = 0;
   std::vector<std::pair<std::uint32_t, std::string>> rejected_pods_;
   std::uint32_t next_job_ = 0;
   SimTime now_;

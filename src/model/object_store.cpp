@@ -3,9 +3,18 @@
 namespace kubesim {
 
 NamespaceId ObjectStore::ensure_namespace(const std::string& name) {
-  if (auto it = namespace_index_.find(name); it != namespace_index_.end()) return it->second;
+  if (auto it = namespace_index_.find(name); it != namespace_index_.end()) {
+    Namespace& ns = namespaces_[it->second.value()];
+    if (ns.deleted) {
+      ns.deleted = false;
+      ns.resource_version = ++resource_version_;
+      announce(Change{ObjectKind::kNamespace, ChangeType::kAdded, it->second.value(), NodeId(), PodPhase::kPending,
+                      PodPhase::kPending, NodeId()});
+    }
+    return it->second;
+  }
   const NamespaceId id(static_cast<std::uint32_t>(namespaces_.size()));
-  namespaces_.push_back(Namespace{name, ++resource_version_});
+  namespaces_.push_back(Namespace{name, ++resource_version_, false});
   namespace_index_.emplace(name, id);
   announce(Change{ObjectKind::kNamespace, ChangeType::kAdded, id.value(), NodeId(), PodPhase::kPending,
                   PodPhase::kPending, NodeId()});
@@ -114,6 +123,24 @@ void ObjectStore::remove_pod(PodId id) {
   p.resource_version = ++resource_version_;
   announce(Change{ObjectKind::kPod, ChangeType::kDeleted, id.value(), p.node, p.phase, p.phase,
                   p.node});
+}
+
+void ObjectStore::remove_job(JobId id) {
+  Job& j = jobs_[id.value()];
+  if (j.deleted) return;
+  j.deleted = true;
+  j.resource_version = ++resource_version_;
+  announce(Change{ObjectKind::kJob, ChangeType::kDeleted, id.value(), NodeId(), PodPhase::kPending,
+                  PodPhase::kPending, NodeId()});
+}
+
+void ObjectStore::remove_namespace(NamespaceId id) {
+  Namespace& ns = namespaces_[id.value()];
+  if (ns.deleted) return;
+  ns.deleted = true;
+  ns.resource_version = ++resource_version_;
+  announce(Change{ObjectKind::kNamespace, ChangeType::kDeleted, id.value(), NodeId(), PodPhase::kPending,
+                  PodPhase::kPending, NodeId()});
 }
 
 }  // namespace kubesim

@@ -57,6 +57,15 @@ class ObjectStore {
   // The final removal from the API (after the kubelet confirmed the containers stopped):
   // announces a Deleted change.
   void remove_pod(PodId id);
+  // The DELETE of a Job: removed from the API at once (announces Deleted); its pods are
+  // the caller's (garbage collection) to delete or orphan.
+  void remove_job(JobId id);
+  // A namespace deleted through the API: removed at once (announces Deleted); its objects
+  // are the caller's to delete. ensure_namespace() with the same name restores it.
+  void remove_namespace(NamespaceId id);
+  // A resourceVersion for an object kept outside this store (events, leases, ...): the
+  // API has one resourceVersion sequence across all kinds, as etcd's revision.
+  std::uint64_t next_resource_version() { return ++resource_version_; }
 
   // Applies `mutate` to the pod, then stamps a new resourceVersion and announces it.
   template <class Mutate>
@@ -124,6 +133,7 @@ class ObjectStore {
   const ResourceNames& resource_names() const { return resource_names_; }
 
   void add_listener(ChangeListener* listener) { listeners_.push_back(listener); }
+  void remove_listener(ChangeListener* listener) { std::erase(listeners_, listener); }
   void reserve_pods(std::size_t n) { pods_.reserve(n); }
   void reserve_jobs(std::size_t n) { jobs_.reserve(n); }
 

@@ -77,6 +77,7 @@ struct Node {
 struct Namespace {
   std::string name;
   std::uint64_t resource_version = 0;
+  bool deleted = false;  // removed through the API
 };
 
 // metav1.LabelSelector: matchLabels ANDed with matchExpressions (In, NotIn, Exists,
@@ -255,6 +256,7 @@ struct Job {
   std::string condition_message;
   SimTime condition_time = SimTime::never();
   std::uint64_t resource_version = 0;
+  bool deleted = false;  // removed from the API (a Deleted change was announced)
 
   bool finished() const { return condition != JobCondition::kNone; }
 };

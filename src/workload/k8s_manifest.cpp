@@ -244,10 +244,17 @@ class Reader : YamlInput {
     }
     m.node.reset(md);
     require_map(md, where);
-    check_keys(md, {"name", "namespace", "labels", "annotations"},
-               {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "finalizers",
-                "ownerReferences", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"},
-               {"generateName"}, where);
+    if (opt_.api_object) {
+      check_keys(md, {"name", "namespace", "labels", "annotations"},
+                 {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "finalizers",
+                  "ownerReferences", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds", "generateName"},
+                 {}, where);
+    } else {
+      check_keys(md, {"name", "namespace", "labels", "annotations"},
+                 {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "finalizers",
+                  "ownerReferences", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"},
+                 {"generateName"}, where);
+    }
     if (const YAML::Node name = md["name"]) {
       m.name = scalar(name, where + ".name");
       const bool ok = kind == "Namespace" ? is_dns1123_label(m.name) : is_dns1123_subdomain(m.name);
@@ -268,8 +275,9 @@ class Reader : YamlInput {
       if (opt_.only_default_namespace && m.ns != opt_.default_namespace)
         fail(m.ns_node, "expected namespace \"" + opt_.default_namespace + "\" here, got \"" + m.ns + "\"");
     }
-    if (const YAML::Node l = md["labels"]) m.labels = string_map(l, where + ".labels");
-    if (const YAML::Node a = md["annotations"]) m.kubesim = annotations(a, where + ".annotations", scope != "template");
+    auto present = [&](const YAML::Node& x) { return x && !(opt_.api_object && x.IsNull()); };
+    if (const YAML::Node l = md["labels"]; present(l)) m.labels = string_map(l, where + ".labels");
+    if (const YAML::Node a = md["annotations"]; present(a)) m.kubesim = annotations(a, where + ".annotations", scope != "template");
     return m;
   }
 
@@ -682,17 +690,32 @@ class Reader : YamlInput {
 
   PodSpecResult pod_spec(const YAML::Node& n, const std::string& where) {
     require_map(n, where);
-    check_keys(n,
-               {"containers", "initContainers", "nodeSelector", "affinity", "tolerations", "schedulerName",
-                "priorityClassName", "terminationGracePeriodSeconds", "nodeName", "restartPolicy",
-                "activeDeadlineSeconds"},
-               {"volumes", "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "securityContext",
-                "imagePullSecrets", "hostname", "subdomain", "dnsPolicy", "dnsConfig", "hostNetwork", "hostPID",
-                "hostIPC", "shareProcessNamespace", "enableServiceLinks", "hostAliases", "runtimeClassName",
-                "readinessGates", "os", "setHostnameAsFQDN", "hostUsers"},
-               {"topologySpreadConstraints", "overhead", "schedulingGates", "priority", "preemptionPolicy",
-                "resourceClaims", "ephemeralContainers", "resources"},
-               where);
+    if (opt_.api_object) {
+      // Fields the apiserver sets (priority admission) that clients send back on create.
+      check_keys(n,
+                 {"containers", "initContainers", "nodeSelector", "affinity", "tolerations", "schedulerName",
+                  "priorityClassName", "terminationGracePeriodSeconds", "nodeName", "restartPolicy",
+                  "activeDeadlineSeconds"},
+                 {"volumes", "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "securityContext",
+                  "imagePullSecrets", "hostname", "subdomain", "dnsPolicy", "dnsConfig", "hostNetwork", "hostPID",
+                  "hostIPC", "shareProcessNamespace", "enableServiceLinks", "hostAliases", "runtimeClassName",
+                  "readinessGates", "os", "setHostnameAsFQDN", "hostUsers", "priority", "preemptionPolicy"},
+                 {"topologySpreadConstraints", "overhead", "schedulingGates", "resourceClaims", "ephemeralContainers",
+                  "resources"},
+                 where);
+    } else {
+      check_keys(n,
+                 {"containers", "initContainers", "nodeSelector", "affinity", "tolerations", "schedulerName",
+                  "priorityClassName", "terminationGracePeriodSeconds", "nodeName", "restartPolicy",
+                  "activeDeadlineSeconds"},
+                 {"volumes", "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "securityContext",
+                  "imagePullSecrets", "hostname", "subdomain", "dnsPolicy", "dnsConfig", "hostNetwork", "hostPID",
+                  "hostIPC", "shareProcessNamespace", "enableServiceLinks", "hostAliases", "runtimeClassName",
+                  "readinessGates", "os", "setHostnameAsFQDN", "hostUsers"},
+                 {"topologySpreadConstraints", "overhead", "schedulingGates", "priority", "preemptionPolicy",
+                  "resourceClaims", "ephemeralContainers", "resources"},
+                 where);
+    }
     PodSpecResult r;
     PodTemplate& t = r.spec;
     std::set<std::string> container_names;
@@ -751,6 +774,8 @@ class Reader : YamlInput {
       mj.job.run_time = *a.duration;
     } else if (ps.sleep) {
       mj.job.run_time = *ps.sleep;
+    } else if (opt_.api_object) {
+      mj.job.run_time = Duration::max();  // no known end: runs until deleted
     } else {
       fail(ps.missing_sleep,
            "expected the container to run `sleep N` (command [\"sleep\", \"N\"], command [\"sleep\"] with args "
@@ -860,11 +885,15 @@ class Reader : YamlInput {
     mj.job.name = m.name;
     mj.job.ns = out_.intern_namespace(m.ns);
     PodSpecResult ps = pod_spec(spec, "spec");
-    if (ps.restart_policy != "Never")
+    // An API pod that restarts Always never ends (its container is restarted): it runs until
+    // deleted, which is all kubesim needs to model of it.
+    const bool runs_forever = opt_.api_object && ps.restart_policy == "Always";
+    if (ps.restart_policy != "Never" && !runs_forever)
       fail(ps.restart_node, "restartPolicy " + ps.restart_policy + (spec["restartPolicy"] ? "" : " (the default)") +
                                 " is not supported by kubesim for a Pod: set restartPolicy: Never");
     ps.spec.labels = m.labels;
     run_time(mj, ps, m.kubesim, n);
+    if (runs_forever) mj.job.run_time = Duration::max();
     mj.spec = std::move(ps.spec);
     mj.spec.finalize();
     out_.jobs.push_back(std::move(mj));

@@ -80,6 +80,12 @@ struct ManifestOptions {
   std::string default_namespace = "default";  // for objects without metadata.namespace
   bool only_default_namespace = false;        // namespaced objects must be in default_namespace
   bool only_jobs = false;                     // only Job and Pod kinds are allowed
+  // An object sent to the HTTP API (`kubesim serve`): metadata may carry generateName and
+  // null labels/annotations; a pod spec may carry the apiserver-set priority and
+  // preemptionPolicy (ignored: admission resolves them again); a Pod or Job without a run
+  // time (no annotation, no sleep command) and a Pod with restartPolicy Always run until
+  // deleted (run_time = Duration::max()).
+  bool api_object = false;
 };
 
 // Reads every document of a YAML file (a missing file is an InputError naming it).

@@ -1,0 +1,157 @@
+// The Kubernetes API in front of a Simulation: request handling independent of HTTP (the
+// HTTP glue is http_server.*). Reads come from the watch cache; writes go to the
+// simulation as the matching kube-apiserver request would (create with admission, binding,
+// status patches, graceful deletion), or to the generic JSON store for the resources
+// kubesim does not model (events, leases, services, ...).
+//
+// Thread safety: every public member takes the server's lock, which also guards the
+// Simulation; the clock driver advances the simulation under the same lock (locked()).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/json_codec.hpp"
+#include "api/resources.hpp"
+#include "api/watch_cache.hpp"
+#include "core/random.hpp"
+#include "engine/simulation.hpp"
+
+namespace kubesim::api {
+
+struct ApiRequest {
+  std::string method;  // GET, POST, PUT, PATCH, DELETE
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> query;
+  std::string content_type;
+  std::string accept;
+  std::string body;
+  const std::string* param(std::string_view name) const;
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "application/json";
+};
+
+struct ApiOptions {
+  std::int64_t epoch_unix_micros = 0;  // the wall time of simulated time zero
+  std::string server_address;          // host:port, for /api
+  std::string kubesim_version;
+  bool builtin_scheduler = true;
+  std::size_t watch_log_capacity = 200000;
+  std::uint64_t seed = 1;
+};
+
+// An open watch. The HTTP layer calls ApiServer::poll_watch until it returns false.
+struct Watch;
+
+class ApiServer final : public ChangeListener {
+ public:
+  ApiServer(Simulation& sim, ApiOptions options);
+  ~ApiServer() override;
+
+  // Handles one request. A watch request that is accepted sets `*watch` (the response then
+  // carries only the status and content type; the body is streamed by poll_watch).
+  ApiResponse handle(const ApiRequest& request, std::unique_ptr<Watch>* watch);
+  // Appends the watch's next events (newline-delimited JSON) to `out`, waiting up to `wait`
+  // for some. Returns false when the watch is over (its timeout, or shutdown()).
+  bool poll_watch(Watch& watch, std::string& out, std::chrono::milliseconds wait);
+  // Ends every watch and refuses further requests.
+  void shutdown();
+  // host:port as clients reach the server (for /api's serverAddressByClientCIDRs).
+  void set_server_address(std::string address) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    options_.server_address = std::move(address);
+  }
+  std::uint64_t requests() const { return requests_; }
+
+  // Runs `f` under the server's lock (for the clock driver).
+  template <class F>
+  auto locked(F&& f) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return f();
+  }
+  // What cosim's clock rule reads (under the lock): pods of external schedulers still
+  // waiting for a decision, and those their scheduler gave up on (PodScheduled=False).
+  std::size_t undecided_external_pods() const { return undecided_; }
+  std::size_t given_up_external_pods() const { return given_up_; }
+  // Bumped by every change a watcher could see and every request; cosim's quiet period
+  // starts at the last bump.
+  std::chrono::steady_clock::time_point last_activity() const { return last_activity_; }
+  // Wakes whoever waits for activity (the clock driver).
+  void set_activity_callback(std::function<void()> f) { on_activity_ = std::move(f); }
+  // Requests currently being handled (watches excluded).
+  int in_flight() const { return in_flight_; }
+  // Called by the clock (under the lock) before a request acts, to bring the simulated
+  // clock up to date in realtime mode.
+  void set_before_request(std::function<void()> f) { before_request_ = std::move(f); }
+  // Notifies watchers of events recorded since the last call (after the clock advanced).
+  void notify_watchers();
+
+  void on_change(const Change& change) override;
+
+ private:
+  struct Target;  // a parsed request path
+  ApiResponse dispatch(const ApiRequest& request, std::unique_ptr<Watch>* watch);
+  ApiResponse list(const Target& t, const ApiRequest& request);
+  ApiResponse start_watch(const Target& t, const ApiRequest& request, std::unique_ptr<Watch>* watch);
+  ApiResponse get(const Target& t, const ApiRequest& request);
+  ApiResponse create(const Target& t, const ApiRequest& request);
+  ApiResponse replace(const Target& t, const ApiRequest& request, nlohmann::json updated);
+  ApiResponse patch(const Target& t, const ApiRequest& request);
+  ApiResponse remove(const Target& t, const ApiRequest& request);
+  ApiResponse bind(const Target& t, const ApiRequest& request);
+  ApiResponse evict(const Target& t, const ApiRequest& request);
+  ApiResponse update_pod_status(const Target& t, const nlohmann::json& updated);
+
+  ApiResponse create_pod_or_job(const Target& t, nlohmann::json body);
+  ApiResponse create_generic(const Target& t, nlohmann::json body);
+  ApiResponse replace_generic(const Target& t, const SnapshotPtr& current, nlohmann::json body);
+  ApiResponse remove_generic(const Target& t, const SnapshotPtr& current);
+
+  // Serializes the model object a change names and records it in the watch cache.
+  void publish_model(ObjectKind kind, std::uint32_t id, ChangeType type);
+  void record(std::uint8_t resource, WatchEventType type, nlohmann::json object, std::uint32_t model_id = 0);
+  void track_external(PodId pod);
+  void touch();
+  std::string generate_name(const std::string& base);
+  std::string key_of(const Target& t, const std::string& name) const;
+
+  Simulation& sim_;
+  ApiOptions options_;
+  TimeFormat time_;
+  WatchCache cache_;
+  std::mutex mutex_;
+  std::condition_variable events_cv_;
+  bool stopping_ = false;
+  int in_flight_ = 0;
+  std::uint64_t requests_ = 0;
+  RandomStream name_rng_;
+  std::uint32_t generic_uid_ = 0;
+  // Lookups only (never iterated): the object a client created, for fields kubesim does
+  // not model (annotations, images, ...), by model index.
+  std::unordered_map<std::uint32_t, nlohmann::json> pod_originals_, job_originals_, node_originals_;
+  std::unordered_map<std::uint32_t, DisruptionReason> disruption_marks_;  // DisruptionTarget set by a client
+  // Per PodId: 0 not an external pod waiting, 1 undecided, 2 given up.
+  std::vector<std::uint8_t> external_state_;
+  std::size_t undecided_ = 0, given_up_ = 0;
+  std::uint8_t pods_resource_, nodes_resource_, namespaces_resource_, jobs_resource_, quotas_resource_,
+      priority_classes_resource_, pdbs_resource_;
+  std::chrono::steady_clock::time_point last_activity_;
+  std::function<void()> on_activity_;
+  std::function<void()> before_request_;
+};
+
+}  // namespace kubesim::api

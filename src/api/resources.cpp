@@ -1,0 +1,148 @@
+#include "api/resources.hpp"
+
+#include "core/error.hpp"
+
+namespace kubesim::api {
+
+const std::vector<ResourceInfo>& served_resources() {
+  // The resources kube-scheduler v1.26 lists and watches at start-up
+  // (../shared/reference/kube-scheduler-api.md), what kubectl and the study's client use
+  // (namespaces, jobs, events, resourcequotas), and leases for leader election.
+  static const std::vector<ResourceInfo> kResources = {
+      {"", "v1", "pods", "pod", "Pod", true, Backend::kPod, "po", "binding,status,eviction"},
+      {"", "v1", "nodes", "node", "Node", false, Backend::kNode, "no", "status"},
+      {"", "v1", "namespaces", "namespace", "Namespace", false, Backend::kNamespace, "ns", "status"},
+      {"", "v1", "resourcequotas", "resourcequota", "ResourceQuota", true, Backend::kQuota, "quota", "status"},
+      {"", "v1", "events", "event", "Event", true, Backend::kGeneric, "ev", ""},
+      {"", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", false, Backend::kGeneric, "pv", "status"},
+      {"", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, Backend::kGeneric,
+       "pvc", "status"},
+      {"", "v1", "services", "service", "Service", true, Backend::kGeneric, "svc", "status"},
+      {"", "v1", "replicationcontrollers", "replicationcontroller", "ReplicationController", true, Backend::kGeneric,
+       "rc", "status"},
+      {"", "v1", "configmaps", "configmap", "ConfigMap", true, Backend::kGeneric, "cm", ""},
+      {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, Backend::kGeneric, "sa", ""},
+      {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", true, Backend::kGeneric, "rs", "status"},
+      {"apps", "v1", "statefulsets", "statefulset", "StatefulSet", true, Backend::kGeneric, "sts", "status"},
+      {"batch", "v1", "jobs", "job", "Job", true, Backend::kJob, "", "status"},
+      {"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, Backend::kGeneric,
+       "pdb", "status"},
+      {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, Backend::kGeneric, "pc",
+       ""},
+      {"storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", false, Backend::kGeneric, "sc", ""},
+      {"storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", false, Backend::kGeneric, "", ""},
+      {"storage.k8s.io", "v1", "csidrivers", "csidriver", "CSIDriver", false, Backend::kGeneric, "", ""},
+      {"storage.k8s.io", "v1", "csistoragecapacities", "csistoragecapacity", "CSIStorageCapacity", true,
+       Backend::kGeneric, "", ""},
+      {"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, Backend::kGeneric, "", ""},
+      {"events.k8s.io", "v1", "events", "event", "Event", true, Backend::kGeneric, "ev", ""},
+  };
+  return kResources;
+}
+
+std::optional<std::uint8_t> find_resource(std::string_view group, std::string_view version, std::string_view plural) {
+  const auto& all = served_resources();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].group == group && all[i].version == version && all[i].plural == plural)
+      return static_cast<std::uint8_t>(i);
+  return std::nullopt;
+}
+
+std::uint8_t resource_index(std::string_view group, std::string_view plural) {
+  const auto& all = served_resources();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].group == group && all[i].plural == plural) return static_cast<std::uint8_t>(i);
+  KUBESIM_ASSERT(false);
+  return 0;
+}
+
+nlohmann::json version_document(std::string_view kubesim_version) {
+  // k8s.io/apimachinery/pkg/version.Info. The API kubesim models is v1.26's.
+  return {{"major", "1"},
+          {"minor", "26"},
+          {"gitVersion", "v1.26.0-kubesim." + std::string(kubesim_version)},
+          {"gitCommit", ""},
+          {"gitTreeState", "clean"},
+          {"buildDate", "2026-01-01T00:00:00Z"},
+          {"goVersion", "kubesim"},
+          {"compiler", "kubesim"},
+          {"platform", "linux/amd64"}};
+}
+
+nlohmann::json core_versions_document(std::string_view server_address) {
+  return {{"kind", "APIVersions"},
+          {"versions", {"v1"}},
+          {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}}}};
+}
+
+nlohmann::json group_list_document() {
+  nlohmann::json groups = nlohmann::json::array();
+  std::vector<std::string_view> seen;
+  for (const auto& r : served_resources()) {
+    if (r.group.empty()) continue;
+    bool known = false;
+    for (auto g : seen) known = known || g == r.group;
+    if (known) continue;
+    seen.push_back(r.group);
+    const nlohmann::json gv = {{"groupVersion", r.api_version()}, {"version", r.version}};
+    groups.push_back({{"name", r.group}, {"versions", {gv}}, {"preferredVersion", gv}});
+  }
+  return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
+}
+
+namespace {
+
+nlohmann::json subresource_entry(const ResourceInfo& r, std::string_view sub) {
+  std::string kind(r.kind);
+  nlohmann::json verbs = {"get", "patch", "update"};
+  if (sub == "binding") {
+    kind = "Binding";
+    verbs = {"create"};
+  } else if (sub == "eviction") {
+    kind = "Eviction";
+    verbs = {"create"};
+  }
+  return {{"name", std::string(r.plural) + "/" + std::string(sub)},
+          {"singularName", ""},
+          {"namespaced", r.namespaced},
+          {"kind", kind},
+          {"verbs", verbs}};
+}
+
+}  // namespace
+
+std::optional<nlohmann::json> resource_list_document(std::string_view group, std::string_view version) {
+  nlohmann::json resources = nlohmann::json::array();
+  std::string group_version;
+  for (const auto& r : served_resources()) {
+    if (r.group != group || r.version != version) continue;
+    group_version = r.api_version();
+    nlohmann::json entry = {{"name", r.plural},
+                            {"singularName", r.singular},
+                            {"namespaced", r.namespaced},
+                            {"kind", r.kind},
+                            {"verbs", {"create", "delete", "get", "list", "patch", "update", "watch"}}};
+    if (!r.short_names.empty()) {
+      nlohmann::json names = nlohmann::json::array();
+      std::string_view rest = r.short_names;
+      while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        names.push_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      }
+      entry["shortNames"] = names;
+    }
+    resources.push_back(entry);
+    std::string_view subs = r.subresources;
+    while (!subs.empty()) {
+      const auto comma = subs.find(',');
+      resources.push_back(subresource_entry(r, subs.substr(0, comma)));
+      subs = comma == std::string_view::npos ? std::string_view() : subs.substr(comma + 1);
+    }
+  }
+  if (group_version.empty()) return std::nullopt;
+  return nlohmann::json{{"kind", "APIResourceList"}, {"apiVersion", "v1"}, {"groupVersion", group_version},
+                        {"resources", resources}};
+}
+
+}  // namespace kubesim::api

@@ -1,0 +1,51 @@
+// The resources kubesim serves and their discovery documents (/api, /apis, the
+// group/version resource lists), as kube-apiserver v1.26 publishes them
+// (staging/src/k8s.io/apiserver/pkg/endpoints/discovery).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kubesim::api {
+
+// Which part of kubesim holds the objects of a resource.
+enum class Backend : std::uint8_t {
+  kPod,        // the simulation's pods
+  kNode,       // the simulation's nodes
+  kNamespace,  // the simulation's namespaces
+  kJob,        // the simulation's batch/v1 Jobs
+  kQuota,      // the simulation's ResourceQuotas
+  kGeneric,    // stored as JSON only (events, leases, ...); PriorityClasses and PDBs are
+               // mirrored into the simulation when created
+};
+
+struct ResourceInfo {
+  std::string_view group;  // "" for core
+  std::string_view version;
+  std::string_view plural;
+  std::string_view singular;
+  std::string_view kind;
+  bool namespaced;
+  Backend backend;
+  std::string_view short_names;  // comma-separated
+  std::string_view subresources;  // comma-separated, e.g. "binding,status"
+  std::string api_version() const { return group.empty() ? std::string(version) : std::string(group) + "/" + std::string(version); }
+};
+
+// Every served resource, in a fixed order (its index is the resource's id).
+const std::vector<ResourceInfo>& served_resources();
+std::optional<std::uint8_t> find_resource(std::string_view group, std::string_view version, std::string_view plural);
+std::uint8_t resource_index(std::string_view group, std::string_view plural);  // asserts it exists
+
+nlohmann::json version_document(std::string_view kubesim_version);
+nlohmann::json core_versions_document(std::string_view server_address);
+nlohmann::json group_list_document();
+// nullopt for an unknown group/version.
+std::optional<nlohmann::json> resource_list_document(std::string_view group, std::string_view version);
+
+}  // namespace kubesim::api

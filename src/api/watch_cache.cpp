@@ -1,0 +1,54 @@
+#include "api/watch_cache.hpp"
+
+#include <algorithm>
+
+namespace kubesim::api {
+
+const char* to_string(WatchEventType t) {
+  switch (t) {
+    case WatchEventType::kAdded: return "ADDED";
+    case WatchEventType::kModified: return "MODIFIED";
+    case WatchEventType::kDeleted: return "DELETED";
+  }
+  return "";
+}
+
+WatchCache::WatchCache(std::size_t resources, std::size_t log_capacity) : live_(resources), capacity_(log_capacity) {}
+
+SnapshotPtr WatchCache::find(std::uint8_t resource, const std::string& key) const {
+  const auto& m = live_[resource];
+  const auto it = m.find(key);
+  return it == m.end() ? nullptr : it->second;
+}
+
+void WatchCache::record(std::uint8_t resource, WatchEventType type, SnapshotPtr snapshot) {
+  auto& m = live_[resource];
+  SnapshotPtr previous;
+  if (auto it = m.find(snapshot->key); it != m.end()) {
+    previous = it->second;
+    if (type == WatchEventType::kDeleted) {
+      m.erase(it);
+    } else {
+      it->second = snapshot;
+    }
+  } else if (type != WatchEventType::kDeleted) {
+    m.emplace(snapshot->key, snapshot);
+  }
+  // A re-created key (an object deleted, then added again) is an ADDED event.
+  if (type == WatchEventType::kModified && !previous) type = WatchEventType::kAdded;
+  latest_ = std::max(latest_, snapshot->resource_version);
+  log_.push_back(LoggedEvent{snapshot->resource_version, resource, type, std::move(snapshot), std::move(previous)});
+  if (log_.size() > capacity_) {
+    evicted_up_to_ = log_.front().resource_version;
+    log_.pop_front();
+    ++first_index_;
+  }
+}
+
+std::size_t WatchCache::position(std::uint64_t resource_version) const {
+  const auto it = std::upper_bound(log_.begin(), log_.end(), resource_version,
+                                   [](std::uint64_t rv, const LoggedEvent& e) { return rv < e.resource_version; });
+  return first_index_ + static_cast<std::size_t>(it - log_.begin());
+}
+
+}  // namespace kubesim::api
