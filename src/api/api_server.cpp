@@ -354,7 +354,7 @@ void ApiServer::track_external(PodId pod) {
 
 // ---- Requests --------------------------------------------------------------------------
 
-ApiResponse ApiServer::handle(const ApiRequest& request, std::unique_ptr<Watch>* watch) {
+ApiResponse ApiServer::handle(const ApiRequest& request, std::shared_ptr<Watch>* watch) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_) return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
   if (before_request_) before_request_();
@@ -374,13 +374,19 @@ ApiResponse ApiServer::handle(const ApiRequest& request, std::unique_ptr<Watch>*
   return response;
 }
 
-ApiResponse ApiServer::dispatch(const ApiRequest& r, std::unique_ptr<Watch>* watch) {
+ApiResponse ApiServer::dispatch(const ApiRequest& r, std::shared_ptr<Watch>* watch) {
   const auto parts = split_path(r.path);
   if (r.method == "GET") {
     if (r.path == "/version" || r.path == "/version/") return json_response(200, version_document(options_.kubesim_version));
     if (r.path == "/healthz" || r.path == "/readyz" || r.path == "/livez") return ApiResponse{200, "ok", "text/plain"};
     if (parts.size() == 1 && parts[0] == "api") return json_response(200, core_versions_document(options_.server_address));
     if (parts.size() == 1 && parts[0] == "apis") return json_response(200, group_list_document());
+    if (parts.size() == 2 && parts[0] == "openapi" && parts[1] == "v3") return json_response(200, openapi_v3_root());
+    if (parts.size() >= 4 && parts[0] == "openapi" && parts[1] == "v3") {
+      const std::string_view rest = std::string_view(r.path).substr(std::string_view("/openapi/v3/").size());
+      if (auto doc = openapi_v3_document(rest)) return json_response(200, *doc);
+      return not_found_path();
+    }
     if (parts.size() == 2 && parts[0] == "api") {
       if (auto doc = resource_list_document("", parts[1])) return json_response(200, *doc);
       return not_found_path();
@@ -553,8 +559,8 @@ ApiResponse ApiServer::list(const Target& t, const ApiRequest& r) {
   return ApiResponse{200, std::move(body), "application/json"};
 }
 
-ApiResponse ApiServer::start_watch(const Target& t, const ApiRequest& r, std::unique_ptr<Watch>* watch) {
-  auto w = std::make_unique<Watch>();
+ApiResponse ApiServer::start_watch(const Target& t, const ApiRequest& r, std::shared_ptr<Watch>* watch) {
+  auto w = std::make_shared<Watch>();
   w->resource = t.resource;
   w->ns = t.ns;
   std::string error;
@@ -587,7 +593,9 @@ ApiResponse ApiServer::start_watch(const Target& t, const ApiRequest& r, std::un
   w->deadline = now + std::chrono::seconds(timeout);
   w->next_bookmark = std::min(now + kBookmarkFrequency, w->deadline - kBookmarkBeforeDeadline);
   *watch = std::move(w);
-  return ApiResponse{200, {}, "application/json"};
+  // The apiserver's watch media type (endpoints/handlers/watch.go); it also keeps the
+  // HTTP layer from compressing (and so buffering) the stream.
+  return ApiResponse{200, {}, "application/json;stream=watch"};
 }
 
 bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds wait) {
@@ -727,18 +735,17 @@ ApiResponse ApiServer::create_pod_or_job(const Target& t, Json body) {
   WorkloadJob job = std::move(parsed.job.job);
   job.ns = *sim_.store().find_namespace(t.ns);
   job.name = name;
-  auto created = sim_.create_from_api(std::move(job), std::move(parsed.job.spec));
-  if (auto* refused = std::get_if<std::string>(&created))
-    return status_response(403, "Forbidden", std::string(t.info().plural) + " \"" + name + "\" is forbidden: " + *refused, name, t.info().plural, t.info().group);
-  const auto& c = std::get<Simulation::Created>(created);
-  // The object as created, for the fields kubesim does not model; republished so GET shows them.
+  // The object as created keeps the fields kubesim does not model. It is filed under the
+  // index the new object will get, so that its ADDED event already carries them.
   body.erase("status");
-  if (c.job.valid()) {
-    job_originals_[c.job.value()] = std::move(body);
-    publish_model(ObjectKind::kJob, c.job.value(), ChangeType::kModified);
-  } else {
-    pod_originals_[c.pod.value()] = std::move(body);
-    publish_model(ObjectKind::kPod, c.pod.value(), ChangeType::kModified);
+  const bool is_job = t.info().backend == Backend::kJob;
+  auto& originals = is_job ? job_originals_ : pod_originals_;
+  const auto index = static_cast<std::uint32_t>(is_job ? sim_.store().job_count() : sim_.store().pod_count());
+  originals[index] = std::move(body);
+  auto created = sim_.create_from_api(std::move(job), std::move(parsed.job.spec));
+  if (auto* refused = std::get_if<std::string>(&created)) {
+    originals.erase(index);
+    return status_response(403, "Forbidden", std::string(t.info().plural) + " \"" + name + "\" is forbidden: " + *refused, name, t.info().plural, t.info().group);
   }
   return ApiResponse{201, cache_.find(t.resource, key_of(t, name))->text, "application/json"};
 }

@@ -64,7 +64,7 @@ class ApiServer final : public ChangeListener {
 
   // Handles one request. A watch request that is accepted sets `*watch` (the response then
   // carries only the status and content type; the body is streamed by poll_watch).
-  ApiResponse handle(const ApiRequest& request, std::unique_ptr<Watch>* watch);
+  ApiResponse handle(const ApiRequest& request, std::shared_ptr<Watch>* watch);
   // Appends the watch's next events (newline-delimited JSON) to `out`, waiting up to `wait`
   // for some. Returns false when the watch is over (its timeout, or shutdown()).
   bool poll_watch(Watch& watch, std::string& out, std::chrono::milliseconds wait);
@@ -104,9 +104,9 @@ class ApiServer final : public ChangeListener {
 
  private:
   struct Target;  // a parsed request path
-  ApiResponse dispatch(const ApiRequest& request, std::unique_ptr<Watch>* watch);
+  ApiResponse dispatch(const ApiRequest& request, std::shared_ptr<Watch>* watch);
   ApiResponse list(const Target& t, const ApiRequest& request);
-  ApiResponse start_watch(const Target& t, const ApiRequest& request, std::unique_ptr<Watch>* watch);
+  ApiResponse start_watch(const Target& t, const ApiRequest& request, std::shared_ptr<Watch>* watch);
   ApiResponse get(const Target& t, const ApiRequest& request);
   ApiResponse create(const Target& t, const ApiRequest& request);
   ApiResponse replace(const Target& t, const ApiRequest& request, nlohmann::json updated);

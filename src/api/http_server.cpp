@@ -27,7 +27,7 @@ HttpServer::HttpServer(ApiServer& api) : api_(api), server_(std::make_unique<htt
   server_->set_keep_alive_timeout(60);
   // Errors httplib answers itself (413 for an oversized body, 400 for a malformed request
   // line) get a Status body like the apiserver's.
-  server_->set_error_handler([](const httplib::Request&, httplib::Response& res) {
+  server_->set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     if (res.status == 413) {
       res.set_content(error_body(413, "RequestEntityTooLarge",
@@ -40,7 +40,7 @@ HttpServer::HttpServer(ApiServer& api) : api_(api), server_(std::make_unique<htt
                       "application/json");
     }
     return httplib::Server::HandlerResponse::Handled;
-  });
+  }));
   const auto handler = [this](const httplib::Request& req, httplib::Response& res) {
     ApiRequest r;
     r.method = req.method;
@@ -49,15 +49,14 @@ HttpServer::HttpServer(ApiServer& api) : api_(api), server_(std::make_unique<htt
     r.content_type = req.get_header_value("Content-Type");
     r.accept = req.get_header_value("Accept");
     r.body = req.body;
-    std::unique_ptr<Watch> watch;
+    std::shared_ptr<Watch> watch;
     ApiResponse out = api_.handle(r, &watch);
     res.status = out.status;
     if (!watch) {
       res.set_content(std::move(out.body), out.content_type);
       return;
     }
-    std::shared_ptr<Watch> w(std::move(watch));
-    res.set_chunked_content_provider(out.content_type, [this, w](std::size_t, httplib::DataSink& sink) {
+    res.set_chunked_content_provider(out.content_type, [this, w = std::move(watch)](std::size_t, httplib::DataSink& sink) {
       std::string events;
       const bool alive = api_.poll_watch(*w, events, std::chrono::milliseconds(500));
       if (!events.empty() && !sink.write(events.data(), events.size())) return false;

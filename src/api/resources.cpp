@@ -145,4 +145,43 @@ std::optional<nlohmann::json> resource_list_document(std::string_view group, std
                         {"resources", resources}};
 }
 
+namespace {
+
+std::string openapi_path_of(const ResourceInfo& r) {
+  return r.group.empty() ? "api/" + std::string(r.version) : "apis/" + r.api_version();
+}
+
+}  // namespace
+
+nlohmann::json openapi_v3_root() {
+  nlohmann::json paths = nlohmann::json::object();
+  for (const auto& r : served_resources()) {
+    const std::string path = openapi_path_of(r);
+    paths[path] = {{"serverRelativeURL", "/openapi/v3/" + path + "?hash=kubesim"}};
+  }
+  return {{"paths", paths}};
+}
+
+std::optional<nlohmann::json> openapi_v3_document(std::string_view path) {
+  nlohmann::json paths = nlohmann::json::object();
+  const nlohmann::json params = {
+      {{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}},
+      {{"name", "fieldManager"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}},
+      {{"name", "dryRun"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}}};
+  const nlohmann::json responses = {{"200", {{"description", "OK"}}}};
+  for (const auto& r : served_resources()) {
+    if (openapi_path_of(r) != path) continue;
+    const nlohmann::json gvk = {{"group", r.group}, {"version", r.version}, {"kind", r.kind}};
+    const std::string base = "/" + openapi_path_of(r) + (r.namespaced ? "/namespaces/{namespace}/" : "/") + std::string(r.plural);
+    const nlohmann::json op = {{"x-kubernetes-group-version-kind", gvk}, {"parameters", params}, {"responses", responses}};
+    paths[base] = {{"post", op}};
+    paths[base + "/{name}"] = {{"put", op}, {"patch", op}};
+  }
+  if (paths.empty()) return std::nullopt;
+  return nlohmann::json{{"openapi", "3.0.0"},
+                        {"info", {{"title", "Kubernetes"}, {"version", "v1.26.0"}}},
+                        {"paths", paths},
+                        {"components", nlohmann::json::object()}};
+}
+
 }  // namespace kubesim::api

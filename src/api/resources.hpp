@@ -48,4 +48,13 @@ nlohmann::json group_list_document();
 // nullopt for an unknown group/version.
 std::optional<nlohmann::json> resource_list_document(std::string_view group, std::string_view version);
 
+// A minimal OpenAPI v3 (the /openapi/v3 discovery root and one document per group/version,
+// staging/src/k8s.io/kube-openapi/pkg/handler3): the paths of every served resource with
+// their x-kubernetes-group-version-kind and the fieldValidation query parameter, which is
+// what kubectl reads to learn that the server validates fields itself
+// (cli-runtime/pkg/resource/query_param_verifier_v3.go). No schemas.
+nlohmann::json openapi_v3_root();
+// `path` is "api/v1" or "apis/GROUP/VERSION"; nullopt when unknown.
+std::optional<nlohmann::json> openapi_v3_document(std::string_view path);
+
 }  // namespace kubesim::api
