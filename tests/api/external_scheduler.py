@@ -245,11 +245,23 @@ def main():
                     help="pod: create_namespaced_pod_binding (pods/NAME/binding, default); "
                          "namespaced: create_namespaced_binding (namespaces/NS/bindings)")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--lowercase-query-booleans", action="store_true",
+                    help="diagnosis only: send watch=true instead of the client's watch=True "
+                         "(kube-apiserver accepts both)")
     args = ap.parse_args()
 
     def log(msg):
         print(f"external_scheduler: {msg}", file=sys.stderr, flush=True)
 
+    if args.lowercase_query_booleans:
+        from kubernetes.client import api_client
+        to_tuples = api_client.ApiClient.parameters_to_tuples
+
+        def lowercase(self, params, collection_formats):
+            items = params.items() if isinstance(params, dict) else params
+            return to_tuples(self, [(k, {True: "true", False: "false"}.get(v, v) if isinstance(v, bool) else v)
+                                    for k, v in items], collection_formats)
+        api_client.ApiClient.parameters_to_tuples = lowercase
     config.load_kube_config(args.kubeconfig)
     cfg = client.Configuration.get_default_copy()
     cfg.retries = 1  # do not spend seconds reconnecting to a server that has ended
