@@ -187,6 +187,28 @@ std::string propagation_policy(const ApiRequest& r, const Json& options) {
   return {};
 }
 
+// A boolean query parameter as Go's strconv.ParseBool reads it (the apiserver's conversion
+// of query parameters): the Python client sends watch=True.
+bool query_flag(const ApiRequest& r, std::string_view name) {
+  const std::string* v = r.param(name);
+  if (!v) return false;
+  for (const char* yes : {"1", "t", "T", "TRUE", "true", "True"})
+    if (*v == yes) return true;
+  return false;
+}
+
+// An update of an object whose spec kubesim owns: the client's labels and annotations are
+// kept with the object (in `originals`, by model index).
+void keep_metadata(std::unordered_map<std::uint32_t, Json>& originals, std::uint32_t id, const Snapshot& current,
+                   const Json& updated) {
+  auto it = originals.find(id);
+  Json original = it != originals.end() ? it->second : current.object;
+  original["metadata"]["labels"] = updated["metadata"].value("labels", Json::object());
+  original["metadata"]["annotations"] = updated["metadata"].value("annotations", Json::object());
+  original.erase("status");
+  originals[id] = std::move(original);
+}
+
 DisruptionReason disruption_reason_named(const std::string& reason) {
   if (reason == "PreemptionByKubeScheduler") return DisruptionReason::kPreemptionByScheduler;
   if (reason == "DeletionByTaintManager") return DisruptionReason::kDeletionByTaintManager;
@@ -333,6 +355,10 @@ void ApiServer::on_change(const Change& change) {
   // Called synchronously by the store, always under mutex_ (requests and the clock driver
   // touch the simulation only under it).
   publish_model(change.kind, change.id, change.type);
+  if (change.kind == ObjectKind::kNode ||
+      (change.kind == ObjectKind::kPod &&
+       (change.type == ChangeType::kDeleted || (is_terminal(change.phase) && !is_terminal(change.old_phase)))))
+    capacity_freed_ = true;
   touch();
 }
 
@@ -450,8 +476,7 @@ ApiResponse ApiServer::dispatch(const ApiRequest& r, std::shared_ptr<Watch>* wat
 
   if (r.method == "GET") {
     if (t.name.empty()) {
-      const std::string* w = r.param("watch");
-      if (t.watch_path || (w && (*w == "true" || *w == "1"))) return start_watch(t, r, watch);
+      if (t.watch_path || query_flag(r, "watch")) return start_watch(t, r, watch);
       return list(t, r);
     }
     if (t.watch_path) return start_watch(t, r, watch);
@@ -579,8 +604,7 @@ ApiResponse ApiServer::start_watch(const Target& t, const ApiRequest& r, std::sh
       return status_response(410, "Expired", "too old resource version: " + *rv + " (" + std::to_string(cache_.latest_resource_version()) + ")");
     w->cursor = cache_.position(from);
   }
-  const std::string* bm = r.param("allowWatchBookmarks");
-  w->bookmarks = bm && (*bm == "true" || *bm == "1");
+  w->bookmarks = query_flag(r, "allowWatchBookmarks");
   w->table = wants_table(r.accept);
   if (w->table) {
     const auto include = parse_include_object(r.param("includeObject") ? *r.param("includeObject") : std::string());
@@ -672,6 +696,12 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
 ApiResponse ApiServer::create(const Target& t, const ApiRequest& r) {
   Json body = Json::parse(r.body);
   if (!body.is_object()) return status_response(400, "BadRequest", "the body of the request must be a JSON object");
+  // The endpoint's kind fills a body that leaves it out (the apiserver decodes with the
+  // endpoint's GroupVersionKind as default).
+  if (!body.contains("kind")) body["kind"] = t.info().kind;
+  if (!body.contains("apiVersion")) body["apiVersion"] = t.info().api_version();
+  if (body["kind"] != t.info().kind)
+    return status_response(400, "BadRequest", "the kind of the object (" + json_string_of(body["kind"]) + ") does not match the resource (" + std::string(t.info().plural) + ")");
   Json& meta = body["metadata"];
   if (!meta.is_object()) meta = Json::object();
   if (t.info().namespaced) {
@@ -745,7 +775,10 @@ ApiResponse ApiServer::create_pod_or_job(const Target& t, Json body) {
   auto created = sim_.create_from_api(std::move(job), std::move(parsed.job.spec));
   if (auto* refused = std::get_if<std::string>(&created)) {
     originals.erase(index);
-    return status_response(403, "Forbidden", std::string(t.info().plural) + " \"" + name + "\" is forbidden: " + *refused, name, t.info().plural, t.info().group);
+    // ResourceQuota's message names the pod already; the priority admission's does not.
+    const std::string prefix = std::string(t.info().plural) + " \"" + name + "\" is forbidden: ";
+    return status_response(403, "Forbidden", refused->rfind(prefix, 0) == 0 ? *refused : prefix + *refused, name,
+                           t.info().plural, t.info().group);
   }
   return ApiResponse{201, cache_.find(t.resource, key_of(t, name))->text, "application/json"};
 }
@@ -763,8 +796,6 @@ ApiResponse ApiServer::create_generic(const Target& t, Json body) {
   meta["uid"] = object_uid(t.info().kind, generic_uid_++);
   meta["creationTimestamp"] = time_.time(sim_.now());
   meta["resourceVersion"] = std::to_string(sim_.store().next_resource_version());
-  if (!body.contains("apiVersion")) body["apiVersion"] = t.info().api_version();
-  if (!body.contains("kind")) body["kind"] = t.info().kind;
   record(t.resource, WatchEventType::kAdded, std::move(body));
   return ApiResponse{201, cache_.find(t.resource, key_of(t, name))->text, "application/json"};
 }
@@ -811,23 +842,14 @@ ApiResponse ApiServer::replace(const Target& t, const ApiRequest&, Json updated)
     case Backend::kPod: {
       const PodId pod(id);
       if (t.sub == "status") return update_pod_status(t, updated);
-      // Pods are immutable but for metadata (pkg/apis/core/validation ValidatePodUpdate);
-      // labels and annotations are kept with the object.
-      Json original = pod_originals_.count(pod.value()) ? pod_originals_[pod.value()] : current->object;
-      original["metadata"]["labels"] = updated["metadata"].value("labels", Json::object());
-      original["metadata"]["annotations"] = updated["metadata"].value("annotations", Json::object());
-      original.erase("status");
-      pod_originals_[pod.value()] = std::move(original);
+      // Pods are immutable but for metadata (pkg/apis/core/validation ValidatePodUpdate).
+      keep_metadata(pod_originals_, id, *current, updated);
       store.update_pod(pod, [](Pod&) {});
       break;
     }
     case Backend::kJob: {
       const JobId job(id);
-      Json original = job_originals_.count(job.value()) ? job_originals_[job.value()] : current->object;
-      original["metadata"]["labels"] = updated["metadata"].value("labels", Json::object());
-      original["metadata"]["annotations"] = updated["metadata"].value("annotations", Json::object());
-      original.erase("status");
-      job_originals_[job.value()] = std::move(original);
+      keep_metadata(job_originals_, id, *current, updated);
       store.update_job(job, [](Job&) {});
       break;
     }

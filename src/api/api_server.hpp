@@ -46,7 +46,7 @@ struct ApiResponse {
 };
 
 struct ApiOptions {
-  std::int64_t epoch_unix_micros = 0;  // the wall time of simulated time zero
+  std::int64_t epoch_unix_micros = TimeFormat{}.epoch_unix_micros;  // the wall time of simulated time zero
   std::string server_address;          // host:port, for /api
   std::string kubesim_version;
   bool builtin_scheduler = true;
@@ -87,6 +87,11 @@ class ApiServer final : public ChangeListener {
   // waiting for a decision, and those their scheduler gave up on (PodScheduled=False).
   std::size_t undecided_external_pods() const { return undecided_; }
   std::size_t given_up_external_pods() const { return given_up_; }
+  // Whether a change since the last clear could let a pod that was given up on fit: a pod
+  // ended or was removed, or a node was added or changed (cosim waits for the scheduler's
+  // retries only then).
+  bool capacity_freed() const { return capacity_freed_; }
+  void clear_capacity_freed() { capacity_freed_ = false; }
   // Bumped by every change a watcher could see and every request; cosim's quiet period
   // starts at the last bump.
   std::chrono::steady_clock::time_point last_activity() const { return last_activity_; }
@@ -147,6 +152,7 @@ class ApiServer final : public ChangeListener {
   // Per PodId: 0 not an external pod waiting, 1 undecided, 2 given up.
   std::vector<std::uint8_t> external_state_;
   std::size_t undecided_ = 0, given_up_ = 0;
+  bool capacity_freed_ = false;
   std::uint8_t pods_resource_, nodes_resource_, namespaces_resource_, jobs_resource_, quotas_resource_,
       priority_classes_resource_, pdbs_resource_;
   std::chrono::steady_clock::time_point last_activity_;

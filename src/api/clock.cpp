@@ -79,7 +79,8 @@ std::string ClockDriver::run(const std::atomic<bool>& stop) {
       }
       // cosim (see clock.hpp for the rule).
       const bool idle_for_quiet = now - api_.last_activity() >= options_.quiet;
-      bool may_step = api_.in_flight() == 0 && (api_.given_up_external_pods() == 0 || idle_for_quiet);
+      const bool retries_possible = api_.given_up_external_pods() > 0 && api_.capacity_freed();
+      bool may_step = api_.in_flight() == 0 && (!retries_possible || idle_for_quiet);
       if (api_.undecided_external_pods() > 0) {
         may_step = may_step && options_.decision_timeout && now - api_.last_activity() >= *options_.decision_timeout;
         if (may_step && !warned) {
@@ -94,13 +95,14 @@ std::string ClockDriver::run(const std::atomic<bool>& stop) {
           sim_.advance_to(options_.until);
           return "until";
         }
+        api_.clear_capacity_freed();
         sim_.advance_to(next);
         api_.notify_watchers();
         wake_at = now;  // look again at once
         return {};
       }
       if (workload_over(now)) return "workload finished";
-      if (api_.given_up_external_pods() > 0 && !idle_for_quiet) wake_at = api_.last_activity() + options_.quiet;
+      if (retries_possible && !idle_for_quiet) wake_at = api_.last_activity() + options_.quiet;
       return {};
     });
     if (!ended.empty()) return ended;

@@ -11,9 +11,12 @@
 //        serve) is waiting for a decision: each has been bound, or marked
 //        PodScheduled=False (Unschedulable) by its scheduler;
 //     2. no API request is being handled;
-//     3. if some pod has been given up on (marked Unschedulable), nothing happened for a
-//        quiet period (`quiet`, wall time) since the last request or the last change a
-//        watcher could see, so its scheduler had the chance to retry it after the change;
+//     3. if some pod has been given up on (marked Unschedulable) and capacity was freed
+//        since the last step (a pod ended or was removed, a node was added or changed),
+//        nothing happened for a quiet period (`quiet`, wall time) since the last request or
+//        the last change a watcher could see, so its scheduler had the chance to retry it
+//        (the quiet period must exceed the scheduler's reaction time: a slower scheduler
+//        would otherwise retry after time moved on, and results would depend on its speed);
 //     4. the simulation has work that can change the cluster (the frozen-cluster rule of
 //        `kubesim run`).
 //   A step therefore never happens during a scheduling cycle: the pod being scheduled is
@@ -44,7 +47,7 @@ struct ClockOptions {
   enum class Mode : std::uint8_t { kRealtime, kCosim };
   Mode mode = Mode::kRealtime;
   double factor = 1.0;  // realtime: simulated seconds per wall second
-  std::chrono::milliseconds quiet{20};
+  std::chrono::milliseconds quiet{50};
   std::optional<std::chrono::milliseconds> decision_timeout;
   SimTime until = SimTime::never();
   // End once the workload's jobs were all submitted and nothing can change any more.

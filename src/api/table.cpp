@@ -1,6 +1,8 @@
 // meta.k8s.io/v1 Table responses; see table.hpp for the upstream files this follows.
 #include "api/table.hpp"
 
+#include "api/json_codec.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -54,56 +56,22 @@ const json& array_or_empty(const json& v) {
 // ---------------------------------------------------------------------------------------------
 // Time.
 
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
-}
-
 // time.Time.UTC().Format(time.RFC3339) of unix seconds.
 std::string format_rfc3339(std::int64_t unix_seconds) {
-  std::int64_t days = unix_seconds / 86400;
-  std::int64_t secs = unix_seconds % 86400;
-  if (secs < 0) {
-    secs += 86400;
-    days -= 1;
-  }
-  std::int64_t y = 0;
-  unsigned m = 0, d = 0;
-  civil_from_days(days, y, m, d);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02d:%02d:%02dZ", static_cast<long long>(y), m, d,
-                static_cast<int>(secs / 3600), static_cast<int>(secs / 60 % 60), static_cast<int>(secs % 60));
-  return buf;
+  return TimeFormat{0}.time(SimTime::at(Duration::seconds(unix_seconds)));
 }
 
 // printers.go translateTimestampSince / translateMicroTimestampSince: "<unknown>" for a zero
 // (here: absent, null or unparsable) timestamp, else HumanDuration(now - t).
 std::string since(const json& timestamp, std::int64_t now) {
   if (!timestamp.is_string()) return "<unknown>";
-  auto t = parse_timestamp_micros(timestamp.get_ref<const std::string&>());
+  auto t = parse_rfc3339_micros(timestamp.get_ref<const std::string&>());
   if (!t) return "<unknown>";
   return human_duration(now - *t);
 }
 
 bool is_zero_time(const json& timestamp) {
-  return !timestamp.is_string() || !parse_timestamp_micros(timestamp.get_ref<const std::string&>());
+  return !timestamp.is_string() || !parse_rfc3339_micros(timestamp.get_ref<const std::string&>());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -291,7 +259,7 @@ json pod_cells(const json& pod, std::int64_t now, json& conditions) {
     const json& finished = path(container_status, "lastState", "terminated", "finishedAt");
     // metav1.Time.Before on a zero time: any set time is after it.
     std::optional<std::int64_t> t =
-        finished.is_string() ? parse_timestamp_micros(finished.get_ref<const std::string&>()) : std::nullopt;
+        finished.is_string() ? parse_rfc3339_micros(finished.get_ref<const std::string&>()) : std::nullopt;
     if (t && (!last_restart || *last_restart < *t)) last_restart = t;
   };
 
@@ -548,8 +516,8 @@ json job_cells(const json& job, std::int64_t now) {
   const json& start = field(status, "startTime");
   const json& completion = field(status, "completionTime");
   // StartTime nil: ""; CompletionTime nil: HumanDuration(time.Since(start)); else completion - start.
-  if (auto s = start.is_string() ? parse_timestamp_micros(str(start)) : std::nullopt) {
-    auto c = completion.is_string() ? parse_timestamp_micros(str(completion)) : std::nullopt;
+  if (auto s = start.is_string() ? parse_rfc3339_micros(str(start)) : std::nullopt) {
+    auto c = completion.is_string() ? parse_rfc3339_micros(str(completion)) : std::nullopt;
     duration = human_duration((c ? *c : now) - *s);
   }
 
@@ -668,7 +636,7 @@ json row_cells(Kind kind, const json& obj, std::int64_t now, json& conditions) {
   // rest/table.go: m.GetCreationTimestamp().Time.UTC().Format(time.RFC3339); a zero time prints
   // as "0001-01-01T00:00:00Z".
   const json& created = field(meta, "creationTimestamp");
-  std::optional<std::int64_t> t = created.is_string() ? parse_timestamp_micros(str(created)) : std::nullopt;
+  std::optional<std::int64_t> t = created.is_string() ? parse_rfc3339_micros(str(created)) : std::nullopt;
   std::int64_t secs = -62135596800;  // 0001-01-01T00:00:00Z
   if (t) secs = *t >= 0 ? *t / 1'000'000 : -((-*t + 999'999) / 1'000'000);
   return json::array({name, format_rfc3339(secs)});
@@ -804,55 +772,6 @@ std::string human_duration(std::int64_t micros) {
   return std::to_string(hours / 24 / 365) + "y";
 }
 
-std::optional<std::int64_t> parse_timestamp_micros(std::string_view s) {
-  auto digits = [&](std::size_t at, std::size_t n, int& out) {
-    if (at + n > s.size()) return false;
-    out = 0;
-    for (std::size_t i = at; i < at + n; ++i) {
-      if (s[i] < '0' || s[i] > '9') return false;
-      out = out * 10 + (s[i] - '0');
-    }
-    return true;
-  };
-  int year, month, day, hour, minute, second;
-  if (!digits(0, 4, year) || s.size() < 19 || s[4] != '-' || !digits(5, 2, month) || s[7] != '-' ||
-      !digits(8, 2, day) || (s[10] != 'T' && s[10] != 't') || !digits(11, 2, hour) || s[13] != ':' ||
-      !digits(14, 2, minute) || s[16] != ':' || !digits(17, 2, second)) {
-    return std::nullopt;
-  }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
-  std::size_t i = 19;
-  std::int64_t frac_us = 0;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    std::size_t n = 0;
-    std::int64_t scale = 100'000;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-      if (n < 6) {
-        frac_us += (s[i] - '0') * scale;
-        scale /= 10;
-      }
-      ++n;
-      ++i;
-    }
-    if (n == 0) return std::nullopt;
-  }
-  std::int64_t offset_s = 0;
-  if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) {
-    ++i;
-  } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
-    int oh, om;
-    if (!digits(i + 1, 2, oh) || i + 3 >= s.size() || s[i + 3] != ':' || !digits(i + 4, 2, om)) return std::nullopt;
-    offset_s = (oh * 3600 + om * 60) * (s[i] == '-' ? -1 : 1);
-    i += 6;
-  } else {
-    return std::nullopt;
-  }
-  if (i != s.size()) return std::nullopt;
-  const std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-  const std::int64_t secs = days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
-  return secs * 1'000'000 + frac_us;
-}
 
 json table_column_definitions(std::string_view resource) {
   json out = json::array();

@@ -56,9 +56,6 @@ bool wants_table(std::string_view accept_header);
 // "2y3d", "8y".
 std::string human_duration(std::int64_t micros);
 
-// Parses an RFC 3339 timestamp ("2026-01-01T00:00:05Z", "...05.123456Z", "...05+02:00") into
-// unix microseconds. nullopt if malformed.
-std::optional<std::int64_t> parse_timestamp_micros(std::string_view text);
 
 // The column definitions of a resource's table: a JSON array of
 // {name, type, format, description, priority}.

@@ -50,7 +50,7 @@ struct RunArgs {
   int port = 6443;
   std::string kubeconfig = "kubesim.kubeconfig";
   std::string builtin_scheduler = "on";
-  int cosim_quiet_ms = 20;
+  int cosim_quiet_ms = 50;
   double cosim_timeout = -1;
   bool keep_serving = false;
   bool serve = false;

@@ -690,32 +690,22 @@ class Reader : YamlInput {
 
   PodSpecResult pod_spec(const YAML::Node& n, const std::string& where) {
     require_map(n, where);
-    if (opt_.api_object) {
-      // Fields the apiserver sets (priority admission) that clients send back on create.
-      check_keys(n,
-                 {"containers", "initContainers", "nodeSelector", "affinity", "tolerations", "schedulerName",
-                  "priorityClassName", "terminationGracePeriodSeconds", "nodeName", "restartPolicy",
-                  "activeDeadlineSeconds"},
-                 {"volumes", "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "securityContext",
-                  "imagePullSecrets", "hostname", "subdomain", "dnsPolicy", "dnsConfig", "hostNetwork", "hostPID",
-                  "hostIPC", "shareProcessNamespace", "enableServiceLinks", "hostAliases", "runtimeClassName",
-                  "readinessGates", "os", "setHostnameAsFQDN", "hostUsers", "priority", "preemptionPolicy"},
-                 {"topologySpreadConstraints", "overhead", "schedulingGates", "resourceClaims", "ephemeralContainers",
-                  "resources"},
-                 where);
-    } else {
-      check_keys(n,
-                 {"containers", "initContainers", "nodeSelector", "affinity", "tolerations", "schedulerName",
-                  "priorityClassName", "terminationGracePeriodSeconds", "nodeName", "restartPolicy",
-                  "activeDeadlineSeconds"},
-                 {"volumes", "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "securityContext",
-                  "imagePullSecrets", "hostname", "subdomain", "dnsPolicy", "dnsConfig", "hostNetwork", "hostPID",
-                  "hostIPC", "shareProcessNamespace", "enableServiceLinks", "hostAliases", "runtimeClassName",
-                  "readinessGates", "os", "setHostnameAsFQDN", "hostUsers"},
-                 {"topologySpreadConstraints", "overhead", "schedulingGates", "priority", "preemptionPolicy",
-                  "resourceClaims", "ephemeralContainers", "resources"},
-                 where);
-    }
+    // Fields the apiserver sets (priority admission): clients send them back on create, a
+    // manifest file must not carry them.
+    if (!opt_.api_object)
+      for (const char* admitted : {"priority", "preemptionPolicy"})
+        if (const YAML::Node k = n[admitted]) fail(k, where + "." + admitted + " is not supported by kubesim");
+    check_keys(n,
+               {"containers", "initContainers", "nodeSelector", "affinity", "tolerations", "schedulerName",
+                "priorityClassName", "terminationGracePeriodSeconds", "nodeName", "restartPolicy",
+                "activeDeadlineSeconds"},
+               {"volumes", "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "securityContext",
+                "imagePullSecrets", "hostname", "subdomain", "dnsPolicy", "dnsConfig", "hostNetwork", "hostPID",
+                "hostIPC", "shareProcessNamespace", "enableServiceLinks", "hostAliases", "runtimeClassName",
+                "readinessGates", "os", "setHostnameAsFQDN", "hostUsers", "priority", "preemptionPolicy"},
+               {"topologySpreadConstraints", "overhead", "schedulingGates", "resourceClaims", "ephemeralContainers",
+                "resources"},
+               where);
     PodSpecResult r;
     PodTemplate& t = r.spec;
     std::set<std::string> container_names;

@@ -1,0 +1,270 @@
+// The API server without HTTP: requests in, Status codes and objects out, watches polled.
+#include "api/api_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kubesim::api {
+namespace {
+
+using Json = nlohmann::json;
+constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+
+SimulationInputs two_nodes() {
+  SimulationInputs in;
+  for (int i = 0; i < 2; ++i) {
+    Node n;
+    n.name = "node-" + std::to_string(i);
+    n.allocatable[kCpu] = 4000;
+    n.allocatable[kMemory] = 16 * kGi;
+    n.capacity = n.allocatable;
+    in.nodes.push_back(std::move(n));
+  }
+  in.scheduler = default_scheduler_config(in.resource_names);
+  return in;
+}
+
+SimulationOptions ideal() {
+  SimulationOptions o;
+  o.model = ModelConfig::ideal();
+  return o;
+}
+
+Json pod_body(const std::string& name, const std::string& scheduler, int cpu, int seconds) {
+  return Json{{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"labels", {{"app", "demo"}}}}},
+              {"spec",
+               {{"schedulerName", scheduler},
+                {"restartPolicy", "Never"},
+                {"containers",
+                 {{{"name", "c"},
+                   {"image", "busybox:1.36"},
+                   {"command", {"sleep", std::to_string(seconds)}},
+                   {"resources", {{"requests", {{"cpu", std::to_string(cpu)}}}, {"limits", {{"cpu", std::to_string(cpu)}}}}}}}}}}};
+}
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  explicit ApiServerTest(std::size_t log_capacity = 1000) : sim_(two_nodes(), ideal()) {
+    ApiOptions o;
+    o.watch_log_capacity = log_capacity;
+    api_ = std::make_unique<ApiServer>(sim_, o);
+  }
+  ApiResponse call(const std::string& method, const std::string& path, const Json& body = nullptr,
+                   std::vector<std::pair<std::string, std::string>> query = {},
+                   const std::string& content_type = "application/json") {
+    ApiRequest r;
+    r.method = method;
+    r.path = path;
+    r.query = std::move(query);
+    r.content_type = content_type;
+    if (!body.is_null()) r.body = body.dump();
+    std::shared_ptr<Watch> watch;
+    ApiResponse out = api_->handle(r, &watch);
+    if (watch) watch_ = watch;
+    return out;
+  }
+  static Json json(const ApiResponse& r) { return Json::parse(r.body); }
+  // The events a watch has now, as (type, name) pairs.
+  std::vector<std::pair<std::string, std::string>> events() {
+    std::string out;
+    api_->poll_watch(*watch_, out, std::chrono::milliseconds(0));
+    std::vector<std::pair<std::string, std::string>> seen;
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) {
+      const Json e = Json::parse(out.substr(start, nl - start));
+      seen.emplace_back(e["type"], e["object"]["metadata"].value("name", ""));
+    }
+    return seen;
+  }
+  void advance(double seconds) {
+    api_->locked([&] { sim_.advance_to(sim_.now() + Duration::from_seconds(seconds)); });
+  }
+
+  Simulation sim_;
+  std::unique_ptr<ApiServer> api_;
+  std::shared_ptr<Watch> watch_;
+};
+
+TEST_F(ApiServerTest, DiscoveryListsTheSchedulersResources) {
+  const Json core = json(call("GET", "/api/v1"));
+  std::vector<std::string> names;
+  for (const auto& r : core["resources"]) names.push_back(r["name"]);
+  for (const char* n : {"pods", "pods/binding", "pods/status", "nodes", "namespaces", "events", "persistentvolumes",
+                        "persistentvolumeclaims", "services", "replicationcontrollers"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  for (const char* gv : {"/apis/apps/v1", "/apis/policy/v1", "/apis/storage.k8s.io/v1", "/apis/batch/v1",
+                         "/apis/events.k8s.io/v1", "/apis/coordination.k8s.io/v1", "/apis/scheduling.k8s.io/v1"})
+    EXPECT_EQ(call("GET", gv).status, 200) << gv;
+  EXPECT_EQ(json(call("GET", "/version"))["minor"], "26");
+  // kube-scheduler waits for every informer's list: empty lists, never 404.
+  EXPECT_EQ(json(call("GET", "/apis/storage.k8s.io/v1/csistoragecapacities"))["items"].size(), 0u);
+}
+
+TEST_F(ApiServerTest, CreateGetAndErrorsAreStatusObjects) {
+  const ApiResponse created = call("POST", "/api/v1/namespaces/default/pods", pod_body("a", "ext", 1, 10));
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(json(created)["spec"]["containers"][0]["image"], "busybox:1.36");  // kept from the client's object
+  EXPECT_EQ(json(call("GET", "/api/v1/namespaces/default/pods/a"))["status"]["phase"], "Pending");
+
+  const Json dup = json(call("POST", "/api/v1/namespaces/default/pods", pod_body("a", "ext", 1, 10)));
+  EXPECT_EQ(dup["code"], 409);
+  EXPECT_EQ(dup["reason"], "AlreadyExists");
+  EXPECT_EQ(dup["message"], "pods \"a\" already exists");
+  EXPECT_EQ(json(call("GET", "/api/v1/namespaces/default/pods/zz"))["reason"], "NotFound");
+  EXPECT_EQ(call("GET", "/api/v1/widgets").status, 404);
+  EXPECT_EQ(call("POST", "/api/v1/namespaces/nope/pods", pod_body("b", "ext", 1, 10)).status, 404);
+  ApiRequest bad;
+  bad.method = "POST";
+  bad.path = "/api/v1/namespaces/default/pods";
+  bad.body = "{not json";
+  std::shared_ptr<Watch> w;
+  EXPECT_EQ(api_->handle(bad, &w).status, 400);
+  Json invalid = pod_body("c", "ext", 1, 10);
+  invalid["spec"]["containers"] = Json::array();
+  const Json r422 = json(call("POST", "/api/v1/namespaces/default/pods", invalid));
+  EXPECT_EQ(r422["code"], 422);
+  EXPECT_EQ(r422["reason"], "Invalid");
+  // A stale resourceVersion on update is a conflict.
+  Json stale = json(call("GET", "/api/v1/namespaces/default/pods/a"));
+  stale["metadata"]["resourceVersion"] = "1";
+  EXPECT_EQ(json(call("PUT", "/api/v1/namespaces/default/pods/a", stale))["reason"], "Conflict");
+}
+
+TEST_F(ApiServerTest, ListFiltersAndPaginates) {
+  for (const char* n : {"p1", "p2", "p3"}) call("POST", "/api/v1/namespaces/default/pods", pod_body(n, "ext", 1, 10));
+  call("POST", "/api/v1/namespaces/default/pods", pod_body("q", "default-scheduler", 1, 10));
+  auto names = [](const Json& list) {
+    std::vector<std::string> out;
+    for (const auto& i : list["items"]) out.push_back(i["metadata"]["name"]);
+    return out;
+  };
+  EXPECT_EQ(names(json(call("GET", "/api/v1/pods", nullptr, {{"fieldSelector", "spec.schedulerName=ext"}}))),
+            (std::vector<std::string>{"p1", "p2", "p3"}));
+  EXPECT_EQ(names(json(call("GET", "/api/v1/pods", nullptr, {{"labelSelector", "app in (demo),app!=x"}}))).size(), 4u);
+  EXPECT_EQ(json(call("GET", "/api/v1/pods", nullptr, {{"fieldSelector", "spec.color=red"}}))["message"],
+            "field label not supported: spec.color");
+  const Json page1 = json(call("GET", "/api/v1/namespaces/default/pods", nullptr, {{"limit", "2"}}));
+  EXPECT_EQ(names(page1), (std::vector<std::string>{"p1", "p2"}));
+  EXPECT_EQ(page1["metadata"]["remainingItemCount"], 2);
+  const Json page2 = json(call("GET", "/api/v1/namespaces/default/pods", nullptr,
+                               {{"limit", "2"}, {"continue", page1["metadata"]["continue"]}}));
+  EXPECT_EQ(names(page2), (std::vector<std::string>{"p3", "q"}));
+  EXPECT_FALSE(page2["metadata"].contains("continue"));
+  // resourceVersion=0 is served from the watch cache, which ignores limit.
+  EXPECT_EQ(names(json(call("GET", "/api/v1/pods", nullptr, {{"limit", "2"}, {"resourceVersion", "0"}}))).size(), 4u);
+}
+
+TEST_F(ApiServerTest, ExternalSchedulerBindsAndWatchersSeeTheLifecycle) {
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("a", "ext", 1, 10)).status, 201);
+  EXPECT_EQ(api_->undecided_external_pods(), 1u);
+  const std::string rv = json(call("GET", "/api/v1/pods"))["metadata"]["resourceVersion"];
+  // The scheduler's informer: unfinished pods only.
+  call("GET", "/api/v1/pods", nullptr,
+       {{"watch", "true"}, {"resourceVersion", rv}, {"fieldSelector", "status.phase!=Succeeded,status.phase!=Failed"}});
+  ASSERT_TRUE(watch_);
+  // The scheduler gives up once (PodScheduled=False), then binds.
+  const Json unschedulable = {{"status", {{"conditions", {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}, {"message", "0/2 nodes are available"}}}}}}};
+  EXPECT_EQ(call("PATCH", "/api/v1/namespaces/default/pods/a/status", unschedulable, {}, "application/strategic-merge-patch+json").status, 200);
+  EXPECT_EQ(api_->undecided_external_pods(), 0u);
+  EXPECT_EQ(api_->given_up_external_pods(), 1u);
+  const Json binding = {{"apiVersion", "v1"}, {"kind", "Binding"}, {"metadata", {{"name", "a"}}}, {"target", {{"kind", "Node"}, {"name", "node-1"}}}};
+  EXPECT_EQ(call("POST", "/api/v1/namespaces/default/pods/a/binding", binding).status, 201);
+  EXPECT_EQ(api_->given_up_external_pods(), 0u);
+  const Json again = json(call("POST", "/api/v1/namespaces/default/pods/a/binding", binding));
+  EXPECT_EQ(again["code"], 409);
+  EXPECT_EQ(json(call("POST", "/api/v1/namespaces/default/pods/a/binding", {{"target", {{"name", "node-9"}}}}))["code"], 404);
+  advance(60);
+  const auto seen = events();
+  ASSERT_GE(seen.size(), 3u);
+  EXPECT_EQ(seen.front(), (std::pair<std::string, std::string>{"MODIFIED", "a"}));
+  // Succeeded: the field-selected watcher is told DELETED, not MODIFIED (as the apiserver does).
+  EXPECT_EQ(seen.back(), (std::pair<std::string, std::string>{"DELETED", "a"}));
+  const Json pod = json(call("GET", "/api/v1/namespaces/default/pods/a"));
+  EXPECT_EQ(pod["spec"]["nodeName"], "node-1");
+  EXPECT_EQ(pod["status"]["phase"], "Succeeded");
+  EXPECT_EQ(pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 0);
+}
+
+TEST_F(ApiServerTest, ConflictingBindingsAreRefusedByTheKubelet) {
+  // Two schedulers that do not see each other's decisions in time: the kubelet admits the
+  // first pod and rejects the second (OutOfcpu), as in a real cluster.
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("first", "ext", 3, 30)).status, 201);
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("second", "other", 3, 30)).status, 201);
+  for (const char* name : {"first", "second"}) {
+    const Json binding = {{"target", {{"kind", "Node"}, {"name", "node-0"}}}};
+    ASSERT_EQ(call("POST", std::string("/api/v1/namespaces/default/pods/") + name + "/binding", binding).status, 201);
+  }
+  advance(5);
+  EXPECT_EQ(json(call("GET", "/api/v1/namespaces/default/pods/first"))["status"]["phase"], "Running");
+  const Json second = json(call("GET", "/api/v1/namespaces/default/pods/second"));
+  EXPECT_EQ(second["status"]["phase"], "Failed");
+  EXPECT_EQ(second["status"]["reason"], "OutOfcpu");
+}
+
+TEST_F(ApiServerTest, BuiltInSchedulerTakesItsOwnPods) {
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("q", "default-scheduler", 1, 5)).status, 201);
+  EXPECT_EQ(api_->undecided_external_pods(), 0u);
+  advance(1);
+  EXPECT_FALSE(json(call("GET", "/api/v1/namespaces/default/pods/q"))["spec"].value("nodeName", "").empty());
+}
+
+TEST_F(ApiServerTest, JobsRunAndDeleteWithTheirPods) {
+  const Json job = {{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", {{"name", "j"}}},
+                    {"spec", {{"template", {{"spec", pod_body("x", "default-scheduler", 1, 30)["spec"]}}}}}};
+  ASSERT_EQ(call("POST", "/apis/batch/v1/namespaces/default/jobs", job).status, 201);
+  advance(5);
+  const Json pods = json(call("GET", "/api/v1/namespaces/default/pods", nullptr, {{"labelSelector", "job-name=j"}}));
+  ASSERT_EQ(pods["items"].size(), 1u);
+  EXPECT_EQ(pods["items"][0]["spec"]["containers"][0]["image"], "busybox:1.36");  // from the Job's template
+  EXPECT_EQ(call("DELETE", "/apis/batch/v1/namespaces/default/jobs/j", {{"propagationPolicy", "Background"}}).status, 200);
+  EXPECT_EQ(call("GET", "/apis/batch/v1/namespaces/default/jobs/j").status, 404);
+  advance(60);
+  EXPECT_EQ(json(call("GET", "/api/v1/namespaces/default/pods"))["items"].size(), 0u);
+}
+
+TEST_F(ApiServerTest, QuotaRefusalIsForbidden) {
+  ASSERT_EQ(call("POST", "/api/v1/namespaces", {{"metadata", {{"name", "t1"}}}}).status, 201);
+  const Json quota = {{"apiVersion", "v1"}, {"kind", "ResourceQuota"}, {"metadata", {{"name", "q"}}},
+                      {"spec", {{"hard", {{"limits.cpu", "2"}}}}}};
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/t1/resourcequotas", quota).status, 201);
+  EXPECT_EQ(call("POST", "/api/v1/namespaces/t1/pods", pod_body("small", "ext", 2, 10)).status, 201);
+  const Json refused = json(call("POST", "/api/v1/namespaces/t1/pods", pod_body("big", "ext", 1, 10)));
+  EXPECT_EQ(refused["code"], 403);
+  EXPECT_EQ(refused["reason"], "Forbidden");
+  EXPECT_EQ(refused["message"].get<std::string>().rfind("pods \"big\" is forbidden: exceeded quota: q", 0), 0u)
+      << refused["message"];
+}
+
+TEST_F(ApiServerTest, GenericResourcesAndLeases) {
+  const Json lease = {{"apiVersion", "coordination.k8s.io/v1"}, {"kind", "Lease"}, {"metadata", {{"name", "kube-scheduler"}}},
+                      {"spec", {{"holderIdentity", "me"}}}};
+  const ApiResponse created = call("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", lease);
+  ASSERT_EQ(created.status, 201);
+  Json got = json(call("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/kube-scheduler"));
+  got["spec"]["holderIdentity"] = "you";
+  EXPECT_EQ(call("PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/kube-scheduler", got).status, 200);
+  EXPECT_EQ(call("PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/kube-scheduler", got).status, 409);
+  EXPECT_EQ(call("DELETE", "/apis/coordination.k8s.io/v1/namespaces/default/leases/kube-scheduler").status, 200);
+  EXPECT_EQ(call("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/kube-scheduler").status, 404);
+}
+
+class ApiServerSmallLogTest : public ApiServerTest {
+ protected:
+  ApiServerSmallLogTest() : ApiServerTest(4) {}
+};
+
+TEST_F(ApiServerSmallLogTest, WatchFromAnEvictedVersionIsGone) {
+  for (int i = 0; i < 6; ++i) call("POST", "/api/v1/namespaces/default/pods", pod_body("p" + std::to_string(i), "ext", 1, 10));
+  const Json gone = json(call("GET", "/api/v1/pods", nullptr, {{"watch", "1"}, {"resourceVersion", "2"}}));
+  EXPECT_EQ(gone["code"], 410);
+  EXPECT_EQ(gone["reason"], "Expired");
+  // resourceVersion 0: the current state as ADDED events.
+  call("GET", "/api/v1/pods", nullptr, {{"watch", "1"}, {"resourceVersion", "0"}});
+  EXPECT_EQ(events().size(), 6u);
+}
+
+}  // namespace
+}  // namespace kubesim::api
