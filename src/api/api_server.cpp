@@ -371,13 +371,13 @@ void ApiServer::track_external(PodId pod) {
       !sim_.served_internally(sim_.store().spec(p.spec).scheduler_name))
     now = p.unschedulable_message.empty() ? 1 : 2;
   if (state == now) return;
-  const auto wall = std::chrono::steady_clock::now();
-  if (waiting_since_.size() <= pod.value()) waiting_since_.resize(pod.value() + 1);
-  if (now == 1) waiting_since_[pod.value()] = wall;
-  if (state == 1 && !p.deleted) {
-    reactions_[next_reaction_] = wall - waiting_since_[pod.value()];
+  if (delivered_at_.size() <= pod.value()) delivered_at_.resize(pod.value() + 1);
+  auto& delivered = delivered_at_[pod.value()];
+  if (state == 1 && !p.deleted && delivered.time_since_epoch().count() != 0) {
+    reactions_[next_reaction_] = std::chrono::steady_clock::now() - delivered;
     next_reaction_ = (next_reaction_ + 1) % std::size(reactions_);
   }
+  delivered = {};
   if (state == 1) --undecided_;
   if (state == 2) --given_up_;
   if (now == 1) ++undecided_;
@@ -386,7 +386,9 @@ void ApiServer::track_external(PodId pod) {
 }
 
 std::chrono::steady_clock::duration ApiServer::recent_reaction_time() const {
-  return *std::max_element(std::begin(reactions_), std::end(reactions_));
+  // Capped, so that one stall of the scheduler cannot stretch every later step.
+  return std::min<std::chrono::steady_clock::duration>(*std::max_element(std::begin(reactions_), std::end(reactions_)),
+                                                       std::chrono::seconds(1));
 }
 
 // ---- Requests --------------------------------------------------------------------------
@@ -647,6 +649,10 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
   const ResourceInfo& info = served_resources()[w.resource];
   const auto sim_now_unix = [&] { return time_.epoch_unix_micros + sim_.now().micros(); };
   auto emit = [&](const char* type, const Snapshot& s, const std::string* text) {
+    if (w.resource == pods_resource_ && s.model_id < external_state_.size() && external_state_[s.model_id] == 1) {
+      auto& delivered = delivered_at_[s.model_id];
+      if (delivered.time_since_epoch().count() == 0) delivered = std::chrono::steady_clock::now();
+    }
     out += R"({"type":")";
     out += type;
     out += R"(","object":)";
@@ -682,7 +688,7 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
       } else if (previous) {
         Json old = e.previous->object;
         old["metadata"]["resourceVersion"] = std::to_string(e.resource_version);
-        Snapshot s{std::move(old), {}, e.object->key, e.resource_version};
+        Snapshot s{std::move(old), {}, e.object->key, e.resource_version, e.object->model_id};
         s.text = s.object.dump();
         emit("DELETED", s, nullptr);
       }
@@ -697,7 +703,7 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
     const Json bookmark = {{"kind", info.kind}, {"apiVersion", info.api_version()},
                            {"metadata", {{"resourceVersion", std::to_string(cache_.latest_resource_version())},
                                          {"annotations", {{"k8s.io/initial-events-end", "true"}}}}}};
-    Snapshot s{bookmark, bookmark.dump(), {}, 0};
+    Snapshot s{bookmark, bookmark.dump(), {}, 0, UINT32_MAX};
     emit("BOOKMARK", s, nullptr);
     w.next_bookmark = std::min(now + kBookmarkFrequency, w.deadline - kBookmarkBeforeDeadline);
     if (w.next_bookmark <= now) w.next_bookmark = w.deadline;

@@ -86,8 +86,9 @@ class ApiServer final : public ChangeListener {
   // What cosim's clock rule reads (under the lock): pods of external schedulers still
   // waiting for a decision, and those their scheduler gave up on (PodScheduled=False).
   std::size_t undecided_external_pods() const { return undecided_; }
-  // The longest an external scheduler took, over its recent decisions, from a pod starting
-  // to wait for it to the decision (binding or Unschedulable): how quickly it reacts.
+  // The longest an external scheduler took, over its recent decisions, from a watch stream
+  // carrying a waiting pod to that pod's decision (binding or Unschedulable): how quickly it
+  // reacts.
   std::chrono::steady_clock::duration recent_reaction_time() const;
   std::size_t given_up_external_pods() const { return given_up_; }
   // Whether a change since the last clear could let a pod that was given up on fit: a pod
@@ -154,7 +155,8 @@ class ApiServer final : public ChangeListener {
   std::unordered_map<std::uint32_t, DisruptionReason> disruption_marks_;  // DisruptionTarget set by a client
   // Per PodId: 0 not an external pod waiting, 1 undecided, 2 given up.
   std::vector<std::uint8_t> external_state_;
-  std::vector<std::chrono::steady_clock::time_point> waiting_since_;  // by PodId, while undecided
+  // By PodId: when a watch first carried the pod while it waited for a decision (zero: not yet).
+  std::vector<std::chrono::steady_clock::time_point> delivered_at_;
   std::chrono::steady_clock::duration reactions_[32] = {};  // the latest decisions' reaction times (a ring)
   std::size_t next_reaction_ = 0;
   std::size_t undecided_ = 0, given_up_ = 0;

@@ -17,8 +17,8 @@
 //        the last change a watcher could see, so its scheduler had the chance to retry it
 //        (the quiet period must exceed the scheduler's reaction time, or a slow scheduler
 //        would retry after time moved on and results would depend on its speed: it is
-//        max(`quiet`, twice the longest of the scheduler's last 32 reaction times, from a pod
-//        starting to wait to its decision));
+//        max(`quiet`, twice the longest of the scheduler's last 32 reaction times, from a
+//        watch stream carrying a waiting pod to the pod's decision, each capped at 1 s));
 //     4. the simulation has work that can change the cluster (the frozen-cluster rule of
 //        `kubesim run`).
 //   A step therefore never happens during a scheduling cycle: the pod being scheduled is
