@@ -1,6 +1,8 @@
 #include "setups/scheduler_setup.hpp"
 
 #include "core/error.hpp"
+#include "sched/batch/backfill.hpp"
+#include "setups/batch_setup.hpp"
 
 namespace kubesim {
 
@@ -12,6 +14,10 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
          in.scheduler = o.config_file.empty() ? default_scheduler_config(in.resource_names)
                                               : load_scheduler_config(o.config_file, in.resource_names);
        }},
+      batch_setup("fcfs", 0, "FCFS batch queue (batsched fcfs_fast): start jobs in order while the head fits"),
+      batch_setup("easy-backfill", 1, "EASY backfilling (batsched easy_bf): the head job holds a reservation"),
+      batch_setup("conservative-backfill", BackfillSchedule::kAll,
+                  "conservative backfilling (batsched conservative_bf): every queued job holds a reservation"),
   };
   return kSetups;
 }

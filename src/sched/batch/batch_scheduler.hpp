@@ -1,0 +1,70 @@
+// The HPC batch policies (FCFS, EASY and conservative backfilling, batsched's
+// src/algo/fcfs_fast.cpp, easy_bf.cpp, conservative_bf.cpp) as a kubesim scheduler: one
+// BackfillSchedule (sched/batch/backfill.hpp) with a reservation depth, fed by this
+// scheduler's informer stream.
+//
+// - Jobs: the pending pods whose schedulerName this scheduler serves, in order of creation
+//   (Batsim's release date); walltime = Pod::active_deadline (the workload's requested time).
+// - Occupancy: every assigned, non-terminal pod of the store as the informer reports it (also
+//   other schedulers' pods: until their activeDeadline, else for ever), and the pods decided
+//   here from the decision on.
+// - Decision points: batsched's make_decisions runs once per Batsim message, after the
+//   message's job releases and completions. Here: one decision per instant at which a queued
+//   pod arrived, a pod ended or was deleted, or a node changed, posted as a kTimer in the
+//   scheduler phase, after all of that instant's informer deliveries.
+// - Binding: each start is a binding API call (apply_binding) landing as kBindDone after
+//   `bind_latency` (the setups use zero, like batsched's default rjms_delay of 0; Batsim
+//   executes a decision at the decision's date). The kubelet's admission and start-up latency
+//   then apply as for any pod.
+// - A pod without walltime (no activeDeadlineSeconds; e.g. every job of the NASA iPSC SWF
+//   trace, whose field 9 is -1): batsched's backfilling cannot plan it -- batsched4
+//   src/algo/easy_bf3.cpp and conservative_bf.cpp reject it ("Rejecting job '%s' as it has
+//   no walltime") -- so Batsim users convert such traces with walltime = max(jwf * run time,
+//   requested time), jwf = 2 by default (Batsim tools/swf_to_batsim_workload_compute_only.py
+//   -jwf; kubesim's convert swf2batsim). With `missing_walltime_factor` k > 0 the plan uses k *
+//   the pod's run time, as that converted workload would (the setups use 2); nothing kills
+//   the pod at that time, as no deadline was asked for. With k = 0 the walltime is infinite.
+// - Rejection: a pod that no node could ever hold is rejected on arrival as batsched does
+//   (add_reject_job); kubesim leaves it Pending with PodScheduled=False and the reason.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sched/batch/backfill.hpp"
+#include "sched/scheduler_model.hpp"
+
+namespace kubesim {
+
+class BatchScheduler final : public SchedulerModel {
+ public:
+  BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
+                 Duration bind_latency = Duration(), std::int64_t missing_walltime_factor = 0);
+
+  bool serves(const std::string& scheduler_name) const override { return scheduler_name == name_; }
+  void on_pod_change(const Change& change, SimTime now) override;
+  void on_node_change(const Change& change, SimTime now) override;
+  void on_event(const SchedulerEvent& event, SimTime now) override;
+  bool busy() const override { return decision_posted_; }
+  std::uint64_t attempts() const override { return schedule_.attempts(); }
+  std::uint64_t bindings() const override { return bindings_; }
+  const BackfillSchedule& schedule() const { return schedule_; }
+
+ private:
+  void request_decision(SimTime now);
+  BackfillSchedule::Demand demand_of(PodId pod) const;
+
+  ObjectStore& store_;
+  SchedulerHost& host_;
+  std::string name_;
+  Duration bind_latency_;
+  std::int64_t missing_walltime_factor_;
+  BackfillSchedule schedule_;
+  bool decision_posted_ = false;
+  std::vector<BackfillSchedule::Start> starts_;  // scratch, reused
+  std::vector<PodId> rejected_;                  // written at the next decision
+  std::uint64_t bindings_ = 0;
+};
+
+}  // namespace kubesim
