@@ -1,6 +1,7 @@
 #include "setups/scheduler_setup.hpp"
 
 #include "core/error.hpp"
+#include "setups/kueue_setup.hpp"
 
 namespace kubesim {
 
@@ -12,6 +13,8 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
          in.scheduler = o.config_file.empty() ? default_scheduler_config(in.resource_names)
                                               : load_scheduler_config(o.config_file, in.resource_names);
        }},
+      {"kueue", "Kueue v0.9 admitting Jobs (--scheduler-config: its ClusterQueue/LocalQueue/ResourceFlavor YAML) in front of kube-scheduler's default profile",
+       "default-scheduler", install_kueue},
   };
   return kSetups;
 }
