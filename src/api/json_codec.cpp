@@ -600,7 +600,7 @@ nlohmann::json job_to_json(const ObjectStore& store, JobId id, const TimeFormat&
   spec["completions"] = j.completions;
   spec["backoffLimit"] = j.backoff_limit;
   spec["completionMode"] = "NonIndexed";
-  spec["suspend"] = false;
+  spec["suspend"] = j.suspend;
   spec["selector"] = {{"matchLabels", selector_labels}};
   json& tmpl = ensure_object(spec, "template");
   json& tmd = ensure_object(tmpl, "metadata");

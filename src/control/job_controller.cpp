@@ -112,6 +112,20 @@ std::string JobController::generate_name(const std::string& base) {
   return name;
 }
 
+void JobController::delete_job_pods(JobState& st, std::int32_t count, SimTime now) {
+  // deleteJobPods: PATCH the tracking finalizer off, then a plain DELETE (the pod's own
+  // grace period). `scratch_active_` is newest first (the removal order for non-indexed
+  // Jobs of equal readiness); the deleted pods leave the tracking list.
+  for (std::int32_t i = 0; i < count; ++i) {
+    const PodId pod = scratch_active_[static_cast<std::size_t>(i)];
+    store_.delete_pod(pod, now, Duration::seconds(store_.spec_of(pod).termination_grace_period_seconds),
+                      DisruptionReason::kDeletionByUser);
+    PodId* link = &st.first_pod;
+    while (*link != pod) link = &next_pod_[link->value()];
+    *link = next_pod_[pod.value()];
+  }
+}
+
 void JobController::sync(JobId id, SimTime now) {
   ++syncs_;
   const Job& job = store_.job(id);
@@ -160,6 +174,10 @@ void JobController::sync(JobId id, SimTime now) {
       v126 ? new_failure && active != job.parallelism && failed > job.backoff_limit : failed > job.backoff_limit;
 
   JobCondition condition = JobCondition::kNone;
+  Job::Suspended suspended = job.suspended_condition;
+  bool reset_start_time = false;
+  // syncJob: "if job.Status.StartTime == nil && !jobSuspended(&job)" sets StartTime.
+  const bool set_start_time = job.start_time.is_never() && !job.suspend;
   bool create_error = false;
   if (exceeds_backoff_limit) {
     // deleteActivePods: a plain DELETE (the pods' own grace period); they count as failed.
@@ -175,13 +193,16 @@ void JobController::sync(JobId id, SimTime now) {
   } else {
     // manageJob.
     const std::int32_t want_active = std::clamp(job.completions - succeeded, 0, job.parallelism);
-    if (active > want_active) {
-      // Too many (parallelism lowered): delete the newest extras.
-      for (std::int32_t i = 0; i < active - want_active; ++i) {
-        const PodId pod = scratch_active_[static_cast<std::size_t>(i)];  // the list is newest first
-        store_.delete_pod(pod, now, Duration::seconds(store_.spec_of(pod).termination_grace_period_seconds),
-                          DisruptionReason::kDeletionByUser);
-      }
+    if (job.suspend) {
+      // manageJob, jobSuspended(job): "Deleting all active pods in suspended job"
+      // (activePodsForRemoval(job, activePods, active): all of them). deleteJobPods removes
+      // the tracking finalizer before the DELETE (removeTrackingFinalizerPatch), so these
+      // pods are not counted as failed.
+      delete_job_pods(st, active, now);
+      active = 0;
+    } else if (active > want_active) {
+      // Too many (parallelism lowered): delete the newest extras (deleteJobPods as above).
+      delete_job_pods(st, active - want_active, now);
       active = want_active;
     } else if (active < want_active) {
       Duration remaining;
@@ -217,18 +238,30 @@ void JobController::sync(JobId id, SimTime now) {
         }
       }
     }
-    if (succeeded >= job.completions && active == 0) condition = JobCondition::kComplete;
+    if (succeeded >= job.completions && active == 0) {
+      condition = JobCondition::kComplete;
+    } else if (job.suspend) {
+      // syncJob: ensureJobConditionStatus(JobSuspended, True, "JobSuspended", "Job suspended").
+      suspended = Job::Suspended::kTrue;
+    } else if (suspended == Job::Suspended::kTrue) {
+      // ensureJobConditionStatus(JobSuspended, False, "JobResumed", "Job resumed") changes
+      // only an existing condition. "Resumed jobs will always reset StartTime to current
+      // time" (so that activeDeadlineSeconds counts only the time active).
+      suspended = Job::Suspended::kFalse;
+      reset_start_time = true;
+    }
   }
 
   const Job& j = store_.job(id);
   if (j.active != active || j.succeeded != succeeded || j.failed != failed || j.ready != ready ||
-      j.start_time.is_never() || condition != JobCondition::kNone) {
+      set_start_time || reset_start_time || suspended != j.suspended_condition || condition != JobCondition::kNone) {
     store_.update_job(id, [&](Job& x) {
       x.active = active;
       x.succeeded = succeeded;
       x.failed = failed;
       x.ready = ready;
-      if (x.start_time.is_never()) x.start_time = now;
+      x.suspended_condition = suspended;
+      if (set_start_time || reset_start_time) x.start_time = now;
       if (condition != JobCondition::kNone) {
         x.condition = condition;
         x.condition_time = now;

@@ -16,6 +16,10 @@
 //   4, ... (stopping after the first batch with an error, e.g. a ResourceQuota 403) and marks
 //   it Complete once succeeded >= completions with no active pod. A sync that had a create
 //   error (or, in v1.26, saw a new failure) is retried rate-limited; a clean one Forgets.
+// - spec.suspend (v1.26 manageJob / syncJob): a suspended Job gets no pods and its active
+//   pods are deleted (without being counted as failed); the JobSuspended condition turns
+//   True, and False ("JobResumed") on resume, which resets status.startTime; startTime is
+//   not set while the Job is suspended.
 // The controller reads the store directly where upstream reads its informer cache and
 // guards against its lag with expectations; it hears of changes (which trigger syncs)
 // through its informer with the watch delay.
@@ -91,6 +95,7 @@ class JobController {
   void enqueue(JobId job, SimTime at, SimTime now);
   void add_rate_limited(JobId job, SimTime now, Duration base, Duration max);
   void sync(JobId job, SimTime now);
+  void delete_job_pods(JobState& st, std::int32_t count, SimTime now);
   std::string generate_name(const std::string& base);
   static Duration exponential(Duration base, Duration max, std::uint32_t exponent);
 

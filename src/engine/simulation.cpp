@@ -210,6 +210,8 @@ void Simulation::submit(std::uint32_t job_index) {
     job.parallelism = wj.parallelism;
     job.completions = wj.completions;
     job.backoff_limit = wj.backoff_limit;
+    job.labels = wj.job_labels;
+    job.suspend = wj.suspend;
     job.created = now_;
     job.workload_job = job_index;
     job_objects_[job_index] = store_.create_job(std::move(job));

@@ -243,6 +243,8 @@ struct Job {
   std::int32_t backoff_limit = 6;
   SimTime created = SimTime::never();
   std::uint32_t workload_job = 0;  // index of the workload job this Job runs
+  Labels labels;         // metadata.labels (e.g. kueue.x-k8s.io/queue-name)
+  bool suspend = false;  // spec.suspend: the Job controller creates no pods while true
 
   // status
   std::int32_t active = 0;
@@ -255,6 +257,9 @@ struct Job {
   std::string condition_reason;  // BackoffLimitExceeded, ...
   std::string condition_message;
   SimTime condition_time = SimTime::never();
+  // The JobSuspended condition: none yet, True ("JobSuspended") or False ("JobResumed").
+  enum class Suspended : std::uint8_t { kNone, kTrue, kFalse };
+  Suspended suspended_condition = Suspended::kNone;
   std::uint64_t resource_version = 0;
   bool deleted = false;  // removed from the API (a Deleted change was announced)
 

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "sched/batch/backfill.hpp"
 #include "setups/batch_setup.hpp"
+#include "setups/kueue_setup.hpp"
 
 namespace kubesim {
 
@@ -18,6 +19,8 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
       batch_setup("easy-backfill", 1, "EASY backfilling (batsched easy_bf): the head job holds a reservation"),
       batch_setup("conservative-backfill", BackfillSchedule::kAll,
                   "conservative backfilling (batsched conservative_bf): every queued job holds a reservation"),
+      {"kueue", "Kueue v0.9 admitting Jobs (--scheduler-config: its ClusterQueue/LocalQueue/ResourceFlavor YAML) in front of kube-scheduler's default profile",
+       "default-scheduler", install_kueue},
   };
   return kSetups;
 }

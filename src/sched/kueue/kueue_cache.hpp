@@ -1,0 +1,133 @@
+// Kueue's decision core (Kueue v0.8-v0.9, classical flat cohorts), free of API timing:
+// the cache's quota arithmetic (pkg/cache/clusterqueue.go, clusterqueue_snapshot.go), the
+// flavor assigner (pkg/scheduler/flavorassigner/flavorassigner.go), the preemptor
+// (pkg/scheduler/preemption/preemption.go), the queue manager's per-ClusterQueue heaps and
+// inadmissible sets (pkg/queue/cluster_queue*.go) and one scheduling cycle
+// (pkg/scheduler/scheduler.go schedule). The controller (kueue_controller.hpp) drives it
+// from Job changes and its own API writes.
+//
+// Quantities are per flavor-resource (fr = flavor * kMaxResources + resource slot), in the
+// store's slot units. A workload is one PodSet: the pod template's requests times the pod
+// count. Everything is kept in vectors and visited in index order (deterministic).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "core/time.hpp"
+#include "sched/kueue/kueue_config.hpp"
+
+namespace kubesim::kueue {
+
+// flavorassigner.go FlavorAssignmentMode, ordered worst to best.
+enum class Mode : std::uint8_t { kNoFit, kPreempt, kFit };
+
+class Cache {
+ public:
+  enum class State : std::uint8_t { kPending, kInadmissible, kAdmitted, kDone };
+  struct Workload {
+    JobId job;
+    std::uint32_t cq = 0;
+    std::int32_t priority = 0;
+    SimTime created;          // the queue-order timestamp (creationTimestamp)
+    Resources total;          // requests of the whole PodSet
+    State state = State::kPending;
+    std::array<std::int8_t, kMaxResources> flavor{};  // assigned flavor per requested slot
+    SimTime admitted_at;      // QuotaReserved condition time
+    bool evicted = false;     // Evicted condition set (preempted), quota still reserved
+  };
+  struct Assignment {
+    Mode mode = Mode::kNoFit;
+    bool borrows = false;
+    std::array<std::int8_t, kMaxResources> flavor{};  // -1: not requested
+    std::uint32_t needs_preemption = 0;                 // slots whose flavor-resource is not Fit
+  };
+  // What one cycle did, for the controller to turn into API writes.
+  struct CycleResult {
+    std::vector<std::uint32_t> admitted;     // quota reserved (in admission order)
+    std::vector<std::uint32_t> evicted;      // newly preempted victims
+    std::vector<std::uint32_t> not_admitted; // nominated but requeued (a Pending condition)
+    void clear() { admitted.clear(); evicted.clear(); not_admitted.clear(); }
+  };
+
+  explicit Cache(Config config);
+
+  const Config& config() const { return config_; }
+  std::uint32_t add_workload(JobId job, std::uint32_t cq, std::int32_t priority, SimTime created, const Resources& total);
+  const Workload& workload(std::uint32_t w) const { return wls_[w]; }
+  std::size_t workload_count() const { return wls_.size(); }
+
+  // ---- quota arithmetic (exposed for tests) ----
+  std::int64_t usage(std::uint32_t cq, std::uint32_t flavor, std::size_t slot) const {
+    return cqs_[cq].usage[fr(flavor, slot)];
+  }
+  std::int64_t requestable_cohort_quota(std::uint32_t cq, std::size_t fr) const;
+  std::int64_t used_cohort_quota(std::uint32_t cq, std::size_t fr) const;
+  std::int64_t available(std::uint32_t cq, std::size_t fr) const;
+  static std::size_t fr(std::uint32_t flavor, std::size_t slot) { return flavor * kMaxResources + slot; }
+  Assignment assign_flavors(std::uint32_t w) const;
+  // Victims for workload `w` with `a` (mode Preempt); restores the usage it simulates on.
+  std::vector<std::uint32_t> preemption_targets(std::uint32_t w, const Assignment& a);
+
+  // ---- queue manager and cycles ----
+  // Whether a cycle has a head to nominate (a ClusterQueue whose head was not already
+  // found unchanged-inadmissible since the last change of its cohort).
+  bool has_heads() const;
+  void cycle(SimTime now, CycleResult& out);
+  // The workload's quota is released: it finished (kDone) or its eviction completed (back
+  // to its queue). Inadmissible workloads of the cohort are requeued
+  // (QueueInadmissibleWorkloads).
+  void release(std::uint32_t w, bool finished);
+  // A pending (not admitted) workload is removed (its Job finished or was deleted).
+  void remove_pending(std::uint32_t w);
+  std::uint64_t nominations() const { return nominations_; }
+
+ private:
+  struct Quota {
+    bool covered = false;
+    ResourceQuotaSpec spec;
+  };
+  struct ClusterQueue {
+    std::int32_t cohort = -1;
+    std::vector<Quota> quota;          // by fr
+    std::vector<std::int64_t> usage;   // by fr
+    std::vector<std::uint32_t> pending;       // the heap (unordered; the head is found by scan)
+    std::vector<std::uint32_t> inadmissible;  // BestEffortFIFO's inadmissible set
+    std::vector<std::uint32_t> admitted;      // workloads holding quota
+    bool tried = false;  // its head was requeued unchanged; no cycle until its cohort changes
+  };
+  struct Entry {
+    std::uint32_t w;
+    Assignment a;
+    std::vector<std::uint32_t> targets;
+  };
+
+  std::int64_t guaranteed(const ClusterQueue& c, std::size_t fr) const;
+  Mode fits_resource_quota(std::uint32_t cq, std::size_t fr, std::int64_t v, bool* borrow) const;
+  bool workload_fits(std::uint32_t w, const Assignment& a, std::uint32_t cq, bool allow_borrowing) const;
+  bool is_borrowing(std::uint32_t cq, const Assignment& a) const;
+  bool uses_resources(std::uint32_t candidate, const Assignment& a) const;
+  void add_usage(std::uint32_t w, std::int64_t sign);
+  std::vector<std::uint32_t> minimal_preemptions(std::uint32_t w, const Assignment& a,
+                                                 const std::vector<std::uint32_t>& candidates, bool allow_borrowing,
+                                                 const std::int32_t* borrow_below_priority);
+  bool before_in_queue(std::uint32_t a, std::uint32_t b) const;
+  void requeue_inadmissible(std::uint32_t cq);
+  void changed(std::uint32_t cq);  // clears the `tried` marks of the cohort
+
+  Config config_;
+  std::vector<ClusterQueue> cqs_;
+  std::vector<std::vector<std::uint32_t>> cohorts_;  // members
+  std::vector<Workload> wls_;
+  std::size_t frs_ = 0;
+  std::uint64_t nominations_ = 0;
+  // Cycle scratch, reused.
+  std::vector<Entry> entries_;
+  std::vector<std::int64_t> cycle_usage_;  // by cohort * frs_
+  std::vector<std::uint8_t> cycle_has_;    // by cohort * frs_
+  std::vector<std::uint8_t> skip_preemption_;  // by cohort
+};
+
+}  // namespace kubesim::kueue

@@ -1,0 +1,30 @@
+#include "setups/kueue_setup.hpp"
+
+#include "core/error.hpp"
+#include "sched/kueue/kueue_controller.hpp"
+
+namespace kubesim {
+
+void install_kueue(SimulationInputs& in, const SetupOptions& o) {
+  if (o.config_file.empty())
+    throw InputError("", 0, "the kueue setup needs --scheduler-config with its ClusterQueue/LocalQueue/ResourceFlavor YAML");
+  in.scheduler = default_scheduler_config(in.resource_names);
+  kueue::Config config = kueue::load_config(o.config_file, in.resource_names);
+  for (auto& j : in.workload.jobs) {
+    if (!j.as_job) continue;
+    const std::string& ns = in.workload.namespaces[j.ns.value()];
+    for (const auto& lq : config.local_queues) {
+      if (lq.ns != ns) continue;
+      set_label(j.job_labels, kueue::kQueueNameLabel, lq.name);
+      j.suspend = true;
+      break;
+    }
+  }
+  in.other_schedulers.push_back(SchedulerFactory{
+      [config](ObjectStore& store, SchedulerHost& host, std::uint64_t) -> std::unique_ptr<SchedulerModel> {
+        return std::make_unique<kueue::Controller>(store, host, config);
+      },
+      Duration()});
+}
+
+}  // namespace kubesim
