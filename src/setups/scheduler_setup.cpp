@@ -1,6 +1,7 @@
 #include "setups/scheduler_setup.hpp"
 
 #include "core/error.hpp"
+#include "sched/scheduler_plugins_objects.hpp"
 
 namespace kubesim {
 
@@ -11,6 +12,16 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
        [](SimulationInputs& in, const SetupOptions& o) {
          in.scheduler = o.config_file.empty() ? default_scheduler_config(in.resource_names)
                                               : load_scheduler_config(o.config_file, in.resource_names);
+       }},
+      {"scheduler-plugins",
+       "scheduler-plugins as its release-1.26 chart installs it (Coscheduling, CapacityScheduling, "
+       "NodeResourcesAllocatable); --scheduler-config: ElasticQuota and PodGroup objects",
+       "scheduler-plugins-scheduler",
+       [](SimulationInputs& in, const SetupOptions& o) {
+         const SchedulerPluginsObjects objects = o.config_file.empty()
+                                                     ? SchedulerPluginsObjects{}
+                                                     : read_scheduler_plugins_objects(o.config_file, in.resource_names);
+         in.scheduler = scheduler_plugins_config(in.resource_names, objects);
        }},
   };
   return kSetups;
