@@ -137,6 +137,7 @@ PluginStatus CapacityScheduling::pre_filter(const CycleContext& ctx, SimTime) {
 // preemptor.PodEligibleToPreemptOthers (after the preemptionPolicy check).
 bool CapacityScheduling::eligible(PodId pod, NodeId nominated, bool nominated_unresolvable) {
   if (!nominated.valid() || nominated_unresolvable) return true;
+  if (pod != cycle_pod_) return true;  // no ElasticQuota snapshot in this CycleState: "eligible"
   const ObjectStore& s = handle_->store();
   const NamespaceId ns = s.pod(pod).ns;
   const std::int32_t priority = s.spec_of(pod).priority;
