@@ -8,6 +8,7 @@
 #include <array>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <optional>
 #include <span>
 #include <string>
@@ -104,6 +105,105 @@ class ScorePlugin : public virtual Plugin {
   // The normalized score when it is known to be the same for every node (e.g. no taints in
   // the cluster); the framework then adds it once instead of scoring node by node.
   virtual std::optional<std::int64_t> uniform_score(const CycleContext&) const { return std::nullopt; }
+};
+
+// ---- Extension points beyond Filter/Score (framework/interface.go, v1.26) ----
+
+// A status with a message built at run time (PreFilter, Permit, PostFilter results).
+struct PluginStatus {
+  StatusCode code = StatusCode::kSuccess;
+  std::string message;
+  bool ok() const { return code == StatusCode::kSuccess; }
+};
+
+// What plugins may ask of the framework (framework.Handle): the waiting pods map
+// (runtime/waiting_pods_map.go), the queue's Activate (PodsToActivate), and the scheduler
+// cache (snapshot) and pod informer views.
+class FrameworkHandle {
+ public:
+  virtual ~FrameworkHandle() = default;
+  virtual const ObjectStore& store() const = 0;
+  // IterateOverWaitingPods, in the order the pods started waiting.
+  virtual std::vector<PodId> waiting_pods() const = 0;
+  // WaitingPod.Allow(plugin): with no other plugin still to allow, the pod goes on to bind.
+  virtual void allow_waiting_pod(PodId pod, const char* plugin) = 0;
+  // WaitingPod.Reject(plugin, msg).
+  virtual void reject_waiting_pod(PodId pod, const char* plugin, const std::string& message) = 0;
+  // CycleState PodsToActivate: moved to activeQ when the scheduling cycle ends.
+  virtual void request_activation(PodId pod) = 0;
+  // The node the scheduler cache accounts the pod on (assumed or bound), or invalid.
+  virtual NodeId cached_node(PodId pod) const = 0;
+  // The pods of the cache on a node (assumed or bound, not terminal), in no order.
+  virtual const std::vector<PodId>& cached_pods_on(NodeId node) const = 0;
+  // Every pod the nominator holds (NominatedPodsForNode over all nodes).
+  virtual const std::vector<PodId>& nominated_pods() = 0;
+  // Every node of the snapshot, in the cache's node-tree order.
+  virtual std::span<const NodeInfo* const> snapshot_nodes() = 0;
+};
+
+// Plugins with state kept from the informers (PodGroups, ElasticQuotas) see every pod change
+// the scheduler receives, before the scheduler acts on it.
+class InformerPlugin : public virtual Plugin {
+ public:
+  virtual void set_handle(FrameworkHandle* handle) = 0;
+  virtual void on_pod_change(const Change& change, SimTime now) = 0;
+};
+
+// QueueSortPlugin.Less; `initial_a`/`initial_b` are the QueuedPodInfos' InitialAttemptTimestamp.
+class QueueSortPlugin : public virtual Plugin {
+ public:
+  virtual bool less(PodId a, SimTime initial_a, PodId b, SimTime initial_b) const = 0;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  virtual PluginStatus pre_filter(const CycleContext& ctx, SimTime now) = 0;
+};
+
+class ReservePlugin : public virtual Plugin {
+ public:
+  virtual PluginStatus reserve(PodId pod, NodeId node, SimTime now) = 0;
+  virtual void unreserve(PodId pod, NodeId node, SimTime now) = 0;
+};
+
+class PermitPlugin : public virtual Plugin {
+ public:
+  struct Result {
+    PluginStatus status;
+    Duration timeout;  // for kWait
+  };
+  virtual Result permit(PodId pod, NodeId node, SimTime now) = 0;
+};
+
+// A PostFilter plugin other than the preemption ones (which the Scheduler's evaluator runs).
+// Returns Unschedulable (or UnschedulableAndUnresolvable) with a message, a nil result.
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  virtual PluginStatus post_filter(PodId pod, SimTime now) = 0;
+};
+
+// preemption.Interface of an out-of-tree preemption PostFilter (CapacityScheduling's
+// preemptor), run by the Scheduler's Evaluator (framework/preemption/preemption.go) in place
+// of DefaultPreemption's: eligibility, offset and number of candidates, and the victim rules
+// of SelectVictimsOnNode (the node copy and the filters stay the Scheduler's).
+class PreemptionPlugin : public virtual Plugin {
+ public:
+  // PodEligibleToPreemptOthers after the preemptionPolicy=Never check.
+  virtual bool eligible(PodId pod, NodeId nominated, bool nominated_unresolvable) = 0;
+  // GetOffsetAndNumCandidates: (offset, number).
+  virtual std::pair<std::int32_t, std::int32_t> offset_and_num_candidates(std::int32_t nodes) = 0;
+  // SelectVictimsOnNode on one node: begin_node resets the plugin's per-node state (the
+  // CycleState clone); potential_victim is asked for the node's pods least important first;
+  // removed/added mirror RemovePod/AddPod (PreFilterExtensions).
+  virtual void begin_node(PodId preemptor) = 0;
+  virtual bool potential_victim(PodId preemptor, PodId pod) = 0;
+  virtual void removed(PodId pod) = 0;
+  virtual void added(PodId pod) = 0;
+  // After removing every potential victim: false means "global quota max exceeded".
+  virtual bool fits_after_removal(PodId preemptor) = 0;
+  // During the reprieve, after a pod was added back and the filters passed: false sends it
+  // back to the victims.
+  virtual bool fits_on_reprieve(PodId preemptor) = 0;
 };
 
 // floor(a / b) for 0 <= a, b > 0, given inv_b = 1.0 / b: a multiplication instead of a

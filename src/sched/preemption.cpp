@@ -124,7 +124,98 @@ StatusCode Scheduler::select_victims_on_node(const CycleContext& ctx, NodeId nod
   return StatusCode::kSuccess;
 }
 
-const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decision, SimTime now) {
+// capacity_scheduling.go preemptor.SelectVictimsOnNode (the quota rules are the plugin's):
+// the node's pods least important first, each removed when the plugin takes it as a
+// potential victim; then the filters and the quota must pass; then the reprieve, most
+// important first and PDB-violating first, where a reprieved pod goes back to the victims if
+// the quota check fails with it.
+StatusCode Scheduler::select_victims_custom(const CycleContext& ctx, NodeId node, SimTime now,
+                                            PreemptionPlugin& plugin, std::uint32_t* violations,
+                                            FilterResult* failure) {
+  victim_node_ = nodes_[node.value()];
+  victims_.clear();
+  plugin.begin_node(ctx.pod);
+  if (node.value() < node_pods_.size()) {
+    const NodePods& np = node_pods_[node.value()];
+    for (std::size_t i = 0; i < np.pods.size(); ++i) {
+      const PodTemplate& qs = store_.spec(np.specs[i]);
+      victims_.push_back(Victim{qs.priority, pod_start_key(np.pods[i], now), np.pods[i], np.specs[i]});
+    }
+  }
+  // !MoreImportantPod order: lower priority first, then the later start; the pod id
+  // (creation order, later first) stands in for sort.Slice's order of equal pods.
+  std::sort(victims_.begin(), victims_.end(), [](const Victim& a, const Victim& b) {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.start != b.start) return a.start > b.start;
+    return a.pod.value() > b.pod.value();
+  });
+  std::size_t kept = 0;
+  for (const Victim& v : victims_) {
+    if (!plugin.potential_victim(ctx.pod, v.pod)) continue;
+    victim_node_.add_pod(store_.spec(v.spec), -1);
+    plugin.removed(v.pod);
+    victims_[kept++] = v;
+  }
+  victims_.resize(kept);
+  if (victims_.empty()) {
+    owned_reasons_.push_back("No victims found on node " + victim_node_.node->name + " for preemptor pod " +
+                             store_.pod(ctx.pod).name);
+    *failure = FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable, owned_reasons_.back());
+    return failure->code;
+  }
+  const FilterPlugin* fp = nullptr;
+  if (!passes_filters(ctx, victim_node_, &fp, failure)) return failure->code;
+  if (!plugin.fits_after_removal(ctx.pod)) {
+    *failure = FilterResult::failure(StatusCode::kUnschedulable, "global quota max exceeded");
+    return failure->code;
+  }
+  // MoreImportantPod order: priority desc, then the earlier start.
+  std::sort(victims_.begin(), victims_.end(), [](const Victim& a, const Victim& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.start != b.start) return a.start < b.start;
+    return a.pod.value() < b.pod.value();
+  });
+  violating_pods_.clear();
+  non_violating_pods_.clear();
+  const auto& pdbs = store_.pod_disruption_budgets();
+  pdb_remaining_.assign(pdb_allowed_.begin(), pdb_allowed_.end());
+  for (const Victim& v : victims_) {
+    bool violated = false;
+    const PodTemplate& qs = store_.spec(v.spec);
+    if (!qs.labels.empty()) {
+      for (std::size_t i = 0; i < pdbs.size(); ++i) {
+        if (pdbs[i].ns != store_.pod(v.pod).ns || empty_selector(pdbs[i].selector) ||
+            !pdbs[i].selector.matches(qs.labels))
+          continue;
+        if (--pdb_remaining_[i] < 0) violated = true;
+      }
+    }
+    (violated ? violating_pods_ : non_violating_pods_).push_back(v);
+  }
+  *violations = 0;
+  // reprievePod: upstream re-checks the quota for every pod, which can list a pod twice and
+  // remove it twice; kubesim re-checks only pods the filters let back (see the research note).
+  // Returns whether the filters passed with the pod back (upstream's `fits`).
+  auto reprieve = [&](const Victim& v) {
+    const PodTemplate& qs = store_.spec(v.spec);
+    victim_node_.add_pod(qs, +1);
+    plugin.added(v.pod);
+    const bool fits = passes_filters(ctx, victim_node_, nullptr, nullptr);
+    if (!fits || !plugin.fits_on_reprieve(ctx.pod)) {
+      victim_node_.add_pod(qs, -1);
+      plugin.removed(v.pod);
+      victim_pool_.push_back(v.pod);
+    }
+    return fits;
+  };
+  for (const Victim& v : violating_pods_)
+    if (!reprieve(v)) ++*violations;
+  for (const Victim& v : non_violating_pods_) reprieve(v);
+  return StatusCode::kSuccess;
+}
+
+const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decision, SimTime now,
+                                                PreemptionPlugin* custom) {
   Preemption& out = preemption_;
   out.mode = Preemption::Mode::kNoop;
   out.node = NodeId();
@@ -132,9 +223,11 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
   out.pdb_violations = 0;
   out.message.clear();
   out.ran = false;
+  out.error = false;
+  owned_reasons_.clear();
   const PodTemplate& spec = store_.spec_of(pod);
   const Profile* profile = profile_for(spec);
-  if (profile == nullptr || !profile->preemption || decision.node.valid() || node_order_.empty()) return out;
+  if (profile == nullptr || (!custom && !profile->preemption) || decision.node.valid() || node_order_.empty()) return out;
   out.ran = true;
   const CycleContext ctx{store_, pod, spec, stats_};  // active_filters_ are decide()'s
   const std::int32_t priority = spec.priority;
@@ -146,7 +239,15 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
     return out;
   }
   const NodeId nominated = store_.pod(pod).nominated_node;
-  if (nominated.valid() && nominated.value() < nodes_.size() &&
+  if (custom) {
+    const bool unresolvable = nominated.valid() && nominated.value() < nodes_.size() &&
+                              static_cast<StatusCode>(node_code_[nominated.value()]) ==
+                                  StatusCode::kUnschedulableAndUnresolvable;
+    if (!custom->eligible(pod, nominated, unresolvable)) {
+      out.message = "preemption: not eligible";
+      return out;
+    }
+  } else if (nominated.valid() && nominated.value() < nodes_.size() &&
       static_cast<StatusCode>(node_code_[nominated.value()]) != StatusCode::kUnschedulableAndUnresolvable) {
     for (const PodId q : pods_on(nominated)) {
       if (store_.pod(q).terminating() && store_.spec_of(q).priority < priority) {
@@ -193,17 +294,25 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
     return out;
   }
   // GetOffsetAndNumCandidates: rand.Int31n(len(potentialNodes)) and calculateNumCandidates.
-  const auto offset = static_cast<std::uint32_t>(preemption_rng_.uniform_below(potential));
-  const auto& args = *profile->preemption;
-  std::int64_t num_candidates = static_cast<std::int64_t>(potential) * args.min_candidate_nodes_percentage / 100;
-  if (num_candidates < args.min_candidate_nodes_absolute) num_candidates = args.min_candidate_nodes_absolute;
-  if (num_candidates > potential) num_candidates = potential;
+  std::uint32_t offset = 0;
+  std::int64_t num_candidates = 0;
+  if (custom) {
+    const auto [o, k] = custom->offset_and_num_candidates(static_cast<std::int32_t>(potential));
+    offset = static_cast<std::uint32_t>(o);
+    num_candidates = k;
+  } else {
+    offset = static_cast<std::uint32_t>(preemption_rng_.uniform_below(potential));
+    const auto& args = *profile->preemption;
+    num_candidates = static_cast<std::int64_t>(potential) * args.min_candidate_nodes_percentage / 100;
+    if (num_candidates < args.min_candidate_nodes_absolute) num_candidates = args.min_candidate_nodes_absolute;
+    if (num_candidates > potential) num_candidates = potential;
+  }
 
   // Cluster-wide fast exit: when no pod in the cache has a lower priority, SelectVictimsOnNode
   // fails on every potential node with "No preemption victims found for incoming pod"
   // (UnschedulableAndUnresolvable) and there is no candidate; upstream reaches the same
   // result by dry-running every potential node.
-  if (priority_counts_.empty() || priority_counts_.begin()->first >= priority) {
+  if (!custom && (priority_counts_.empty() || priority_counts_.begin()->first >= priority)) {
     count(kNoVictims, potential);
     fit_error();
     return out;
@@ -228,14 +337,15 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
   bool error = false;
   for (std::uint32_t i = 0; i < potential; ++i) {
     const NodeId node = potential_nodes_[(offset + i) % potential];
-    if (node_min_priority(node) >= priority) {  // per-node fast path, same status
+    if (!custom && node_min_priority(node) >= priority) {  // per-node fast path, same status
       count(kNoVictims, 1);
       continue;
     }
     const auto begin = static_cast<std::uint32_t>(victim_pool_.size());
     std::uint32_t violations = 0;
     FilterResult failure;
-    const StatusCode code = select_victims_on_node(ctx, node, now, &violations, &failure);
+    const StatusCode code = custom ? select_victims_custom(ctx, node, now, *custom, &violations, &failure)
+                                   : select_victims_on_node(ctx, node, now, &violations, &failure);
     if (code == StatusCode::kSuccess && victim_pool_.size() > begin) {
       const Candidate c{node, begin, static_cast<std::uint32_t>(victim_pool_.size()), violations};
       auto& list = violations == 0 ? non_violating_ : violating_;
@@ -257,6 +367,7 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
   if (candidates_.empty()) {
     if (error) {  // an Error status: no PostFilter message, the nomination is kept
       out.mode = Preemption::Mode::kNoop;
+      out.error = true;
       return out;
     }
     fit_error();

@@ -9,6 +9,8 @@
 #include "core/error.hpp"
 #include "core/yaml_input.hpp"
 #include "sched/plugins/balanced_allocation/balanced_allocation.hpp"
+#include "sched/plugins/node_resources_allocatable/node_resources_allocatable.hpp"
+#include "sched/scheduler_plugins_objects.hpp"
 #include "sched/plugins/node_affinity/node_affinity.hpp"
 #include "sched/plugins/node_name/node_name.hpp"
 #include "sched/plugins/node_resources_fit/node_resources_fit.hpp"
@@ -53,6 +55,10 @@ struct PluginArgs {
   ScoringStrategy fit_strategy;
   DefaultPreemptionArgs preemption;
   std::vector<ResourceWeight> balanced_resources = {{kCpu, 1}, {kMemory, 1}};
+  // scheduler-plugins: the cluster's objects (null: the plugins are not available) and args.
+  const SchedulerPluginsObjects* objects = nullptr;
+  CoschedulingArgs coscheduling;
+  NodeResourcesAllocatableArgs allocatable;
 };
 
 std::unique_ptr<Plugin> make_plugin(const std::string& name, const PluginArgs& args) {
@@ -65,6 +71,13 @@ std::unique_ptr<Plugin> make_plugin(const std::string& name, const PluginArgs& a
   if (name == "PodTopologySpread") return std::make_unique<ConstantScore>("PodTopologySpread", kMaxNodeScore);
   if (name == "InterPodAffinity") return std::make_unique<ConstantScore>("InterPodAffinity", 0);
   if (name == "ImageLocality") return std::make_unique<ConstantScore>("ImageLocality", 0);
+  if (name == "NodeResourcesAllocatable") return std::make_unique<NodeResourcesAllocatable>(args.allocatable);
+  if (args.objects && name == "Coscheduling")
+    return std::make_unique<Coscheduling>(args.coscheduling, args.objects->pod_groups);
+  if (args.objects && name == "CapacityScheduling")
+    return std::make_unique<CapacityScheduling>(args.objects->elastic_quotas);
+  // NodeResourceTopologyMatch: without NodeResourceTopology objects (kubesim has none) it
+  // neither filters nor scores; not modelled.
   return nullptr;
 }
 
@@ -114,10 +127,24 @@ Profile build_profile(const std::string& scheduler_name, const std::vector<Plugi
     if (auto* s = dynamic_cast<const ScorePlugin*>(instance(ref.name)))
       p.scorers.push_back({s, ref.weight == 0 ? 1 : ref.weight});  // framework: weight 0 means 1
   });
-  // PostFilter: DefaultPreemption is the only in-tree PostFilter plugin.
+  // PostFilter: DefaultPreemption is the only in-tree PostFilter plugin; out-of-tree ones
+  // follow it in MultiPoint order (runtime/framework.go runPostFilterPlugins order).
   expand(post_filter_point, [&](const PluginRef& ref) {
     if (ref.name == "DefaultPreemption" && !p.preemption) p.preemption = args.preemption;
+    Plugin* pl = instance(ref.name);
+    Profile::PostFilter pf{dynamic_cast<PostFilterPlugin*>(pl), dynamic_cast<PreemptionPlugin*>(pl)};
+    if (pf.plain || pf.preemption) p.post_filters.push_back(pf);
   });
+  // The other out-of-tree extension points come from MultiPoint only.
+  for (const auto& ref : multi_point) {
+    Plugin* pl = instance(ref.name);
+    if (!pl) continue;
+    if (auto* q = dynamic_cast<const QueueSortPlugin*>(pl); q && !p.queue_sort) p.queue_sort = q;
+    if (auto* x = dynamic_cast<PreFilterPlugin*>(pl)) p.pre_filters.push_back(x);
+    if (auto* x = dynamic_cast<ReservePlugin*>(pl)) p.reserves.push_back(x);
+    if (auto* x = dynamic_cast<PermitPlugin*>(pl)) p.permits.push_back(x);
+    if (auto* x = dynamic_cast<InformerPlugin*>(pl)) p.informers.push_back(x);
+  }
   return p;
 }
 
@@ -358,6 +385,23 @@ class ConfigReader : YamlInput {
 SchedulerConfig default_scheduler_config(ResourceNames&) {
   SchedulerConfig config;
   config.profiles.push_back(build_profile("default-scheduler", default_multi_point(), {}, {}, {}, PluginArgs{}));
+  return config;
+}
+
+SchedulerConfig scheduler_plugins_config(ResourceNames&, const SchedulerPluginsObjects& objects) {
+  // default_plugins.go mergePluginSet: the defaults in order without the disabled
+  // PrioritySort, then the chart's enabled plugins appended (a MultiPoint weight 0 scores as 1).
+  std::vector<PluginRef> multi;
+  for (const auto& ref : default_multi_point())
+    if (ref.name != "PrioritySort") multi.push_back(ref);
+  for (const char* name : {"Coscheduling", "CapacityScheduling", "NodeResourceTopologyMatch", "NodeResourcesAllocatable"})
+    multi.push_back({name, 0});
+  PluginArgs args;
+  args.objects = &objects;
+  args.coscheduling.permit_waiting_time_seconds = 10;  // the chart's pluginConfig
+  SchedulerConfig config;
+  config.source = "scheduler-plugins release-1.26 chart";
+  config.profiles.push_back(build_profile("scheduler-plugins-scheduler", multi, {}, {}, {}, args));
   return config;
 }
 

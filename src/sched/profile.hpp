@@ -33,6 +33,18 @@ struct Profile {
   std::vector<WeightedScorer> scorers;
   // The DefaultPreemption PostFilter plugin, when enabled (the default), and its args.
   std::optional<DefaultPreemptionArgs> preemption;
+  // Out-of-tree extension points (empty in the default profile). queue_sort null: PrioritySort.
+  const QueueSortPlugin* queue_sort = nullptr;
+  std::vector<PreFilterPlugin*> pre_filters;
+  std::vector<ReservePlugin*> reserves;
+  std::vector<PermitPlugin*> permits;
+  // PostFilter plugins after DefaultPreemption, in order: each is one of the two kinds.
+  struct PostFilter {
+    PostFilterPlugin* plain = nullptr;
+    PreemptionPlugin* preemption = nullptr;
+  };
+  std::vector<PostFilter> post_filters;
+  std::vector<InformerPlugin*> informers;
 };
 
 struct SchedulerConfig {
@@ -50,6 +62,13 @@ struct SchedulerConfig {
 // v1.26's default configuration: one profile "default-scheduler" with the default plugins
 // and weights (apis/config/v1/default_plugins.go).
 SchedulerConfig default_scheduler_config(ResourceNames& names);
+// The profile scheduler-plugins' release-1.26 chart (manifests/install/charts/as-a-second-scheduler)
+// installs: schedulerName scheduler-plugins-scheduler, MultiPoint enabled Coscheduling,
+// CapacityScheduling, NodeResourceTopologyMatch, NodeResourcesAllocatable and disabled
+// PrioritySort, Coscheduling args permitWaitingTimeSeconds 10. The ElasticQuota and PodGroup
+// objects are the cluster's (read by read_scheduler_plugins_objects).
+struct SchedulerPluginsObjects;
+SchedulerConfig scheduler_plugins_config(ResourceNames& names, const SchedulerPluginsObjects& objects);
 // Reads a KubeSchedulerConfiguration YAML file; throws InputError (file:line) on bad input.
 SchedulerConfig load_scheduler_config(const std::string& path, ResourceNames& names);
 

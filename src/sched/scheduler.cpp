@@ -19,7 +19,13 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
       latency_rng_(seed, "scheduler/latency"),
       preemption_rng_(seed, "scheduler/preemption"),
       host_(host),
-      queue_(config_.queue) {}
+      queue_(config_.queue) {
+  // One queue for all profiles: they must share the QueueSort plugin (profile validation).
+  for (auto& p : config_.profiles) {
+    for (InformerPlugin* ip : p.informers) ip->set_handle(this);
+    if (p.queue_sort) queue_.set_queue_sort(p.queue_sort);
+  }
+}
 
 bool Scheduler::serves(const std::string& scheduler_name) const {
   for (const auto& p : config_.profiles)
@@ -85,12 +91,24 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     return d;
   }
   const CycleContext ctx{store_, pod, spec, stats_};
+  if (node_code_.size() < nodes_.size()) node_code_.resize(nodes_.size());
+  // RunPreFilterPlugins (findNodesThatFitPod, v1.26): an Unschedulable status gives every node
+  // that status, the plugin becomes the pod's UnschedulablePlugins, and no node is filtered
+  // (nextStartNodeIndex stays).
+  for (PreFilterPlugin* pf : profile->pre_filters) {
+    const PluginStatus st = pf->pre_filter(ctx, decide_now_);
+    if (st.ok()) continue;
+    d.interested_events |= pf->events_to_register();
+    for (const NodeId id : node_order_) node_code_[id.value()] = static_cast<std::uint8_t>(st.code);
+    if (st.code == StatusCode::kUnschedulableAndUnresolvable) d.unresolvable = n;
+    d.message = "0/" + std::to_string(n) + " nodes are available: " + std::to_string(n) + " " + st.message + ".";
+    return d;
+  }
   active_filters_.clear();
   for (const auto* f : profile->filters)
     if (f->applies(ctx)) active_filters_.push_back(f);
   // Usually NodeResourcesFit is the only filter that can reject this pod: call it directly.
   only_fit_ = active_filters_.size() == 1 && dynamic_cast<const NodeResourcesFit*>(active_filters_[0]);
-  if (node_code_.size() < nodes_.size()) node_code_.resize(nodes_.size());
 
   // findNodesThatFitPod: a pod nominated by an earlier preemption tries that node first
   // (evaluateNominatedNode) and takes it, without scoring, if it passes the filters (with
@@ -373,11 +391,12 @@ void Scheduler::start_cycle(SimTime now) {
   store_.pod_statistics(cycle_pod_).scheduling_attempts = queue_.attempts(cycle_pod_);
   cycle_number_ = queue_.scheduling_cycle();
   in_cycle_ = true;
+  decide_now_ = now;
   cycle_decision_ = decide(cycle_pod_);
   preemption_.ran = false;
   // A FitError runs the PostFilter plugins (schedule_one.go schedulingCycle); "no nodes
   // available" is not a FitError.
-  if (!cycle_decision_.node.valid() && !node_order_.empty()) preempt(cycle_pod_, cycle_decision_, now);
+  if (!cycle_decision_.node.valid() && !node_order_.empty()) run_post_filters(cycle_pod_, cycle_decision_, now);
   const Duration d = latencies_.cycle.sample(latency_rng_);
   if (d == Duration()) {
     finish_cycle(now);
@@ -392,6 +411,15 @@ void Scheduler::finish_cycle(SimTime now) {
   if (cycle_decision_.node.valid()) {
     cache_add(pod, cycle_decision_.node);  // assume
     nominate(pod, NodeId());               // assume: DeleteNominatedPodIfExists
+    const Profile& profile = *profile_for(store_.spec_of(pod));
+    if (!profile.reserves.empty() || !profile.permits.empty()) {
+      const bool go_on = reserve_and_permit(pod, cycle_decision_.node, profile, now);
+      process_rejections(now);
+      if (!go_on || is_waiting(pod)) {
+        schedule_next_cycle(now);
+        return;
+      }
+    }
     const Duration b = latencies_.bind.sample(latency_rng_);
     host_.post(now + b, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, cycle_decision_.node});
     schedule_next_cycle(now);
@@ -443,9 +471,11 @@ void Scheduler::finish_cycle(SimTime now) {
     } else {
       waiting_for_patch_ = true;
       host_.post(now + p, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kPatchDone, pod, NodeId()});
+      process_rejections(now);
       return;
     }
   }
+  process_rejections(now);
   schedule_next_cycle(now);
 }
 
@@ -485,12 +515,31 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
       break;
     case SchedulerEvent::Kind::kBindDone:
       if (!apply_binding(store_, event.pod, event.node, now)) {
-        cache_remove(event.pod);  // deleted or bound meanwhile: forget the assumption
+        // Deleted or bound meanwhile: Unreserve and forget the assumption.
+        if (const Profile* prof = profile_for(store_.spec_of(event.pod)); prof && !prof->reserves.empty()) {
+          unreserve_all(*prof, event.pod, event.node, now);
+          process_rejections(now);
+        }
+        cache_remove(event.pod);
         break;
       }
       ++bindings_;
       break;
-    case SchedulerEvent::Kind::kTimer: break;  // not posted by this model
+    case SchedulerEvent::Kind::kTimer: {
+      // waiting_pods_map.go newWaitingPod: the plugin's timer rejects the pod.
+      for (const WaitingPod& w : waiting_) {
+        if (w.pod != event.pod || w.deadline != now) continue;
+        const std::int64_t secs = w.wait.micros() / 1'000'000;
+        std::string text = secs >= 60 ? std::to_string(secs / 60) + "m" + std::to_string(secs % 60) + "s"
+                                      : std::to_string(secs) + "s";  // time.Duration.String
+        reject_waiting_pod(w.pod, w.plugin,
+                           "rejected due to timeout after waiting " + text + " at plugin " + w.plugin);
+        break;
+      }
+      process_rejections(now);
+      schedule_next_cycle(now);
+      break;
+    }
     case SchedulerEvent::Kind::kBackoffTick:
       last_backoff_tick_ = now;
       if (armed_backoff_tick_ == now) armed_backoff_tick_ = SimTime::never();
@@ -510,6 +559,8 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
 
 void Scheduler::on_pod_change(const Change& c, SimTime now) {
   const PodId pod(c.id);
+  for (auto& prof : config_.profiles)
+    for (InformerPlugin* ip : prof.informers) ip->on_pod_change(c, now);
   const bool terminal = is_terminal(c.phase) || c.type == ChangeType::kDeleted;
   const bool was_assigned = c.type != ChangeType::kAdded && c.old_node.valid() && !is_terminal(c.old_phase);
   const bool assigned = c.node.valid() && !terminal;
@@ -534,6 +585,14 @@ void Scheduler::on_pod_change(const Change& c, SimTime now) {
     if (terminal) {
       queue_.remove(pod);
       nominate(pod, NodeId());
+      if (is_waiting(pod)) {
+        // eventhandlers.go deletePodFromSchedulingQueue: RejectWaitingPod, then MoveAll.
+        reject_waiting_pod(pod, "", "pod deleted");
+        process_rejections(now);
+        queue_.move_all(kEventPodDelete, now);
+        schedule_next_cycle(now);
+        arm_ticks(now);
+      }
       cache_remove(pod);  // an assumed pod deleted before its binding landed
       return;
     }
@@ -598,6 +657,170 @@ void Scheduler::on_node_change(const Change& c, SimTime now) {
   queue_.move_all(kEventNodeAdd, now, &pre_check);
   schedule_next_cycle(now);
   arm_ticks(now);
+}
+
+// ---- Out-of-tree extension points ----
+
+std::vector<PodId> Scheduler::waiting_pods() const {
+  std::vector<PodId> out;
+  out.reserve(waiting_.size());
+  for (const WaitingPod& w : waiting_) out.push_back(w.pod);
+  return out;
+}
+
+bool Scheduler::is_waiting(PodId pod) const {
+  for (const WaitingPod& w : waiting_)
+    if (w.pod == pod) return true;
+  return false;
+}
+
+// waitingPod.Allow: the only Permit plugin that made it wait allowed it, so WaitOnPermit
+// returns Success and the binding cycle goes on (no PreBind plugins; DefaultBinder).
+void Scheduler::allow_waiting_pod(PodId pod, const char*) {
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    if (it->pod != pod) continue;
+    const NodeId node = it->node;
+    waiting_.erase(it);
+    const Duration b = latencies_.bind.sample(latency_rng_);
+    host_.post(permit_now_ + b, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, node});
+    return;
+  }
+}
+
+// waitingPod.Reject: WaitOnPermit returns Unschedulable with the message; the pod's binding
+// cycle then fails (handled by process_rejections, in rejection order).
+void Scheduler::reject_waiting_pod(PodId pod, const char*, const std::string& message) {
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    if (it->pod != pod) continue;
+    rejected_.push_back(Rejection{pod, it->node, message});
+    waiting_.erase(it);
+    return;
+  }
+}
+
+const std::vector<PodId>& Scheduler::nominated_pods() {
+  nominated_scratch_.clear();
+  for (const auto& list : nominated_on_) nominated_scratch_.insert(nominated_scratch_.end(), list.begin(), list.end());
+  return nominated_scratch_;
+}
+
+std::span<const NodeInfo* const> Scheduler::snapshot_nodes() {
+  ensure_node_order();
+  snapshot_scratch_.clear();
+  for (const NodeId id : node_order_) snapshot_scratch_.push_back(&nodes_[id.value()]);
+  return snapshot_scratch_;
+}
+
+void Scheduler::unreserve_all(const Profile& profile, PodId pod, NodeId node, SimTime now) {
+  // RunReservePluginsUnreserve: in the reverse order of Reserve.
+  for (auto it = profile.reserves.rbegin(); it != profile.reserves.rend(); ++it) (*it)->unreserve(pod, node, now);
+}
+
+bool Scheduler::reserve_and_permit(PodId pod, NodeId node, const Profile& profile, SimTime now) {
+  permit_now_ = now;
+  to_activate_.clear();
+  for (ReservePlugin* r : profile.reserves) {
+    const PluginStatus st = r->reserve(pod, node, now);
+    if (st.ok()) continue;
+    // RunReservePluginsReserve failed: Unreserve, ForgetPod, failure (no queue move in 1.26's
+    // reserve path other than the failure handler).
+    unreserve_all(profile, pod, node, now);
+    cache_remove(pod);
+    failure_after_assume(pod, st.message, now);
+    return false;
+  }
+  // RunPermitPlugins: a refusal ends the cycle; Wait keeps the pod until each waiting plugin
+  // allows it or one timer (capped at 15 minutes, maxTimeout) expires.
+  bool wait = false;
+  Duration timeout = Duration::seconds(15 * 60);
+  const char* plugin = "";
+  for (PermitPlugin* p : profile.permits) {
+    const PermitPlugin::Result r = p->permit(pod, node, now);
+    if (r.status.code == StatusCode::kWait) {
+      wait = true;
+      if (r.timeout < timeout) timeout = r.timeout;
+      plugin = p->name();
+      continue;
+    }
+    if (r.status.ok()) continue;
+    unreserve_all(profile, pod, node, now);
+    cache_remove(pod);
+    // "Forget"ing an assumed Pod is treated as a PodDelete event.
+    queue_.move_all(kEventPodDelete, now);
+    to_activate_.clear();
+    failure_after_assume(pod, r.status.message, now);
+    return false;
+  }
+  // At the end of a successful scheduling cycle: Activate(podsToActivate).
+  for (const PodId a : to_activate_) queue_.activate(a);
+  to_activate_.clear();
+  if (wait) {
+    waiting_.push_back(WaitingPod{pod, node, now + timeout, timeout, plugin});
+    host_.post(now + timeout, Phase::kQueueTimer, SchedulerEvent{SchedulerEvent::Kind::kTimer, pod, node});
+  }
+  return true;
+}
+
+void Scheduler::failure_after_assume(PodId pod, const std::string& message, SimTime now) {
+  const Pod& p = store_.pod(pod);
+  if (!p.deleted && !is_terminal(p.phase) && !p.node.valid()) {
+    // v1.26 keeps the pod's UnschedulablePlugins when the failure is not a FitError.
+    queue_.add_unschedulable_if_not_present(pod, queue_.interested_events(pod), queue_.scheduling_cycle(), now);
+    nominate(pod, NodeId());  // clearNominatedNode
+    if (p.unschedulable_message != message || p.nominated_node.valid()) {
+      store_.update_pod(pod, [&](Pod& x) {
+        x.unschedulable_message = message;
+        x.nominated_node = NodeId();
+      });
+    }
+  }
+  arm_ticks(now);
+}
+
+void Scheduler::binding_cycle_error(PodId pod, NodeId node, const std::string& message, SimTime now) {
+  const Profile* profile = profile_for(store_.spec_of(pod));
+  if (profile) unreserve_all(*profile, pod, node, now);
+  cache_remove(pod);  // ForgetPod
+  failure_after_assume(pod, message, now);
+  // The deferred MoveAllToActiveOrBackoffQueue(AssignedPodDelete, every pod but this one).
+  const std::function<bool(PodId)> others = [pod](PodId q) { return q != pod; };
+  queue_.move_all(kEventPodDelete, now, &others);
+  arm_ticks(now);
+}
+
+void Scheduler::process_rejections(SimTime now) {
+  if (processing_rejections_) return;
+  processing_rejections_ = true;
+  while (!rejected_.empty()) {
+    Rejection r = std::move(rejected_.front());
+    rejected_.pop_front();
+    binding_cycle_error(r.pod, r.node, r.message, now);
+  }
+  processing_rejections_ = false;
+}
+
+void Scheduler::run_post_filters(PodId pod, const Decision& decision, SimTime now) {
+  preempt(pod, decision, now);  // DefaultPreemption (ran=false when the profile has none)
+  const Profile* profile = profile_for(store_.spec_of(pod));
+  if (profile == nullptr || profile->post_filters.empty()) return;
+  if (preemption_.ran && (preemption_.node.valid() || preemption_.error)) return;
+  bool ran = preemption_.ran;
+  Preemption::Mode mode = ran ? preemption_.mode : Preemption::Mode::kNoop;
+  std::string message = ran ? preemption_.message : std::string();
+  for (const Profile::PostFilter& pf : profile->post_filters) {
+    if (pf.plain) {
+      pf.plain->post_filter(pod, now);  // a nil PostFilterResult: the nomination is unchanged
+      continue;
+    }
+    preempt(pod, decision, now, pf.preemption);
+    if (preemption_.node.valid() || preemption_.error) return;
+    if (preemption_.mode != Preemption::Mode::kNoop) mode = preemption_.mode;
+    if (!preemption_.message.empty()) message = preemption_.message;
+    ran = true;
+  }
+  preemption_.ran = ran;
+  preemption_.mode = mode;
+  preemption_.message = message;
 }
 
 bool apply_binding(ObjectStore& store, PodId pod, NodeId node, SimTime now) {

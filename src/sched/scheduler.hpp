@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <map>
 #include <string>
@@ -40,7 +41,7 @@ struct SchedulerLatencies {
   Distribution status_patch; // the PodScheduled=False status patch after a failure
 };
 
-class Scheduler final : public SchedulerModel {
+class Scheduler final : public SchedulerModel, public FrameworkHandle {
  public:
   Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatencies latencies, std::uint64_t seed,
             SchedulerHost& host);
@@ -50,10 +51,19 @@ class Scheduler final : public SchedulerModel {
   void on_pod_change(const Change& change, SimTime now) override;
   void on_node_change(const Change& change, SimTime now) override;
   void on_event(const SchedulerEvent& event, SimTime now) override;
-  bool busy() const override { return in_cycle_ || !queue_.active_empty() || !queue_.backoff_empty(); }
+  bool busy() const override {
+    return in_cycle_ || !queue_.active_empty() || !queue_.backoff_empty() || !waiting_.empty();
+  }
   std::uint64_t bindings() const override { return bindings_; }
   std::uint64_t attempts() const override { return attempts_total_; }
   const SchedulingQueue& queue() const { return queue_; }
+  // A plugin instance of any profile by name (tests, tools); null if none.
+  Plugin* plugin(const std::string& name) {
+    for (auto& p : config_.profiles)
+      for (auto& pl : p.plugins)
+        if (name == pl->name()) return pl.get();
+    return nullptr;
+  }
 
   // One scheduling decision on the current cache, without side effects on the queue: the
   // chosen node or an invalid id. Exposed for tests and what-if tools.
@@ -80,10 +90,18 @@ class Scheduler final : public SchedulerModel {
     std::uint32_t pdb_violations = 0;
     std::string message;         // the PostFilter status message ("preemption: ..."), empty on success
     bool ran = false;            // false when the profile has no DefaultPreemption or no FitError
+    bool error = false;          // an Error status (aborts the PostFilter chain)
   };
   // Runs PostFilter for `pod` after `decide(pod)` (same cache state) returned no node. Draws
   // the candidate offset from the "scheduler/preemption" stream.
-  const Preemption& preempt(PodId pod, const Decision& decision, SimTime now = SimTime::zero());
+  // With `custom`, the Evaluator runs that plugin's preemption.Interface (CapacityScheduling)
+  // instead of DefaultPreemption's.
+  const Preemption& preempt(PodId pod, const Decision& decision, SimTime now = SimTime::zero(),
+                            PreemptionPlugin* custom = nullptr);
+  // The PostFilter chain (runtime/framework.go RunPostFilterPlugins, v1.26): DefaultPreemption,
+  // then the profile's other PostFilter plugins, until one succeeds or one fails with an Error;
+  // the last non-Noop nomination wins. Sets last_preemption().
+  void run_post_filters(PodId pod, const Decision& decision, SimTime now);
   const Preemption& last_preemption() const { return preemption_; }
 
   // The nominator (internal/queue/scheduling_queue.go nominator): the in-memory record of
@@ -95,6 +113,22 @@ class Scheduler final : public SchedulerModel {
   // The pods the cache accounts on `node` (assumed or bound, not terminal), in no order.
   const std::vector<PodId>& pods_on(NodeId node) const;
   static std::int32_t num_feasible_nodes_to_find(std::int32_t percentage, std::int32_t num_all_nodes);
+  // The time decide() runs at (PreFilter caches expire by it); start_cycle sets it.
+  void set_decide_time(SimTime now) { decide_now_ = now; }
+
+  // FrameworkHandle (framework/runtime/framework.go, waiting_pods_map.go).
+  const ObjectStore& store() const override { return store_; }
+  std::vector<PodId> waiting_pods() const override;
+  void allow_waiting_pod(PodId pod, const char* plugin) override;
+  void reject_waiting_pod(PodId pod, const char* plugin, const std::string& message) override;
+  void request_activation(PodId pod) override { to_activate_.push_back(pod); }
+  NodeId cached_node(PodId pod) const override {
+    return pod.value() < cached_.size() ? cached_[pod.value()].node : NodeId();
+  }
+  const std::vector<PodId>& cached_pods_on(NodeId node) const override { return pods_on(node); }
+  const std::vector<PodId>& nominated_pods() override;
+  std::span<const NodeInfo* const> snapshot_nodes() override;
+  bool is_waiting(PodId pod) const;
 
  private:
   const Profile* profile_for(const PodTemplate& spec) const;
@@ -123,6 +157,19 @@ class Scheduler final : public SchedulerModel {
                                     FilterResult* failure);
   void compute_pdb_budgets();
   SimTime pod_start_key(PodId pod, SimTime now) const;
+  StatusCode select_victims_custom(const CycleContext& ctx, NodeId node, SimTime now, PreemptionPlugin& plugin,
+                                   std::uint32_t* violations, FilterResult* failure);
+  // Reserve and Permit after the pod was assumed (schedule_one.go schedulingCycle): false
+  // when a plugin refused it (the pod was forgotten and re-queued).
+  bool reserve_and_permit(PodId pod, NodeId node, const Profile& profile, SimTime now);
+  // handleBindingCycleError: Unreserve, ForgetPod, the failure handler, then the move of the
+  // other unschedulable pods (AssignedPodDelete).
+  void binding_cycle_error(PodId pod, NodeId node, const std::string& message, SimTime now);
+  // The FailureHandler for failures after the pod was assumed: re-queue unless the pod is
+  // gone or bound, clear its nomination, set PodScheduled=False with the message.
+  void failure_after_assume(PodId pod, const std::string& message, SimTime now);
+  void process_rejections(SimTime now);
+  void unreserve_all(const Profile& profile, PodId pod, NodeId node, SimTime now);
 
   ObjectStore& store_;
   SchedulerConfig config_;
@@ -216,6 +263,29 @@ class Scheduler final : public SchedulerModel {
   std::vector<Candidate> candidates_;
   std::uint64_t bindings_ = 0;
   std::uint64_t attempts_total_ = 0;
+
+  // Out-of-tree extension points' state.
+  SimTime decide_now_ = SimTime::zero();
+  SimTime permit_now_ = SimTime::zero();
+  struct WaitingPod {
+    PodId pod;
+    NodeId node;
+    SimTime deadline;
+    Duration wait;
+    const char* plugin;
+  };
+  std::vector<WaitingPod> waiting_;  // in the order the pods started waiting
+  struct Rejection {
+    PodId pod;
+    NodeId node;
+    std::string message;
+  };
+  std::deque<Rejection> rejected_;   // rejected waiting pods whose binding cycle has to fail
+  bool processing_rejections_ = false;
+  std::vector<PodId> to_activate_;   // PodsToActivate of the current cycle
+  std::vector<PodId> nominated_scratch_;
+  std::vector<const NodeInfo*> snapshot_scratch_;
+  std::deque<std::string> owned_reasons_;  // reason texts built during a preemption
 };
 
 }  // namespace kubesim

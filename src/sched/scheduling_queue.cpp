@@ -9,6 +9,7 @@ bool SchedulingQueue::active_less(const SchedulingQueue& q, PodId a, PodId b) {
   // PrioritySort (queuesort/priority_sort.go): higher priority, then earlier Timestamp.
   const Info& x = q.info_[a.value()];
   const Info& y = q.info_[b.value()];
+  if (q.sort_) return q.sort_->less(a, x.initial_attempt, b, y.initial_attempt);
   if (x.priority != y.priority) return x.priority > y.priority;
   if (x.timestamp != y.timestamp) return x.timestamp < y.timestamp;
   if (x.initial_attempt != y.initial_attempt) return x.initial_attempt < y.initial_attempt;
@@ -208,6 +209,16 @@ void SchedulingQueue::flush_unschedulable_leftover(SimTime now) {
   pods.swap(scratch_);
   move_pods(pods, kEventAll, now);
   pods.swap(scratch_);
+}
+
+// scheduling_queue.go activate: only pods in unschedulablePods or backoffQ move.
+bool SchedulingQueue::activate(PodId pod) {
+  if (pod.value() >= info_.size()) return false;
+  const Where w = info_[pod.value()].where;
+  if (w != Where::kUnschedulable && w != Where::kBackoff) return false;
+  take_out(pod);
+  to_active(pod);
+  return true;
 }
 
 void SchedulingQueue::remove(PodId pod) {

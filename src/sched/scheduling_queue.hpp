@@ -25,6 +25,8 @@
 
 namespace kubesim {
 
+class QueueSortPlugin;
+
 struct QueueConfig {
   Duration initial_backoff = Duration::seconds(1);          // podInitialBackoffSeconds
   Duration max_backoff = Duration::seconds(10);             // podMaxBackoffSeconds
@@ -38,6 +40,8 @@ class SchedulingQueue {
   enum class Where : std::uint8_t { kNone, kActive, kBackoff, kUnschedulable };
 
   explicit SchedulingQueue(QueueConfig config) : config_(config) {}
+  // The profile's QueueSort plugin; null: PrioritySort.
+  void set_queue_sort(const QueueSortPlugin* sort) { sort_ = sort; }
 
   // Add(): a new pending pod enters activeQ with Timestamp = now.
   void add(PodId pod, std::int32_t priority, SimTime now);
@@ -55,6 +59,13 @@ class SchedulingQueue {
   void record_move_request() { move_request_cycle_ = static_cast<std::int64_t>(scheduling_cycle_); }
   void flush_backoff_completed(SimTime now);
   void flush_unschedulable_leftover(SimTime now);
+  // Activate(): moves the pod from unschedulablePods or backoffQ to activeQ; false if it
+  // is in neither.
+  bool activate(PodId pod);
+  // The ClusterEvents the pod's last rejection waits for (its UnschedulablePlugins).
+  std::uint32_t interested_events(PodId pod) const {
+    return pod.value() < info_.size() ? info_[pod.value()].interested_events : 0;
+  }
   // Delete(): the pod left the scheduler's responsibility (bound elsewhere, deleted).
   void remove(PodId pod);
 
@@ -117,6 +128,7 @@ class SchedulingQueue {
   void move_pods(const std::vector<PodId>& pods, std::uint32_t event, SimTime now);
 
   QueueConfig config_;
+  const QueueSortPlugin* sort_ = nullptr;
   std::vector<Info> info_;
   Heap active_{*this, &SchedulingQueue::active_less};
   Heap backoff_{*this, &SchedulingQueue::backoff_less};

@@ -4,6 +4,7 @@
 #include "sched/batch/backfill.hpp"
 #include "setups/batch_setup.hpp"
 #include "setups/kueue_setup.hpp"
+#include "sched/scheduler_plugins_objects.hpp"
 
 namespace kubesim {
 
@@ -21,6 +22,16 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
                   "conservative backfilling (batsched conservative_bf): every queued job holds a reservation"),
       {"kueue", "Kueue v0.9 admitting Jobs (--scheduler-config: its ClusterQueue/LocalQueue/ResourceFlavor YAML) in front of kube-scheduler's default profile",
        "default-scheduler", install_kueue},
+      {"scheduler-plugins",
+       "scheduler-plugins as its release-1.26 chart installs it (Coscheduling, CapacityScheduling, "
+       "NodeResourcesAllocatable); --scheduler-config: ElasticQuota and PodGroup objects",
+       "scheduler-plugins-scheduler",
+       [](SimulationInputs& in, const SetupOptions& o) {
+         const SchedulerPluginsObjects objects = o.config_file.empty()
+                                                     ? SchedulerPluginsObjects{}
+                                                     : read_scheduler_plugins_objects(o.config_file, in.resource_names);
+         in.scheduler = scheduler_plugins_config(in.resource_names, objects);
+       }},
   };
   return kSetups;
 }

@@ -1,0 +1,99 @@
+#include "sched/scheduler_plugins_objects.hpp"
+
+#include "core/yaml_input.hpp"
+
+namespace kubesim {
+namespace {
+
+class ObjectsReader : YamlInput {
+ public:
+  ObjectsReader(std::string path, ResourceNames& names) : YamlInput(std::move(path)), names_(names) {}
+
+  // A v1.ResourceList: cpu in millicores, the others in units. Marks the resources present.
+  Resources resource_list(const YAML::Node& list, const std::string& where, std::array<bool, kMaxResources>* present) {
+    require_map(list, where);
+    Resources out;
+    for (const auto& kv : list) {
+      const std::string name = scalar(kv.first, where + " key");
+      const int slot = names_.slot(name);
+      if (slot < 0) fail(kv.first, "too many distinct resources (at most 8), cannot add \"" + name + "\"");
+      const Quantity q = quantity(kv.second, where + "." + name);
+      out[static_cast<std::size_t>(slot)] = slot == static_cast<int>(kCpu) ? q.milli_value() : q.value();
+      if (present) (*present)[static_cast<std::size_t>(slot)] = true;
+    }
+    return out;
+  }
+
+  void metadata(const YAML::Node& doc, std::string* name, std::string* ns) {
+    const YAML::Node m = doc["metadata"];
+    require_map(m, "metadata");
+    check_keys(m, {"name", "namespace"}, {"labels", "annotations", "creationTimestamp", "uid", "resourceVersion"}, {},
+               "metadata");
+    if (!m["name"]) fail(m, "metadata.name is required");
+    *name = scalar(m["name"], "metadata.name");
+    *ns = m["namespace"] ? scalar(m["namespace"], "metadata.namespace") : "default";
+  }
+
+  SchedulerPluginsObjects read() {
+    SchedulerPluginsObjects out;
+    for (const YAML::Node& doc : load_yaml_documents(path())) {
+      if (!doc || doc.IsNull()) continue;
+      try {
+        require_map(doc, "object");
+        check_keys(doc, {"apiVersion", "kind", "metadata", "spec"}, {"status"}, {}, "object");
+        const std::string api = doc["apiVersion"] ? scalar(doc["apiVersion"], "apiVersion") : "";
+        if (api != "scheduling.x-k8s.io/v1alpha1" && api != "scheduling.sigs.k8s.io/v1alpha1")
+          fail(doc["apiVersion"] ? doc["apiVersion"] : doc,
+               "expected apiVersion scheduling.x-k8s.io/v1alpha1, got \"" + api + "\"");
+        const std::string kind = doc["kind"] ? scalar(doc["kind"], "kind") : "";
+        const YAML::Node spec = doc["spec"];
+        if (kind == "ElasticQuota") {
+          ElasticQuotaObject eq;
+          metadata(doc, &eq.name, &eq.ns);
+          if (spec) {
+            require_map(spec, "spec");
+            check_keys(spec, {"min", "max"}, "spec");
+          }
+          // newElasticQuotaInfo: an absent min is 0, an absent max unbounded.
+          if (spec && spec["min"]) eq.min = resource_list(spec["min"], "spec.min", nullptr);
+          if (spec && spec["max"]) {
+            eq.max = resource_list(spec["max"], "spec.max", &eq.max_set);
+          } else {
+            for (std::size_t r = 0; r < kMaxResources; ++r) {
+              eq.max[r] = std::numeric_limits<std::int64_t>::max();
+              eq.max_set[r] = true;
+            }
+          }
+          out.elastic_quotas.push_back(std::move(eq));
+        } else if (kind == "PodGroup") {
+          PodGroupObject pg;
+          metadata(doc, &pg.name, &pg.ns);
+          require_map(spec, "spec");
+          check_keys(spec, {"minMember", "minResources", "scheduleTimeoutSeconds"}, "spec");
+          if (spec["minMember"]) pg.min_member = static_cast<std::int32_t>(integer(spec["minMember"], "spec.minMember", 0, 1 << 30));
+          if (spec["minResources"]) pg.min_resources = resource_list(spec["minResources"], "spec.minResources", nullptr);
+          if (spec["scheduleTimeoutSeconds"])
+            pg.schedule_timeout_seconds = static_cast<std::int32_t>(
+                integer(spec["scheduleTimeoutSeconds"], "spec.scheduleTimeoutSeconds", 0, 1 << 30));
+          out.pod_groups.push_back(std::move(pg));
+        } else {
+          fail(doc["kind"] ? doc["kind"] : doc, "expected kind ElasticQuota or PodGroup, got \"" + kind + "\"");
+        }
+      } catch (const YAML::Exception& e) {
+        throw yaml_error(path(), e, "unexpected value: ");
+      }
+    }
+    return out;
+  }
+
+ private:
+  ResourceNames& names_;
+};
+
+}  // namespace
+
+SchedulerPluginsObjects read_scheduler_plugins_objects(const std::string& path, ResourceNames& names) {
+  return ObjectsReader(path, names).read();
+}
+
+}  // namespace kubesim
