@@ -5,8 +5,47 @@
 #include "setups/batch_setup.hpp"
 #include "setups/kueue_setup.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
+#include "sched/yunikorn/yunikorn.hpp"
 
 namespace kubesim {
+
+namespace {
+
+// YuniKorn: kube-scheduler serves nobody; the YuniKorn model serves schedulerName yunikorn.
+// Pods without the applicationId/queue labels get them as the study's notebook set them for
+// YuniKorn: one application per pod (applicationId = the pod's own name) in queue
+// root.tenants.<namespace> when that leaf exists (the notebook's create_pod_template).
+void install_yunikorn(SimulationInputs& in, const SetupOptions& o) {
+  auto config = std::make_shared<yunikorn::Config>(
+      o.config_file.empty()
+          ? yunikorn::load_config_text(yunikorn::kDefaultConfigText, yunikorn::kDefaultConfigName, in.resource_names)
+          : yunikorn::load_config(o.config_file, in.resource_names));
+  in.scheduler = SchedulerConfig{};
+  in.other_schedulers.push_back(SchedulerFactory{
+      [config](ObjectStore& store, SchedulerHost& host, std::uint64_t seed) -> std::unique_ptr<SchedulerModel> {
+        return std::make_unique<yunikorn::YuniKorn>(*config, store, host, seed);
+      },
+      Duration()});
+  Workload& w = in.workload;
+  const std::size_t shared = w.templates.size();
+  for (auto& j : w.jobs) {
+    if (j.pod_template >= shared) continue;
+    const PodTemplate& t = w.templates[j.pod_template];
+    if (find_label(t.labels, "applicationId") || find_label(t.labels, "yunikorn.apache.org/app-id")) continue;
+    PodTemplate copy = t;
+    const std::string& ns = w.namespaces[j.ns.value()];
+    std::string name = !j.name.empty() ? j.name : w.name + "-" + j.id;
+    if (name.rfind(ns + "-", 0) != 0) name = ns + "-" + name;
+    set_label(copy.labels, "applicationId", name);
+    if (!find_label(t.labels, "queue") && !find_label(t.labels, "yunikorn.apache.org/queue") &&
+        config->find("root.tenants." + ns) >= 0)
+      set_label(copy.labels, "queue", "root.tenants." + ns);
+    j.pod_template = static_cast<std::uint32_t>(w.templates.size());
+    w.templates.push_back(std::move(copy));
+  }
+}
+
+}  // namespace
 
 const std::vector<SchedulerSetup>& scheduler_setups() {
   static const std::vector<SchedulerSetup> kSetups = {
@@ -32,6 +71,8 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
                                                      : read_scheduler_plugins_objects(o.config_file, in.resource_names);
          in.scheduler = scheduler_plugins_config(in.resource_names, objects);
        }},
+      {"yunikorn", "Apache YuniKorn 1.5 (core + k8shim) with a queues.yaml (default: the study's yunikorn-configs.yaml)",
+       "yunikorn", install_yunikorn},
   };
   return kSetups;
 }
