@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Whole-run tests: every scenario in tests/scenarios.txt runs through the CLI twice (outputs
-must be byte-identical) and its outputs are compared with tests/golden/<name>/. Outputs over
+must be byte-identical) and its outputs are compared with tests/golden/<name>/. A line whose
+arguments start with `compare` runs `kubesim compare` (once with one thread, once with three),
+and its first scheduler's seed-1 folder must equal what `kubesim run` writes for it. Outputs over
 200 kB are kept as a SHA-256 (<file>.sha256). Then every bad input in tests/bad/ must fail
 with exactly one line on stderr naming the file and line, and leave no output behind.
 
@@ -31,7 +33,37 @@ def scenarios():
 
 
 def run(binary, args, out):
-    return subprocess.run([binary, "run", *args, "--out", out, "--quiet"], capture_output=True, text=True)
+    """`kubesim run ARGS`, or `kubesim compare ...` when ARGS start with "compare"."""
+    command = ["run"] if not args or args[0].startswith("-") else []
+    return subprocess.run([binary, *command, *args, "--out", out, "--quiet"], capture_output=True, text=True)
+
+
+def option(args, name):
+    return args[args.index(name) + 1] if name in args else None
+
+
+def check_compare_run(binary, args, compare_out, out):
+    """The first contender's seed-1 folder holds what `kubesim run --scheduler` writes."""
+    first = option(args, "--schedulers").split(",")[0]
+    setup, _, config = first.partition("=")
+    label = setup + ("+" + os.path.splitext(os.path.basename(config))[0] if config else "")
+    run_args, skip = [], False
+    for a in args[1:]:
+        if skip:
+            skip = False
+        elif a in ("--schedulers", "--seeds", "--jobs"):
+            skip = True
+        else:
+            run_args.append(a)
+    run_args += ["--scheduler", setup, "--seed", "1"] + (["--scheduler-config", config] if config else [])
+    r = run(binary, run_args, out)
+    if r.returncode != 0:
+        return [f"run of {label} seed 1 failed: {r.stderr.strip()}"]
+    ours = os.path.join(compare_out, label, "seed-1")
+    if output_files(ours) != output_files(out):
+        return [f"{label}/seed-1 holds {output_files(ours)}, run writes {output_files(out)}"]
+    return [f"{label}/seed-1/{f} differs from run's" for f in output_files(out)
+            if read(os.path.join(ours, f)) != read(os.path.join(out, f))]
 
 
 def output_files(out):
@@ -52,7 +84,8 @@ def check_scenarios(binary, update, tmp):
     failures = 0
     for name, args in scenarios():
         outs = [os.path.join(tmp, name, str(i)) for i in (1, 2)]
-        results = [run(binary, args, out) for out in outs]
+        compare = args[0] == "compare"
+        results = [run(binary, args + (["--jobs", jobs] if compare else []), out) for out, jobs in zip(outs, ("1", "3"))]
         if any(r.returncode != 0 for r in results):
             print(f"FAIL {name}: exit {results[0].returncode}: {results[0].stderr.strip()}")
             failures += 1
@@ -91,6 +124,8 @@ def check_scenarios(binary, update, tmp):
                     problems.append(f"{fname} does not match {os.path.relpath(hashed, ROOT)}")
             else:
                 problems.append(f"no golden file for {fname} (run with --update)")
+        if compare:
+            problems += check_compare_run(binary, args, outs[0], os.path.join(tmp, name, "run"))
         if name.endswith("-ideal"):
             problems += check_other_seed(binary, args, outs[0], os.path.join(tmp, name, "seed2"))
         if problems:
@@ -144,6 +179,9 @@ def check_bad_inputs(binary, tmp):
             "model": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
                       f"{DATA}/batkube/200_delay170.json", "--model", path],
             "scenario": ["--scenario", path],
+            "compare-config": ["compare", "--scenario", f"{ROOT}/examples/compare/small.yaml", "--seeds", "2",
+                               "--schedulers", f"default-scheduler,default-scheduler={path}"],
+            "compare-scenario": ["compare", "--scenario", path, "--schedulers", "default-scheduler"],
         }[kind]
         out = os.path.join(tmp, "bad-" + entry)
         r = run(binary, base, out)

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -26,6 +27,9 @@
 #include "report/tenant_report.hpp"
 #include "scenario/scenario.hpp"
 #include "setups/scheduler_setup.hpp"
+#include "study/compare.hpp"
+#include "study/compare_report.hpp"
+#include "study/run_pipeline.hpp"
 #include "workload/batsim_workload.hpp"
 #include "workload/swf.hpp"
 #include "workload/swf_to_batsim.hpp"
@@ -84,14 +88,6 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_;
 };
 
-// What a scenario adds to a run: the multi-tenant metrics and reports.
-struct ReportSettings {
-  std::string name;
-  std::int64_t capacity_milli = 0;
-  Duration sample_interval = Duration::seconds(1);
-  std::vector<std::string> tenants;
-};
-
 void serve_simulation(Simulation& sim, const RunArgs& a);
 
 // Runs one simulation and writes its outputs into `out`; returns the tenant summary rows
@@ -102,37 +98,17 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   for (const auto& [reason, count] : inputs.workload.skipped.by_reason)
     std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
                  inputs.workload.source.c_str(), reason.c_str());
-  Simulation sim(std::move(inputs), options);
-  CompletionRecorder completions;
-  sim.add_listener(&completions);
-  std::unique_ptr<TenantRecorder> tenants;
-  if (report) {
-    tenants = std::make_unique<TenantRecorder>(sim, report->sample_interval, report->capacity_milli, report->tenants);
-    sim.add_listener(tenants.get());
-  }
+  RunPipeline run(std::move(inputs), options, report, KUBESIM_VERSION);
+  Simulation& sim = run.sim();
   if (a.serve) {
     serve_simulation(sim, a);
   } else {
     ProgressBar bar;
     sim.run([&](double f) { bar.update(f); });
   }
-  RunSummary summary;
-  if (tenants) {
-    tenants->finish();
-    summary = tenants->summary();
-  }
   // Everything is built before anything is written; each file is written atomically.
-  write_run_outputs(out, RunOutputs{sim.store(), sim.workload(), completions.completion_order(), sim.job_pods(),
-                                    sim.now(), KUBESIM_VERSION});
-  if (tenants) {
-    TenantReportInput in{tenants->series(), summary, sim.store(), report->name, report->name, a.seed,
-                         options.model.name};
-    in.parameters = {{"kubesim", KUBESIM_VERSION},
-                     {"jobs", std::to_string(sim.workload().jobs.size())},
-                     {"scheduling attempts", std::to_string(sim.scheduling_attempts())},
-                     {"pod creations refused by quota", std::to_string(sim.job_controller().failed_creates())}};
-    write_tenant_reports(out, in);
-  }
+  write_report_files(out, run.finish());
+  const RunSummary& summary = run.summary();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!a.quiet) {
     std::printf("kubesim %s: %zu jobs, %zu nodes, model %s, seed %llu\n", KUBESIM_VERSION, sim.workload().jobs.size(),
@@ -156,9 +132,7 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   if (sim.job_controller().failed_creates() > 0 && !a.quiet)
     std::printf("%llu pod creations refused by admission (ResourceQuota) and retried by the Job controller\n",
                 static_cast<unsigned long long>(sim.job_controller().failed_creates()));
-  std::size_t unfinished_jobs = 0;
-  for (std::size_t i = 0; i < sim.store().job_count(); ++i)
-    if (!sim.store().job(JobId(static_cast<std::uint32_t>(i))).finished()) ++unfinished_jobs;
+  const std::size_t unfinished_jobs = run.unfinished_jobs();
   if (unfinished_jobs > 0)
     std::fprintf(stderr, "kubesim: %zu Job(s) had not finished when the run ended%s%s\n", unfinished_jobs,
                  sim.job_controller().last_create_error().empty() ? "" : "; last pod creation refused: ",
@@ -253,7 +227,8 @@ int scenario_command(const RunArgs& a) {
   } else if (sc.duration) {
     options.until = SimTime::at(*sc.duration);
   }
-  ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants};
+  ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+  if (!a.scheduler.empty()) report.parameters = setup_parameters(a.scheduler, a.scheduler_config);
   if (!a.scheduler.empty()) apply_setup(find_setup(a.scheduler), sc.inputs, SetupOptions{a.scheduler_config});
   if (a.builtin_scheduler == "off") sc.inputs.scheduler.profiles.clear();
   if (a.serve && sc.each_tenant_alone)
@@ -278,8 +253,9 @@ int scenario_command(const RunArgs& a) {
   return 0;
 }
 
-int run_command(const RunArgs& a) {
-  if (!a.scenario.empty()) return scenario_command(a);
+// The inputs of a platform/cluster + workload/SWF run, with kube-scheduler configured by
+// --scheduler-config (or its default profile).
+SimulationInputs file_inputs(const RunArgs& a) {
   SimulationInputs inputs;
   ClusterSpec cluster = !a.platform.empty() ? read_simgrid_platform(a.platform, inputs.resource_names)
                                             : read_cluster_yaml(a.cluster, inputs.resource_names);
@@ -295,6 +271,12 @@ int run_command(const RunArgs& a) {
   }
   inputs.scheduler = a.scheduler_config.empty() ? default_scheduler_config(inputs.resource_names)
                                                 : load_scheduler_config(a.scheduler_config, inputs.resource_names);
+  return inputs;
+}
+
+int run_command(const RunArgs& a) {
+  if (!a.scenario.empty()) return scenario_command(a);
+  SimulationInputs inputs = file_inputs(a);
   if (!a.scheduler.empty()) apply_setup(find_setup(a.scheduler), inputs, SetupOptions{a.scheduler_config});
   if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
   SimulationOptions options;
@@ -302,6 +284,62 @@ int run_command(const RunArgs& a) {
   options.model = ModelConfig::load(a.model);
   if (a.until >= 0) options.until = SimTime::from_seconds(a.until);
   simulate(std::move(inputs), options, a, a.out, nullptr);
+  return 0;
+}
+
+// `kubesim compare`: the scenario (or platform + workload) under every contender of
+// --schedulers and seeds 1..N (study/compare.hpp); all input is read and every setup
+// installed before anything runs, and nothing is written before every run succeeded.
+int compare_command(const RunArgs& a, const std::string& schedulers, std::uint64_t seeds, unsigned threads) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (seeds < 1) throw InputError("", 0, "--seeds must be at least 1");
+  CompareSpec spec;
+  spec.contenders = parse_contenders(schedulers);
+  spec.seeds = seeds;
+  spec.threads = threads;
+  spec.version = KUBESIM_VERSION;
+  const auto stem = [](const std::string& path) { return std::filesystem::path(path).stem().string(); };
+  if (!a.scenario.empty()) {
+    Scenario sc = read_scenario(a.scenario);
+    if (sc.each_tenant_alone)
+      throw InputError(a.scenario, 0, "compare runs the tenants together: a scenario with eachTenantAlone needs `kubesim run`");
+    spec.options.model = ModelConfig::load(a.model_given || sc.model.empty() ? a.model : sc.model);
+    if (sc.duration) spec.options.until = SimTime::at(*sc.duration);
+    spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+    spec.title = sc.name;
+    spec.source = "scenario " + std::filesystem::path(a.scenario).filename().string();
+    spec.inputs = std::move(sc.inputs);
+    spec.scheduler_config = sc.scheduler_config;
+  } else {
+    spec.inputs = file_inputs(a);
+    spec.options.model = ModelConfig::load(a.model);
+    const std::string workload = !a.workload.empty() ? a.workload : a.swf;
+    const std::string cluster = !a.platform.empty() ? a.platform : a.cluster;
+    spec.title = stem(workload) + " on " + stem(cluster);
+    // File names only: outputs must not depend on where the inputs live.
+    spec.source = "cluster " + std::filesystem::path(cluster).filename().string() + ", workload " +
+                  std::filesystem::path(workload).filename().string();
+    for (const Node& n : spec.inputs.nodes) spec.report.capacity_milli += n.allocatable[kCpu];
+    spec.report.sample_interval = comparison_sample_interval(spec.inputs.workload);
+    spec.report.tenant_files = false;  // as `run` writes a platform/workload run
+    spec.report.name = spec.title;
+  }
+  if (a.until >= 0) spec.options.until = SimTime::from_seconds(a.until);
+  for (const auto& [reason, count] : spec.inputs.workload.skipped.by_reason)
+    std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
+                 spec.inputs.workload.source.c_str(), reason.c_str());
+  const Comparison cmp = run_comparison(std::move(spec));
+  const std::vector<ReportFile> files = build_comparison_files(cmp);
+  write_report_files(a.out, files);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (!a.quiet) {
+    std::printf("kubesim %s compare: %s, %zu scheduler(s) x %llu seed(s) = %zu runs on %u thread(s) in %.3f s wall\n",
+                KUBESIM_VERSION, cmp.title.c_str(), cmp.contenders.size(), static_cast<unsigned long long>(cmp.seeds),
+                cmp.runs.size(), cmp.threads_used, wall);
+    for (const std::string& line : what_differed(cmp)) std::printf("- %s\n", line.c_str());
+    std::printf("outputs: %s/compare.html, %s/{summary,queue_times}.csv, %s/*.svg, %s/<scheduler>/seed-<k>/\n",
+                a.out.c_str(), a.out.c_str(), a.out.c_str(), a.out.c_str());
+  }
   return 0;
 }
 
@@ -318,6 +356,7 @@ int main(int argc, char** argv) {
       "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2\n"
       "  kubesim run --platform platform.xml --workload workload.json --out results/spaced\n"
       "  kubesim run --cluster cluster.yaml --swf trace.swf --model ideal --seed 3 --out results/nasa\n"
+      "  kubesim compare --scenario examples/multitenant/e3.yaml --schedulers A,B=config.yaml --seeds 5\n"
       "  kubesim convert swf-to-batsim trace.swf -o workload.json");
 
   RunArgs run;
@@ -415,6 +454,49 @@ int main(int argc, char** argv) {
       "  kubesim serve --platform ../shared/data/batkube/platform_graphene_16nodes.xml \\\n"
       "                --workload ../shared/data/batkube/spaced_200_delay170.json --clock cosim --builtin-scheduler off");
 
+  RunArgs cmp;
+  cmp.out = "results/compare";
+  std::string cmp_schedulers;
+  std::uint64_t cmp_seeds = 5;
+  unsigned cmp_threads = 0;
+  auto* cmp_cmd = app.add_subcommand(
+      "compare", "run one scenario under several scheduler setups and seeds; write one side-by-side report");
+  auto* c_scenario = cmp_cmd->add_option("--scenario", cmp.scenario, "scenario YAML (as for run)")->check(CLI::ExistingFile);
+  auto* c_platform = cmp_cmd->add_option("--platform", cmp.platform, "SimGrid/Batsim platform XML")->check(CLI::ExistingFile);
+  auto* c_cluster = cmp_cmd->add_option("--cluster", cmp.cluster, "kubesim cluster YAML")->check(CLI::ExistingFile);
+  c_platform->excludes(c_cluster);
+  auto* c_workload = cmp_cmd->add_option("--workload", cmp.workload, "Batsim v4 JSON workload")->check(CLI::ExistingFile);
+  auto* c_swf = cmp_cmd->add_option("--swf", cmp.swf, "SWF trace")->check(CLI::ExistingFile);
+  c_workload->excludes(c_swf);
+  for (auto* o : {c_platform, c_cluster, c_workload, c_swf}) c_scenario->excludes(o);
+  cmp_cmd->add_option("--schedulers", cmp_schedulers,
+                      "comma-separated scheduler setups, each NAME or NAME=CONFIGFILE (" + setup_names + ")")
+      ->required();
+  cmp_cmd->add_option("--seeds", cmp_seeds, "runs per scheduler, with seeds 1..N")->capture_default_str();
+  cmp_cmd->add_option("--jobs,-j", cmp_threads, "worker threads (0: one per hardware thread); outputs do not depend on it")
+      ->capture_default_str();
+  auto* c_model = cmp_cmd->add_option("--model", cmp.model, "latency model: realistic, ideal or a YAML file")
+                      ->capture_default_str();
+  cmp_cmd->add_option("--out", cmp.out, "output directory")->capture_default_str();
+  cmp_cmd->add_option("--until", cmp.until, "stop each run at this simulated time (seconds)");
+  cmp_cmd->add_option("--swf-cpu-per-processor", cmp.swf_cpu, "cpu request per SWF processor (a quantity)")
+      ->capture_default_str();
+  cmp_cmd->add_option("--swf-memory", cmp.swf_memory, "SWF memory request: none, requested or used")
+      ->check(CLI::IsMember({"none", "requested", "used"}))
+      ->capture_default_str();
+  cmp_cmd->add_flag("--quiet", cmp.quiet, "print no summary");
+  cmp_cmd->footer(
+      "Writes <out>/compare.html (what differed, side-by-side tables, charts), summary.csv (mean, min, max over\n"
+      "seeds per scheduler and tenant), queue_times.csv, the charts, and each run's outputs in\n"
+      "<out>/<scheduler>/seed-<k>/ (as run writes them). NAME=CONFIGFILE passes the setup its configuration file\n"
+      "(as run --scheduler NAME --scheduler-config CONFIGFILE) and labels it NAME+<file stem>.\n"
+      "Examples:\n"
+      "  kubesim compare --scenario examples/multitenant/e3.yaml \\\n"
+      "      --schedulers default-scheduler,default-scheduler=examples/scheduler-config/most-allocated.yaml \\\n"
+      "      --seeds 5 --out results/e3-compare\n"
+      "  kubesim compare --platform ../shared/data/batkube/platform_graphene_16nodes.xml \\\n"
+      "      --workload ../shared/data/batkube/spaced_200_delay170.json --schedulers default-scheduler --seeds 3");
+
   auto* convert = app.add_subcommand("convert", "convert workload formats");
   convert->require_subcommand(1);
   std::string swf_in, json_out;
@@ -456,6 +538,16 @@ int main(int argc, char** argv) {
       if (serve.scenario.empty() && serve.platform.empty() && serve.cluster.empty())
         throw InputError("", 0, "serve needs a cluster: --scenario FILE, --platform FILE or --cluster FILE");
       return run_command(serve);
+    }
+    if (cmp_cmd->parsed()) {
+      cmp.model_given = c_model->count() > 0;
+      if (cmp.scenario.empty()) {
+        if (cmp.platform.empty() && cmp.cluster.empty())
+          throw InputError("", 0, "compare needs --scenario FILE, or a cluster (--platform/--cluster) and a workload");
+        if (cmp.workload.empty() && cmp.swf.empty())
+          throw InputError("", 0, "compare needs a workload: --workload FILE or --swf FILE");
+      }
+      return compare_command(cmp, cmp_schedulers, cmp_seeds, cmp_threads);
     }
     if (s2b->parsed()) {
       if (platform_size > 0) conv.platform_size = platform_size;

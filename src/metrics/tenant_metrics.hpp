@@ -55,11 +55,14 @@ struct TenantSummary {
   double total_run_s = 0;
   double total_queue_run_s = 0;
   double makespan_s = 0;
+  // Queue time of each Job (or bare pod) whose container started, in workload order.
+  std::vector<double> queue_times_s;
 };
 
 struct RunSummary {
   std::vector<TenantSummary> tenants;
   double utilisation = 0;  // integral of running cores over [0, end] / (capacity * end)
+  double makespan_s = 0;   // over all tenants: last finish - first creation
   SimTime end;
 };
 

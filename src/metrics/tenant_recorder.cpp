@@ -164,6 +164,7 @@ RunSummary TenantRecorder::summary() const {
     if (p.started.is_never()) continue;
     ++started[t];
     ts.total_queue_s += (p.started - created).to_seconds();
+    ts.queue_times_s.push_back((p.started - created).to_seconds());
     if (!p.finished.is_never()) {
       ts.total_run_s += (p.finished - p.started).to_seconds();
       if (last_finished[t].is_never() || p.finished > last_finished[t]) last_finished[t] = p.finished;
@@ -177,6 +178,12 @@ RunSummary TenantRecorder::summary() const {
     if (p.ns.value() >= tenant_by_namespace_.size() || tenant_by_namespace_[p.ns.value()] < 0) continue;
     ++s.tenants[static_cast<std::size_t>(tenant_by_namespace_[p.ns.value()])].failed_pods;
   }
+  SimTime first = SimTime::never(), last = SimTime::never();
+  for (std::size_t t = 0; t < s.tenants.size(); ++t) {
+    if (!first_created[t].is_never() && (first.is_never() || first_created[t] < first)) first = first_created[t];
+    if (!last_finished[t].is_never() && (last.is_never() || last_finished[t] > last)) last = last_finished[t];
+  }
+  if (!first.is_never() && !last.is_never()) s.makespan_s = (last - first).to_seconds();
   for (std::size_t t = 0; t < s.tenants.size(); ++t) {
     TenantSummary& ts = s.tenants[t];
     ts.average_queue_s = started[t] ? ts.total_queue_s / static_cast<double>(started[t]) : 0;

@@ -391,16 +391,22 @@ std::string pods_csv(const RunOutputs& run) {
   return out;
 }
 
+std::vector<ReportFile> build_run_outputs(const RunOutputs& run) {
+  return {{"jobs.csv", batsim_jobs_csv(run)}, {"schedule.csv", batsim_schedule_csv(run)}, {"pods.csv", pods_csv(run)}};
+}
+
 void write_run_outputs(const std::string& out_dir, const RunOutputs& run) {
   // Build everything first: a failure while computing leaves no partial set of files.
-  const std::string jobs = batsim_jobs_csv(run);
-  const std::string schedule = batsim_schedule_csv(run);
-  const std::string pods = pods_csv(run);
+  write_report_files(out_dir, build_run_outputs(run));
+}
 
+void write_report_files(const std::string& out_dir, const std::vector<ReportFile>& files) {
   const std::filesystem::path dir = make_output_directory(out_dir);
-  write_file_atomically((dir / "jobs.csv").string(), jobs);
-  write_file_atomically((dir / "schedule.csv").string(), schedule);
-  write_file_atomically((dir / "pods.csv").string(), pods);
+  for (const ReportFile& f : files) {
+    const std::filesystem::path path = dir / f.name;
+    if (f.name.find('/') != std::string::npos) make_output_directory(path.parent_path().string());
+    write_file_atomically(path.string(), f.content);
+  }
 }
 
 }  // namespace kubesim

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "report/run_outputs.hpp"
 
@@ -25,6 +26,9 @@ std::string batsim_schedule_csv(const RunOutputs& run);
 
 // pods.csv: one row per pod in creation (PodId) order with the Kubernetes lifecycle times.
 std::string pods_csv(const RunOutputs& run);
+
+// jobs.csv, schedule.csv and pods.csv, in this order.
+std::vector<ReportFile> build_run_outputs(const RunOutputs& run);
 
 // Creates `out_dir` (and its parents) if needed and writes jobs.csv, schedule.csv and pods.csv
 // into it, each atomically. All three are built before any is written. Throws

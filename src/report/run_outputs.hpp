@@ -20,4 +20,14 @@ struct RunOutputs {
   std::string version;                         // kubesim version, for schedule.csv's batsim_version
 };
 
+// One output file: name within the output directory (may contain '/'), and content.
+struct ReportFile {
+  std::string name;
+  std::string content;
+};
+
+// Creates `out_dir` (and parents) and writes each file (and the folders in its name)
+// atomically, in order. Throws std::runtime_error naming the path on failure.
+void write_report_files(const std::string& out_dir, const std::vector<ReportFile>& files);
+
 }  // namespace kubesim

@@ -295,7 +295,9 @@ std::string tenants_alone_summary_csv(const std::vector<std::pair<TenantSummary,
   return summary_csv(rows);
 }
 
-std::string cores_running_svg(const TenantReportInput& in) {
+std::string cores_running_svg(const TenantReportInput& in) { return svg::line_chart_svg(cores_running_chart(in)); }
+
+svg::ChartSpec cores_running_chart(const TenantReportInput& in) {
   validate(in);
   const TenantTimeSeries& s = in.series;
   svg::ChartSpec spec = base_chart(in, "cores-running", "running cores per tenant");
@@ -309,7 +311,7 @@ std::string cores_running_svg(const TenantReportInput& in) {
     spec.ref_lines.push_back(cap);
   }
   spec.notes.push_back("Tenants stacked in legend order.");
-  return svg::line_chart_svg(std::move(spec));
+  return spec;
 }
 
 std::string cores_pending_svg(const TenantReportInput& in) {
@@ -625,9 +627,7 @@ std::vector<ReportFile> build_tenant_reports(const TenantReportInput& in) {
 }
 
 void write_tenant_reports(const std::string& out_dir, const TenantReportInput& in) {
-  const std::vector<ReportFile> files = build_tenant_reports(in);
-  const std::filesystem::path dir = make_output_directory(out_dir);
-  for (const ReportFile& f : files) write_file_atomically((dir / f.name).string(), f.content);
+  write_report_files(out_dir, build_tenant_reports(in));
 }
 
 }  // namespace kubesim

@@ -51,6 +51,8 @@
 
 #include "metrics/tenant_metrics.hpp"
 #include "model/object_store.hpp"
+#include "report/run_outputs.hpp"
+#include "report/svg_chart.hpp"
 
 namespace kubesim {
 
@@ -68,12 +70,6 @@ struct TenantReportInput {
   std::size_t gantt_max_bars = 4000;
 };
 
-// One output file: name within the output directory, and content.
-struct ReportFile {
-  std::string name;
-  std::string content;
-};
-
 // The single files (see the top of this header). Each throws std::invalid_argument if the
 // time series is inconsistent (samples.size() != times.size() * tenants.size(), or
 // pending_pods neither empty nor one per sample).
@@ -84,6 +80,8 @@ std::string tenant_summary_csv(const TenantReportInput& in);
 // row per run (its tenant's summary and the run's utilisation), no cluster row.
 std::string tenants_alone_summary_csv(const std::vector<std::pair<TenantSummary, double>>& runs);
 std::string cores_running_svg(const TenantReportInput& in);
+// The chart cores_running_svg draws, for callers that restyle it (kubesim compare).
+svg::ChartSpec cores_running_chart(const TenantReportInput& in);
 std::string cores_pending_svg(const TenantReportInput& in);
 std::string cores_completed_svg(const TenantReportInput& in);
 std::string utilisation_svg(const TenantReportInput& in);

@@ -1,0 +1,155 @@
+#include "study/compare.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "core/error.hpp"
+#include "report/tenant_report.hpp"
+#include "setups/scheduler_setup.hpp"
+
+namespace kubesim {
+
+std::vector<Contender> parse_contenders(const std::string& list) {
+  std::vector<Contender> out;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', pos), list.size());
+    const std::string entry = list.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (entry.empty()) throw InputError("", 0, "--schedulers: empty entry in \"" + list + "\" (expected A,B,... or A=CONFIGFILE)");
+    Contender c;
+    const std::size_t eq = entry.find('=');
+    c.setup = entry.substr(0, eq);
+    find_setup(c.setup);  // throws for an unknown name, listing the known ones
+    c.label = c.setup;
+    if (eq != std::string::npos) {
+      c.config_file = entry.substr(eq + 1);
+      if (c.config_file.empty()) throw InputError("", 0, "--schedulers: no configuration file after \"" + c.setup + "=\"");
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(c.config_file, ec))
+        throw InputError(c.config_file, 0, "no such configuration file (in --schedulers " + entry + ")");
+      c.label += "+" + std::filesystem::path(c.config_file).stem().string();
+    }
+    for (const Contender& other : out)
+      if (other.label == c.label) throw InputError("", 0, "--schedulers: \"" + c.label + "\" is listed twice");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Duration comparison_sample_interval(const Workload& workload) {
+  SimTime last = SimTime::zero();
+  for (const WorkloadJob& j : workload.jobs) last = std::max(last, j.submit);
+  const std::int64_t per_sample = (last - SimTime::zero()).micros() / 2000;
+  const std::int64_t second = Duration::seconds(1).micros();
+  return Duration::seconds(std::max<std::int64_t>(1, (per_sample + second - 1) / second));
+}
+
+namespace {
+
+RunRecord run_one(SimulationInputs inputs, SimulationOptions options, const CompareSpec& spec, std::size_t contender,
+                  std::uint64_t seed) {
+  RunRecord r;
+  r.contender = contender;
+  r.seed = seed;
+  options.seed = seed;
+  const Contender& c = spec.contenders[contender];
+  ReportSettings report = spec.report;
+  report.parameters = setup_parameters(c.setup, c.config_file);
+  RunPipeline pipeline(std::move(inputs), options, &report, spec.version);
+  pipeline.sim().run();
+  std::vector<ReportFile> files = pipeline.finish();
+  if (spec.keep_run_files) r.files = std::move(files);
+  r.summary = pipeline.summary();
+  r.scheduling_attempts = pipeline.sim().scheduling_attempts();
+  r.never_scheduled = pipeline.sim().pending_pods();
+  const TenantTimeSeries& s = pipeline.tenants()->series();
+  r.running_cores.reserve(s.times.size());
+  for (std::size_t t = 0; t < s.times.size(); ++t) {
+    std::int64_t sum = 0;
+    for (std::size_t k = 0; k < s.tenants.size(); ++k) sum += s.at(t, k).running;
+    r.running_cores.push_back(static_cast<double>(sum) / 1000.0);
+  }
+  if (seed == 1) {
+    TenantReportInput in{s, r.summary, pipeline.sim().store(), c.label, spec.title, seed, options.model.name};
+    r.cores_chart = cores_running_chart(in);
+  }
+  return r;
+}
+
+}  // namespace
+
+Comparison run_comparison(CompareSpec spec) {
+  Comparison cmp;
+  cmp.title = spec.title;
+  cmp.source = spec.source;
+  cmp.model = spec.options.model.name;
+  cmp.contenders = spec.contenders;
+  cmp.seeds = spec.seeds;
+  cmp.interval = spec.report.sample_interval;
+  cmp.capacity_milli = spec.report.capacity_milli;
+  std::mutex install_mutex;
+  const auto install = [&](std::size_t contender) {
+    const std::lock_guard<std::mutex> lock(install_mutex);
+    const SimulationInputs& base = spec.inputs;
+    SimulationInputs in;
+    in.resource_names = base.resource_names;
+    in.nodes = base.nodes;
+    in.workload = base.workload;
+    in.other_schedulers = base.other_schedulers;
+    in.priority_classes = base.priority_classes;
+    in.quotas = base.quotas;
+    in.pod_disruption_budgets = base.pod_disruption_budgets;
+    in.actions = base.actions;
+    in.scheduler = spec.scheduler_config.empty() ? default_scheduler_config(in.resource_names)
+                                                 : load_scheduler_config(spec.scheduler_config, in.resource_names);
+    const Contender& c = spec.contenders[contender];
+    apply_setup(find_setup(c.setup), in, SetupOptions{c.config_file});
+    return in;
+  };
+  // Every setup is installed before anything runs: a bad configuration file stops here. These
+  // inputs serve the seed-1 runs; the other seeds install their own copy.
+  std::vector<std::optional<SimulationInputs>> first;
+  for (std::size_t c = 0; c < spec.contenders.size(); ++c) first.emplace_back(install(c));
+  const std::size_t total = spec.contenders.size() * static_cast<std::size_t>(spec.seeds);
+  cmp.runs.resize(total);
+  std::vector<std::exception_ptr> errors(total);
+  unsigned threads = spec.threads ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(total, 1)));
+  cmp.threads_used = threads;
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < total; i = next++) {
+      const std::size_t c = i / static_cast<std::size_t>(spec.seeds);
+      const std::uint64_t seed = i % spec.seeds + 1;
+      try {
+        SimulationInputs in = seed == 1 ? std::move(*first[c]) : install(c);
+        if (seed == 1) first[c].reset();
+        cmp.runs[i] = run_one(std::move(in), spec.options, spec, c, seed);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(threads);
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (const RunRecord& r : cmp.runs)
+    for (const TenantSummary& t : r.summary.tenants)
+      if (std::find(cmp.tenants.begin(), cmp.tenants.end(), t.tenant) == cmp.tenants.end()) cmp.tenants.push_back(t.tenant);
+  return cmp;
+}
+
+}  // namespace kubesim

@@ -1,0 +1,57 @@
+#include "study/run_pipeline.hpp"
+
+#include <filesystem>
+
+#include "report/batsim_csv.hpp"
+#include "report/tenant_report.hpp"
+
+namespace kubesim {
+
+std::vector<std::pair<std::string, std::string>> setup_parameters(const std::string& setup,
+                                                                  const std::string& config_file) {
+  std::vector<std::pair<std::string, std::string>> p = {{"scheduler", setup}};
+  // The file name only: outputs must not depend on where the inputs live.
+  if (!config_file.empty()) p.emplace_back("scheduler configuration", std::filesystem::path(config_file).filename().string());
+  return p;
+}
+
+RunPipeline::RunPipeline(SimulationInputs inputs, const SimulationOptions& options, const ReportSettings* report,
+                         std::string version)
+    : options_(options), version_(std::move(version)), sim_(std::move(inputs), options) {
+  sim_.add_listener(&completions_);
+  if (report) {
+    report_ = *report;
+    has_report_ = true;
+    tenants_ = std::make_unique<TenantRecorder>(sim_, report->sample_interval, report->capacity_milli, report->tenants);
+    sim_.add_listener(tenants_.get());
+  }
+}
+
+std::vector<ReportFile> RunPipeline::finish() {
+  if (tenants_) {
+    tenants_->finish();
+    summary_ = tenants_->summary();
+  }
+  std::vector<ReportFile> files = build_run_outputs(RunOutputs{
+      sim_.store(), sim_.workload(), completions_.completion_order(), sim_.job_pods(), sim_.now(), version_});
+  if (tenants_ && report_.tenant_files) {
+    TenantReportInput in{tenants_->series(), summary_, sim_.store(), report_.name, report_.name, options_.seed,
+                         options_.model.name};
+    in.parameters = {{"kubesim", version_},
+                     {"jobs", std::to_string(sim_.workload().jobs.size())},
+                     {"scheduling attempts", std::to_string(sim_.scheduling_attempts())},
+                     {"pod creations refused by quota", std::to_string(sim_.job_controller().failed_creates())}};
+    for (const auto& p : report_.parameters) in.parameters.push_back(p);
+    for (auto& f : build_tenant_reports(in)) files.push_back(std::move(f));
+  }
+  return files;
+}
+
+std::size_t RunPipeline::unfinished_jobs() const {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < sim_.store().job_count(); ++i)
+    if (!sim_.store().job(JobId(static_cast<std::uint32_t>(i))).finished()) ++n;
+  return n;
+}
+
+}  // namespace kubesim
