@@ -269,8 +269,10 @@ SimulationInputs file_inputs(const RunArgs& a) {
     if (a.swf_memory == "used") options.memory = SwfOptions::Memory::kUsed;
     inputs.workload = swf_to_workload(read_swf(a.swf), options, inputs.resource_names);
   }
-  inputs.scheduler = a.scheduler_config.empty() ? default_scheduler_config(inputs.resource_names)
-                                                : load_scheduler_config(a.scheduler_config, inputs.resource_names);
+  // With --scheduler, --scheduler-config is that setup's own file (it installs kube-scheduler's).
+  inputs.scheduler = a.scheduler_config.empty() || !a.scheduler.empty()
+                         ? default_scheduler_config(inputs.resource_names)
+                         : load_scheduler_config(a.scheduler_config, inputs.resource_names);
   return inputs;
 }
 

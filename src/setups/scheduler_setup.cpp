@@ -6,6 +6,7 @@
 #include "setups/kueue_setup.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
+#include "sched/fluxion/fluxion.hpp"
 
 namespace kubesim {
 
@@ -45,6 +46,19 @@ void install_yunikorn(SimulationInputs& in, const SetupOptions& o) {
   }
 }
 
+// Fluxion runs beside kube-scheduler (which keeps serving default-scheduler pods); its
+// config file's informer key overrides the setup's default.
+void install_fluxion(SimulationInputs& in, const SetupOptions& o, bool informer) {
+  FluxionConfig defaults;
+  defaults.informer = informer;
+  defaults.reflect_other_schedulers = informer;
+  FluxionConfig config = o.config_file.empty() ? defaults : load_fluxion_config(o.config_file, defaults);
+  in.other_schedulers.push_back(SchedulerFactory{
+      [config](ObjectStore& store, SchedulerHost& host, std::uint64_t seed) -> std::unique_ptr<SchedulerModel> {
+        return std::make_unique<FluxionScheduler>(store, host, seed, config);
+      },
+      Duration()});
+}
 }  // namespace
 
 const std::vector<SchedulerSetup>& scheduler_setups() {
@@ -73,6 +87,10 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
        }},
       {"yunikorn", "Apache YuniKorn 1.5 (core + k8shim) with a queues.yaml (default: the study's yunikorn-configs.yaml)",
        "yunikorn", install_yunikorn},
+      {"fluxion", "KubeFlux/Fluence: Fluxion's resource graph, informer on (--scheduler-config: Fluxion YAML)",
+       "fluxion", [](SimulationInputs& in, const SetupOptions& o) { install_fluxion(in, o, true); }},
+      {"kubeflux-noinformer", "KubeFlux 2021: Fluxion without the informer (stale graph)", "fluxion",
+       [](SimulationInputs& in, const SetupOptions& o) { install_fluxion(in, o, false); }},
   };
   return kSetups;
 }
