@@ -4,32 +4,25 @@
 # Usage: examples/compare/run.sh [KUBESIM_BINARY] (from the repository root; default
 # build/kubesim). Results go to results/compare-*/compare.html.
 #
-# Today only the `default-scheduler` setup is registered, so the contenders are
-# kube-scheduler under different KubeSchedulerConfigurations (NAME=CONFIGFILE). The lines
-# marked "once registered" are the intended comparisons; switch to them when the
-# scheduler-plugins, YuniKorn, Kueue and HPC batch setups (fcfs, easy-backfill,
-# conservative-backfill) are in `kubesim run --help`'s list.
+# Contenders are scheduler setups (`kubesim run --help` lists them), NAME=CONFIGFILE passing
+# the setup its own configuration file.
 set -eu
 KUBESIM=${1:-build/kubesim}
 DATA=${DATA:-../shared/data}
-CFG=examples/scheduler-config
-K8S="default-scheduler,default-scheduler=$CFG/most-allocated.yaml,default-scheduler=$CFG/requested-to-capacity-ratio.yaml,default-scheduler=$CFG/slow-backoff.yaml"
+# The study's four: kube-scheduler, scheduler-plugins with the study's ElasticQuotas, YuniKorn
+# with the study's queues, and Kueue with one ClusterQueue per tenant.
+STUDY="default-scheduler,scheduler-plugins=examples/scheduler-plugins/all-cap-quota.yaml,yunikorn,kueue=examples/kueue/tenants.yaml"
+HPC="default-scheduler,fcfs,easy-backfill,conservative-backfill"
 
 # E3 and E4: four contenders x five seeds (the issue's target: both under 5 s in total).
-"$KUBESIM" compare --scenario examples/multitenant/e3.yaml --schedulers "$K8S" --seeds 5 --out results/compare-e3
-"$KUBESIM" compare --scenario examples/multitenant/e4.yaml --schedulers "$K8S" --seeds 5 --out results/compare-e4
-# once registered:
-#   --schedulers default-scheduler,scheduler-plugins=<all-cap-quota.yaml>,yunikorn=<yunikorn-configs.yaml>,kueue=<queues>
+"$KUBESIM" compare --scenario examples/multitenant/e3.yaml --schedulers "$STUDY" --seeds 5 --out results/compare-e3
+"$KUBESIM" compare --scenario examples/multitenant/e4.yaml --schedulers "$STUDY" --seeds 5 --out results/compare-e4
 
 # Batkube's spaced workload on the 16-node graphene platform.
 "$KUBESIM" compare --platform "$DATA/batkube/platform_graphene_16nodes.xml" \
     --workload "$DATA/batkube/spaced_200_delay170.json" \
-    --schedulers "default-scheduler,default-scheduler=$CFG/most-allocated.yaml" --seeds 5 --out results/compare-spaced
-# once registered:
-#   --schedulers default-scheduler,fcfs,easy-backfill,conservative-backfill
+    --schedulers "$HPC" --seeds 5 --out results/compare-spaced
 
 # The NASA iPSC/860 trace (SWF) on its 128-node cluster.
 "$KUBESIM" compare --cluster examples/nasa/cluster.yaml --swf "$DATA/swf/NASA-iPSC-1993-3.1-cln.swf" \
-    --schedulers "default-scheduler,default-scheduler=$CFG/most-allocated.yaml" --seeds 3 --out results/compare-nasa
-# once registered:
-#   --schedulers default-scheduler,fcfs,easy-backfill,conservative-backfill
+    --schedulers "$HPC" --seeds 3 --out results/compare-nasa
