@@ -213,10 +213,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   PodId cycle_pod_;
   std::uint64_t cycle_number_ = 0;
   Decision cycle_decision_;
-  SimTime last_backoff_tick_ = SimTime::never();
-  SimTime armed_backoff_tick_ = SimTime::never();
-  SimTime last_leftover_tick_ = SimTime::never();
-  SimTime armed_leftover_tick_ = SimTime::never();
+  QueueFlushTicks ticks_;
   bool waiting_for_patch_ = false;           // the failure's status patch is in flight
   std::string patch_message_;                 // what that patch writes
   bool patch_sets_nominated_ = false;

@@ -233,4 +233,37 @@ SimTime SchedulingQueue::oldest_unschedulable() const {
   return unschedulable_head_.valid() ? info_[unschedulable_head_.value()].timestamp : SimTime::never();
 }
 
+void QueueFlushTicks::arm(const SchedulingQueue& queue, const QueueConfig& config, SimTime now,
+                          const std::function<void(SimTime at, bool backoff)>& post) {
+  auto arm_one = [&](SimTime earliest, Duration period, SimTime last_tick, SimTime& armed, bool strictly_after,
+                     bool backoff) {
+    if (earliest.is_never()) return;
+    const std::int64_t p = period.micros();
+    std::int64_t t = (earliest.micros() + p - 1) / p * p;
+    if (strictly_after && t == earliest.micros()) t += p;
+    if (!last_tick.is_never() && t <= last_tick.micros()) t = last_tick.micros() + p;
+    if (t < now.micros()) t = (now.micros() + p - 1) / p * p;
+    const SimTime at = SimTime::at(Duration::micros(t));
+    if (!armed.is_never() && armed <= at) return;
+    armed = at;
+    post(at, backoff);
+  };
+  arm_one(queue.next_backoff_expiry(), config.backoff_flush_period, last_backoff_, armed_backoff_, false, true);
+  const SimTime oldest = queue.oldest_unschedulable();
+  arm_one(oldest.is_never() ? oldest : oldest + config.max_in_unschedulable, config.leftover_flush_period,
+          last_leftover_, armed_leftover_, true, false);
+}
+
+void QueueFlushTicks::on_tick(SchedulingQueue& queue, bool backoff, SimTime now) {
+  SimTime& last = backoff ? last_backoff_ : last_leftover_;
+  SimTime& armed = backoff ? armed_backoff_ : armed_leftover_;
+  last = now;
+  if (armed == now) armed = SimTime::never();
+  if (backoff) {
+    queue.flush_backoff_completed(now);
+  } else {
+    queue.flush_unschedulable_leftover(now);
+  }
+}
+
 }  // namespace kubesim

@@ -139,4 +139,22 @@ class SchedulingQueue {
   std::vector<PodId> scratch_;
 };
 
+// The queue's periodic flushes (internal/queue/scheduling_queue.go Run: the wait.Until loops
+// flushBackoffQCompleted every backoff_flush_period and flushUnschedulablePodsLeftover every
+// leftover_flush_period), as timer events armed only while they have work. Ticks fall on
+// multiples of the period since the start. Shared by every scheduler built on this queue.
+class QueueFlushTicks {
+ public:
+  // Asks `post(at, backoff)` for the next tick of each loop that has work and is not armed
+  // already at or before that time.
+  void arm(const SchedulingQueue& queue, const QueueConfig& config, SimTime now,
+           const std::function<void(SimTime at, bool backoff)>& post);
+  // A tick fired: flushes the queue.
+  void on_tick(SchedulingQueue& queue, bool backoff, SimTime now);
+
+ private:
+  SimTime last_backoff_ = SimTime::never(), armed_backoff_ = SimTime::never();
+  SimTime last_leftover_ = SimTime::never(), armed_leftover_ = SimTime::never();
+};
+
 }  // namespace kubesim

@@ -335,26 +335,11 @@ void FluxionScheduler::finish_cycle(SimTime now) {
 }
 
 void FluxionScheduler::arm_ticks(SimTime now) {
-  // The queue's wait.Until loops: flushBackoffQCompleted every second and
-  // flushUnschedulablePodsLeftover every 30 s, armed only while they have work.
-  auto arm = [&](SimTime earliest, Duration period, SimTime last_tick, SimTime& armed, bool strictly_after,
-                 SchedulerEvent::Kind kind) {
-    if (earliest.is_never()) return;
-    const std::int64_t p = period.micros();
-    std::int64_t t = (earliest.micros() + p - 1) / p * p;
-    if (strictly_after && t == earliest.micros()) t += p;
-    if (!last_tick.is_never() && t <= last_tick.micros()) t = last_tick.micros() + p;
-    if (t < now.micros()) t = (now.micros() + p - 1) / p * p;
-    const SimTime at = SimTime::at(Duration::micros(t));
-    if (!armed.is_never() && armed <= at) return;
-    armed = at;
-    host_.post(at, Phase::kQueueTimer, SchedulerEvent{kind, PodId(), NodeId()});
-  };
-  arm(queue_.next_backoff_expiry(), config_.queue.backoff_flush_period, last_backoff_tick_, armed_backoff_tick_, false,
-      SchedulerEvent::Kind::kBackoffTick);
-  const SimTime oldest = queue_.oldest_unschedulable();
-  arm(oldest.is_never() ? oldest : oldest + config_.queue.max_in_unschedulable, config_.queue.leftover_flush_period,
-      last_leftover_tick_, armed_leftover_tick_, true, SchedulerEvent::Kind::kLeftoverTick);
+  ticks_.arm(queue_, config_.queue, now, [&](SimTime at, bool backoff) {
+    host_.post(at, Phase::kQueueTimer,
+               SchedulerEvent{backoff ? SchedulerEvent::Kind::kBackoffTick : SchedulerEvent::Kind::kLeftoverTick, PodId(),
+                              NodeId()});
+  });
 }
 
 void FluxionScheduler::on_event(const SchedulerEvent& event, SimTime now) {
@@ -369,16 +354,8 @@ void FluxionScheduler::on_event(const SchedulerEvent& event, SimTime now) {
       ++bindings_;
       break;
     case SchedulerEvent::Kind::kBackoffTick:
-      last_backoff_tick_ = now;
-      if (armed_backoff_tick_ == now) armed_backoff_tick_ = SimTime::never();
-      queue_.flush_backoff_completed(now);
-      schedule_next_cycle(now);
-      arm_ticks(now);
-      break;
     case SchedulerEvent::Kind::kLeftoverTick:
-      last_leftover_tick_ = now;
-      if (armed_leftover_tick_ == now) armed_leftover_tick_ = SimTime::never();
-      queue_.flush_unschedulable_leftover(now);
+      ticks_.on_tick(queue_, event.kind == SchedulerEvent::Kind::kBackoffTick, now);
       schedule_next_cycle(now);
       arm_ticks(now);
       break;

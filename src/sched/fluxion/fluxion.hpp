@@ -132,8 +132,7 @@ class FluxionScheduler final : public SchedulerModel {
   NodeId cycle_node_;
   std::uint64_t cycle_number_ = 0;
   std::string cycle_message_;
-  SimTime last_backoff_tick_ = SimTime::never(), armed_backoff_tick_ = SimTime::never();
-  SimTime last_leftover_tick_ = SimTime::never(), armed_leftover_tick_ = SimTime::never();
+  QueueFlushTicks ticks_;
   std::uint64_t attempts_ = 0;
   std::uint64_t bindings_ = 0;
   std::uint64_t cancellations_ = 0;
