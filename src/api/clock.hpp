@@ -49,7 +49,7 @@ struct ClockOptions {
   enum class Mode : std::uint8_t { kRealtime, kCosim };
   Mode mode = Mode::kRealtime;
   double factor = 1.0;  // realtime: simulated seconds per wall second
-  std::chrono::milliseconds quiet{50};
+  std::chrono::milliseconds quiet{20};
   std::optional<std::chrono::milliseconds> decision_timeout;
   SimTime until = SimTime::never();
   // End once the workload's jobs were all submitted and nothing can change any more.

@@ -56,7 +56,7 @@ struct RunArgs {
   int port = 6443;
   std::string kubeconfig = "kubesim.kubeconfig";
   std::string builtin_scheduler = "on";
-  int cosim_quiet_ms = 50;
+  int cosim_quiet_ms = 20;
   double cosim_timeout = -1;
   bool keep_serving = false;
   bool serve = false;
