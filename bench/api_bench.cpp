@@ -132,6 +132,7 @@ class ServeProcess {
   httplib::Client client() const {
     httplib::Client c(host_, port_);
     c.set_keep_alive(true);
+    c.set_tcp_nodelay(true);  // httplib writes headers and body separately: no Nagle delay
     c.set_read_timeout(30, 0);
     return c;
   }
@@ -313,6 +314,7 @@ void BM_Watchers(benchmark::State& state) {
       for (int w = 0; w < watchers; ++w)
         ts.emplace_back([&, w] {
           httplib::Client c(srv.host(), srv.port());
+          c.set_tcp_nodelay(true);
           c.set_read_timeout(30, 0);
           std::string buf;
           auto& mine = seen[w];
