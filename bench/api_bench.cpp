@@ -132,6 +132,7 @@ class ServeProcess {
   httplib::Client client() const {
     httplib::Client c(host_, port_);
     c.set_keep_alive(true);
+    c.set_tcp_nodelay(true);  // httplib writes headers and body separately: no Nagle delay
     c.set_read_timeout(30, 0);
     return c;
   }
@@ -217,9 +218,11 @@ void BM_Bindings(benchmark::State& state) {
   try {
     for (auto _ : state) {
       const int nodes = 100;
+      const auto t0 = Clock::now();
       ServeProcess srv({"--cluster", cluster_yaml(fs::temp_directory_path() / "kubesim-api-bench-cl", nodes, 64, 1000),
                         "--builtin-scheduler", "off"},
                        "bind");
+      state.counters["start_s"] = seconds_since(t0);
       auto t = Clock::now();
       long created = create_pods(srv, "bench", pods, conns, "bench-scheduler");
       double create_s = seconds_since(t);
@@ -231,10 +234,14 @@ void BM_Bindings(benchmark::State& state) {
       });
       double bind_s = seconds_since(t);
       state.SetIterationTime(bind_s);
-      // verify: every pod has a node
-      auto cli = srv.client();
-      auto res = cli.Get("/api/v1/namespaces/bench/pods?fieldSelector=spec.nodeName%3D");
-      long unbound = res && res->status == 200 ? count_items(res->body) : -1;
+      // verify: every pod has a node (own scope: an idle keep-alive connection left open
+      // makes the server's shutdown wait for its keep-alive timeout)
+      long unbound = -1;
+      {
+        auto cli = srv.client();
+        auto res = cli.Get("/api/v1/namespaces/bench/pods?fieldSelector=spec.nodeName%3D");
+        if (res && res->status == 200) unbound = count_items(res->body);
+      }
       state.counters["pods"] = static_cast<double>(pods);
       state.counters["created_per_s"] = created / create_s;
       state.counters["bound_ok"] = static_cast<double>(bound);
@@ -244,7 +251,10 @@ void BM_Bindings(benchmark::State& state) {
         state.SkipWithError(("created " + std::to_string(created) + ", bound " + std::to_string(bound) +
                              ", still unbound " + std::to_string(unbound))
                                 .c_str());
-      srv.stop();
+      t = Clock::now();
+      const int rc = srv.stop();
+      state.counters["stop_s"] = seconds_since(t);  // SIGTERM to exit, outputs written
+      state.counters["exit_status"] = rc;
     }
   } catch (const std::exception& e) {
     report_error(state, e);
@@ -313,6 +323,7 @@ void BM_Watchers(benchmark::State& state) {
       for (int w = 0; w < watchers; ++w)
         ts.emplace_back([&, w] {
           httplib::Client c(srv.host(), srv.port());
+          c.set_tcp_nodelay(true);
           c.set_read_timeout(30, 0);
           std::string buf;
           auto& mine = seen[w];

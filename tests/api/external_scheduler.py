@@ -276,8 +276,11 @@ def main():
         if args.verbose:
             log(f"stream ended: {e!r}")
     except ApiException as e:
-        ended = f"api error {e.status}"
-        log(f"{e.status} {e.reason} {e.body}")
+        if e.status == 503:  # "kubesim is shutting down": the workload has finished
+            ended = "server gone"
+        else:
+            ended = f"api error {e.status}"
+            log(f"{e.status} {e.reason} {e.body}")
     wall = time.monotonic() - t0
     print(json.dumps({"ended": ended, "wall_seconds": round(wall, 3), **s.stats}), flush=True)
     return 0 if ended == "server gone" or ended == "deadline" else 1

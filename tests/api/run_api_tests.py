@@ -699,7 +699,7 @@ def part_d(srv, small_history):
         if (st == 410) or (isinstance(obj, dict) and obj.get("type") == "ERROR"):
             break
         if small_history and attempt < 2:
-            churn(srv, req, 2500)  # make history so that rv 1 falls out of it
+            churn(srv, 300)  # make history so that rv 1 falls out of it
     if not small_history:
         note("serve has no option for a small watch history (--watch-cache-...): the default "
              "keeps 200,000 events, too many to churn through here")
@@ -741,13 +741,23 @@ def watch_once(srv, path):
         return 200, first.decode(errors="replace"), buf
 
 
-def churn(srv, req, n):
-    """n updates of one ConfigMap: history that pushes old resourceVersions out."""
-    req("POST", "/api/v1/namespaces/default/configmaps",
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "churn"}, "data": {"i": "0"}})
-    for i in range(n):
-        req("PATCH", "/api/v1/namespaces/default/configmaps/churn", {"data": {"i": str(i)}},
-            ctype="application/merge-patch+json")
+def churn(srv, n, conns=4):
+    """n updates of ConfigMaps on `conns` connections: history that pushes old
+    resourceVersions out of the server's watch history."""
+    def worker(k):
+        c = srv.conn()
+        srv.request("POST", "/api/v1/namespaces/default/configmaps",
+                    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"churn-{k}"},
+                     "data": {"i": "0"}}, conn=c)
+        for i in range(n // conns):
+            srv.request("PATCH", f"/api/v1/namespaces/default/configmaps/churn-{k}",
+                        {"data": {"i": str(i)}}, ctype="application/merge-patch+json", conn=c)
+        c.close()
+    ts = [threading.Thread(target=worker, args=(k,)) for k in range(conns)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
 
 
 # ---- main ----------------------------------------------------------------------------------
@@ -774,7 +784,7 @@ def main():
                                        text=True).stdout
             m = re.search(r"(--watch-(?:cache|log|history)[-a-z]*)", help_text)
             if m:  # a small watch history, so that the 410 check needs little churn
-                extra = [m.group(1), "2000"]
+                extra = [m.group(1), "200"]
             srv = Server(kubesim, tmp, "a", ["--cluster", cluster, "--clock", "realtime=10", *extra])
             servers.append(srv)
             ta = time.monotonic()
