@@ -27,8 +27,8 @@ HttpServer::HttpServer(ApiServer& api) : api_(api), server_(std::make_unique<htt
   server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
   server_->set_payload_max_length(kMaxRequestBytes);
   server_->set_keep_alive_max_count(1'000'000);
-  // An idle keep-alive connection holds a thread until this timeout, also at shutdown.
-  server_->set_keep_alive_timeout(5);
+  // An idle keep-alive connection holds a thread until this timeout (also at shutdown).
+  server_->set_keep_alive_timeout(60);
   // TCP_NODELAY (inherited by accepted sockets on Linux): without it Nagle's algorithm and
   // the client's delayed ACK add ~40 ms to every response on a keep-alive connection.
   server_->set_socket_options([](socket_t sock) {
