@@ -479,13 +479,7 @@ void Scheduler::finish_cycle(SimTime now) {
   schedule_next_cycle(now);
 }
 
-void Scheduler::arm_ticks(SimTime now) {
-  ticks_.arm(queue_, config_.queue, now, [&](SimTime at, bool backoff) {
-    host_.post(at, Phase::kQueueTimer,
-               SchedulerEvent{backoff ? SchedulerEvent::Kind::kBackoffTick : SchedulerEvent::Kind::kLeftoverTick, PodId(),
-                              NodeId()});
-  });
-}
+void Scheduler::arm_ticks(SimTime now) { ticks_.arm(queue_, config_.queue, now, host_); }
 
 void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
   switch (event.kind) {

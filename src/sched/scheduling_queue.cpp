@@ -233,8 +233,7 @@ SimTime SchedulingQueue::oldest_unschedulable() const {
   return unschedulable_head_.valid() ? info_[unschedulable_head_.value()].timestamp : SimTime::never();
 }
 
-void QueueFlushTicks::arm(const SchedulingQueue& queue, const QueueConfig& config, SimTime now,
-                          const std::function<void(SimTime at, bool backoff)>& post) {
+void QueueFlushTicks::arm(const SchedulingQueue& queue, const QueueConfig& config, SimTime now, SchedulerHost& host) {
   auto arm_one = [&](SimTime earliest, Duration period, SimTime last_tick, SimTime& armed, bool strictly_after,
                      bool backoff) {
     if (earliest.is_never()) return;
@@ -246,7 +245,9 @@ void QueueFlushTicks::arm(const SchedulingQueue& queue, const QueueConfig& confi
     const SimTime at = SimTime::at(Duration::micros(t));
     if (!armed.is_never() && armed <= at) return;
     armed = at;
-    post(at, backoff);
+    host.post(at, Phase::kQueueTimer,
+              SchedulerEvent{backoff ? SchedulerEvent::Kind::kBackoffTick : SchedulerEvent::Kind::kLeftoverTick, PodId(),
+                             NodeId()});
   };
   arm_one(queue.next_backoff_expiry(), config.backoff_flush_period, last_backoff_, armed_backoff_, false, true);
   const SimTime oldest = queue.oldest_unschedulable();

@@ -22,6 +22,7 @@
 
 #include "core/ids.hpp"
 #include "core/time.hpp"
+#include "sched/scheduler_model.hpp"
 
 namespace kubesim {
 
@@ -145,10 +146,9 @@ class SchedulingQueue {
 // multiples of the period since the start. Shared by every scheduler built on this queue.
 class QueueFlushTicks {
  public:
-  // Asks `post(at, backoff)` for the next tick of each loop that has work and is not armed
-  // already at or before that time.
-  void arm(const SchedulingQueue& queue, const QueueConfig& config, SimTime now,
-           const std::function<void(SimTime at, bool backoff)>& post);
+  // Posts (through `host`, at Phase::kQueueTimer) a kBackoffTick / kLeftoverTick for the
+  // next tick of each loop that has work and is not armed already at or before that time.
+  void arm(const SchedulingQueue& queue, const QueueConfig& config, SimTime now, SchedulerHost& host);
   // A tick fired: flushes the queue.
   void on_tick(SchedulingQueue& queue, bool backoff, SimTime now);
 

@@ -334,13 +334,7 @@ void FluxionScheduler::finish_cycle(SimTime now) {
   schedule_next_cycle(now);
 }
 
-void FluxionScheduler::arm_ticks(SimTime now) {
-  ticks_.arm(queue_, config_.queue, now, [&](SimTime at, bool backoff) {
-    host_.post(at, Phase::kQueueTimer,
-               SchedulerEvent{backoff ? SchedulerEvent::Kind::kBackoffTick : SchedulerEvent::Kind::kLeftoverTick, PodId(),
-                              NodeId()});
-  });
-}
+void FluxionScheduler::arm_ticks(SimTime now) { ticks_.arm(queue_, config_.queue, now, host_); }
 
 void FluxionScheduler::on_event(const SchedulerEvent& event, SimTime now) {
   switch (event.kind) {
