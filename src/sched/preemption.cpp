@@ -77,35 +77,8 @@ StatusCode Scheduler::select_victims_on_node(const CycleContext& ctx, NodeId nod
   const FilterPlugin* plugin = nullptr;
   if (!passes_filters(ctx, victim_node_, &plugin, failure)) return failure->code;
 
-  // util.MoreImportantPod: higher priority, then earlier start time. sort.Slice is not
-  // stable; the pod id (creation order) stands in for its arbitrary order of equal pods.
   for (Victim& v : victims_) v.start = pod_start_key(v.pod, now);
-  std::sort(victims_.begin(), victims_.end(), [](const Victim& a, const Victim& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.start != b.start) return a.start < b.start;
-    return a.pod.value() < b.pod.value();
-  });
-
-  // filterPodsWithPDBViolation: each matching PDB's budget is decremented per pod; a pod
-  // whose budget goes below zero violates it. Pods without labels and PDBs with an empty
-  // selector match nothing.
-  violating_pods_.clear();
-  non_violating_pods_.clear();
-  const auto& pdbs = store_.pod_disruption_budgets();
-  pdb_remaining_.assign(pdb_allowed_.begin(), pdb_allowed_.end());
-  for (const Victim& v : victims_) {
-    bool violated = false;
-    const PodTemplate& qs = store_.spec(v.spec);
-    if (!qs.labels.empty()) {
-      for (std::size_t i = 0; i < pdbs.size(); ++i) {
-        if (pdbs[i].ns != store_.pod(v.pod).ns || empty_selector(pdbs[i].selector) ||
-            !pdbs[i].selector.matches(qs.labels))
-          continue;
-        if (--pdb_remaining_[i] < 0) violated = true;
-      }
-    }
-    (violated ? violating_pods_ : non_violating_pods_).push_back(v);
-  }
+  sort_victims_and_split_by_pdb();
 
   // Reprieve as many pods as possible, PDB-violating ones first, each group from the most
   // important: add the pod back; if the preemptor no longer fits, it stays a victim.
@@ -169,29 +142,7 @@ StatusCode Scheduler::select_victims_custom(const CycleContext& ctx, NodeId node
     *failure = FilterResult::failure(StatusCode::kUnschedulable, "global quota max exceeded");
     return failure->code;
   }
-  // MoreImportantPod order: priority desc, then the earlier start.
-  std::sort(victims_.begin(), victims_.end(), [](const Victim& a, const Victim& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.start != b.start) return a.start < b.start;
-    return a.pod.value() < b.pod.value();
-  });
-  violating_pods_.clear();
-  non_violating_pods_.clear();
-  const auto& pdbs = store_.pod_disruption_budgets();
-  pdb_remaining_.assign(pdb_allowed_.begin(), pdb_allowed_.end());
-  for (const Victim& v : victims_) {
-    bool violated = false;
-    const PodTemplate& qs = store_.spec(v.spec);
-    if (!qs.labels.empty()) {
-      for (std::size_t i = 0; i < pdbs.size(); ++i) {
-        if (pdbs[i].ns != store_.pod(v.pod).ns || empty_selector(pdbs[i].selector) ||
-            !pdbs[i].selector.matches(qs.labels))
-          continue;
-        if (--pdb_remaining_[i] < 0) violated = true;
-      }
-    }
-    (violated ? violating_pods_ : non_violating_pods_).push_back(v);
-  }
+  sort_victims_and_split_by_pdb();
   *violations = 0;
   // reprievePod: upstream re-checks the quota for every pod, which can list a pod twice and
   // remove it twice; kubesim re-checks only pods the filters let back (see the research note).
@@ -432,6 +383,36 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
   out.victims.assign(victim_pool_.begin() + chosen.begin, victim_pool_.begin() + chosen.end);
   out.pdb_violations = chosen.violations;
   return out;  // Success: no message
+}
+
+void Scheduler::sort_victims_and_split_by_pdb() {
+  // util.MoreImportantPod order: higher priority, then the earlier start. sort.Slice is not
+  // stable; the pod id (creation order) stands in for its arbitrary order of equal pods.
+  std::sort(victims_.begin(), victims_.end(), [](const Victim& a, const Victim& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.start != b.start) return a.start < b.start;
+    return a.pod.value() < b.pod.value();
+  });
+  // filterPodsWithPDBViolation: each matching PDB's budget is decremented per pod; a pod
+  // whose budget goes below zero violates it. Pods without labels and PDBs with an empty
+  // selector match nothing.
+  violating_pods_.clear();
+  non_violating_pods_.clear();
+  const auto& pdbs = store_.pod_disruption_budgets();
+  pdb_remaining_.assign(pdb_allowed_.begin(), pdb_allowed_.end());
+  for (const Victim& v : victims_) {
+    bool violated = false;
+    const PodTemplate& qs = store_.spec(v.spec);
+    if (!qs.labels.empty()) {
+      for (std::size_t i = 0; i < pdbs.size(); ++i) {
+        if (pdbs[i].ns != store_.pod(v.pod).ns || empty_selector(pdbs[i].selector) ||
+            !pdbs[i].selector.matches(qs.labels))
+          continue;
+        if (--pdb_remaining_[i] < 0) violated = true;
+      }
+    }
+    (violated ? violating_pods_ : non_violating_pods_).push_back(v);
+  }
 }
 
 }  // namespace kubesim

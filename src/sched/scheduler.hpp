@@ -156,6 +156,9 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   StatusCode select_victims_on_node(const CycleContext& ctx, NodeId node, SimTime now, std::uint32_t* violations,
                                     FilterResult* failure);
   void compute_pdb_budgets();
+  // Sorts victims_ by importance and splits them into violating_pods_ / non_violating_pods_
+  // (SelectVictimsOnNode's and CapacityScheduling's shared steps).
+  void sort_victims_and_split_by_pdb();
   SimTime pod_start_key(PodId pod, SimTime now) const;
   StatusCode select_victims_custom(const CycleContext& ctx, NodeId node, SimTime now, PreemptionPlugin& plugin,
                                    std::uint32_t* violations, FilterResult* failure);
