@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -18,6 +20,7 @@
 #include "api/http_server.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/parse_number.hpp"
 #include "engine/simulation.hpp"
 #include "metrics/completion_recorder.hpp"
 #include "metrics/tenant_recorder.hpp"
@@ -43,7 +46,8 @@ namespace {
 
 struct RunArgs {
   std::string scenario, platform, cluster, workload, swf, scheduler_config, out = "results", model = "realistic";
-  std::string scheduler;  // a scheduler setup (setups/scheduler_setup.hpp); empty: kube-scheduler as configured
+  std::string scheduler;  // scheduler setups (setups/scheduler_setup.hpp), "A" or "A+B=FILE"; empty: the scenario's
+  std::vector<std::string> cache_delays;  // --cache-delay SETUP=SECONDS
   bool model_given = false;
   std::uint64_t seed = 1;
   double until = -1;
@@ -216,6 +220,32 @@ void serve_simulation(Simulation& sim, const RunArgs& a) {
                 format_seconds(sim.now()).c_str(), wall, static_cast<unsigned long long>(server.requests()));
 }
 
+// The run's scheduler setups: --scheduler's (with --scheduler-config as its file when it names
+// one setup), else `fallback` (the scenario's), with --cache-delay applied.
+std::vector<SetupChoice> chosen_setups(const RunArgs& a, std::vector<SetupChoice> fallback) {
+  std::vector<SetupChoice> choices = std::move(fallback);
+  if (!a.scheduler.empty()) {
+    choices = parse_setup_choices(a.scheduler, "--scheduler");
+    if (!a.scheduler_config.empty()) {
+      if (choices.size() > 1 || !choices[0].config_file.empty())
+        throw InputError("", 0, "--scheduler-config goes with one --scheduler setup; give several their files as NAME=FILE");
+      choices[0].config_file = a.scheduler_config;
+    }
+  }
+  for (const std::string& entry : a.cache_delays) {
+    const std::size_t eq = entry.find('=');
+    const std::string name = entry.substr(0, eq);
+    const auto seconds = eq == std::string::npos ? std::nullopt : parse_double(entry.substr(eq + 1));
+    if (!seconds || !std::isfinite(*seconds) || *seconds < 0 || *seconds > 1e9)
+      throw InputError("", 0, "--cache-delay: expected SETUP=SECONDS with non-negative seconds, got \"" + entry + "\"");
+    const auto it = std::find_if(choices.begin(), choices.end(), [&](const SetupChoice& c) { return c.setup == name; });
+    if (it == choices.end())
+      throw InputError("", 0, "--cache-delay: \"" + name + "\" is not one of the run's scheduler setups (--scheduler or the scenario's schedulers)");
+    it->cache_delay = Duration::from_seconds(*seconds);
+  }
+  return choices;
+}
+
 int scenario_command(const RunArgs& a) {
   Scenario sc = read_scenario(a.scenario);
   SimulationOptions options;
@@ -228,12 +258,17 @@ int scenario_command(const RunArgs& a) {
     options.until = SimTime::at(*sc.duration);
   }
   ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
-  if (!a.scheduler.empty()) report.parameters = setup_parameters(a.scheduler, a.scheduler_config);
-  if (!a.scheduler.empty()) apply_setup(find_setup(a.scheduler), sc.inputs, SetupOptions{a.scheduler_config});
-  if (a.builtin_scheduler == "off") sc.inputs.scheduler.profiles.clear();
+  const std::vector<SetupChoice> setups = chosen_setups(a, sc.schedulers);
+  report.parameters = setup_parameters(setups);
+  // Setups are installed on each run's own inputs (eachTenantAlone copies them per tenant).
+  const auto prepare = [&](SimulationInputs& in) {
+    if (!setups.empty()) install_setups(setups, in);
+    if (a.builtin_scheduler == "off") in.scheduler.profiles.clear();
+  };
   if (a.serve && sc.each_tenant_alone)
     throw InputError(a.scenario, 0, "serve runs one cluster: a scenario with eachTenantAlone needs `kubesim run`");
   if (!sc.each_tenant_alone) {
+    prepare(sc.inputs);
     simulate(std::move(sc.inputs), options, a, a.out, &report);
     return 0;
   }
@@ -244,7 +279,9 @@ int scenario_command(const RunArgs& a) {
     ReportSettings alone = report;
     alone.name = sc.name + " (" + tenant + " alone)";
     alone.tenants = {tenant};
-    const RunSummary s = simulate(tenant_inputs(sc, tenant), options, a, a.out + "/" + tenant, &alone);
+    SimulationInputs in = tenant_inputs(sc, tenant);
+    prepare(in);
+    const RunSummary s = simulate(std::move(in), options, a, a.out + "/" + tenant, &alone);
     for (const auto& t : s.tenants)
       if (t.tenant == tenant) runs.emplace_back(t, s.utilisation);
   }
@@ -279,7 +316,7 @@ SimulationInputs file_inputs(const RunArgs& a) {
 int run_command(const RunArgs& a) {
   if (!a.scenario.empty()) return scenario_command(a);
   SimulationInputs inputs = file_inputs(a);
-  if (!a.scheduler.empty()) apply_setup(find_setup(a.scheduler), inputs, SetupOptions{a.scheduler_config});
+  if (const std::vector<SetupChoice> setups = chosen_setups(a, {}); !setups.empty()) install_setups(setups, inputs);
   if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
   SimulationOptions options;
   options.seed = a.seed;
@@ -380,7 +417,12 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   std::string setup_names;
   for (const auto& setup : scheduler_setups()) setup_names += (setup_names.empty() ? "" : ", ") + setup.name;
-  run_cmd->add_option("--scheduler", run.scheduler, "schedule every pod with this scheduler setup: " + setup_names);
+  run_cmd->add_option("--scheduler", run.scheduler,
+                      "schedule every pod with this scheduler setup (" + setup_names +
+                          "); several joined by + (A+B=CONFIGFILE) run side by side, each pod's schedulerName "
+                          "picking its scheduler (default: the scenario's schedulers, else kube-scheduler)");
+  run_cmd->add_option("--cache-delay", run.cache_delays,
+                      "SETUP=SECONDS: how far that scheduler's informer cache lags behind the API server (repeatable)");
   run_cmd->add_option("--seed", run.seed, "seed of all random streams (same seed, same outputs)")->capture_default_str();
   auto* model = run_cmd->add_option("--model", run.model, "latency model: realistic, ideal (all latencies zero) or a YAML file")
       ->capture_default_str();
@@ -418,6 +460,10 @@ int main(int argc, char** argv) {
   for (auto* o : {s_platform, s_cluster, s_workload, s_swf}) s_scenario->excludes(o);
   serve_cmd->add_option("--scheduler-config", serve.scheduler_config, "KubeSchedulerConfiguration of the built-in scheduler")
       ->check(CLI::ExistingFile);
+  serve_cmd->add_option("--scheduler", serve.scheduler,
+                        "scheduler setups run inside, as for run (several joined by +); pods of no setup's "
+                        "schedulerName wait for an external scheduler");
+  serve_cmd->add_option("--cache-delay", serve.cache_delays, "SETUP=SECONDS, as for run (repeatable)");
   serve_cmd->add_option("--builtin-scheduler", serve.builtin_scheduler,
                         "on: pods of the built-in scheduler's profiles are scheduled inside; off: every pod waits "
                         "for an external scheduler")

@@ -28,9 +28,9 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
         kube_scheduler_ = s.get();
         return s;
       },
-      Duration());
+      inputs.scheduler_informer_delay);
   for (auto& f : inputs.other_schedulers)
-    add_scheduler([&](SchedulerHost& host) { return f.make(store_, host, options_.seed); }, f.informer_delay);
+    add_scheduler([&](SchedulerHost& host) { return f.make(store_, host, options_); }, f.informer_delay);
   KUBESIM_ASSERT(schedulers_.size() < 256 - kFirstScheduler);
   last_delivery_.assign(kFirstScheduler + schedulers_.size(), SimTime::zero());
   job_controller_ = std::make_unique<JobController>(store_, options_.model.job_controller, options_.seed,
@@ -75,6 +75,18 @@ void Simulation::resolve_priorities(std::vector<PodTemplate>& templates) const {
       t.preemption_policy = pc->preemption_policy;
     }
   }
+}
+
+SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNames&)> build, Duration informer_delay) {
+  return SchedulerFactory{
+      [build = std::move(build)](ObjectStore& store, SchedulerHost& host,
+                                 const SimulationOptions& options) -> std::unique_ptr<SchedulerModel> {
+        const std::size_t names = store.resource_names().size();
+        SchedulerConfig config = build(store.resource_names());
+        KUBESIM_ASSERT(store.resource_names().size() == names);
+        return std::make_unique<Scheduler>(store, std::move(config), options.model.scheduler, options.seed, host);
+      },
+      informer_delay};
 }
 
 bool Simulation::is_external(const Event& e) {

@@ -33,18 +33,26 @@ struct SimulationOptions {
 
 // The ready-to-run inputs. Workload templates and nodes use the slots of `resource_names`.
 // A scheduler besides kube-scheduler (SimulationInputs::scheduler): built once the store
-// exists. `informer_delay` is added to the watch delay of its informer stream (how stale its
-// view of the store is).
+// exists, with the run's options (seed, latency model). `informer_delay` is added to the watch
+// delay of its informer stream: how much staler than the store its view is (its cache delay).
 struct SchedulerFactory {
-  std::function<std::unique_ptr<SchedulerModel>(ObjectStore& store, SchedulerHost& host, std::uint64_t seed)> make;
+  std::function<std::unique_ptr<SchedulerModel>(ObjectStore& store, SchedulerHost& host, const SimulationOptions& options)>
+      make;
   Duration informer_delay;
 };
+
+// Another kube-scheduler deployment beside scheduler 0 (as scheduler-plugins' chart installs
+// its scheduler as a second Deployment): its own queue, cache and profiles. `build` makes its
+// configuration; it is called again on the store's resource names when the Simulation is
+// built, so it must not register names the first call did not.
+SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNames&)> build, Duration informer_delay);
 
 struct SimulationInputs {
   ResourceNames resource_names;
   std::vector<Node> nodes;
   Workload workload;  // its namespaces are created in order (NamespaceId = index)
   SchedulerConfig scheduler;  // kube-scheduler's profiles (scheduler 0; no profiles: it serves nobody)
+  Duration scheduler_informer_delay;  // scheduler 0's cache delay (SchedulerFactory::informer_delay)
   std::vector<SchedulerFactory> other_schedulers;  // schedulers 1, 2, ...
   std::vector<PriorityClass> priority_classes;
   std::vector<ResourceQuota> quotas;  // ns indexes workload.namespaces

@@ -109,7 +109,7 @@ class ScenarioReader : YamlInput {
     require_map(root, "the scenario");
     check_keys(root,
                {"name", "description", "cluster", "capacityCores", "schedulerConfig", "model", "sampleInterval",
-                "duration", "eachTenantAlone", "manifests", "tenants", "jobs", "failures"},
+                "duration", "eachTenantAlone", "manifests", "tenants", "jobs", "failures", "schedulers"},
                "the scenario");
     s_.path = path();
     s_.name = fs::path(path()).stem().string();
@@ -170,6 +170,7 @@ class ScenarioReader : YamlInput {
     } else {
       s_.inputs.scheduler = default_scheduler_config(names);
     }
+    if (const YAML::Node list = root["schedulers"]; list && !list.IsNull()) schedulers(list);
     if (const YAML::Node m = root["model"]; m && !m.IsNull()) {
       const std::string v = scalar(m, "model");
       s_.model = (v == "realistic" || v == "ideal") ? v : file(m, "model");
@@ -186,6 +187,32 @@ class ScenarioReader : YamlInput {
     if (const YAML::Node f = root["failures"]; f && !f.IsNull()) failures(f);
 
     assemble();
+  }
+
+  // ---- schedulers --------------------------------------------------------------------
+  void schedulers(const YAML::Node& list) {
+    require_list(list, "schedulers");
+    if (list.size() == 0) fail(list, "expected schedulers to list at least one scheduler setup");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node e = list[i];
+      const std::string w = "schedulers[" + std::to_string(i) + "]";
+      require_map(e, w);
+      check_keys(e, {"setup", "config", "cacheDelay"}, w);
+      const YAML::Node setup = e["setup"];
+      if (!setup) fail(e, "expected " + w + " to have a setup (a scheduler setup name)");
+      SetupChoice c;
+      c.setup = scalar(setup, w + ".setup");
+      try {
+        find_setup(c.setup);
+      } catch (const InputError& err) {
+        fail(setup, "expected " + w + ".setup to name a scheduler setup: " + err.problem());
+      }
+      for (const SetupChoice& other : s_.schedulers)
+        if (other.setup == c.setup) fail(setup, "expected each setup once in schedulers, got \"" + c.setup + "\" twice");
+      if (const YAML::Node f = e["config"]; f && !f.IsNull()) c.config_file = file(f, w + ".config");
+      if (const YAML::Node d = e["cacheDelay"]; d && !d.IsNull()) c.cache_delay = seconds(d, w + ".cacheDelay");
+      s_.schedulers.push_back(std::move(c));
+    }
   }
 
   // ---- cluster -----------------------------------------------------------------------
@@ -474,18 +501,24 @@ class ScenarioReader : YamlInput {
 
 Scenario read_scenario(const std::string& path) { return ScenarioReader(path).read(); }
 
-SimulationInputs tenant_inputs(const Scenario& scenario, const std::string& tenant) {
-  const SimulationInputs& src = scenario.inputs;
+SimulationInputs copy_inputs(const SimulationInputs& src, const std::string& scheduler_config) {
   SimulationInputs in;
   in.resource_names = src.resource_names;
   in.nodes = src.nodes;
   in.workload = src.workload;
+  in.scheduler = scheduler_config.empty() ? default_scheduler_config(in.resource_names)
+                                          : load_scheduler_config(scheduler_config, in.resource_names);
+  in.scheduler_informer_delay = src.scheduler_informer_delay;
+  in.other_schedulers = src.other_schedulers;
   in.priority_classes = src.priority_classes;
   in.quotas = src.quotas;
   in.pod_disruption_budgets = src.pod_disruption_budgets;
   in.actions = src.actions;
-  in.scheduler = scenario.scheduler_config.empty() ? default_scheduler_config(in.resource_names)
-                                                   : load_scheduler_config(scenario.scheduler_config, in.resource_names);
+  return in;
+}
+
+SimulationInputs tenant_inputs(const Scenario& scenario, const std::string& tenant) {
+  SimulationInputs in = copy_inputs(scenario.inputs, scenario.scheduler_config);
   const auto& names = in.workload.namespaces;
   const auto it = std::find(names.begin(), names.end(), tenant);
   KUBESIM_ASSERT(it != names.end());

@@ -16,6 +16,11 @@
 //     # or  nodeGroups: [...]     (inline, the cluster YAML schema)
 //   capacityCores: 384            # utilisation denominator; default Σ node cpu allocatable
 //   schedulerConfig: sched.yaml   # KubeSchedulerConfiguration; default: the default profile
+//   schedulers:                   # scheduler setups (setups/scheduler_setup.hpp); default: kube-scheduler
+//     - setup: default-scheduler  #   one setup: every pod goes to it; several: each pod's
+//     - setup: fluxion            #   schedulerName picks (run --scheduler overrides this list)
+//       config: fluxion.yaml      #   the setup's configuration file
+//       cacheDelay: 2             #   seconds its informers lag behind the store
 //   model: realistic              # realistic | ideal | a latency-model YAML path
 //   sampleInterval: 1             # seconds between metric samples
 //   duration: 3600                # optional: stop the simulation at this time (seconds)
@@ -50,6 +55,7 @@
 
 #include "core/time.hpp"
 #include "engine/simulation.hpp"
+#include "setups/scheduler_setup.hpp"
 
 namespace kubesim {
 
@@ -59,6 +65,7 @@ struct Scenario {
   std::string description;
   SimulationInputs inputs;
   std::string scheduler_config;  // resolved schedulerConfig path; empty: the default profile
+  std::vector<SetupChoice> schedulers;  // `schedulers:`, not installed yet (the CLI may override them)
   // "realistic", "ideal", or a latency-model path resolved against the scenario's folder;
   // empty when the scenario does not set one (the CLI's --model applies).
   std::string model;
@@ -70,6 +77,10 @@ struct Scenario {
 };
 
 Scenario read_scenario(const std::string& path);
+
+// A copy of `src` with kube-scheduler configured from `scheduler_config` (empty: the default
+// profile): a SchedulerConfig owns its plugins and cannot be copied.
+SimulationInputs copy_inputs(const SimulationInputs& src, const std::string& scheduler_config);
 
 // The inputs of a run with only `tenant`'s workload jobs (for eachTenantAlone): a copy of
 // scenario.inputs (the scheduler configuration is loaded again, as it owns its plugins)

@@ -346,3 +346,47 @@ TEST(Scenario, Errors) {
 
 }  // namespace
 }  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+TEST(Scenario, SchedulersListWithConfigFilesAndCacheDelays) {
+  const std::string dir = temp_dir();
+  write(dir, "flux.yaml", "policy: hinode\n");
+  const Scenario s = read_scenario(write(dir, "s.yaml",
+                                         "schedulers:\n"
+                                         "  - setup: default-scheduler\n"
+                                         "  - {setup: fluxion, config: flux.yaml, cacheDelay: 2.5}\n"));
+  ASSERT_EQ(s.schedulers.size(), 2u);
+  EXPECT_EQ(s.schedulers[0].setup, "default-scheduler");
+  EXPECT_EQ(s.schedulers[0].config_file, "");
+  EXPECT_EQ(s.schedulers[0].cache_delay, Duration());
+  EXPECT_EQ(s.schedulers[1].setup, "fluxion");
+  EXPECT_EQ(s.schedulers[1].config_file, dir + "/flux.yaml");  // relative to the scenario
+  EXPECT_EQ(s.schedulers[1].cache_delay, Duration::millis(2500));
+  // The shipped example parses and lists its two schedulers.
+  const Scenario shipped =
+      read_scenario(std::string(KUBESIM_SOURCE_DIR) + "/examples/multi-scheduler/shared-cluster.yaml");
+  EXPECT_EQ(setups_label(shipped.schedulers), "default-scheduler+fluxion");
+}
+
+TEST(Scenario, SchedulersListErrorsNameTheLine) {
+  const std::string dir = temp_dir();
+  const auto error_of = [&](const std::string& text) {
+    try {
+      read_scenario(write(dir, "s.yaml", text));
+    } catch (const InputError& e) {
+      return std::to_string(e.line()) + ": " + e.problem();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("schedulers:\n  - setup: fluxion\n  - setup: fluxion\n"),
+            "3: expected each setup once in schedulers, got \"fluxion\" twice");
+  EXPECT_EQ(error_of("schedulers:\n  - {setup: fluxion, config: nothere.yaml}\n").substr(0, 43),
+            "2: expected schedulers[0].config \"nothere.y");
+  EXPECT_EQ(error_of("schedulers:\n  - {setup: fluxion, delay: 1}\n").substr(0, 18), "2: unknown key \"de");
+  EXPECT_EQ(error_of("schedulers: []\n"), "1: expected schedulers to list at least one scheduler setup");
+}
+
+}  // namespace
+}  // namespace kubesim

@@ -9,11 +9,11 @@ namespace kubesim {
 
 SchedulerSetup batch_setup(const std::string& name, std::uint32_t depth, const std::string& description) {
   return SchedulerSetup{
-      name, description, name, [name, depth](SimulationInputs& in, const SetupOptions& o) {
+      name, description, name, true, nullptr, [name, depth](SimulationInputs& in, const SetupOptions& o) {
         if (!o.config_file.empty())
           throw InputError(o.config_file, 0, "the " + name + " setup takes no configuration file");
         in.other_schedulers.push_back(SchedulerFactory{
-            [name, depth](ObjectStore& store, SchedulerHost& host, std::uint64_t /*seed*/) {
+            [name, depth](ObjectStore& store, SchedulerHost& host, const SimulationOptions&) {
               return std::make_unique<BatchScheduler>(store, host, name, depth, Duration(), 2);
             },
             Duration()});

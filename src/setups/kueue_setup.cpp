@@ -8,7 +8,6 @@ namespace kubesim {
 void install_kueue(SimulationInputs& in, const SetupOptions& o) {
   if (o.config_file.empty())
     throw InputError("", 0, "the kueue setup needs --scheduler-config with its ClusterQueue/LocalQueue/ResourceFlavor YAML");
-  in.scheduler = default_scheduler_config(in.resource_names);
   kueue::Config config = kueue::load_config(o.config_file, in.resource_names);
   for (auto& j : in.workload.jobs) {
     if (!j.as_job) continue;
@@ -21,7 +20,7 @@ void install_kueue(SimulationInputs& in, const SetupOptions& o) {
     }
   }
   in.other_schedulers.push_back(SchedulerFactory{
-      [config](ObjectStore& store, SchedulerHost& host, std::uint64_t) -> std::unique_ptr<SchedulerModel> {
+      [config](ObjectStore& store, SchedulerHost& host, const SimulationOptions&) -> std::unique_ptr<SchedulerModel> {
         return std::make_unique<kueue::Controller>(store, host, config);
       },
       Duration()});

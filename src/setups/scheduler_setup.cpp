@@ -1,5 +1,7 @@
 #include "setups/scheduler_setup.hpp"
 
+#include <filesystem>
+
 #include "core/error.hpp"
 #include "sched/batch/backfill.hpp"
 #include "setups/batch_setup.hpp"
@@ -12,8 +14,8 @@ namespace kubesim {
 
 namespace {
 
-// YuniKorn: kube-scheduler serves nobody; the YuniKorn model serves schedulerName yunikorn.
-// Pods without the applicationId/queue labels get them as the study's notebook set them for
+// YuniKorn (standalone k8shim: kube-scheduler keeps serving default-scheduler pods). Its
+// pods without the applicationId/queue labels get them as the study's notebook set them for
 // YuniKorn: one application per pod (applicationId = the pod's own name) in queue
 // root.tenants.<namespace> when that leaf exists (the notebook's create_pod_template).
 void install_yunikorn(SimulationInputs& in, const SetupOptions& o) {
@@ -21,10 +23,9 @@ void install_yunikorn(SimulationInputs& in, const SetupOptions& o) {
       o.config_file.empty()
           ? yunikorn::load_config_text(yunikorn::kDefaultConfigText, yunikorn::kDefaultConfigName, in.resource_names)
           : yunikorn::load_config(o.config_file, in.resource_names));
-  in.scheduler = SchedulerConfig{};
   in.other_schedulers.push_back(SchedulerFactory{
-      [config](ObjectStore& store, SchedulerHost& host, std::uint64_t seed) -> std::unique_ptr<SchedulerModel> {
-        return std::make_unique<yunikorn::YuniKorn>(*config, store, host, seed);
+      [config](ObjectStore& store, SchedulerHost& host, const SimulationOptions& options) -> std::unique_ptr<SchedulerModel> {
+        return std::make_unique<yunikorn::YuniKorn>(*config, store, host, options.seed);
       },
       Duration()});
   Workload& w = in.workload;
@@ -32,6 +33,7 @@ void install_yunikorn(SimulationInputs& in, const SetupOptions& o) {
   for (auto& j : w.jobs) {
     if (j.pod_template >= shared) continue;
     const PodTemplate& t = w.templates[j.pod_template];
+    if (t.scheduler_name != "yunikorn") continue;
     if (find_label(t.labels, "applicationId") || find_label(t.labels, "yunikorn.apache.org/app-id")) continue;
     PodTemplate copy = t;
     const std::string& ns = w.namespaces[j.ns.value()];
@@ -54,8 +56,8 @@ void install_fluxion(SimulationInputs& in, const SetupOptions& o, bool informer)
   defaults.reflect_other_schedulers = informer;
   FluxionConfig config = o.config_file.empty() ? defaults : load_fluxion_config(o.config_file, defaults);
   in.other_schedulers.push_back(SchedulerFactory{
-      [config](ObjectStore& store, SchedulerHost& host, std::uint64_t seed) -> std::unique_ptr<SchedulerModel> {
-        return std::make_unique<FluxionScheduler>(store, host, seed, config);
+      [config](ObjectStore& store, SchedulerHost& host, const SimulationOptions& options) -> std::unique_ptr<SchedulerModel> {
+        return std::make_unique<FluxionScheduler>(store, host, options.seed, config);
       },
       Duration()});
 }
@@ -64,32 +66,33 @@ void install_fluxion(SimulationInputs& in, const SetupOptions& o, bool informer)
 const std::vector<SchedulerSetup>& scheduler_setups() {
   static const std::vector<SchedulerSetup> kSetups = {
       {"default-scheduler", "kube-scheduler v1.26 with its default profile (or --scheduler-config's)",
-       "default-scheduler",
-       [](SimulationInputs& in, const SetupOptions& o) {
-         in.scheduler = o.config_file.empty() ? default_scheduler_config(in.resource_names)
-                                              : load_scheduler_config(o.config_file, in.resource_names);
-       }},
+       "default-scheduler", true,
+       [](ResourceNames& names, const SetupOptions& o) -> std::optional<SchedulerConfig> {
+         if (o.config_file.empty()) return std::nullopt;  // the cluster's, as configured
+         return load_scheduler_config(o.config_file, names);
+       },
+       nullptr},
       batch_setup("fcfs", 0, "FCFS batch queue (batsched fcfs_fast): start jobs in order while the head fits"),
       batch_setup("easy-backfill", 1, "EASY backfilling (batsched easy_bf): the head job holds a reservation"),
       batch_setup("conservative-backfill", BackfillSchedule::kAll,
                   "conservative backfilling (batsched conservative_bf): every queued job holds a reservation"),
-      {"kueue", "Kueue v0.9 admitting Jobs (--scheduler-config: its ClusterQueue/LocalQueue/ResourceFlavor YAML) in front of kube-scheduler's default profile",
-       "default-scheduler", install_kueue},
+      {"kueue", "Kueue v0.9 admitting Jobs (--scheduler-config: its ClusterQueue/LocalQueue/ResourceFlavor YAML) in front of kube-scheduler",
+       "default-scheduler", false, nullptr, install_kueue},
       {"scheduler-plugins",
        "scheduler-plugins as its release-1.26 chart installs it (Coscheduling, CapacityScheduling, "
        "NodeResourcesAllocatable); --scheduler-config: ElasticQuota and PodGroup objects",
-       "scheduler-plugins-scheduler",
-       [](SimulationInputs& in, const SetupOptions& o) {
-         const SchedulerPluginsObjects objects = o.config_file.empty()
-                                                     ? SchedulerPluginsObjects{}
-                                                     : read_scheduler_plugins_objects(o.config_file, in.resource_names);
-         in.scheduler = scheduler_plugins_config(in.resource_names, objects);
-       }},
+       "scheduler-plugins-scheduler", true,
+       [](ResourceNames& names, const SetupOptions& o) -> std::optional<SchedulerConfig> {
+         const SchedulerPluginsObjects objects =
+             o.config_file.empty() ? SchedulerPluginsObjects{} : read_scheduler_plugins_objects(o.config_file, names);
+         return scheduler_plugins_config(names, objects);
+       },
+       nullptr},
       {"yunikorn", "Apache YuniKorn 1.5 (core + k8shim) with a queues.yaml (default: the study's yunikorn-configs.yaml)",
-       "yunikorn", install_yunikorn},
+       "yunikorn", true, nullptr, install_yunikorn},
       {"fluxion", "KubeFlux/Fluence: Fluxion's resource graph, informer on (--scheduler-config: Fluxion YAML)",
-       "fluxion", [](SimulationInputs& in, const SetupOptions& o) { install_fluxion(in, o, true); }},
-      {"kubeflux-noinformer", "KubeFlux 2021: Fluxion without the informer (stale graph)", "fluxion",
+       "fluxion", true, nullptr, [](SimulationInputs& in, const SetupOptions& o) { install_fluxion(in, o, true); }},
+      {"kubeflux-noinformer", "KubeFlux 2021: Fluxion without the informer (stale graph)", "fluxion", true, nullptr,
        [](SimulationInputs& in, const SetupOptions& o) { install_fluxion(in, o, false); }},
   };
   return kSetups;
@@ -104,9 +107,103 @@ const SchedulerSetup& find_setup(const std::string& name) {
   throw InputError("", 0, "unknown scheduler \"" + name + "\" (expected one of: " + known + ")");
 }
 
+std::string SetupChoice::label() const {
+  return config_file.empty() ? setup : setup + "+" + std::filesystem::path(config_file).stem().string();
+}
+
+std::vector<SetupChoice> parse_setup_choices(const std::string& text, const std::string& option) {
+  std::vector<SetupChoice> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t plus = std::min(text.find('+', pos), text.size());
+    const std::string entry = text.substr(pos, plus - pos);
+    pos = plus + 1;
+    if (entry.empty())
+      throw InputError("", 0, option + ": empty entry in \"" + text + "\" (expected NAME or NAME=CONFIGFILE, several joined by +)");
+    SetupChoice c;
+    const std::size_t eq = entry.find('=');
+    c.setup = entry.substr(0, eq);
+    find_setup(c.setup);  // throws for an unknown name, listing the known ones
+    if (eq != std::string::npos) {
+      c.config_file = entry.substr(eq + 1);
+      if (c.config_file.empty()) throw InputError("", 0, option + ": no configuration file after \"" + c.setup + "=\"");
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(c.config_file, ec))
+        throw InputError(c.config_file, 0, "no such configuration file (in " + option + " " + entry + ")");
+    }
+    for (const SetupChoice& other : out)
+      if (other.setup == c.setup) throw InputError("", 0, option + ": \"" + c.setup + "\" is listed twice in \"" + text + "\"");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string setups_label(const std::vector<SetupChoice>& choices) {
+  std::string label;
+  for (const SetupChoice& c : choices) label += (label.empty() ? "" : "+") + c.label();
+  return label;
+}
+
+namespace {
+
+// Runs `setup`'s install and gives the models it adds `cache_delay`. A setup that deployed no
+// scheduler of its own (`deployed`: its kube-scheduler Deployment) nor added a model is served
+// by scheduler 0, which gets the delay instead.
+void install_rest(const SchedulerSetup& setup, const SetupOptions& options, Duration cache_delay, bool deployed,
+                  SimulationInputs& in) {
+  const std::size_t before = in.other_schedulers.size();
+  if (setup.install) setup.install(in, options);
+  for (std::size_t i = before; i < in.other_schedulers.size(); ++i) in.other_schedulers[i].informer_delay = cache_delay;
+  if (!deployed && in.other_schedulers.size() == before) in.scheduler_informer_delay = cache_delay;
+}
+
+bool serves_default_scheduler(const SchedulerConfig& config) {
+  for (const Profile& p : config.profiles)
+    if (p.scheduler_name == "default-scheduler") return true;
+  return false;
+}
+
+}  // namespace
+
+void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& in) {
+  KUBESIM_ASSERT(!choices.empty());
+  if (choices.size() == 1) {
+    const SchedulerSetup& setup = find_setup(choices[0].setup);
+    const SetupOptions options{choices[0].config_file};
+    for (auto& t : in.workload.templates) t.scheduler_name = setup.scheduler_name;
+    if (setup.kube_scheduler)
+      if (std::optional<SchedulerConfig> own = setup.kube_scheduler(in.resource_names, options)) in.scheduler = std::move(*own);
+    install_rest(setup, options, choices[0].cache_delay, false, in);
+    return;
+  }
+  std::vector<const SchedulerSetup*> scheduling;  // setups that schedule pods, to find two claiming one name
+  for (const SetupChoice& c : choices) {
+    const SchedulerSetup& setup = find_setup(c.setup);
+    if (setup.schedules_pods) {
+      for (const SchedulerSetup* other : scheduling)
+        if (other->scheduler_name == setup.scheduler_name)
+          throw InputError("", 0, "schedulers " + other->name + " and " + setup.name + " would both schedule the pods of schedulerName " +
+                                      setup.scheduler_name + " (list one of them)");
+      scheduling.push_back(&setup);
+    }
+    const SetupOptions options{c.config_file};
+    std::optional<SchedulerConfig> own;
+    if (setup.kube_scheduler) own = setup.kube_scheduler(in.resource_names, options);
+    const bool deployed = own && !serves_default_scheduler(*own);
+    if (deployed) {
+      // Its own Deployment beside the cluster's kube-scheduler (the chart's second scheduler).
+      in.other_schedulers.push_back(kube_scheduler_factory(
+          [&setup, options](ResourceNames& names) { return std::move(*setup.kube_scheduler(names, options)); },
+          c.cache_delay));
+    } else if (own) {
+      in.scheduler = std::move(*own);  // the cluster's kube-scheduler, configured by this file
+    }
+    install_rest(setup, options, c.cache_delay, deployed, in);
+  }
+}
+
 void apply_setup(const SchedulerSetup& setup, SimulationInputs& inputs, const SetupOptions& options) {
-  setup.install(inputs, options);
-  for (auto& t : inputs.workload.templates) t.scheduler_name = setup.scheduler_name;
+  install_setups({SetupChoice{setup.name, options.config_file, Duration()}}, inputs);
 }
 
 }  // namespace kubesim

@@ -1,12 +1,17 @@
 // Scheduler setups: named ways to schedule a run, as people install them on a real cluster
-// (kube-scheduler's default profile; later scheduler-plugins as its chart installs it,
-// YuniKorn, Kueue in front of kube-scheduler, Fluxion, the HPC batch policies). `kubesim run
-// --scheduler NAME` and `kubesim compare --schedulers A,B,...` pick them by name. A setup
-// installs its scheduler models (SimulationInputs::scheduler / other_schedulers) and points
-// every pod of the workload at its scheduler, as the study did by changing schedulerName.
+// (kube-scheduler's default profile, scheduler-plugins as its chart installs it, YuniKorn,
+// Kueue in front of kube-scheduler, Fluxion, the HPC batch policies). `kubesim run
+// --scheduler NAME`, a scenario's `schedulers:` and `kubesim compare --schedulers A,B,...`
+// pick them by name.
+//
+// One setup in a run is the cluster's scheduler: every workload pod gets its schedulerName,
+// as the study did by changing schedulerName. Several setups run side by side in one
+// cluster, each pod's own schedulerName picking its scheduler; they see each other's pods
+// only through the object store, each with its own cache delay.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +26,15 @@ struct SetupOptions {
 struct SchedulerSetup {
   std::string name;            // e.g. "default-scheduler"
   std::string description;
-  std::string scheduler_name;  // the spec.schedulerName its scheduler serves
+  std::string scheduler_name;  // the spec.schedulerName of the pods it schedules
+  // False for a setup that admits Jobs and leaves their pods to kube-scheduler (Kueue): it
+  // may share its scheduler_name with the setup that schedules them.
+  bool schedules_pods = true;
+  // The kube-scheduler configuration this setup deploys, when it has its own (null, or
+  // nullopt returned: the cluster's kube-scheduler as configured serves its pods).
+  std::function<std::optional<SchedulerConfig>(ResourceNames&, const SetupOptions&)> kube_scheduler;
+  // Everything else it installs: its scheduler models (SimulationInputs::other_schedulers)
+  // and what its pods need (labels). Runs after the pods got their schedulerNames. May be null.
   std::function<void(SimulationInputs&, const SetupOptions&)> install;
 };
 
@@ -29,7 +42,30 @@ struct SchedulerSetup {
 const std::vector<SchedulerSetup>& scheduler_setups();
 // Throws InputError naming the known setups when there is none of that name.
 const SchedulerSetup& find_setup(const std::string& name);
-// Installs `setup` and sets every workload pod template's schedulerName to its scheduler.
+
+// One scheduler deployed in a run.
+struct SetupChoice {
+  std::string setup;        // SchedulerSetup::name
+  std::string config_file;  // SetupOptions::config_file
+  Duration cache_delay;     // added to its informers' watch delay (SchedulerFactory::informer_delay)
+  // "NAME" or "NAME+<config file stem>": labels comparisons and output folders.
+  std::string label() const;
+};
+
+// "A" or "A=CONFIGFILE", several joined by '+' ("default-scheduler+fluxion=f.yaml"): the
+// setups of one run. Throws InputError (mentioning `option`) for an empty entry, an unknown
+// setup, a missing configuration file or a setup listed twice.
+std::vector<SetupChoice> parse_setup_choices(const std::string& text, const std::string& option);
+// The labels of `choices` joined by '+'.
+std::string setups_label(const std::vector<SetupChoice>& choices);
+
+// Installs the setups of one run (see the top of this file). With one setup, its own
+// kube-scheduler configuration (if any) replaces scheduler 0's. With several, scheduler 0
+// stays the cluster's kube-scheduler (configured by default-scheduler's file when given), any
+// other kube-scheduler configuration runs as its own deployment, and two setups that schedule
+// pods of one schedulerName are an error. Throws InputError for bad configuration files.
+void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& inputs);
+// The single-setup case with no cache delay.
 void apply_setup(const SchedulerSetup& setup, SimulationInputs& inputs, const SetupOptions& options);
 
 }  // namespace kubesim

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "report/tenant_report.hpp"
+#include "scenario/scenario.hpp"
 #include "setups/scheduler_setup.hpp"
 
 namespace kubesim {
@@ -23,18 +24,8 @@ std::vector<Contender> parse_contenders(const std::string& list) {
     pos = comma + 1;
     if (entry.empty()) throw InputError("", 0, "--schedulers: empty entry in \"" + list + "\" (expected A,B,... or A=CONFIGFILE)");
     Contender c;
-    const std::size_t eq = entry.find('=');
-    c.setup = entry.substr(0, eq);
-    find_setup(c.setup);  // throws for an unknown name, listing the known ones
-    c.label = c.setup;
-    if (eq != std::string::npos) {
-      c.config_file = entry.substr(eq + 1);
-      if (c.config_file.empty()) throw InputError("", 0, "--schedulers: no configuration file after \"" + c.setup + "=\"");
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(c.config_file, ec))
-        throw InputError(c.config_file, 0, "no such configuration file (in --schedulers " + entry + ")");
-      c.label += "+" + std::filesystem::path(c.config_file).stem().string();
-    }
+    c.setups = parse_setup_choices(entry, "--schedulers");
+    c.label = setups_label(c.setups);
     for (const Contender& other : out)
       if (other.label == c.label) throw InputError("", 0, "--schedulers: \"" + c.label + "\" is listed twice");
     out.push_back(std::move(c));
@@ -60,7 +51,7 @@ RunRecord run_one(SimulationInputs inputs, SimulationOptions options, const Comp
   options.seed = seed;
   const Contender& c = spec.contenders[contender];
   ReportSettings report = spec.report;
-  report.parameters = setup_parameters(c.setup, c.config_file);
+  report.parameters = setup_parameters(c.setups);
   RunPipeline pipeline(std::move(inputs), options, &report, spec.version);
   pipeline.sim().run();
   std::vector<ReportFile> files = pipeline.finish();
@@ -96,20 +87,8 @@ Comparison run_comparison(CompareSpec spec) {
   std::mutex install_mutex;
   const auto install = [&](std::size_t contender) {
     const std::lock_guard<std::mutex> lock(install_mutex);
-    const SimulationInputs& base = spec.inputs;
-    SimulationInputs in;
-    in.resource_names = base.resource_names;
-    in.nodes = base.nodes;
-    in.workload = base.workload;
-    in.other_schedulers = base.other_schedulers;
-    in.priority_classes = base.priority_classes;
-    in.quotas = base.quotas;
-    in.pod_disruption_budgets = base.pod_disruption_budgets;
-    in.actions = base.actions;
-    in.scheduler = spec.scheduler_config.empty() ? default_scheduler_config(in.resource_names)
-                                                 : load_scheduler_config(spec.scheduler_config, in.resource_names);
-    const Contender& c = spec.contenders[contender];
-    apply_setup(find_setup(c.setup), in, SetupOptions{c.config_file});
+    SimulationInputs in = copy_inputs(spec.inputs, spec.scheduler_config);
+    install_setups(spec.contenders[contender].setups, in);
     return in;
   };
   // Every setup is installed before anything runs: a bad configuration file stops here. These

@@ -17,17 +17,17 @@
 
 namespace kubesim {
 
-// One column of the comparison: a registered setup with an optional configuration file.
+// One column of the comparison: the scheduler setups of its runs (one, or several side by
+// side in one cluster).
 struct Contender {
-  std::string label;        // report label and output folder: the setup name, or "<setup>+<config stem>"
-  std::string setup;        // SchedulerSetup::name
-  std::string config_file;  // SetupOptions::config_file (empty: the setup's default)
+  std::string label;  // report label and output folder: setups_label(setups)
+  std::vector<SetupChoice> setups;
 };
 
-// "A,B=FILE,..." -> contenders in this order. An entry is a setup name, optionally
-// "=CONFIGFILE" (the setup's configuration file, as `run --scheduler A --scheduler-config
-// FILE`). Throws InputError for an empty entry, an unknown setup, a missing config file or
-// two entries with the same label.
+// "A,B=FILE,C+D,..." -> contenders in this order. An entry is what `run --scheduler` takes:
+// a setup name, optionally "=CONFIGFILE" (as `run --scheduler A --scheduler-config FILE`),
+// several joined by '+' to run side by side. Throws InputError for an empty entry, an unknown
+// setup, a missing config file or two entries with the same label.
 std::vector<Contender> parse_contenders(const std::string& list);
 
 struct CompareSpec {

@@ -487,9 +487,11 @@ std::string compare_html(const Comparison& cmp, const std::vector<ReportFile>& c
       {"sample interval (s)", format_seconds_short(cmp.interval.micros())},
       {"capacity (cores)", format_cores(cmp.capacity_milli)},
       {"tenants", tenants}};
-  for (const Contender& c : cmp.contenders)
-    params.emplace_back("scheduler " + c.label,
-                        "setup " + c.setup + (c.config_file.empty() ? "" : ", configuration " + std::filesystem::path(c.config_file).filename().string()));
+  for (const Contender& c : cmp.contenders) {
+    std::string setups;
+    for (const SetupChoice& s : c.setups) setups += (setups.empty() ? "" : "; ") + describe_setup(s);
+    params.emplace_back("scheduler " + c.label, setups);
+  }
   for (const auto& [k, v] : params) out += "<tr><th>" + esc(k) + "</th><td>" + esc(v) + "</td></tr>\n";
   out += "</table>\n</section>\n";
 

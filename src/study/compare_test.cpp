@@ -15,11 +15,23 @@ TEST(ParseContenders, NamesAndConfigFiles) {
   const auto c = parse_contenders("default-scheduler,default-scheduler=" + kMostAllocated);
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0].label, "default-scheduler");
-  EXPECT_EQ(c[0].setup, "default-scheduler");
-  EXPECT_EQ(c[0].config_file, "");
+  ASSERT_EQ(c[0].setups.size(), 1u);
+  EXPECT_EQ(c[0].setups[0].setup, "default-scheduler");
+  EXPECT_EQ(c[0].setups[0].config_file, "");
   EXPECT_EQ(c[1].label, "default-scheduler+most-allocated");
-  EXPECT_EQ(c[1].setup, "default-scheduler");
-  EXPECT_EQ(c[1].config_file, kMostAllocated);
+  EXPECT_EQ(c[1].setups[0].setup, "default-scheduler");
+  EXPECT_EQ(c[1].setups[0].config_file, kMostAllocated);
+}
+
+TEST(ParseContenders, SeveralSetupsSideBySide) {
+  const auto c = parse_contenders("default-scheduler=" + kMostAllocated + "+fluxion,fcfs");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].label, "default-scheduler+most-allocated+fluxion");
+  ASSERT_EQ(c[0].setups.size(), 2u);
+  EXPECT_EQ(c[0].setups[0].config_file, kMostAllocated);
+  EXPECT_EQ(c[0].setups[1].setup, "fluxion");
+  EXPECT_EQ(c[0].setups[1].config_file, "");
+  EXPECT_EQ(c[1].label, "fcfs");
 }
 
 TEST(ParseContenders, BadLists) {
@@ -29,6 +41,8 @@ TEST(ParseContenders, BadLists) {
   EXPECT_THROW(parse_contenders("default-scheduler,default-scheduler"), InputError);
   EXPECT_THROW(parse_contenders("default-scheduler="), InputError);
   EXPECT_THROW(parse_contenders("default-scheduler=/no/such/file.yaml"), InputError);
+  EXPECT_THROW(parse_contenders("fluxion+"), InputError);
+  EXPECT_THROW(parse_contenders("fluxion+fluxion"), InputError);
 }
 
 TEST(CompareStats, SeedStatAndQuantiles) {
@@ -63,7 +77,7 @@ Comparison hand_comparison() {
   cmp.title = "t";
   cmp.source = "hand";
   cmp.model = "ideal";
-  cmp.contenders = {{"A", "default-scheduler", ""}, {"B", "default-scheduler", ""}};
+  cmp.contenders = {{"A", {{"default-scheduler", "", Duration()}}}, {"B", {{"default-scheduler", "", Duration()}}}};
   cmp.seeds = 2;
   cmp.tenants = {"t1"};
   const auto run = [](std::size_t c, std::uint64_t seed, double makespan, double util, std::vector<double> queue) {
@@ -178,7 +192,8 @@ TEST(RunComparison, OutputsDoNotDependOnThreads) {
 
 TEST(RunComparison, BadConfigurationStopsBeforeRunning) {
   CompareSpec spec = small_spec(2);
-  spec.contenders.push_back({"bad", "default-scheduler", std::string(KUBESIM_SOURCE_DIR) + "/tests/bad/scheduler-unknown-plugin.yaml"});
+  spec.contenders.push_back(
+      {"bad", {{"default-scheduler", std::string(KUBESIM_SOURCE_DIR) + "/tests/bad/scheduler-unknown-plugin.yaml", Duration()}}});
   EXPECT_THROW(run_comparison(std::move(spec)), InputError);
 }
 

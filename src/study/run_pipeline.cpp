@@ -7,12 +7,23 @@
 
 namespace kubesim {
 
-std::vector<std::pair<std::string, std::string>> setup_parameters(const std::string& setup,
-                                                                  const std::string& config_file) {
-  std::vector<std::pair<std::string, std::string>> p = {{"scheduler", setup}};
-  // The file name only: outputs must not depend on where the inputs live.
-  if (!config_file.empty()) p.emplace_back("scheduler configuration", std::filesystem::path(config_file).filename().string());
+std::vector<std::pair<std::string, std::string>> setup_parameters(const std::vector<SetupChoice>& setups) {
+  std::vector<std::pair<std::string, std::string>> p;
+  for (const SetupChoice& c : setups) {
+    p.emplace_back("scheduler", c.setup);
+    // The file name only: outputs must not depend on where the inputs live.
+    if (!c.config_file.empty())
+      p.emplace_back("scheduler configuration", std::filesystem::path(c.config_file).filename().string());
+    if (c.cache_delay > Duration()) p.emplace_back("cache delay (s)", format_seconds(c.cache_delay));
+  }
   return p;
+}
+
+std::string describe_setup(const SetupChoice& c) {
+  std::string out = "setup " + c.setup;
+  if (!c.config_file.empty()) out += ", configuration " + std::filesystem::path(c.config_file).filename().string();
+  if (c.cache_delay > Duration()) out += ", cache delay " + format_seconds(c.cache_delay) + " s";
+  return out;
 }
 
 RunPipeline::RunPipeline(SimulationInputs inputs, const SimulationOptions& options, const ReportSettings* report,

@@ -13,6 +13,7 @@
 #include "metrics/completion_recorder.hpp"
 #include "metrics/tenant_recorder.hpp"
 #include "report/run_outputs.hpp"
+#include "setups/scheduler_setup.hpp"
 
 namespace kubesim {
 
@@ -29,9 +30,11 @@ struct ReportSettings {
   std::vector<std::pair<std::string, std::string>> parameters;
 };
 
-// report.html's parameter rows naming a scheduler setup (and its configuration file).
-std::vector<std::pair<std::string, std::string>> setup_parameters(const std::string& setup,
-                                                                  const std::string& config_file);
+// report.html's parameter rows naming the run's scheduler setups (with their configuration
+// files and cache delays).
+std::vector<std::pair<std::string, std::string>> setup_parameters(const std::vector<SetupChoice>& setups);
+// "setup NAME[, configuration FILE][, cache delay S s]" (file names only).
+std::string describe_setup(const SetupChoice& setup);
 
 class RunPipeline {
  public:

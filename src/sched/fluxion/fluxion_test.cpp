@@ -213,8 +213,8 @@ FluxRun simulate(std::vector<WorkloadJob> jobs, std::vector<PodTemplate> templat
   FluxRun r;
   FluxionScheduler** slot = &r.flux;
   in.other_schedulers.push_back(SchedulerFactory{
-      [c, slot](ObjectStore& store, SchedulerHost& host, std::uint64_t seed) -> std::unique_ptr<SchedulerModel> {
-        auto s = std::make_unique<FluxionScheduler>(store, host, seed, c);
+      [c, slot](ObjectStore& store, SchedulerHost& host, const SimulationOptions& options) -> std::unique_ptr<SchedulerModel> {
+        auto s = std::make_unique<FluxionScheduler>(store, host, options.seed, c);
         *slot = s.get();
         return s;
       },
