@@ -1,6 +1,6 @@
-// The HPC batch policies' shared implementation: batsched's Schedule (oar-team/batsched
-// src/schedule.cpp: time slices of available resources, add_job_first_fit, remove_job,
-// update_first_slice) and one decision procedure parameterised by reservation depth:
+// The HPC batch policies' shared implementation: batsched's Schedule (src/schedule.cpp: time
+// slices of available resources, add_job_first_fit, remove_job, update_first_slice) and one
+// decision procedure parameterised by reservation depth:
 //   depth 0         FCFS (batsched src/algo/fcfs_fast.cpp): start queued jobs in order while
 //                   the head fits now; the first that does not blocks the queue.
 //   depth 1         EASY backfilling (src/algo/easy_bf.cpp EasyBackfilling::make_decisions,
@@ -11,6 +11,17 @@
 //                   job holds a reservation; on a job end the schedule is compressed.
 //   1 < depth < kAll: the first `depth` waiting jobs hold reservations, the rest are tried
 //                   first-fit and removed again (batsched has no such variant).
+// Checked against the source in the stored index, which holds no oar-team/batsched repository
+// but versions of its fork hpc/batsched4 whose early versions are batsched's code unmodified:
+// easy_bf.cpp, fcfs_fast.cpp, conservative_bf.cpp (ConservativeBackfilling::make_decisions,
+// the version without failures/checkpointing), schedule.cpp (Schedule::
+// add_job_first_fit_after_time_slice, update_first_slice, remove_job_if_exists), and
+// BasicResourceSelector::fit in src/locality.cpp ("allocated =
+// available.left(nb_requested_resources)": the lowest machine ids of the intersection of the
+// window's slices). Kubesim adaptations, not upstream: one node per job (below), and an extra
+// full traversal when a reservation is due but did not start (batsched never sees that:
+// Batsim kills jobs at their walltime). EASY's and FCFS's "free machines > 0" loop guards
+// are short cuts that change no decision, so they are not reproduced.
 //
 // Kubernetes adaptation (not upstream): a job is one pod, placed on ONE node. Batsched's
 // resources are whole machines; here each node has a profile over time of its used

@@ -6,12 +6,13 @@
 namespace kubesim {
 
 BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
-                               Duration bind_latency, std::int64_t missing_walltime_factor)
+                               Duration bind_latency, std::int64_t missing_walltime_factor, Duration rjms_delay)
     : store_(store),
       host_(host),
       name_(std::move(scheduler_name)),
       bind_latency_(bind_latency),
       missing_walltime_factor_(missing_walltime_factor),
+      rjms_delay_(rjms_delay),
       schedule_(depth) {
   // Which nodes a pod may use at all: what kubelet admission and kube-scheduler's filters
   // would refuse regardless of load (spec.nodeName, nodeSelector/affinity, NoSchedule and
@@ -64,9 +65,18 @@ void BatchScheduler::on_pod_change(const Change& c, SimTime now) {
   if (!serves(spec.scheduler_name)) return;
   const Pod& p = store_.pod(pod);
   const SimTime release = p.created.is_never() ? now : p.created;
-  const Duration walltime = p.active_deadline > Duration() ? p.active_deadline : p.run_time * missing_walltime_factor_;
+  Duration walltime = p.active_deadline > Duration() ? p.active_deadline : p.run_time * missing_walltime_factor_;
+  if (walltime > Duration()) {
+    walltime = walltime + rjms_delay_;  // json_workload.cpp: job->walltime += _rjms_delay
+  } else if (schedule_.depth() == BackfillSchedule::kAll) {
+    // conservative_bf.cpp make_decisions: "else if (!new_job->has_walltime) ... Rejecting
+    // job '%s' as it has no walltime" (add_reject_job).
+    rejected_.emplace_back(pod, true);
+    request_decision(now);
+    return;
+  }
   if (!schedule_.submit(key, release, demand_of(pod), walltime)) {
-    rejected_.push_back(pod);
+    rejected_.emplace_back(pod, false);
   }
   request_decision(now);
 }
@@ -82,11 +92,12 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
   switch (event.kind) {
     case SchedulerEvent::Kind::kTimer: {
       decision_posted_ = false;
-      for (const PodId pod : rejected_) {
+      for (const auto& [pod, no_walltime] : rejected_) {
         const Pod& p = store_.pod(pod);
         if (p.deleted || p.node.valid() || is_terminal(p.phase)) continue;
         store_.update_pod(pod, [&](Pod& x) {
-          x.unschedulable_message = name_ + ": the job requests more than any node can hold (rejected on release)";
+          x.unschedulable_message = name_ + (no_walltime ? ": the job has no walltime (rejected on release)"
+                                                         : ": the job requests more than any node can hold (rejected on release)");
         });
       }
       rejected_.clear();

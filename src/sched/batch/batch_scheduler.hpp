@@ -13,23 +13,31 @@
 //   pod arrived, a pod ended or was deleted, or a node changed, posted as a kTimer in the
 //   scheduler phase, after all of that instant's informer deliveries.
 // - Binding: each start is a binding API call (apply_binding) landing as kBindDone after
-//   `bind_latency` (the setups use zero, like batsched's default rjms_delay of 0; Batsim
-//   executes a decision at the decision's date). The kubelet's admission and start-up latency
-//   then apply as for any pod.
+//   `bind_latency` (the setups use zero: Batsim executes a decision at the decision's date).
+//   The kubelet's admission and start-up latency then apply as for any pod.
+// - Planned walltime: batsched adds its rjms_delay to every job's walltime when it reads the
+//   job (json_workload.cpp Workload::add_job_from_json_object: "Let's apply the RJMS delay
+//   on the job: job->walltime += _rjms_delay"), and main.cpp's --rjms_delay defaults to 5 s
+//   (read in hpc/batsched4's early, unmodified versions of batsched). So reservations and backfill
+//   windows use walltime + `rjms_delay` (the setups use 5 s); the pod is still killed at its
+//   own walltime (activeDeadlineSeconds), as Batsim kills at the job's walltime.
 // - A pod without walltime (no activeDeadlineSeconds; e.g. every job of the NASA iPSC SWF
-//   trace, whose field 9 is -1): batsched's backfilling cannot plan it -- batsched4
-//   src/algo/easy_bf3.cpp and conservative_bf.cpp reject it ("Rejecting job '%s' as it has
-//   no walltime") -- so Batsim users convert such traces with walltime = max(jwf * run time,
-//   requested time), jwf = 2 by default (Batsim tools/swf_to_batsim_workload_compute_only.py
-//   -jwf; kubesim's convert swf2batsim). With `missing_walltime_factor` k > 0 the plan uses k *
-//   the pod's run time, as that converted workload would (the setups use 2); nothing kills
-//   the pod at that time, as no deadline was asked for. With k = 0 the walltime is infinite.
+//   trace, whose field 9 is -1): Batsim users convert such traces with walltime =
+//   max(jwf * run time, requested time), jwf = 2 by default (Batsim
+//   tools/swf_to_batsim_workload_compute_only.py -jwf; kubesim's convert swf2batsim). With
+//   `missing_walltime_factor` k > 0 the plan uses k * the pod's run time (+ rjms_delay), as
+//   that converted workload would (the setups use 2); nothing kills the pod at that time, as
+//   no deadline was asked for. A job still without walltime (k = 0, or a zero run time):
+//   conservative_bf.cpp rejects it on release ("Rejecting job '%s' as it has no walltime");
+//   easy_bf.cpp and fcfs_fast.cpp queue it, and schedule.cpp add_job_first_fit gives it an
+//   infinite walltime.
 // - Rejection: a pod that no node could ever hold is rejected on arrival as batsched does
 //   (add_reject_job); kubesim leaves it Pending with PodScheduled=False and the reason.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sched/batch/backfill.hpp"
@@ -40,7 +48,8 @@ namespace kubesim {
 class BatchScheduler final : public SchedulerModel {
  public:
   BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
-                 Duration bind_latency = Duration(), std::int64_t missing_walltime_factor = 0);
+                 Duration bind_latency = Duration(), std::int64_t missing_walltime_factor = 0,
+                 Duration rjms_delay = Duration());
 
   bool serves(const std::string& scheduler_name) const override { return scheduler_name == name_; }
   void on_pod_change(const Change& change, SimTime now) override;
@@ -60,10 +69,11 @@ class BatchScheduler final : public SchedulerModel {
   std::string name_;
   Duration bind_latency_;
   std::int64_t missing_walltime_factor_;
+  Duration rjms_delay_;
   BackfillSchedule schedule_;
   bool decision_posted_ = false;
   std::vector<BackfillSchedule::Start> starts_;  // scratch, reused
-  std::vector<PodId> rejected_;                  // written at the next decision
+  std::vector<std::pair<PodId, bool>> rejected_;  // (pod, no walltime), written at the next decision
   std::uint64_t bindings_ = 0;
 };
 

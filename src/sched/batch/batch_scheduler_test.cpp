@@ -15,7 +15,14 @@
 namespace kubesim {
 namespace {
 
-SimulationInputs case3(bool with_walltime = true) {
+struct J {
+  const char* id;
+  double submit;
+  std::uint32_t cpus;
+  double walltime, run;  // walltime 0: none
+};
+
+SimulationInputs one_node(const std::vector<J>& jobs) {
   SimulationInputs in;
   Node n;
   n.name = "node-0";
@@ -24,26 +31,24 @@ SimulationInputs case3(bool with_walltime = true) {
   n.capacity = n.allocatable;
   in.nodes.push_back(n);
   for (std::int64_t c = 1; c <= 4; ++c) in.workload.templates.push_back(batch_job_template(c * 1000, std::nullopt));
-  struct J {
-    const char* id;
-    double submit;
-    std::uint32_t cpus;
-    double walltime, run;
-  };
-  const J jobs[] = {{"A", 0, 2, 10, 10}, {"B", 1, 3, 10, 10}, {"C", 2, 4, 10, 10}, {"D", 3, 1, 30, 30}};
   for (const J& j : jobs) {
     WorkloadJob w;
     w.id = j.id;
     w.profile = "p";
     w.submit = SimTime::from_seconds(j.submit);
     w.run_time = Duration::from_seconds(j.run);
-    w.walltime = with_walltime ? Duration::from_seconds(j.walltime) : Duration();
+    w.walltime = Duration::from_seconds(j.walltime);
     w.requested_resources = j.cpus;
     w.pod_template = j.cpus - 1;
     in.workload.jobs.push_back(w);
   }
   in.scheduler = default_scheduler_config(in.resource_names);
   return in;
+}
+
+SimulationInputs case3(bool with_walltime = true) {
+  const double w = with_walltime ? 1 : 0;
+  return one_node({{"A", 0, 2, 10 * w, 10}, {"B", 1, 3, 10 * w, 10}, {"C", 2, 4, 10 * w, 10}, {"D", 3, 1, 30 * w, 30}});
 }
 
 std::map<std::string, double> run(const std::string& setup, SimulationInputs in) {
@@ -74,6 +79,40 @@ TEST(BatchScheduler, SetupsDistinguishThePolicies) {
 TEST(BatchScheduler, MissingWalltimeBecomesTwiceRunTime) {
   using S = std::map<std::string, double>;
   EXPECT_EQ(run("easy-backfill", case3(false)), (S{{"A", 0}, {"B", 10}, {"C", 33}, {"D", 3}}));
+}
+
+// batsched plans with walltime + rjms_delay (json_workload.cpp; main.cpp default 5 s) while
+// the job still ends by its own walltime. Conservative, 4 cpus: A(0, 3 cpus, 10 s) plans
+// [0, 15); B(1, 3) reserves [15, 30); C(2, 4) reserves [30, 45); D(3, 1 cpu, 20 s) plans
+// [3, 28): 1 cpu is free beside A and B and it ends before C's 30 -> starts at 3. (Planned
+// with the bare walltimes, C would reserve [20, 30), D would not fit and would start at 30.)
+// A ends at 10 -> B starts; C re-planned after D's planned end 28; D really ends at 23 -> C
+// starts at 23.
+TEST(BatchScheduler, PlansWithRjmsDelay) {
+  using S = std::map<std::string, double>;
+  const std::vector<J> jobs = {{"A", 0, 3, 10, 10}, {"B", 1, 3, 10, 10}, {"C", 2, 4, 10, 10}, {"D", 3, 1, 20, 20}};
+  EXPECT_EQ(run("conservative-backfill", one_node(jobs)), (S{{"A", 0}, {"B", 10}, {"C", 23}, {"D", 3}}));
+}
+
+// conservative_bf.cpp rejects a job without walltime on release; EASY queues it with an
+// infinite walltime. A job without walltime and a zero run time has none even after the
+// setups' 2 x run time rule.
+TEST(BatchScheduler, ConservativeRejectsAJobWithoutWalltime) {
+  for (const std::string setup : {"conservative-backfill", "easy-backfill"}) {
+    SimulationInputs in = one_node({{"A", 0, 1, 0, 0}});
+    apply_setup(find_setup(setup), in, SetupOptions{});
+    SimulationOptions o;
+    o.model = ModelConfig::ideal();
+    Simulation sim(std::move(in), o);
+    sim.run();
+    const Pod& p = sim.store().pod(sim.job_pods()[0]);
+    if (setup == "conservative-backfill") {
+      EXPECT_FALSE(p.node.valid());
+      EXPECT_NE(p.unschedulable_message.find("no walltime"), std::string::npos) << p.unschedulable_message;
+    } else {
+      EXPECT_EQ(p.phase, PodPhase::kSucceeded);
+    }
+  }
 }
 
 TEST(BatchScheduler, ServesItsName) {

@@ -9,7 +9,6 @@
 namespace kubesim {
 
 namespace {
-constexpr std::int64_t kGiB = std::int64_t{1} << 30;
 const std::string kGroupLabel = "scheduling.x-k8s.io/pod-group";
 const std::string kSocketsLabel = "fluxion.kubesim.io/sockets";
 }  // namespace
@@ -92,10 +91,13 @@ void FluxionScheduler::build_graph() {
   graph_index_.assign(n, -1);
   used_.assign(n, Resources{});
   pod_counts_.assign(n, 0);
-  std::vector<std::int64_t> requested(n, 0);
+  std::vector<std::int64_t> requested(n, 0), requested_mem(n, 0);
   for (std::size_t i = 0; i < store_.pod_count(); ++i) {
     const Pod& p = store_.pod(PodId(static_cast<std::uint32_t>(i)));
-    if (p.node.valid() && !is_terminal(p.phase) && !p.deleted) requested[p.node.value()] += store_.spec(p.spec).requests[kCpu];
+    if (p.node.valid() && !is_terminal(p.phase) && !p.deleted) {
+      requested[p.node.value()] += store_.spec(p.spec).requests[kCpu];
+      requested_mem[p.node.value()] += store_.spec(p.spec).requests[kMemory];
+    }
   }
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = store_.node(NodeId(static_cast<std::uint32_t>(i)));
@@ -111,7 +113,9 @@ void FluxionScheduler::build_graph() {
       const int v = std::atoi(label->c_str());
       if (v > 0) s.sockets = static_cast<std::uint32_t>(v);
     }
-    s.memory = static_cast<std::uint32_t>(node.allocatable[kMemory] / kGiB);
+    // Fluence utils.go CreateJGF: availMem = allocatable - requests of the node's pods;
+    // availMem >> 30 memory vertices of 1 GiB (MakeMemory(i, "memory", "MB", 1<<10)).
+    s.memory = static_cast<std::uint32_t>(std::max<std::int64_t>(0, node.allocatable[kMemory] - requested_mem[i]) >> 30);
     s.gpus = gpu_slot_ >= 0 ? static_cast<std::uint32_t>(node.allocatable[static_cast<std::size_t>(gpu_slot_)]) : 0;
     graph_index_[i] = static_cast<std::int32_t>(graph_.add_node(s));
     graph_nodes_.push_back(NodeId(static_cast<std::uint32_t>(i)));
@@ -119,10 +123,15 @@ void FluxionScheduler::build_graph() {
 }
 
 fluxion::SlotRequest FluxionScheduler::slot_request(const PodTemplate& spec) const {
-  // jobspec.InspectPodInfo: core count = max(1, ceil(cpu)); memory and gpu only if requested.
+  // Fluence utils.go InspectPodInfo: cores = Quantity.Value() of the cpu request (rounded
+  // up; summed per container upstream, the pod's total here), 1 when none. jobspec.go
+  // createSocketResources: memory (only if requested) counts MB = bytes >> 20; the graph's
+  // memory vertices hold 1024 MB each and are taken whole, so the slot holds ceil(MB / 1024)
+  // of them (a request under 1 MB counts 0 here). gpu: the nvidia.com/gpu amount.
   fluxion::SlotRequest r;
   r.cores = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (spec.requests[kCpu] + 999) / 1000));
-  r.memory = static_cast<std::uint32_t>((spec.requests[kMemory] + kGiB - 1) / kGiB);
+  const std::int64_t mb = spec.requests[kMemory] >> 20;
+  r.memory = static_cast<std::uint32_t>((mb + 1023) / 1024);
   r.gpus = gpu_slot_ >= 0 ? static_cast<std::uint32_t>(spec.requests[static_cast<std::size_t>(gpu_slot_)]) : 0;
   return r;
 }

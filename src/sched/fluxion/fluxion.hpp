@@ -10,14 +10,17 @@
 // plugin's New() lists them at start-up; it never rebuilds): control-plane nodes
 // (node-role.kubernetes.io/control-plane or /master label) and unschedulable nodes are left
 // out, and each node gets floor((allocatable cpu - requests of pods already on it) / 1000)
-// cores (utils.CreateJGF).
+// cores and (allocatable memory - requests) >> 30 memory vertices (Fluence
+// src/fluence/utils/utils.go CreateJGF, read; the 2021 KubeFlux and @14c4edc versions
+// built from capacity and a single memory vertex, which is not modelled).
 //
 // informer off (KubeFlux 2021): no allocation is ever cancelled. Every attempt that passes
 // MatchAllocate allocates a new Flux job (a pod that then fails NodeResourcesFit leaks it);
 // finished pods keep their cores, so once the graph is full every pod fails PreFilter
 // ("Unable to schedule pod; no fit; waiting") forever.
-// informer on (flux-k8s @14c4edc): a pod that becomes Succeeded/Failed (UpdateFunc) or is
-// deleted (Fluence DeletePod) has its Flux job cancelled; askFlux cancels a pod's previous
+// informer on (flux-k8s flux-plugin/kubeflux/kubeflux.go @14c4edc, read): a pod that
+// becomes Succeeded/Failed (updatePod, the informer's only handler there) or is deleted
+// (Fluence DeletePod) has its Flux job cancelled; askFlux cancels a pod's previous
 // allocation before a retry. reflectOtherSchedulers (the slides' "state synchronization",
 // not upstream): a pod another scheduler bound takes a pseudo-job of its cores on its node
 // until it ends.

@@ -92,9 +92,29 @@ TEST(FluxionGraph, LowSpreadsSlotsHighToo) {
     EXPECT_EQ(where(g, g.match_allocate({1, {4, 0, 0}}, policy("low"))), "n1[4-7]");
   }
   {
+    // high: each node's best slot is its cores 12-15 (score 13+14+15+16 = 58 on both);
+    // dom_finish_graph's std::sort of the 8 candidates keeps node order on ties, so the two
+    // best are n0's and n1's first slots.
     ResourceGraph g = two_nodes();
-    EXPECT_EQ(where(g, g.match_allocate({2, {4, 0, 0}}, policy("high"))), "n1[12-15] n0[12-15]");
+    EXPECT_EQ(where(g, g.match_allocate({2, {4, 0, 0}}, policy("high"))), "n0[12-15] n1[12-15]");
+    // A single 4-core job: n0's next slot 8-11 scores 42, n1's 8-11 the same: n0.
+    EXPECT_EQ(where(g, g.match_allocate({1, {4, 0, 0}}, policy("high"))), "n0[8-11]");
   }
+}
+
+// low compares the sum of the slot's ids + 1, not its highest id: n0 free {0, 4}, n1 free
+// {2, 3}; a 2-core slot scores (0+1) + (4+1) = 6 on n0 and (2+1) + (3+1) = 7 on n1 -> n0
+// (by its highest id, 4 > 3, it would be n1).
+TEST(FluxionGraph, LowComparesIdSums) {
+  ResourceGraph g;
+  g.add_node({"n0", 5, 1, 0, 0});
+  g.add_node({"n1", 4, 1, 0, 0});
+  const auto a = g.match_allocate({1, {1, 0, 0}}, policy("lonode"));
+  EXPECT_EQ(where(g, a), "n0[0-0]");
+  EXPECT_EQ(where(g, g.match_allocate({1, {3, 0, 0}}, policy("lonode"))), "n0[1-3]");
+  g.cancel(a);
+  EXPECT_EQ(where(g, g.allocate_on(1, {2, 0, 0})), "n1[0-1]");
+  EXPECT_EQ(where(g, g.match_allocate({1, {2, 0, 0}}, policy("low"))), "n0[0-4]");
 }
 
 TEST(FluxionGraph, NodeExclusiveTakesTheWholeNode) {
@@ -111,7 +131,9 @@ TEST(FluxionGraph, NodeExclusiveTakesTheWholeNode) {
   EXPECT_EQ(g.match_allocate({1, {1, 0, 0}}, policy("hinodex")), 0u);
 }
 
-TEST(FluxionGraph, LocalityPrefersLongestFreeRun) {
+// dfu_match_locality.cpp greater_interval_first_t: high's vertex order, slots compared by the
+// interval (runs of consecutive scores) their score falls in.
+TEST(FluxionGraph, LocalityComparesScoreIntervals) {
   ResourceGraph g = two_nodes(8);
   const std::uint64_t a = g.match_allocate({1, {6, 0, 0}}, policy("lonode"));
   EXPECT_EQ(where(g, a), "n0[0-5]");
@@ -120,8 +142,18 @@ TEST(FluxionGraph, LocalityPrefersLongestFreeRun) {
   g.cancel(a);
   EXPECT_EQ(where(g, g.match_allocate({1, {2, 0, 0}}, policy("lonode"))), "n0[0-1]");
   EXPECT_EQ(where(g, g.match_allocate({1, {2, 0, 0}}, policy("lonode"))), "n0[2-3]");
-  // n0 free: 4-5 (run 2); n1 free: 0-7 (run 8) -> locality picks n1 although lonode would pick n0.
-  EXPECT_EQ(where(g, g.match_allocate({1, {2, 0, 0}}, policy("locality"))), "n1[0-1]");
+  // n0 free {4, 5}: one slot {5, 4}, score 6 + 5 = 11. n1 free 0-7: slots {7,6} 15, {5,4} 11,
+  // {3,2} 7, {1,0} 3. Intervals [3], [7], [11], [15] (no two consecutive): the highest, n1's
+  // {6, 7}.
+  EXPECT_EQ(where(g, g.match_allocate({1, {2, 0, 0}}, policy("locality"))), "n1[6-7]");
+  // Consecutive scores merge: n0 with 14 cores (1-core slots score 14..1) and n1 with 15
+  // (15..1) make the single interval [1, 15]; every slot ties and node order wins: n0's
+  // core 13, where high takes the highest score, n1's core 14.
+  ResourceGraph h;
+  h.add_node({"n0", 14, 1, 0, 0});
+  h.add_node({"n1", 15, 1, 0, 0});
+  EXPECT_EQ(where(h, h.match_allocate({1, {1, 0, 0}}, policy("locality"))), "n0[13-13]");
+  EXPECT_EQ(where(h, h.match_allocate({1, {1, 0, 0}}, policy("high"))), "n1[14-14]");
 }
 
 TEST(FluxionGraph, SocketsAndGpusAndMemory) {
@@ -133,9 +165,14 @@ TEST(FluxionGraph, SocketsAndGpusAndMemory) {
   ASSERT_NE(j, 0u);
   EXPECT_EQ(g.allocation(j)[0].gpus, std::vector<std::uint32_t>{0});
   EXPECT_EQ(g.free_memory(0), 1u);
+  EXPECT_EQ(g.allocation(j)[0].memory_ids, (std::vector<std::uint32_t>{0, 1, 2}));  // lowest ids
   EXPECT_EQ(g.match_allocate({1, {1, 2, 0}}, policy("lonode")), 0u);  // memory exhausted
-  EXPECT_EQ(where(g, g.match_allocate({1, {1, 1, 1}}, policy("hinode"))), "n0[15-15]");
+  const std::uint64_t h = g.match_allocate({1, {1, 1, 1}}, policy("hinode"));
+  EXPECT_EQ(where(g, h), "n0[15-15]");
+  EXPECT_EQ(g.allocation(h)[0].memory_ids, std::vector<std::uint32_t>{3});
   EXPECT_EQ(g.free_gpus(0), 0u);
+  g.cancel(j);
+  EXPECT_EQ(g.free_memory(0), 3u);
 }
 
 TEST(FluxionGraph, CancelFreesAndRejectedMatchConsumesNoId) {
@@ -260,6 +297,17 @@ TEST(FluxionRun, InformerCancelsOnTermination) {
   EXPECT_EQ(r.flux->graph().free_cores(0), 16u);
   EXPECT_EQ(r.flux->graph().live_jobs(), 0u);
   EXPECT_EQ(r.flux->graph().jobs_allocated(), 3u);
+}
+
+// Fluence jobspec.go: memory counts MB (bytes >> 20); the graph's 1 GiB vertices (1024 MB
+// each) are taken whole. A 64 GiB worker has 64 vertices; 1.5 GiB = 1536 MB takes 2, and
+// 1 GiB + 512 KiB = 1024 MB (floored) takes 1.
+TEST(FluxionRun, MemoryInWholeGiBVertices) {
+  std::vector<PodTemplate> t{batch_job_template(1000, kGi + kGi / 2, "fluxion"),
+                             batch_job_template(1000, kGi + 512 * 1024, "fluxion")};
+  FluxRun r = simulate({job(1, 0, 100, 0), job(2, 0, 100, 0), job(3, 0, 100, 1)}, t, config(true), 1, 16000, 1);
+  EXPECT_EQ(r.flux->graph().node(0).memory, 64u);
+  EXPECT_EQ(r.flux->graph().free_memory(0), 64u - 2 - 2 - 1);
 }
 
 // §3.5: 1500m -> 2 exclusive cores: a 4-core node takes two such pods; a third 100m pod

@@ -44,6 +44,7 @@ std::uint32_t ResourceGraph::add_node(const NodeSpec& spec) {
   n.spec = spec;
   if (n.spec.sockets == 0) n.spec.sockets = 1;
   n.core_owner.assign(spec.cores, 0);
+  n.memory_owner.assign(spec.memory, 0);
   n.gpu_owner.assign(spec.gpus, 0);
   n.free_cores = spec.cores;
   n.free_memory = spec.memory;
@@ -77,60 +78,50 @@ bool ResourceGraph::fits(const NodeState& n, const SlotRequest& r, const MatchPo
   return n.free_cores >= r.cores && n.free_memory >= r.memory && n.free_gpus >= r.gpus;
 }
 
-std::uint32_t ResourceGraph::kth_free(const NodeState& n, std::uint32_t k, bool from_high) {
-  // k >= 1 and the node has at least k free cores.
-  std::uint32_t seen = 0;
-  const auto size = static_cast<std::uint32_t>(n.core_owner.size());
+std::vector<std::uint32_t> ResourceGraph::free_ids(const std::vector<std::uint64_t>& owner, bool high) {
+  std::vector<std::uint32_t> ids;
+  const auto size = static_cast<std::uint32_t>(owner.size());
   for (std::uint32_t i = 0; i < size; ++i) {
-    const std::uint32_t c = from_high ? size - 1 - i : i;
-    if (n.core_owner[c] == 0 && ++seen == k) return c;
+    const std::uint32_t v = high ? size - 1 - i : i;
+    if (owner[v] == 0) ids.push_back(v);
   }
-  return from_high ? 0 : size;
+  return ids;
 }
 
-std::uint32_t ResourceGraph::longest_free_run(const NodeState& n, std::uint32_t* start) {
-  std::uint32_t best = 0, best_start = 0, run = 0;
-  for (std::uint32_t c = 0; c < n.core_owner.size(); ++c) {
-    run = n.core_owner[c] == 0 ? run + 1 : 0;
-    if (run > best) {
-      best = run;
-      best_start = c + 1 - run;
-    }
-  }
-  if (start) *start = best_start;
-  return best;
+void ResourceGraph::take(std::uint32_t node, const SlotRequest& r, bool high, std::uint64_t job, SlotAllocation& out) {
+  // Up to r's amounts of the node's free vertices, lowest ids first (highest with `high`).
+  NodeState& n = nodes_[node];
+  SlotAllocation want;
+  const auto cores = free_ids(n.core_owner, high);
+  const auto mem = free_ids(n.memory_owner, high);
+  const auto gpus = free_ids(n.gpu_owner, high);
+  want.cores.assign(cores.begin(), cores.begin() + std::min<std::size_t>(r.cores, cores.size()));
+  want.memory_ids.assign(mem.begin(), mem.begin() + std::min<std::size_t>(r.memory, mem.size()));
+  want.gpus.assign(gpus.begin(), gpus.begin() + std::min<std::size_t>(r.gpus, gpus.size()));
+  take_ids(node, want, job, out);
 }
 
-void ResourceGraph::take(std::uint32_t node, const SlotRequest& r, bool high, bool locality, std::uint64_t job,
-                         SlotAllocation& out) {
+void ResourceGraph::take_ids(std::uint32_t node, const SlotAllocation& want, std::uint64_t job, SlotAllocation& out) {
   NodeState& n = nodes_[node];
   out.node = node;
-  const auto size = static_cast<std::uint32_t>(n.core_owner.size());
-  std::uint32_t begin = 0;
-  // locality: the slot's cores from the start of the longest free run when it is long enough.
-  if (locality && longest_free_run(n, &begin) < r.cores) begin = 0;
-  std::uint32_t need = std::min(r.cores, n.free_cores);
-  for (std::uint32_t i = 0; i < size && need > 0; ++i) {
-    const std::uint32_t c = high ? size - 1 - i : (begin + i) % size;
-    if (n.core_owner[c] != 0) continue;
+  for (const std::uint32_t c : want.cores) {
     n.core_owner[c] = job;
     out.cores.push_back(c);
     --n.free_cores;
-    --need;
   }
-  std::sort(out.cores.begin(), out.cores.end());
-  const std::uint32_t mem = std::min(r.memory, n.free_memory);
-  out.memory += mem;
-  n.free_memory -= mem;
-  need = std::min(r.gpus, n.free_gpus);
-  for (std::uint32_t i = 0; i < n.gpu_owner.size() && need > 0; ++i) {
-    const auto g = static_cast<std::uint32_t>(high ? n.gpu_owner.size() - 1 - i : i);
-    if (n.gpu_owner[g] != 0) continue;
+  for (const std::uint32_t m : want.memory_ids) {
+    n.memory_owner[m] = job;
+    out.memory_ids.push_back(m);
+    --n.free_memory;
+  }
+  for (const std::uint32_t g : want.gpus) {
     n.gpu_owner[g] = job;
     out.gpus.push_back(g);
     --n.free_gpus;
-    --need;
   }
+  out.memory = static_cast<std::uint32_t>(out.memory_ids.size());
+  std::sort(out.cores.begin(), out.cores.end());
+  std::sort(out.memory_ids.begin(), out.memory_ids.end());
   std::sort(out.gpus.begin(), out.gpus.end());
 }
 
@@ -138,61 +129,92 @@ std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPoli
   const std::uint64_t job = next_job_;
   Job& rec = job_record(job);
   rec.slots.clear();
-  rec.slots.resize(spec.slots);
   const SlotRequest& r = spec.per_slot;
-  const bool high = p.high();
+  const bool high = p.high() || p.kind == PolicyKind::kLocality;
   const auto count = static_cast<std::uint32_t>(nodes_.size());
-  bool ok = true;
-  for (std::uint32_t s = 0; s < spec.slots && ok; ++s) {
-    // Pick the slot's node. The policies' scores (see the header) reduce to these orders for
-    // a slot confined to one node.
-    std::uint32_t best = count;
-    std::uint32_t best_key = 0;
-    for (std::uint32_t k = 0; k < count; ++k) {
-      const std::uint32_t i = high ? count - 1 - k : k;  // high_first visits (prefers) higher ids first
-      const NodeState& n = nodes_[i];
-      if (!fits(n, r, p, job)) continue;
-      std::uint32_t key = 0;
-      bool better = false;
-      switch (p.kind) {
-        case PolicyKind::kFirst:   // stop_on_1_matches: the first (highest-id) node that fits
-        case PolicyKind::kLoNode:  // node factor: lowest node id
-        case PolicyKind::kHiNode:  // node factor: highest node id
-          better = best == count;
-          break;
-        case PolicyKind::kLow:
-          // The slot's cores are the k lowest free ids of its node; fold::less picks the
-          // node whose k-th lowest free id is smallest (ties: lower node id, visited first).
-          key = r.cores == 0 ? 0 : kth_free(n, r.cores, false);
-          better = best == count || key < best_key;
-          break;
-        case PolicyKind::kHigh:
-          key = r.cores == 0 ? 0 : kth_free(n, r.cores, true);
-          better = best == count || key > best_key;
-          break;
-        case PolicyKind::kLocality:
-          key = longest_free_run(n, nullptr);
-          better = best == count || key > best_key;
-          break;
-      }
-      if (better) {
-        best = i;
-        best_key = key;
-      }
+
+  // The candidate slots (dfu_impl.cpp dom_slot, per node in graph order): each node's free
+  // vertices in the policy's order, cut into as many slots as they hold (cnt_slot); a slot
+  // scores the sum of its vertices' id + 1 (constants common to every slot left out).
+  struct Candidate {
+    std::uint32_t node;
+    SlotAllocation ids;
+    std::int64_t score = 0;
+    std::int64_t key = 0;  // locality: the lower bound of the score's interval
+  };
+  std::vector<Candidate> cands;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const NodeState& n = nodes_[i];
+    if (!fits(n, r, p, job)) continue;
+    std::uint32_t q = r.cores == 0 ? n.free_cores : n.free_cores / r.cores;
+    if (r.memory > 0) q = std::min(q, n.free_memory / r.memory);
+    if (r.gpus > 0) q = std::min(q, n.free_gpus / r.gpus);
+    if (p.kind == PolicyKind::kFirst) q = std::min<std::uint32_t>(q, spec.slots);
+    const auto cores = free_ids(n.core_owner, high);
+    const auto mem = free_ids(n.memory_owner, high);
+    const auto gpus = free_ids(n.gpu_owner, high);
+    for (std::uint32_t k = 0; k < q; ++k) {
+      Candidate c;
+      c.node = i;
+      auto cut = [&](const std::vector<std::uint32_t>& from, std::uint32_t per, std::vector<std::uint32_t>& to) {
+        for (std::uint32_t j = k * per; j < (k + 1) * per; ++j) {
+          to.push_back(from[j]);
+          c.score += from[j] + 1;
+        }
+      };
+      cut(cores, r.cores, c.ids.cores);
+      cut(mem, r.memory, c.ids.memory_ids);
+      cut(gpus, r.gpus, c.ids.gpus);
+      cands.push_back(std::move(c));
     }
-    if (best == count) {
-      ok = false;
+  }
+  // dom_finish_graph: choose_accum_best_k(slot, count, comparator) -- std::sort; ties in
+  // insertion (node) order.
+  switch (p.kind) {
+    case PolicyKind::kLow:
+      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
+      break;
+    case PolicyKind::kHigh:
+      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+      break;
+    case PolicyKind::kLoNode:  // node factor (node.id + 2) * 10000 dominates
+      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+        return a.node != b.node ? a.node < b.node : a.score < b.score;
+      });
+      break;
+    case PolicyKind::kHiNode:
+    case PolicyKind::kFirst:  // see the header: modelled as hinode
+      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+        return a.node != b.node ? a.node > b.node : a.score > b.score;
+      });
+      break;
+    case PolicyKind::kLocality: {
+      // fold::to_interval + boost::icl::interval_set: each score becomes [s, s]; runs of
+      // consecutive integers join. interval_greater: the higher interval first.
+      std::vector<std::int64_t> scores;
+      for (const auto& c : cands) scores.push_back(c.score);
+      std::sort(scores.begin(), scores.end());
+      scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
+      for (auto& c : cands) {
+        auto it = std::lower_bound(scores.begin(), scores.end(), c.score);
+        while (it != scores.begin() && *(it - 1) == *it - 1) --it;
+        c.key = *it;
+      }
+      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.key > b.key; });
       break;
     }
-    take(best, r, high, p.kind == PolicyKind::kLocality, job, rec.slots[s]);
-    if (p.node_exclusive) nodes_[best].exclusive_owner = job;
   }
-  if (!ok) {
-    // Roll the partial match back; the job id is not consumed.
-    rec.live = true;
-    cancel(job);
+  if (cands.size() < spec.slots) {
     rec.slots.clear();
     return 0;
+  }
+  cands.resize(spec.slots);
+  // The writer emits the matched vertices in traversal (node) order.
+  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
+  rec.slots.resize(spec.slots);
+  for (std::uint32_t s = 0; s < spec.slots; ++s) {
+    take_ids(cands[s].node, cands[s].ids, job, rec.slots[s]);
+    if (p.node_exclusive) nodes_[cands[s].node].exclusive_owner = job;
   }
   if (p.node_exclusive) {
     // The whole node goes to the job: its remaining vertices are appended to the node's
@@ -202,7 +224,7 @@ std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPoli
       NodeState& n = nodes_[a.node];
       if (n.free_cores == 0 && n.free_memory == 0 && n.free_gpus == 0) continue;
       SlotRequest rest{n.free_cores, n.free_memory, n.free_gpus};
-      take(a.node, rest, high, false, job, a);
+      take(a.node, rest, high, job, a);
     }
   }
   rec.live = true;
@@ -219,7 +241,7 @@ std::uint64_t ResourceGraph::allocate_on(std::uint32_t node, const SlotRequest& 
   const std::uint64_t job = next_job_++;
   Job& rec = job_record(job);
   rec.slots.assign(1, SlotAllocation{});
-  take(node, want, false, false, job, rec.slots[0]);
+  take(node, want, false, job, rec.slots[0]);
   rec.live = true;
   ++live_jobs_;
   return job;
@@ -240,11 +262,15 @@ bool ResourceGraph::cancel(std::uint64_t job) {
         n.gpu_owner[g] = 0;
         ++n.free_gpus;
       }
-    n.free_memory += a.memory;
+    for (const std::uint32_t m : a.memory_ids)
+      if (n.memory_owner[m] == job) {
+        n.memory_owner[m] = 0;
+        ++n.free_memory;
+      }
     if (n.exclusive_owner == job) n.exclusive_owner = 0;
   }
   rec.live = false;
-  if (next_job_ > job) --live_jobs_;  // a rolled-back match was never counted
+  --live_jobs_;
   return true;
 }
 

@@ -2,30 +2,47 @@
 // (flux-framework/flux-sched resource/, driven through ReapiCliMatchAllocate / ReapiCliCancel
 // by flux-framework/flux-k8s flux-plugin/kubeflux/kubeflux.go and Fluence's fluxion service).
 //
-// Graph: cluster0 -> node_i -> socket_s -> core_c, plus per node a memory pool (1 GiB units)
-// and gpu_g vertices (flux-k8s utils.CreateJGF builds cluster -> [subnet] -> node -> {core,
-// memory, gpu}; it has no socket level). Sockets here: `sockets` per node (from the
-// configuration, default 1, or the node label fluxion.kubesim.io/sockets), core c of k on
-// socket floor(c * sockets / k). A socket is an intermediate vertex only: no jobspec asks
-// for sockets, so it never changes which cores are chosen; it is reported with each core.
-// Core and gpu ids are local to their node (0..k-1), as CreateJGF numbers them.
+// Graph (flux-k8s Fluence utils.CreateJGF): cluster0 -> subnet -> node_i -> {core_c,
+// memory_m, gpu_g}; ids are local to their node (MakeCore(index), MakeMemory(i, "MB", 1<<10):
+// one vertex per GiB holding 1024 MB units). kubesim adds an optional socket level:
+// `sockets` per node (configuration, default 1, or the node label fluxion.kubesim.io/sockets),
+// core c of k on socket floor(c * sockets / k), reported with each core but NOT used for
+// matching (see the slot rule below; upstream graphs have no socket or a single one).
 //
-// Jobspec (flux-k8s jobspec.InspectPodInfo / Fluence jobspec.go): `slots` slots, each
-// {core: max(1, ceil(cpu)), memory: GiB units, gpu: count}. All resources are exclusive.
-// A slot is confined to one node (the research notes mark cross-node slots unverified).
+// Jobspec (Fluence jobspec.go createResources): top-level `slot` x count, each {core: count,
+// memory: MB (only if requested), gpu (only if requested)}. A slot is confined to ONE node:
+// flux-sched dfu_impl.cpp test()/slot_match() match a slot at the first vertex whose direct
+// children include every type the slot asks for (here the node), and dom_slot() then takes
+// the slot's vertices from that vertex's subtree only. All vertices under a slot are
+// exclusive; memory is taken in whole vertices (dom_slot: "your request will get 1 whole
+// resource vertex"), so a slot holds ceil(MB / 1024) memory vertices.
 //
-// Match policies (resource/policies/dfu_match_policy_factory.cpp create_match_cb):
-//   first    high_first + node_centric + stop_on_1_matches: the highest-id node that fits
-//   high     high_first_t (dfu_match_high_id_first.cpp): highest-score = highest-id cores
-//   low      low_first_t (dfu_match_low_id_first.cpp): lowest-id cores; core ids are local to
-//            their node, so a slot goes where its k lowest free ids are lowest (spreads)
+// Scoring (resource/policies/*.cpp, evaluators/scoring_api.hpp, edge_eval_api.hpp): every
+// matched vertex scores MATCH_MET + id + 1 (dom_finish_vtx); dom_finish_slot orders each
+// node's free vertices (fold::less for low, the default fold::greater for high and
+// locality), dom_slot cuts them into the node's possible slots in that order, a slot scoring
+// the sum of its vertices, and dom_finish_graph picks the `count` best slots over all nodes
+// with std::sort (insertion order, i.e. node order, on ties while there are fewer than 16
+// candidates; unspecified beyond, node order here):
+//   low      fold::less: the smallest id sum (spreads: core ids restart at 0 on each node)
+//   high     fold::greater: the largest id sum, highest ids first within a node
 //   lonode   low + node_centric (dfu_match_multilevel_id_impl.hpp: a node factor of
-//            (node.id + 2) * 10000 dominates every core score): lowest-id node first (packs)
-//   hinode   high + node_centric: highest-id node first, its highest core ids first
+//            (node.id + 2) * 10000 added to every vertex below the node dominates): lowest
+//            node first, its lowest ids first (packs)
+//   hinode   high + node_centric: highest node first, highest ids first
+//   locality greater_interval_first_t (dfu_match_locality.cpp): high's vertex order, and
+//            dom_finish_graph compares the slots' scores through fold::interval_greater: all
+//            candidate scores go into a boost::icl::interval_set (runs of consecutive
+//            integers merge), and a slot whose score lies in a higher interval wins; slots in
+//            the same interval tie (node order).
+//   first    high + node_centric + stop_on_1_matches: NOT VERIFIED. Upstream stops the
+//            traversal at the first match in explore_dynamically()'s outedge order (sorted
+//            by available resources, not read further); modelled as the highest-id node that
+//            fits.
 //   *nodex   + node_exclusive (add_exclusive_resource_type(node)): the whole node goes to the job
-//   locality greater_interval_first_t: APPROXIMATE (scoring not read): the node whose free
-//            cores form the longest contiguous id run, ties to the lowest id
 // MatchAllocate runs with orelse_reserve=false: it allocates now or fails (no reservation).
+// The job's slots are listed in node order (the match writer emits vertices in traversal
+// order).
 #pragma once
 
 #include <cstdint>
@@ -52,7 +69,7 @@ std::string policy_name(const MatchPolicy& p);
 
 struct SlotRequest {
   std::uint32_t cores = 1;
-  std::uint32_t memory = 0;  // 1 GiB units
+  std::uint32_t memory = 0;  // memory vertices (1 GiB = 1024 MB units each)
   std::uint32_t gpus = 0;
 };
 
@@ -65,7 +82,8 @@ struct JobSpec {
 struct SlotAllocation {
   std::uint32_t node = 0;  // graph node index
   std::vector<std::uint32_t> cores;
-  std::uint32_t memory = 0;
+  std::uint32_t memory = 0;              // memory vertices held
+  std::vector<std::uint32_t> memory_ids;
   std::vector<std::uint32_t> gpus;
 };
 
@@ -75,7 +93,7 @@ class ResourceGraph {
     std::string name;
     std::uint32_t cores = 0;
     std::uint32_t sockets = 1;
-    std::uint32_t memory = 0;  // 1 GiB units
+    std::uint32_t memory = 0;  // memory vertices (1 GiB each)
     std::uint32_t gpus = 0;
   };
   // Adds node_i below cluster0; returns i.
@@ -107,6 +125,7 @@ class ResourceGraph {
   struct NodeState {
     NodeSpec spec;
     std::vector<std::uint64_t> core_owner;
+    std::vector<std::uint64_t> memory_owner;
     std::vector<std::uint64_t> gpu_owner;
     std::uint32_t free_cores = 0, free_memory = 0, free_gpus = 0;
     std::uint64_t exclusive_owner = 0;  // node_exclusive: the job owning the whole node
@@ -118,10 +137,10 @@ class ResourceGraph {
   };
   // Whether one slot fits on node n for job `job` (node-exclusive rules included).
   bool fits(const NodeState& n, const SlotRequest& r, const MatchPolicy& p, std::uint64_t job) const;
-  // The id of the k-th free core counted from the low (or high) end; used by low/high.
-  static std::uint32_t kth_free(const NodeState& n, std::uint32_t k, bool from_high);
-  static std::uint32_t longest_free_run(const NodeState& n, std::uint32_t* start);
-  void take(std::uint32_t node, const SlotRequest& r, bool high, bool locality, std::uint64_t job, SlotAllocation& out);
+  // Free vertex ids of `owner`, lowest first (or highest first).
+  static std::vector<std::uint32_t> free_ids(const std::vector<std::uint64_t>& owner, bool high);
+  void take(std::uint32_t node, const SlotRequest& r, bool high, std::uint64_t job, SlotAllocation& out);
+  void take_ids(std::uint32_t node, const SlotAllocation& want, std::uint64_t job, SlotAllocation& out);
   Job& job_record(std::uint64_t job);
 
   std::vector<NodeState> nodes_;

@@ -28,9 +28,6 @@ Cache::Cache(Config config) : config_(std::move(config)) {
       cohorts_[static_cast<std::size_t>(c.cohort)].push_back(static_cast<std::uint32_t>(i));
     }
   }
-  cycle_usage_.assign(cohorts_.size() * frs_, 0);
-  cycle_has_.assign(cohorts_.size() * frs_, 0);
-  skip_preemption_.assign(cohorts_.size(), 0);
 }
 
 std::uint32_t Cache::add_workload(JobId job, std::uint32_t cq, std::int32_t priority, SimTime created,
@@ -52,27 +49,36 @@ std::uint32_t Cache::add_workload(JobId job, std::uint32_t cq, std::int32_t prio
 // ---- quota arithmetic ----------------------------------------------------------------
 
 std::int64_t Cache::guaranteed(const ClusterQueue& c, std::size_t f) const {
-  // clusterqueue.go guaranteedQuota: the part of the nominal quota not lent to the cohort.
+  // resource_node.go (v0.9) guaranteedQuota: the part of the nominal quota not lent to the
+  // cohort, max(0, nominal - lendingLimit); 0 without a lending limit.
   const Quota& q = c.quota[f];
-  return q.covered && q.spec.lending_limit ? q.spec.nominal - *q.spec.lending_limit : 0;
+  return q.covered && q.spec.lending_limit ? std::max<std::int64_t>(0, q.spec.nominal - *q.spec.lending_limit) : 0;
 }
 
+// The v0.9 cache is hierarchical (resource_node.go: a ClusterQueue's SubtreeQuota is its
+// nominal quota; a cohort's is the sum of its members' SubtreeQuota - guaranteedQuota, and
+// its Usage the sum of their usage above guaranteedQuota). For a flat cohort its
+// available(cq) = max(0, g - u) + min(available(cohort), N - g - max(0, u - g) + borrowingLimit)
+// equals the v0.8 clusterqueue.go form used here:
+// min(RequestableCohortQuota - UsedCohortQuota, N + borrowingLimit - u).
+
 std::int64_t Cache::requestable_cohort_quota(std::uint32_t cq, std::size_t f) const {
-  // clusterqueue.go RequestableCohortQuota: what the cohort lends (lendingLimit, else the
-  // nominal quota) plus this queue's guaranteed part.
+  // clusterqueue.go (v0.8) RequestableCohortQuota: what the cohort's members lend
+  // (nominal - guaranteed, i.e. the lendingLimit if set, else the nominal quota) plus this
+  // queue's guaranteed part.
   const ClusterQueue& c = cqs_[cq];
   if (c.cohort < 0) return c.quota[f].spec.nominal;
   std::int64_t sum = 0;
   for (const std::uint32_t m : cohorts_[static_cast<std::size_t>(c.cohort)]) {
     const Quota& q = cqs_[m].quota[f];
-    if (q.covered) sum += q.spec.lending_limit ? *q.spec.lending_limit : q.spec.nominal;
+    if (q.covered) sum += q.spec.nominal - guaranteed(cqs_[m], f);
   }
   return sum + guaranteed(c, f);
 }
 
 std::int64_t Cache::used_cohort_quota(std::uint32_t cq, std::size_t f) const {
-  // clusterqueue.go UsedCohortQuota: the members' usage above their guaranteed parts, plus
-  // this queue's usage within its guaranteed part.
+  // clusterqueue.go (v0.8) UsedCohortQuota: the members' usage above their guaranteed
+  // parts, plus this queue's usage within its guaranteed part.
   const ClusterQueue& c = cqs_[cq];
   if (c.cohort < 0) return c.usage[f];
   std::int64_t sum = 0;
@@ -82,7 +88,7 @@ std::int64_t Cache::used_cohort_quota(std::uint32_t cq, std::size_t f) const {
 }
 
 std::int64_t Cache::available(std::uint32_t cq, std::size_t f) const {
-  // clusterqueue_snapshot.go Available.
+  // clusterqueue_snapshot.go Available = max(0, available(c, fr, enforceBorrowLimit=true)).
   const ClusterQueue& c = cqs_[cq];
   const Quota& q = c.quota[f];
   if (!q.covered) return 0;
@@ -92,39 +98,69 @@ std::int64_t Cache::available(std::uint32_t cq, std::size_t f) const {
   return std::max<std::int64_t>(0, a);
 }
 
-Mode Cache::fits_resource_quota(std::uint32_t cq, std::size_t f, std::int64_t v, bool* borrow) const {
-  // flavorassigner.go fitsResourceQuota (v0.8).
+std::int64_t Cache::potential_available(std::uint32_t cq, std::size_t f) const {
+  // resource_node.go (v0.9) potentialAvailable, "the largest workload this ClusterQueue
+  // could possibly admit": without a parent its SubtreeQuota (the nominal quota); else
+  // guaranteedQuota + potentialAvailable(cohort) (= the cohort's SubtreeQuota, everything
+  // its members lend), capped at SubtreeQuota + borrowingLimit when that is set.
   const ClusterQueue& c = cqs_[cq];
-  const ResourceQuotaSpec& q = c.quota[f].spec;
-  const std::int64_t used = c.usage[f];
-  Mode mode = Mode::kNoFit;
-  *borrow = false;
-  // "The request can be satisfied by the nominal quota, assuming quota is reclaimed from
-  // the cohort or assuming all active workloads in the ClusterQueue are preempted."
-  if (v <= q.nominal) mode = Mode::kPreempt;
-  const std::int64_t cohort_available = c.cohort >= 0 ? requestable_cohort_quota(cq, f) : q.nominal;
-  if (config_.cluster_queues[cq].borrow_within_cohort != Policy::kNever) {
-    // canPreemptWhileBorrowing.
-    if ((!q.borrowing_limit || v <= q.nominal + *q.borrowing_limit) && v <= cohort_available) {
-      mode = Mode::kPreempt;
-      *borrow = v > q.nominal;
-    }
-  }
-  if (q.borrowing_limit && used + v > q.nominal + *q.borrowing_limit) return mode;  // "borrowing limit ... exceeded"
-  const std::int64_t cohort_used = c.cohort >= 0 ? used_cohort_quota(cq, f) : used;
-  if (cohort_used + v - cohort_available <= 0) {
-    *borrow = used + v > q.nominal;
-    return Mode::kFit;
-  }
-  return mode;
+  const Quota& q = c.quota[f];
+  if (!q.covered) return 0;
+  if (c.cohort < 0) return q.spec.nominal;
+  std::int64_t a = requestable_cohort_quota(cq, f);
+  if (q.spec.borrowing_limit) a = std::min(a, q.spec.nominal + *q.spec.borrowing_limit);
+  return a;
 }
 
-Cache::Assignment Cache::assign_flavors(std::uint32_t w) const {
-  // flavorassigner.go Assign / assignFlavors / findFlavorForPodSetResource with the default
-  // flavorFungibility (whenCanBorrow: Borrow, whenCanPreempt: TryNextFlavor): the flavors of
-  // a resource group are tried in order; the first that fits (borrowing or not) is taken;
-  // otherwise the first one that fits by preempting; otherwise NoFit. All requested
-  // resources of a group get the same flavor.
+Cache::Granular Cache::fits_resource_quota(std::uint32_t w, std::size_t f, std::int64_t v, bool* borrow) {
+  // flavorassigner.go (v0.9) fitsResourceQuota:
+  //   borrow := cq.BorrowingWith(fr, val) && cq.HasParent()
+  //   val > PotentialAvailable -> noFit ("request > maximum capacity")
+  //   val <= Available         -> fit
+  //   val <= nominal           -> preempt, or reclaim if oracle.IsReclaimPossible
+  //   else canPreemptWhileBorrowing (borrowWithinCohort policy != Never) -> preempt
+  //   else noFit.
+  const std::uint32_t cq = wls_[w].cq;
+  const ClusterQueue& c = cqs_[cq];
+  const ResourceQuotaSpec& q = c.quota[f].spec;
+  *borrow = c.cohort >= 0 && c.usage[f] + v > q.nominal;
+  if (v > potential_available(cq, f)) {
+    *borrow = false;
+    return Granular::kNoFit;
+  }
+  if (v <= available(cq, f)) return Granular::kFit;
+  if (v <= q.nominal)
+    return is_reclaim_possible(w, f % kMaxResources, static_cast<std::uint32_t>(f / kMaxResources), v) ? Granular::kReclaim
+                                                                                                         : Granular::kPreempt;
+  if (config_.cluster_queues[cq].borrow_within_cohort != Policy::kNever) return Granular::kPreempt;
+  return Granular::kNoFit;
+}
+
+bool Cache::is_reclaim_possible(std::uint32_t w, std::size_t slot, std::uint32_t flavor, std::int64_t v) {
+  // preemption_oracle.go (v0.9) IsReclaimPossible: the queue would not borrow with v, and
+  // getTargets for {fr: v} alone picks no workload of the queue itself (an empty target
+  // list counts as possible).
+  const std::uint32_t cq = wls_[w].cq;
+  const std::size_t f = fr(flavor, slot);
+  if (cqs_[cq].usage[f] + v > cqs_[cq].quota[f].spec.nominal) return false;
+  Request req;
+  req.flavor.fill(-1);
+  req.flavor[slot] = static_cast<std::int8_t>(flavor);
+  req.qty[slot] = v;
+  req.needs = 1u << slot;
+  for (const std::uint32_t t : get_targets(w, req))
+    if (wls_[t].cq == cq) return false;
+  return true;
+}
+
+Cache::Assignment Cache::assign_flavors(std::uint32_t w) {
+  // flavorassigner.go (v0.9) assignFlavors / findFlavorForPodSetResource with the
+  // FlavorFungibility gate on and the default flavorFungibility (whenCanBorrow: Borrow,
+  // whenCanPreempt: TryNextFlavor), shouldTryNextFlavor: the flavors of a resource group are
+  // tried in order; a flavor where every requested resource of the group fits (borrowing or
+  // not) is taken at once; otherwise the best granular mode seen first wins (reclaim beats
+  // preempt), or NoFit. All requested resources of a group get the same flavor. The
+  // assignment borrows if any chosen flavor-resource borrows (Assignment.Borrowing).
   const Workload& wl = wls_[w];
   const ClusterQueueSpec& spec = config_.cluster_queues[wl.cq];
   Assignment res;
@@ -139,33 +175,38 @@ Cache::Assignment Cache::assign_flavors(std::uint32_t w) const {
     for (const auto s : g.covered) group_requested |= requested & (1u << s);
     covered |= group_requested;
     if (group_requested == 0) continue;
-    Mode best = Mode::kNoFit;
+    Granular best = Granular::kNoFit;
     std::int32_t best_flavor = -1;
     bool best_borrow = false;
     std::uint32_t best_needs = 0;
     for (const auto& fq : g.flavors) {
-      Mode mode = Mode::kFit;
+      Granular mode = Granular::kFit;
       bool borrow = false;
       std::uint32_t needs = 0;
       for (const auto s : g.covered) {
         if (!(group_requested & (1u << s))) continue;
         bool b = false;
-        const Mode m = fits_resource_quota(wl.cq, fr(fq.flavor, s), wl.total[s], &b);
-        if (m != Mode::kFit) needs |= 1u << s;
+        const Granular m = fits_resource_quota(w, fr(fq.flavor, s), wl.total[s], &b);
+        if (m != Granular::kFit) needs |= 1u << s;
         mode = std::min(mode, m);
         borrow = borrow || b;
+        if (mode == Granular::kNoFit) break;
       }
-      if (best_flavor < 0 || mode > best) {
+      if (mode > best) {
         best = mode;
         best_flavor = static_cast<std::int32_t>(fq.flavor);
         best_borrow = borrow;
         best_needs = needs;
       }
-      if (mode == Mode::kFit) break;  // whenCanBorrow: Borrow
+      if (mode == Granular::kFit) break;  // !shouldTryNextFlavor
+    }
+    if (best == Granular::kNoFit) {
+      res.mode = Mode::kNoFit;
+      continue;
     }
     for (const auto s : g.covered)
       if (group_requested & (1u << s)) res.flavor[s] = static_cast<std::int8_t>(best_flavor);
-    res.mode = std::min(res.mode, best);
+    res.mode = std::min(res.mode, best == Granular::kFit ? Mode::kFit : Mode::kPreempt);
     res.borrows = res.borrows || best_borrow;
     res.needs_preemption |= best_needs;
   }
@@ -183,55 +224,59 @@ void Cache::add_usage(std::uint32_t w, std::int64_t sign) {
     if (wl.total[r] > 0 && wl.flavor[r] >= 0) c.usage[fr(static_cast<std::uint32_t>(wl.flavor[r]), r)] += sign * wl.total[r];
 }
 
-bool Cache::workload_fits(std::uint32_t w, const Assignment& a, std::uint32_t cq, bool allow_borrowing) const {
-  // preemption.go workloadFits: every requested flavor-resource fits in Available, and
-  // without borrowing when not allowed.
-  const Workload& wl = wls_[w];
+bool Cache::workload_fits(const Request& req, std::uint32_t cq, bool allow_borrowing) const {
+  // preemption.go workloadFits: for every requested flavor-resource, (allowBorrowing or not
+  // cq.BorrowingWith(fr, v)) and v <= cq.Available(fr).
   const ClusterQueue& c = cqs_[cq];
   for (std::size_t r = 0; r < kMaxResources; ++r) {
-    if (wl.total[r] <= 0) continue;
-    const std::size_t f = fr(static_cast<std::uint32_t>(a.flavor[r]), r);
-    if (!allow_borrowing && c.usage[f] + wl.total[r] > c.quota[f].spec.nominal) return false;
-    if (wl.total[r] > available(cq, f)) return false;
+    if (req.qty[r] <= 0) continue;
+    const std::size_t f = fr(static_cast<std::uint32_t>(req.flavor[r]), r);
+    if (!allow_borrowing && c.usage[f] + req.qty[r] > c.quota[f].spec.nominal) return false;
+    if (req.qty[r] > available(cq, f)) return false;
   }
   return true;
 }
 
-bool Cache::is_borrowing(std::uint32_t cq, const Assignment& a) const {
-  // preemption.go cqIsBorrowing: over the flavor-resources that need preemption.
+bool Cache::is_borrowing(std::uint32_t cq, const Request& req) const {
+  // preemption.go cqIsBorrowing: false without a cohort; else usage > nominal for one of
+  // the flavor-resources that need preemption.
   const ClusterQueue& c = cqs_[cq];
+  if (c.cohort < 0) return false;
   for (std::size_t r = 0; r < kMaxResources; ++r) {
-    if (!(a.needs_preemption & (1u << r))) continue;
-    const std::size_t f = fr(static_cast<std::uint32_t>(a.flavor[r]), r);
+    if (!(req.needs & (1u << r))) continue;
+    const std::size_t f = fr(static_cast<std::uint32_t>(req.flavor[r]), r);
     if (c.quota[f].covered && c.usage[f] > c.quota[f].spec.nominal) return true;
   }
   return false;
 }
 
-bool Cache::uses_resources(std::uint32_t candidate, const Assignment& a) const {
+bool Cache::uses_resources(std::uint32_t candidate, const Request& req) const {
   // preemption.go workloadUsesResources.
   const Workload& wl = wls_[candidate];
   for (std::size_t r = 0; r < kMaxResources; ++r)
-    if ((a.needs_preemption & (1u << r)) && wl.total[r] > 0 && wl.flavor[r] == a.flavor[r]) return true;
+    if ((req.needs & (1u << r)) && wl.total[r] > 0 && wl.flavor[r] == req.flavor[r]) return true;
   return false;
 }
 
-std::vector<std::uint32_t> Cache::minimal_preemptions(std::uint32_t w, const Assignment& a,
+std::vector<std::uint32_t> Cache::minimal_preemptions(const Request& req, std::uint32_t cq,
                                                       const std::vector<std::uint32_t>& candidates,
                                                       bool allow_borrowing, const std::int32_t* borrow_below_priority) {
-  // preemption.go minimalPreemptions: remove candidates in order until the preemptor fits,
-  // skipping those of other queues that stopped borrowing; then fillBackWorkloads re-adds
-  // targets from the second-last down to the first while the preemptor still fits.
-  const std::uint32_t cq = wls_[w].cq;
+  // preemption.go minimalPreemptions (read in the v0.8 and v0.9 shapes; same logic): remove
+  // candidates in order, skipping those of other queues that are no longer borrowing (in
+  // the simulated usage), until the preemptor fits; a removed candidate of another queue
+  // at or above allowBorrowingBelowPriority turns allowBorrowing off. If it never fits: no
+  // targets. Then fillBackWorkloads: for i from len-2 down to 0, re-add targets[i]; if the
+  // preemptor still fits, drop it (targets[i] = last; shrink), else remove it again. The
+  // last target removed is never re-added.
   std::vector<std::uint32_t> targets;
   bool fits = false;
   for (const std::uint32_t cand : candidates) {
     const std::uint32_t ccq = wls_[cand].cq;
-    if (ccq != cq && !is_borrowing(ccq, a)) continue;
+    if (ccq != cq && !is_borrowing(ccq, req)) continue;
     if (ccq != cq && borrow_below_priority && wls_[cand].priority >= *borrow_below_priority) allow_borrowing = false;
     add_usage(cand, -1);
     targets.push_back(cand);
-    if (workload_fits(w, a, cq, allow_borrowing)) {
+    if (workload_fits(req, cq, allow_borrowing)) {
       fits = true;
       break;
     }
@@ -242,7 +287,7 @@ std::vector<std::uint32_t> Cache::minimal_preemptions(std::uint32_t w, const Ass
   }
   for (std::size_t i = targets.size() >= 2 ? targets.size() - 1 : 0; i-- > 0;) {
     add_usage(targets[i], +1);
-    if (workload_fits(w, a, cq, allow_borrowing)) {
+    if (workload_fits(req, cq, allow_borrowing)) {
       targets[i] = targets.back();  // O(1) removal, as upstream
       targets.pop_back();
     } else {
@@ -254,11 +299,28 @@ std::vector<std::uint32_t> Cache::minimal_preemptions(std::uint32_t w, const Ass
 }
 
 std::vector<std::uint32_t> Cache::preemption_targets(std::uint32_t w, const Assignment& a) {
+  // preemption.go GetTargets: the requests are the whole assignment (TotalRequestsFor), the
+  // flavor-resources needing preemption those whose mode is Preempt.
+  Request req;
+  req.flavor = a.flavor;
+  req.qty = wls_[w].total;
+  req.needs = a.needs_preemption;
+  return get_targets(w, req);
+}
+
+std::vector<std::uint32_t> Cache::get_targets(std::uint32_t w, const Request& req) {
+  // preemption.go getTargets (kubernetes-sigs/kueue, the v0.8 shape with cq.Cohort.Members
+  // and the v0.9 shape with cq.Parent().Root().SubtreeClusterQueues(); identical for flat
+  // cohorts; fair sharing off).
   const Workload& wl = wls_[w];
   const std::uint32_t cq = wl.cq;
   const ClusterQueueSpec& spec = config_.cluster_queues[cq];
   const ClusterQueue& c = cqs_[cq];
-  // findCandidates.
+  // findCandidates: within the queue per withinClusterQueue (LowerOrNewerEqualPriority also
+  // takes equal priorities whose queue-order timestamp is after the preemptor's); from the
+  // other members of the cohort that are borrowing (cqIsBorrowing) per reclaimWithinCohort
+  // (LowerPriority: priority < the preemptor's; Any: every priority). Only workloads using
+  // a flavor-resource that needs preemption.
   std::vector<std::uint32_t> candidates;
   if (spec.within_cluster_queue != Policy::kNever) {
     const bool same_prio = spec.within_cluster_queue == Policy::kLowerOrNewerEqualPriority;
@@ -266,23 +328,23 @@ std::vector<std::uint32_t> Cache::preemption_targets(std::uint32_t w, const Assi
       const Workload& cw = wls_[cand];
       if (cw.priority > wl.priority) continue;
       if (cw.priority == wl.priority && !(same_prio && wl.created < cw.created)) continue;
-      if (!uses_resources(cand, a)) continue;
+      if (!uses_resources(cand, req)) continue;
       candidates.push_back(cand);
     }
   }
   if (c.cohort >= 0 && spec.reclaim_within_cohort != Policy::kNever) {
     for (const std::uint32_t m : cohorts_[static_cast<std::size_t>(c.cohort)]) {
-      if (m == cq || !is_borrowing(m, a)) continue;  // only from queues that borrow
+      if (m == cq || !is_borrowing(m, req)) continue;  // only from queues that borrow
       for (const std::uint32_t cand : cqs_[m].admitted) {
         if (spec.reclaim_within_cohort == Policy::kLowerPriority && wls_[cand].priority >= wl.priority) continue;
-        if (!uses_resources(cand, a)) continue;
+        if (!uses_resources(cand, req)) continue;
         candidates.push_back(cand);
       }
     }
   }
   if (candidates.empty()) return {};
-  // CandidatesOrdering: evicted first, other queues first, lower priority first, most
-  // recently admitted first, then UID.
+  // candidatesOrdering: evicted first, other queues first, lower priority first, most
+  // recently admitted (QuotaReserved transition time) first, then UID.
   std::sort(candidates.begin(), candidates.end(), [&](std::uint32_t x, std::uint32_t y) {
     const Workload& a1 = wls_[x];
     const Workload& b1 = wls_[y];
@@ -296,35 +358,44 @@ std::vector<std::uint32_t> Cache::preemption_targets(std::uint32_t w, const Assi
   std::vector<std::uint32_t> same_queue;
   for (const std::uint32_t cand : candidates)
     if (wls_[cand].cq == cq) same_queue.push_back(cand);
-  // GetTargets.
-  if (same_queue.size() == candidates.size()) return minimal_preemptions(w, a, candidates, true, nullptr);
-  bool under_nominal = true;  // queueUnderNominalInResourcesNeedingPreemption
+  // All candidates in the preemptor's queue: minimalPreemptions with borrowing.
+  if (same_queue.size() == candidates.size()) return minimal_preemptions(req, cq, candidates, true, nullptr);
+  bool under_nominal = true;  // queueUnderNominalInResourcesNeedingPreemption: usage < nominal
   for (std::size_t r = 0; r < kMaxResources; ++r) {
-    if (!(a.needs_preemption & (1u << r))) continue;
-    const std::size_t f = fr(static_cast<std::uint32_t>(a.flavor[r]), r);
+    if (!(req.needs & (1u << r))) continue;
+    const std::size_t f = fr(static_cast<std::uint32_t>(req.flavor[r]), r);
     if (c.usage[f] >= c.quota[f].spec.nominal) under_nominal = false;
   }
   if (spec.borrow_within_cohort != Policy::kNever) {
-    // canBorrowWithinCohort: candidates of other queues below the threshold priority.
+    // canBorrowWithinCohort: threshold = the preemptor's priority, or maxPriorityThreshold + 1
+    // when that is lower. Not under nominal: only candidates of the own queue or strictly
+    // below the threshold (candidatesFromCQOrUnderThreshold).
     std::int32_t threshold = wl.priority;
     if (spec.max_priority_threshold && *spec.max_priority_threshold < threshold) threshold = *spec.max_priority_threshold + 1;
     if (!under_nominal) {
       std::erase_if(candidates, [&](std::uint32_t x) { return wls_[x].cq != cq && wls_[x].priority >= threshold; });
     }
-    return minimal_preemptions(w, a, candidates, true, &threshold);
+    return minimal_preemptions(req, cq, candidates, true, &threshold);
   }
+  // Under nominal: try all candidates without borrowing; a non-empty result is returned.
   if (under_nominal) {
-    auto targets = minimal_preemptions(w, a, candidates, false, nullptr);
+    auto targets = minimal_preemptions(req, cq, candidates, false, nullptr);
     if (!targets.empty()) return targets;
   }
-  return minimal_preemptions(w, a, same_queue, true, nullptr);
+  // Final attempt: own-queue candidates only, with borrowing.
+  return minimal_preemptions(req, cq, same_queue, true, nullptr);
 }
 
 // ---- queues and cycles -------------------------------------------------------------------
 
 bool Cache::before_in_queue(std::uint32_t a, std::uint32_t b) const {
-  // queue Ordering: priority (desc), then the queue-order timestamp (creation time; the
-  // Eviction timestamp applies only to PodsReadyTimeout evictions, not modelled).
+  // cluster_queue_strict_fifo.go queueOrderingFunc (both strategies' heap): priority
+  // (desc), then workload.Ordering GetQueueOrderTimestamp. That is the creationTimestamp
+  // unless the workload was evicted by a PodsReady timeout with requeuingStrategy
+  // timestamp Eviction (apis/config/v1beta1 defaults.go defaults it to Eviction, but only
+  // inside waitForPodsReady, which is not modelled), evicted by an admission check (not
+  // modelled), or PrioritySortingWithinCohort is off (it is on by default). A preempted
+  // workload keeps its creation time (pkg/workload/workload.go).
   const Workload& x = wls_[a];
   const Workload& y = wls_[b];
   if (x.priority != y.priority) return x.priority > y.priority;
@@ -348,7 +419,11 @@ void Cache::changed(std::uint32_t cq) {
 }
 
 void Cache::requeue_inadmissible(std::uint32_t cq) {
-  // manager.go QueueInadmissibleWorkloads for the queue's cohort (or the queue alone).
+  // manager.go (v0.9) requeueWorkloadsCQ: every inadmissible workload of the queue's
+  // cohort tree (or of the queue alone) goes back to its heap. Called
+  // (QueueAssociatedInadmissibleWorkloadsAfter, workload_controller.go) when a workload
+  // holding quota is deleted, finishes, or has its quota reservation unset (evicted ->
+  // pending); ClusterQueue/cohort changes (QueueInadmissibleWorkloads) do not happen here.
   auto move = [&](std::uint32_t m) {
     ClusterQueue& c = cqs_[m];
     for (const std::uint32_t w : c.inadmissible) {
@@ -394,8 +469,13 @@ void Cache::remove_pending(std::uint32_t w) {
 }
 
 void Cache::cycle(SimTime now, CycleResult& out) {
-  // scheduler.go schedule: one head per ClusterQueue, nominated against the state at the
-  // cycle's start, processed in entryOrdering.
+  // scheduler.go schedule with MultiplePreemptions on (Beta and on by default in v0.9,
+  // pkg/features/kube_features.go; CHANGELOG-0.9 "Graduated MultiplePreemptions to Beta").
+  // Read: the v0.8 scheduler.go that holds both paths behind the gate (stored id
+  // 2255040910); the v0.9 release file itself is not in the index. One head per
+  // ClusterQueue (manager.go heads), all nominated against the state at the cycle's start
+  // (one snapshot), sorted by entryOrdering, then processed in order against the snapshot,
+  // which each processed entry updates.
   out.clear();
   entries_.clear();
   for (std::size_t i = 0; i < cqs_.size(); ++i) {
@@ -414,8 +494,8 @@ void Cache::cycle(SimTime now, CycleResult& out) {
     e.a = assign_flavors(e.w);
     if (e.a.mode == Mode::kPreempt) e.targets = preemption_targets(e.w, e.a);
   }
-  // entryOrdering: not borrowing first, then priority (PrioritySortingWithinCohort), then
-  // the queue-order timestamp.
+  // entryOrdering.Less: not borrowing first, then priority (PrioritySortingWithinCohort),
+  // then the queue-order timestamp (sort.Sort: ties in no defined order; here by queue).
   std::stable_sort(entries_.begin(), entries_.end(), [&](const Entry& x, const Entry& y) {
     if (x.a.borrows != y.a.borrows) return !x.a.borrows;
     const Workload& a = wls_[x.w];
@@ -423,14 +503,19 @@ void Cache::cycle(SimTime now, CycleResult& out) {
     if (a.priority != b.priority) return a.priority > b.priority;
     return a.created < b.created;
   });
-  std::fill(cycle_usage_.begin(), cycle_usage_.end(), 0);
-  std::fill(cycle_has_.begin(), cycle_has_.end(), 0);
-  std::fill(skip_preemption_.begin(), skip_preemption_.end(), 0);
+  snapshot_adds_.clear();
+  if (preempted_.size() < wls_.size()) preempted_.resize(wls_.size(), 0);
+  auto snapshot_add = [&](std::uint32_t cq, std::size_t f, std::int64_t v) {
+    cqs_[cq].usage[f] += v;  // cq.AddUsage on the cycle's snapshot
+    snapshot_adds_.push_back(UsageDelta{cq, f, v});
+  };
 
   auto requeue = [&](std::uint32_t w, bool immediate) {
-    // manager.go RequeueWorkload: StrictFIFO keeps the head in the heap; BestEffortFIFO
-    // moves it to the inadmissible set unless the reason is immediate (skipped after
-    // nomination, pending preemption).
+    // requeueAndUpdate -> manager.go RequeueWorkload -> cluster_queue.go
+    // requeueIfNotPresent(immediate): BestEffortFIFO is immediate for the reasons
+    // FailedAfterNomination (an entry skipped after nomination) and PendingPreemption;
+    // StrictFIFO for every reason but NamespaceMismatch. Immediate: back into the heap
+    // (where it is the head again); else into the inadmissible set.
     Workload& wl = wls_[w];
     ClusterQueue& c = cqs_[wl.cq];
     out.not_admitted.push_back(w);
@@ -446,64 +531,91 @@ void Cache::cycle(SimTime now, CycleResult& out) {
 
   for (const Entry& e : entries_) {
     Workload& wl = wls_[e.w];
-    const std::int32_t cohort = cqs_[wl.cq].cohort;
+    const std::uint32_t cq = wl.cq;
+    const ClusterQueue& c = cqs_[cq];
     if (e.a.mode == Mode::kNoFit) {
       requeue(e.w, false);
       continue;
     }
-    if (cohort >= 0) {
-      // "other workloads in the cohort were prioritized": an earlier entry of this cycle
-      // used common flavor-resources and this one no longer fits in the cohort, or needs
-      // preemption after a preemption in the cohort.
-      const std::size_t base = static_cast<std::size_t>(cohort) * frs_;
-      bool common = false, fits = true;
+    if (e.a.mode == Mode::kPreempt && e.targets.empty()) {
+      // "requires preemption, but there are no candidate workloads": resourcesToReserve
+      // blocks the quota it could use in the snapshot, so that entries after it cannot
+      // take it: borrowing, up to the borrowing limit (min(v, N + BL - u); all of v
+      // without a limit); not borrowing, max(0, min(v, N - u)).
       for (std::size_t r = 0; r < kMaxResources; ++r) {
         if (wl.total[r] <= 0) continue;
         const std::size_t f = fr(static_cast<std::uint32_t>(e.a.flavor[r]), r);
-        if (!cycle_has_[base + f]) continue;
-        common = true;
-        const std::int64_t sum = cycle_usage_[base + f] + wl.total[r];
-        if (requestable_cohort_quota(wl.cq, f) - used_cohort_quota(wl.cq, f) < sum) fits = false;  // FitInCohort
-      }
-      if (common && ((e.a.mode == Mode::kFit && !fits) ||
-                     (e.a.mode == Mode::kPreempt && skip_preemption_[static_cast<std::size_t>(cohort)]))) {
-        requeue(e.w, true);
-        continue;
-      }
-      for (std::size_t r = 0; r < kMaxResources; ++r) {
-        if (wl.total[r] <= 0) continue;
-        const std::size_t f = fr(static_cast<std::uint32_t>(e.a.flavor[r]), r);
-        cycle_usage_[base + f] += wl.total[r];
-        cycle_has_[base + f] = 1;
-      }
-    }
-    if (e.a.mode != Mode::kFit) {
-      if (!e.targets.empty()) {
-        // Preemptor.IssuePreemptions: victims not already evicted get Evicted (Preempted).
-        for (const std::uint32_t t : e.targets) {
-          if (wls_[t].evicted) continue;
-          wls_[t].evicted = true;
-          out.evicted.push_back(t);
+        const ResourceQuotaSpec& q = c.quota[f].spec;
+        std::int64_t v = wl.total[r];
+        if (e.a.borrows) {
+          if (q.borrowing_limit) v = std::min(v, q.nominal + *q.borrowing_limit - c.usage[f]);
+        } else {
+          v = std::max<std::int64_t>(0, std::min(v, q.nominal - c.usage[f]));
         }
-        if (cohort >= 0) skip_preemption_[static_cast<std::size_t>(cohort)] = 1;
-        requeue(e.w, true);  // RequeueReasonPendingPreemption
-      } else {
-        requeue(e.w, false);  // "no candidate workloads allowed for preemption"
+        snapshot_add(cq, f, v);
       }
+      requeue(e.w, false);  // RequeueReasonGeneric, not nominated
       continue;
     }
+    // "Workload has overlapping preemption targets with another workload": skipped.
+    bool overlap = false;
+    for (const std::uint32_t t : e.targets) overlap = overlap || preempted_[t] != 0;
+    if (overlap) {
+      requeue(e.w, true);
+      continue;
+    }
+    // netUsage: the request minus what the targets free on the same flavor-resources
+    // (clamped at 0); cq.Fits(netUsage): Available >= it for each.
+    Resources net = wl.total;
+    if (e.a.mode != Mode::kFit) {
+      for (const std::uint32_t t : e.targets)
+        for (std::size_t r = 0; r < kMaxResources; ++r)
+          if (net[r] > 0 && wls_[t].flavor[r] == e.a.flavor[r]) net[r] = std::max<std::int64_t>(0, net[r] - wls_[t].total[r]);
+    }
+    bool fits = true;
+    for (std::size_t r = 0; r < kMaxResources; ++r) {
+      if (wl.total[r] <= 0) continue;
+      if (available(cq, fr(static_cast<std::uint32_t>(e.a.flavor[r]), r)) < net[r]) fits = false;
+    }
+    if (!fits) {
+      requeue(e.w, true);  // "Workload no longer fits after processing another workload"
+      continue;
+    }
+    for (const std::uint32_t t : e.targets) preempted_[t] = 1;
+    for (std::size_t r = 0; r < kMaxResources; ++r)
+      if (wl.total[r] > 0) snapshot_add(cq, fr(static_cast<std::uint32_t>(e.a.flavor[r]), r), net[r]);
+    if (e.a.mode != Mode::kFit) {
+      // Preemptor.IssuePreemptions: victims not already evicted get Evicted (Preempted);
+      // the preemptor is requeued with RequeueReasonPendingPreemption (immediate).
+      for (const std::uint32_t t : e.targets) {
+        if (wls_[t].evicted) continue;
+        wls_[t].evicted = true;
+        out.evicted.push_back(t);
+      }
+      requeue(e.w, true);
+      continue;
+    }
+    // admit: quota reserved (cache.AssumeWorkload), written asynchronously.
     wl.state = State::kAdmitted;
     wl.flavor = e.a.flavor;
     wl.admitted_at = now;
     out.admitted.push_back(e.w);
   }
-  // cache.AssumeWorkload for every admitted entry, after the cycle's checks (which use the
-  // snapshot taken at its start).
+  // The snapshot is dropped; the cache holds the assumed workloads.
+  for (const UsageDelta& d : snapshot_adds_) cqs_[d.cq].usage[d.fr] -= d.v;
+  for (const Entry& e : entries_)
+    for (const std::uint32_t t : e.targets) preempted_[t] = 0;
   for (const std::uint32_t w : out.admitted) {
     add_usage(w, +1);
     cqs_[wls_[w].cq].admitted.push_back(w);
     changed(wls_[w].cq);
   }
+  // Upstream cycles run back to back (wait.UntilWithBackoff), so heads requeued at once
+  // are nominated again. Here a queue whose head met an unchanged state waits (`tried`)
+  // until its cohort changes; new evictions change the state (candidate ordering puts
+  // evicted workloads first, and a skipped entry may now pick other targets), so the
+  // cohort's heads are nominated once more.
+  for (const std::uint32_t t : out.evicted) changed(wls_[t].cq);
 }
 
 }  // namespace kubesim::kueue

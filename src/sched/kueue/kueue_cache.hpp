@@ -1,14 +1,23 @@
-// Kueue's decision core (Kueue v0.8-v0.9, classical flat cohorts), free of API timing:
-// the cache's quota arithmetic (pkg/cache/clusterqueue.go, clusterqueue_snapshot.go), the
-// flavor assigner (pkg/scheduler/flavorassigner/flavorassigner.go), the preemptor
-// (pkg/scheduler/preemption/preemption.go), the queue manager's per-ClusterQueue heaps and
-// inadmissible sets (pkg/queue/cluster_queue*.go) and one scheduling cycle
+// Kueue's decision core (Kueue v0.9, classical flat cohorts, default feature gates: so
+// MultiplePreemptions on, LendingLimit on, PrioritySortingWithinCohort on, fair sharing
+// off), free of API timing: the cache's quota arithmetic (pkg/cache/resource_node.go,
+// clusterqueue_snapshot.go), the flavor assigner (pkg/scheduler/flavorassigner/
+// flavorassigner.go), the preemptor (pkg/scheduler/preemption/preemption.go,
+// preemption_oracle.go), the queue manager's per-ClusterQueue heaps and inadmissible sets
+// (pkg/queue/cluster_queue*.go, manager.go) and one scheduling cycle
 // (pkg/scheduler/scheduler.go schedule). The controller (kueue_controller.hpp) drives it
-// from Job changes and its own API writes.
+// from Job changes and its own API writes. Each function names the upstream file and
+// version it was checked against (kubernetes-sigs/kueue, read from the stored index).
 //
 // Quantities are per flavor-resource (fr = flavor * kMaxResources + resource slot), in the
 // store's slot units. A workload is one PodSet: the pod template's requests times the pod
 // count. Everything is kept in vectors and visited in index order (deterministic).
+//
+// Not modelled: the workload's LastAssignment (flavorassigner starts from the flavor after
+// the last one tried, and cluster_queue.go requeueIfNotPresent requeues at once while
+// LastAssignment.PendingFlavors(); both matter only with several flavors in a resource
+// group), the "queueInadmissibleCycle >= popCycle" race of requeueIfNotPresent (our cycle
+// is atomic), waitForPodsReady and its requeuing back-off.
 #pragma once
 
 #include <array>
@@ -66,8 +75,11 @@ class Cache {
   std::int64_t requestable_cohort_quota(std::uint32_t cq, std::size_t fr) const;
   std::int64_t used_cohort_quota(std::uint32_t cq, std::size_t fr) const;
   std::int64_t available(std::uint32_t cq, std::size_t fr) const;
+  std::int64_t potential_available(std::uint32_t cq, std::size_t fr) const;
   static std::size_t fr(std::uint32_t flavor, std::size_t slot) { return flavor * kMaxResources + slot; }
-  Assignment assign_flavors(std::uint32_t w) const;
+  // Not const: the reclaim oracle (preemption_oracle.go) simulates preemptions on the
+  // usage and restores it.
+  Assignment assign_flavors(std::uint32_t w);
   // Victims for workload `w` with `a` (mode Preempt); restores the usage it simulates on.
   std::vector<std::uint32_t> preemption_targets(std::uint32_t w, const Assignment& a);
 
@@ -103,14 +115,26 @@ class Cache {
     Assignment a;
     std::vector<std::uint32_t> targets;
   };
+  // flavorassigner.go granularMode: Preempt split into priority preemption and reclamation
+  // of lent nominal quota (the latter preferred when choosing a flavor).
+  enum class Granular : std::uint8_t { kNoFit, kPreempt, kReclaim, kFit };
+  // What the preemptor works on (getTargets' requests and frsNeedPreemption): per slot the
+  // flavor and quantity requested, and the slots whose flavor-resource needs preemption.
+  struct Request {
+    std::array<std::int8_t, kMaxResources> flavor{};
+    Resources qty;
+    std::uint32_t needs = 0;
+  };
 
   std::int64_t guaranteed(const ClusterQueue& c, std::size_t fr) const;
-  Mode fits_resource_quota(std::uint32_t cq, std::size_t fr, std::int64_t v, bool* borrow) const;
-  bool workload_fits(std::uint32_t w, const Assignment& a, std::uint32_t cq, bool allow_borrowing) const;
-  bool is_borrowing(std::uint32_t cq, const Assignment& a) const;
-  bool uses_resources(std::uint32_t candidate, const Assignment& a) const;
+  Granular fits_resource_quota(std::uint32_t w, std::size_t fr, std::int64_t v, bool* borrow);
+  bool is_reclaim_possible(std::uint32_t w, std::size_t slot, std::uint32_t flavor, std::int64_t v);
+  std::vector<std::uint32_t> get_targets(std::uint32_t w, const Request& req);
+  bool workload_fits(const Request& req, std::uint32_t cq, bool allow_borrowing) const;
+  bool is_borrowing(std::uint32_t cq, const Request& req) const;
+  bool uses_resources(std::uint32_t candidate, const Request& req) const;
   void add_usage(std::uint32_t w, std::int64_t sign);
-  std::vector<std::uint32_t> minimal_preemptions(std::uint32_t w, const Assignment& a,
+  std::vector<std::uint32_t> minimal_preemptions(const Request& req, std::uint32_t cq,
                                                  const std::vector<std::uint32_t>& candidates, bool allow_borrowing,
                                                  const std::int32_t* borrow_below_priority);
   bool before_in_queue(std::uint32_t a, std::uint32_t b) const;
@@ -124,10 +148,14 @@ class Cache {
   std::size_t frs_ = 0;
   std::uint64_t nominations_ = 0;
   // Cycle scratch, reused.
+  struct UsageDelta {
+    std::uint32_t cq;
+    std::size_t fr;
+    std::int64_t v;
+  };
   std::vector<Entry> entries_;
-  std::vector<std::int64_t> cycle_usage_;  // by cohort * frs_
-  std::vector<std::uint8_t> cycle_has_;    // by cohort * frs_
-  std::vector<std::uint8_t> skip_preemption_;  // by cohort
+  std::vector<UsageDelta> snapshot_adds_;   // usage added to the cycle's snapshot, undone at its end
+  std::vector<std::uint8_t> preempted_;     // by workload: a target of this cycle (preemptedWorkloads)
 };
 
 }  // namespace kubesim::kueue

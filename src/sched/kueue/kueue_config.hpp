@@ -1,4 +1,4 @@
-// Kueue's API objects as kubesim reads them (kueue.x-k8s.io/v1beta1, Kueue v0.8-v0.9):
+// Kueue's API objects as kubesim reads them (kueue.x-k8s.io/v1beta1, Kueue v0.9):
 // ResourceFlavor, ClusterQueue, LocalQueue, and the manager's Configuration
 // (config.kueue.x-k8s.io/v1beta1), from one multi-document YAML file.
 //

@@ -1,4 +1,4 @@
-// Kueue's manager (kueue-controller-manager, v0.8-v0.9) in front of kube-scheduler: it
+// Kueue's manager (kueue-controller-manager, v0.9) in front of kube-scheduler: it
 // admits whole batch/v1 Jobs by un-suspending them and never places a pod (kube-scheduler
 // schedules the pods the Job controller then creates).
 //

@@ -78,13 +78,12 @@ TEST(KueueQuota, LendingLimit) {
   EXPECT_EQ(c.requestable_cohort_quota(0, kFr), 12);
   EXPECT_EQ(c.requestable_cohort_quota(1, kFr), 16);
   Cache::CycleResult r;
-  // Cycle 1: B (not borrowing) first and admitted; A's 12 plus B's 2 exceed A's cohort view
-  // (12 - 0 < 14): A is skipped and requeued.
+  // One cycle, v0.9 MultiplePreemptions path: B (not borrowing) first and admitted; the
+  // snapshot then holds u_B = 2, within g_B = 4, so A's view is unchanged: Available(A) =
+  // 12 - (max(0,0-0) + max(0,2-4) + 0) - min(0,0) = 12 >= 12 -> A admitted too. (The legacy
+  // path's FitInCohort summed the cycle's usage, 2 + 12 > 12, and skipped A.)
   c.cycle(t(1), r);
-  ASSERT_EQ(r.admitted, std::vector<std::uint32_t>{b});
-  // Cycle 2: A: Requestable 12, Used = max(0,0-0) + max(0,2-4) + 0 = 0 -> 12 available.
-  c.cycle(t(1), r);
-  ASSERT_EQ(r.admitted, std::vector<std::uint32_t>{a});
+  ASSERT_EQ(r.admitted, (std::vector<std::uint32_t>{b, a}));
   // Usage(cohort) = 12 + 0 + 0 = 12. A: 12 - 12 = 0 (it can borrow only 2 of B's 6).
   EXPECT_EQ(c.used_cohort_quota(0, kFr), 12);
   EXPECT_EQ(c.available(0, kFr), 0);
@@ -258,6 +257,149 @@ TEST(KueueFlavors, FirstFlavorThatFits) {
   mem[kMemory] = 1;
   const auto wm = c.add_workload(JobId(2), 0, 0, t(0), mem);
   EXPECT_EQ(c.assign_flavors(wm).mode, Mode::kNoFit);
+}
+
+// flavorassigner.go (v0.9) fitsResourceQuota with resource_node.go potentialAvailable.
+// Cohort {A: N=4, borrowingLimit 2; B: N=10}: PotentialAvailable(A) = min(0 + (4 + 10),
+// 4 + 2) = 6; alone (no cohort) it is the nominal quota.
+TEST(KueueQuota, PotentialAvailableBoundsTheRequest) {
+  for (const bool bwc : {false, true}) {
+    auto a = cq("A", 4, 2);
+    if (bwc) {
+      a.reclaim_within_cohort = Policy::kAny;
+      a.borrow_within_cohort = Policy::kLowerPriority;
+    }
+    Cache c(config({a, cq("B", 10), cq("D", 4, std::nullopt, std::nullopt, "")}));
+    EXPECT_EQ(c.potential_available(0, kFr), 6);
+    EXPECT_EQ(c.potential_available(1, kFr), 14);
+    EXPECT_EQ(c.potential_available(2, kFr), 4);
+    // 7 > 6: NoFit ("request > maximum capacity") whatever the policies.
+    const auto w7 = c.add_workload(JobId(0), 0, 0, t(0), cpu(7));
+    EXPECT_EQ(c.assign_flavors(w7).mode, Mode::kNoFit);
+    // 6 <= Available(A) = min(14 - 0, 4 + 2 - 0) = 6: Fit, borrowing (0 + 6 > 4).
+    const auto w6 = c.add_workload(JobId(1), 0, 0, t(0), cpu(6));
+    const auto a6 = c.assign_flavors(w6);
+    EXPECT_EQ(a6.mode, Mode::kFit);
+    EXPECT_TRUE(a6.borrows);
+    c.remove_pending(w6);
+    c.remove_pending(w7);
+    // u_A = 3: a request of 5 has Available = min(14 - 3, 6 - 3) = 3 < 5 and 5 > N = 4:
+    // NoFit, unless borrowWithinCohort is enabled (canPreemptWhileBorrowing) -> Preempt.
+    c.add_workload(JobId(2), 0, 0, t(0), cpu(3));
+    EXPECT_EQ(run(c, t(1)).size(), 1u);
+    const auto w5 = c.add_workload(JobId(3), 0, 0, t(2), cpu(5));
+    EXPECT_EQ(c.assign_flavors(w5).mode, bwc ? Mode::kPreempt : Mode::kNoFit);
+  }
+}
+
+// v0.9 fitsResourceQuota computes borrow = BorrowingWith(fr, v) && HasParent for every
+// mode, so a Preempt assignment borrows when u + v > N (it orders after non-borrowing
+// entries, and reserves up to the borrowing limit). Cohort {A: 10, B: 10}; u_A = 6,
+// u_B = 14: a request of 5 in A: Available = 20 - 20 = 0 < 5 <= 10 -> Preempt; 6 + 5 > 10.
+TEST(KueueQuota, PreemptAssignmentBorrows) {
+  Cache c(config({cq("A", 10), cq("B", 10)}));
+  c.add_workload(JobId(0), 0, 0, t(0), cpu(6));
+  c.add_workload(JobId(1), 1, 0, t(0), cpu(14));
+  EXPECT_EQ(run(c, t(1)).size(), 2u);
+  const auto w = c.add_workload(JobId(2), 0, 0, t(2), cpu(5));
+  const auto a = c.assign_flavors(w);
+  EXPECT_EQ(a.mode, Mode::kPreempt);
+  EXPECT_TRUE(a.borrows);
+  // 4 would not borrow (6 + 4 <= 10).
+  const auto w4 = c.add_workload(JobId(3), 0, 0, t(2), cpu(4));
+  EXPECT_FALSE(c.assign_flavors(w4).borrows);
+}
+
+// scheduler.go, MultiplePreemptions path: an entry in Preempt mode without candidates
+// reserves quota in the cycle's snapshot (resourcesToReserve; not borrowing: max(0, min(v,
+// N - u))), so a later entry of the cohort cannot take it. Cohort {A: 10, B: 10}; u_A = 4,
+// u_B = 12 (B borrows 2). w_a (6, A): Available(A) = 20 - 16 = 4 < 6 <= 10 -> Preempt,
+// no policy -> no candidates; reserves min(6, 10 - 4) = 6. w_b (2, B): Fit at nomination
+// (Available(B) = 4), but it borrows (12 + 2 > 10) so it comes after w_a, and then
+// Available(B) = 20 - (4 + 6 + 12) < 0 -> "no longer fits": skipped, not admitted.
+TEST(KueueCycle, PreemptWithoutCandidatesReservesQuota) {
+  Cache c(config({cq("A", 10), cq("B", 10)}));
+  c.add_workload(JobId(0), 0, 0, t(0), cpu(4));
+  c.add_workload(JobId(1), 1, 0, t(0), cpu(12));
+  EXPECT_EQ(run(c, t(1)).size(), 2u);
+  const auto wa = c.add_workload(JobId(2), 0, 0, t(2), cpu(6));
+  const auto wb = c.add_workload(JobId(3), 1, 0, t(3), cpu(2));
+  EXPECT_EQ(c.assign_flavors(wa).mode, Mode::kPreempt);
+  EXPECT_EQ(c.assign_flavors(wb).mode, Mode::kFit);
+  EXPECT_TRUE(run(c, t(4)).empty());
+  EXPECT_EQ(c.workload(wa).state, Cache::State::kInadmissible);  // BestEffortFIFO, generic reason
+  EXPECT_EQ(c.workload(wb).state, Cache::State::kPending);       // skipped: requeued at once
+  EXPECT_EQ(c.usage(0, 0, kCpu), 4);                             // the snapshot's reservation is gone
+}
+
+// scheduler.go, MultiplePreemptions path: two preemptors choosing the same victim in one
+// cycle: the second is skipped ("overlapping preemption targets"), the victim is evicted
+// once. Cohort {A: 5, B: 5, C: 0}; c1 (10) in C borrows everything. w_a (5, A, t=2) and
+// w_b (5, B, t=3), reclaimWithinCohort Any: Available = 0 < 5 <= 5 -> Preempt, targets [c1]
+// each. Order: neither borrows, same priority, w_a older. After c1's eviction completes
+// both fit (5 + 5 <= 10).
+TEST(KueueCycle, OverlappingTargetsSkipTheSecondPreemptor) {
+  auto a = cq("A", 5);
+  a.reclaim_within_cohort = Policy::kAny;
+  auto b = cq("B", 5);
+  b.reclaim_within_cohort = Policy::kAny;
+  Cache c(config({a, b, cq("C", 0)}));
+  const auto c1 = c.add_workload(JobId(0), 2, 0, t(0), cpu(10));
+  EXPECT_EQ(run(c, t(1)).size(), 1u);
+  const auto wa = c.add_workload(JobId(1), 0, 0, t(2), cpu(5));
+  const auto wb = c.add_workload(JobId(2), 1, 0, t(3), cpu(5));
+  std::vector<std::uint32_t> evicted;
+  Cache::CycleResult r;
+  c.cycle(t(4), r);
+  EXPECT_EQ(r.evicted, std::vector<std::uint32_t>{c1});
+  EXPECT_EQ(r.not_admitted, (std::vector<std::uint32_t>{wa, wb}));
+  // Later cycles of the same instant re-nominate both against c1 (already evicted): nothing
+  // new is evicted.
+  EXPECT_TRUE(run(c, t(4), &evicted).empty());
+  EXPECT_TRUE(evicted.empty());
+  c.release(c1, false);
+  auto admitted = run(c, t(5));
+  std::sort(admitted.begin(), admitted.end());
+  EXPECT_EQ(admitted, (std::vector<std::uint32_t>{wa, wb}));
+}
+
+// flavorassigner.go (v0.9, granularMode) with preemption_oracle.go IsReclaimPossible: among
+// flavors that need preemption, one where the queue can reclaim quota it lent (no target
+// in its own queue) beats one where it would preempt its own workloads, although tried
+// later. A: f0 N=4, f1 N=4, reclaimWithinCohort Any; B: f0 N=0, f1 N=0. x (4) fills A's
+// f0; y (4) in B: f0 NoFit (0 available, 4 > N_B = 0), f1 Fit (borrows A's 4). w (4) in A:
+// f0: 4 + 4 > 4 -> not reclaim, preempt; f1: 0 + 4 <= 4 and getTargets -> [y] (B's) ->
+// reclaim. w gets f1 and targets [y].
+TEST(KueueFlavors, ReclaimBeatsPreemptAcrossFlavors) {
+  Config cfg;
+  cfg.flavors = {"f0", "f1"};
+  auto two = [](const std::string& name, std::int64_t n) {
+    ClusterQueueSpec s;
+    s.name = name;
+    s.cohort = "c";
+    s.has_namespace_selector = true;
+    ResourceGroup g;
+    g.covered = {static_cast<std::uint8_t>(kCpu)};
+    g.flavors.push_back(FlavorQuotas{0, {ResourceQuotaSpec{n, {}, {}}}});
+    g.flavors.push_back(FlavorQuotas{1, {ResourceQuotaSpec{n, {}, {}}}});
+    s.groups.push_back(g);
+    return s;
+  };
+  auto a = two("A", 4);
+  a.reclaim_within_cohort = Policy::kAny;
+  cfg.cluster_queues = {a, two("B", 0)};
+  Cache c(cfg);
+  const auto x = c.add_workload(JobId(0), 0, 0, t(0), cpu(4));
+  EXPECT_EQ(run(c, t(1)).size(), 1u);
+  EXPECT_EQ(c.workload(x).flavor[kCpu], 0);
+  const auto y = c.add_workload(JobId(1), 1, 0, t(1), cpu(4));
+  EXPECT_EQ(run(c, t(2)).size(), 1u);
+  EXPECT_EQ(c.workload(y).flavor[kCpu], 1);
+  const auto w = c.add_workload(JobId(2), 0, 0, t(3), cpu(4));
+  const auto asg = c.assign_flavors(w);
+  EXPECT_EQ(asg.mode, Mode::kPreempt);
+  EXPECT_EQ(asg.flavor[kCpu], 1);
+  EXPECT_EQ(c.preemption_targets(w, asg), std::vector<std::uint32_t>{y});
 }
 
 TEST(KueueConfig, ReadsObjectsAndNamesFileLine) {

@@ -33,7 +33,7 @@ struct QueueConf {
   bool priority_fence = false;   // priority.policy: fence (not inherited)
   std::int32_t priority_offset = 0;  // priority.offset (not inherited)
   PreemptionPolicy preemption = PreemptionPolicy::kDefault;  // only disabled is inherited
-  Duration preemption_delay = Duration::seconds(30);  // configs.DefaultPreemptionDelay
+  Duration preemption_delay = Duration::seconds(30);  // configs.DefaultPreemptionDelay (config.go, read)
   int line = 0;
 };
 
@@ -44,7 +44,7 @@ struct Config {
   NodeSort node_sort = NodeSort::kFair;
   // nodesortpolicy.resourceweights (defaultResourceWeights: vcore 1, memory 1); slot -> weight.
   std::vector<std::pair<std::size_t, double>> resource_weights{{kCpu, 1.0}, {kMemory, 1.0}};
-  bool preemption_enabled = true;  // partition preemption.enabled
+  bool preemption_enabled = true;  // partition preemption.enabled; nil = true (partition.go updatePreemption, read)
   // kubesim settings, ConfigMap keys "kubesim.*" (not YuniKorn's):
   bool ratios_only = false;  // kubesim.yunikornVersion "1.6": fair sort on ratios only (YUNIKORN-2678)
   Distribution bind_latency = Distribution::parse("uniform:0.002:0.006", "", 0);  // shim Bind -> API

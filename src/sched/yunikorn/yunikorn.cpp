@@ -393,7 +393,7 @@ void YuniKorn::sort_nodes() {
     n.score = config_.node_sort == NodeSort::kFair ? usage : 1.0 - usage;
     node_order_.push_back(static_cast<int>(i));
   }
-  // Ties by node ID (the node tree's key order).
+  // Ties by node ID as a string (node_collection.go nodeRef.Less, read).
   std::stable_sort(node_order_.begin(), node_order_.end(), [&](int l, int r) {
     if (nodes_[l].score != nodes_[r].score) return nodes_[l].score < nodes_[r].score;
     return store_.node(NodeId(static_cast<std::uint32_t>(l))).name < store_.node(NodeId(static_cast<std::uint32_t>(r))).name;

@@ -100,6 +100,17 @@ TEST(YuniKornConfig, ReadsTheStudysConfigMap) {
   EXPECT_TRUE(c.preemption_enabled);
 }
 
+// Defaults checked against yunikorn-core: partition.go updatePreemption ("preemptionEnabled =
+// conf.Preemption.Enabled == nil || *conf.Preemption.Enabled") and common/configs/config.go
+// DefaultPreemptionDelay = 30 * time.Second.
+TEST(YuniKornConfig, PreemptionDefaults) {
+  const Config c = load_config_text("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n"
+                                    "          - name: a\n",
+                                    "q.yaml", ResourceNames());
+  EXPECT_TRUE(c.preemption_enabled);
+  EXPECT_EQ(c.queues[c.find("root.a")].preemption_delay, Duration::seconds(30));
+}
+
 TEST(YuniKornConfig, BuiltInDefaultIsTheExampleFile) {
   EXPECT_EQ(read_input_file(std::string(KUBESIM_SOURCE_DIR) + "/" + kDefaultConfigName), std::string(kDefaultConfigText));
 }
@@ -219,6 +230,15 @@ TEST(YuniKorn, NodeSortFairAndBinpacking) {
                                                                     : std::vector<std::string>{"a", "b", "c"};
     EXPECT_EQ(c.yk.node_order(), want);
   }
+}
+
+// node_collection.go nodeRef.Less: score, then NodeID compared as strings ("node-10" <
+// "node-2"), whatever the order the nodes were added in.
+TEST(YuniKorn, NodeTiesByNodeIdString) {
+  Cluster c(study());
+  c.node("node-2", 32, 128 * G);
+  c.node("node-10", 32, 128 * G);
+  EXPECT_EQ(c.yk.node_order(), (std::vector<std::string>{"node-10", "node-2"}));
 }
 
 // §3.3/§3.4: preemption after the queue's delay; backfill's newest pod is the victim; a queue
