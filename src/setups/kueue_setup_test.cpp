@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "model/test_nodes.hpp"
+
 #include "engine/simulation.hpp"
 #include "sched/kueue/kueue_controller.hpp"
 #include "setups/scheduler_setup.hpp"
@@ -56,12 +58,7 @@ WorkloadJob job(const std::string& name, double submit, double run, std::uint32_
 
 SimulationInputs inputs(std::vector<WorkloadJob> jobs) {
   SimulationInputs in;
-  Node n;
-  n.name = "n1";
-  n.allocatable[kCpu] = 4000;
-  n.allocatable[kMemory] = 64LL << 30;
-  n.capacity = n.allocatable;
-  in.nodes.push_back(n);
+  in.nodes.push_back(test_node("n1", 4000, 64LL << 30));
   in.workload.namespaces = {"default", "t1"};
   for (const char* pc : {"low", "high"}) {
     PodTemplate t = batch_job_template(pc[0] == 'l' ? 2000 : 1000, std::nullopt);

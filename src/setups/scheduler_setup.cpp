@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/split.hpp"
 #include "sched/batch/backfill.hpp"
 #include "setups/batch_setup.hpp"
 #include "setups/kueue_setup.hpp"
@@ -113,11 +114,7 @@ std::string SetupChoice::label() const {
 
 std::vector<SetupChoice> parse_setup_choices(const std::string& text, const std::string& option) {
   std::vector<SetupChoice> out;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t plus = std::min(text.find('+', pos), text.size());
-    const std::string entry = text.substr(pos, plus - pos);
-    pos = plus + 1;
+  for (const std::string& entry : split(text, '+')) {
     if (entry.empty())
       throw InputError("", 0, option + ": empty entry in \"" + text + "\" (expected NAME or NAME=CONFIGFILE, several joined by +)");
     SetupChoice c;

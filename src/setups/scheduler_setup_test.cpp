@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "model/test_nodes.hpp"
+
 #include "core/error.hpp"
 
 namespace kubesim {
@@ -17,12 +19,7 @@ namespace {
 // t = 1 for `scheduler_b`; bare pods (no Job controller retries).
 SimulationInputs two_pods(const std::string& scheduler_a, const std::string& scheduler_b) {
   SimulationInputs in;
-  Node n;
-  n.name = "node-0";
-  n.allocatable[kCpu] = 4000;
-  n.allocatable[kMemory] = 16LL << 30;
-  n.capacity = n.allocatable;
-  in.nodes.push_back(n);
+  in.nodes.push_back(test_node("node-0", 4000, 16LL << 30));
   for (const std::string& name : {scheduler_a, scheduler_b}) {
     PodTemplate t = batch_job_template(4000, std::nullopt);
     t.scheduler_name = name;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/split.hpp"
 #include "report/tenant_report.hpp"
 #include "scenario/scenario.hpp"
 #include "setups/scheduler_setup.hpp"
@@ -17,11 +18,7 @@ namespace kubesim {
 
 std::vector<Contender> parse_contenders(const std::string& list) {
   std::vector<Contender> out;
-  std::size_t pos = 0;
-  while (pos <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', pos), list.size());
-    const std::string entry = list.substr(pos, comma - pos);
-    pos = comma + 1;
+  for (const std::string& entry : split(list, ',')) {
     if (entry.empty()) throw InputError("", 0, "--schedulers: empty entry in \"" + list + "\" (expected A,B,... or A=CONFIGFILE)");
     Contender c;
     c.setups = parse_setup_choices(entry, "--schedulers");

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "model/test_nodes.hpp"
+
 #include "engine/simulation.hpp"
 #include "setups/scheduler_setup.hpp"
 
@@ -24,12 +26,7 @@ struct J {
 
 SimulationInputs one_node(const std::vector<J>& jobs) {
   SimulationInputs in;
-  Node n;
-  n.name = "node-0";
-  n.allocatable[kCpu] = 4000;
-  n.allocatable[kMemory] = 16LL << 30;
-  n.capacity = n.allocatable;
-  in.nodes.push_back(n);
+  in.nodes.push_back(test_node("node-0", 4000, 16LL << 30));
   for (std::int64_t c = 1; c <= 4; ++c) in.workload.templates.push_back(batch_job_template(c * 1000, std::nullopt));
   for (const J& j : jobs) {
     WorkloadJob w;
