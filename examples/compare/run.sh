@@ -5,7 +5,7 @@
 # build/kubesim). Results go to results/compare-*/compare.html.
 #
 # Contenders are scheduler setups (`kubesim run --help` lists them), NAME=CONFIGFILE passing
-# the setup its own configuration file.
+# the setup its own configuration file, A+B running several side by side in one cluster.
 set -eu
 KUBESIM=${1:-build/kubesim}
 DATA=${DATA:-../shared/data}
@@ -26,3 +26,8 @@ HPC="default-scheduler,fcfs,easy-backfill,conservative-backfill"
 # The NASA iPSC/860 trace (SWF) on its 128-node cluster.
 "$KUBESIM" compare --cluster examples/nasa/cluster.yaml --swf "$DATA/swf/NASA-iPSC-1993-3.1-cln.swf" \
     --schedulers "$HPC" --seeds 3 --out results/compare-nasa
+
+# Two schedulers in one cluster (examples/multi-scheduler): kube-scheduler beside Fluxion, with
+# and without Fluxion's informer.
+"$KUBESIM" compare --scenario examples/multi-scheduler/shared-cluster.yaml \
+    --schedulers default-scheduler+fluxion,default-scheduler+kubeflux-noinformer --seeds 3 --out results/compare-multi-scheduler
