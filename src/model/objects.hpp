@@ -161,6 +161,7 @@ struct PodTemplate {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   Labels labels;
+  Labels annotations;  // metadata.annotations (sorted by key, as labels)
   std::string scheduler_name = "default-scheduler";
   std::string priority_class_name;
   std::int32_t priority = 0;  // resolved from the PriorityClass at admission
