@@ -22,6 +22,15 @@
 //   pkg/scheduler/context.go            schedule: a replacement releases the placeholder first
 //   yunikorn-k8shim pkg/cache/application.go, application_state.go (Reserving, Resuming, Running),
 //   placeholder_manager.go, placeholder.go, scheduler_callback.go, context.go (AddApplication)
+// Not verified against the 1.5 sources (the stored copies are of other versions), taken as
+// described: the shim deletes a pending placeholder whose ask the core released at the
+// timeout (handleReleaseAppAllocationAskEvent); placeholders request minResource without
+// limits and carry the legacy labels applicationId, queue, placeholder; resources.go
+// ComponentWiseMin counts a missing type as 0. Not modelled: the Starting state's own 5 min
+// timer (Starting and Running act alike), Completed (and the application's removal), the
+// shim's scheduling interval (real pods are submitted as soon as the application runs), the
+// garbage collection of placeholders owned by a deleted originator pod, and a task group's
+// pod (anti-)affinity and topology spread constraints.
 #pragma once
 
 #include <cstdint>
