@@ -455,6 +455,9 @@ nlohmann::json pod_to_json(const ObjectStore& store, PodId id, const TimeFormat&
     json labels = labels_json(t.labels);
     if (labels.empty()) md.erase("labels");
     else md["labels"] = labels;
+    // Pods kubesim creates (workload pods, the Job controller's, YuniKorn's placeholders)
+    // carry their template's annotations; a client's pod keeps the ones it sent.
+    if (!t.annotations.empty()) md["annotations"] = labels_json(t.annotations);
   }
   if (p.job.valid()) {
     // pkg/controller/job/job_controller.go: the Job's pods carry its selector labels
@@ -605,6 +608,7 @@ nlohmann::json job_to_json(const ObjectStore& store, JobId id, const TimeFormat&
   json& tmpl = ensure_object(spec, "template");
   json& tmd = ensure_object(tmpl, "metadata");
   tmd["labels"] = template_labels;
+  if (!t.annotations.empty() && !tmd.contains("annotations")) tmd["annotations"] = labels_json(t.annotations);
   if (!tmpl.contains("spec") || !original) {
     // The template does not carry the pods' run time: the generated spec has no command.
     tmpl["spec"] = pod_spec_to_json(t, store.resource_names(), Duration::max(), Duration());

@@ -346,6 +346,31 @@ TEST(ApiParseTest, PodAsClientsSendIt) {
   EXPECT_EQ(p.job.spec.labels, (Labels{{"app", "x"}}));
 }
 
+// metadata.annotations reach the template (a gang's task groups, for YuniKorn) and come back
+// on GET for pods kubesim creates itself (no client JSON kept).
+TEST(ApiParseTest, PodAnnotationsRoundTrip) {
+  ResourceNames names;
+  json body = json::parse(R"({"apiVersion":"v1","kind":"Pod",
+    "metadata":{"name":"p","annotations":{"yunikorn.apache.org/task-group-name":"workers","kubesim.io/duration":"30"}},
+    "spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}})");
+  ParsedJob p = parse_pod_or_job(body, "Pod", "default", names);
+  EXPECT_EQ(p.job.spec.annotations,
+            (Labels{{"kubesim.io/duration", "30"}, {"yunikorn.apache.org/task-group-name", "workers"}}));
+  Fixture f;
+  PodTemplate t = f.store.spec(f.tmpl);
+  t.annotations = p.job.spec.annotations;
+  Pod pod;
+  pod.name = "q";
+  pod.ns = f.ns;
+  pod.spec = f.store.add_template(t);
+  const PodId id = f.store.create_pod(pod);
+  TimeFormat tf;
+  const json j = pod_to_json(f.store, id, tf, nullptr);
+  EXPECT_EQ(j["metadata"]["annotations"],
+            json({{"kubesim.io/duration", "30"}, {"yunikorn.apache.org/task-group-name", "workers"}}));
+  EXPECT_FALSE(pod_to_json(f.store, f.pod("r"), tf, nullptr)["metadata"].contains("annotations"));
+}
+
 TEST(ApiParseTest, PodWithSleepAndErrors) {
   ResourceNames names;
   json body = json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},

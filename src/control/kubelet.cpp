@@ -67,7 +67,8 @@ void Kubelets::terminate(PodId pod, SimTime now) {
       return;
     case State::kRunning: {
       // killContainer: SIGTERM, then SIGKILL once the grace period is over.
-      const SimTime kill_at = latencies_.containers_exit_on_sigterm ? now : p.deletion_requested + p.deletion_grace;
+      const bool exits = latencies_.containers_exit_on_sigterm || store_.spec(p.spec).exits_on_sigterm;
+      const SimTime kill_at = exits ? now : p.deletion_requested + p.deletion_grace;
       if (kill_at < ps.exit_at)
         host_.post(std::max(now, kill_at), Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kKilled, pod});
       return;  // otherwise the container exits by itself first

@@ -100,6 +100,21 @@ void Simulation::SchedulerPort::post(SimTime at, Phase phase, SchedulerEvent eve
   sim->events_.push(at, phase, event);
 }
 
+std::variant<PodTemplateId, std::string> Simulation::SchedulerPort::add_pod_template(PodTemplate spec) {
+  return sim->add_api_template(std::move(spec));
+}
+
+std::variant<PodId, std::string> Simulation::SchedulerPort::create_pod(std::string name, NamespaceId ns,
+                                                                       PodTemplateId spec) {
+  Pod pod;
+  pod.name = std::move(name);
+  pod.ns = ns;
+  pod.spec = spec;
+  pod.workload_job = kNoWorkloadJob;
+  pod.run_time = Duration::max();  // runs until deleted (a pause container)
+  return sim->create_pod(std::move(pod));
+}
+
 bool Simulation::served_internally(const std::string& scheduler_name) const {
   for (const auto& s : schedulers_)
     if (s.model->serves(scheduler_name)) return true;
@@ -160,9 +175,10 @@ void Simulation::on_change(const Change& change) {
       // The pod stops counting for its quota: it became terminal, or was removed.
       const bool ended = change.type == ChangeType::kDeleted ||
                          (is_terminal(change.phase) && !is_terminal(change.old_phase));
-      if (is_terminal(change.phase) && !is_terminal(change.old_phase)) ++finished_pods_;
-      deliver_to_schedulers(change);
       const Pod& p = store_.pod(PodId(change.id));
+      if (is_terminal(change.phase) && !is_terminal(change.old_phase) && p.workload_job != kNoWorkloadJob)
+        ++finished_pods_;
+      deliver_to_schedulers(change);
       if (change.node.valid() &&
           (!change.old_node.valid() || change.type == ChangeType::kAdded || change.became_terminating))
         deliver(Subscriber::kKubelet, change);
@@ -265,7 +281,13 @@ Simulation::Stop Simulation::stop_reason() {
     return Stop::kNo;
   }
   bool busy = false;
-  for (const auto& sched : schedulers_) busy = busy || sched.model->busy();
+  for (const auto& sched : schedulers_) {
+    if (sched.model->expects_change()) {
+      frozen_since_ = SimTime::never();
+      return Stop::kNo;  // a scheduler's timer will change the cluster
+    }
+    busy = busy || sched.model->busy();
+  }
   if (!busy && job_events_pending_ == 0) return Stop::kDone;
   if (frozen_since_.is_never() || store_.resource_version() != frozen_version_) {
     frozen_since_ = now_;
@@ -376,7 +398,7 @@ void Simulation::delete_namespace(NamespaceId ns) {
   store_.remove_namespace(ns);
 }
 
-std::variant<Simulation::Created, std::string> Simulation::create_from_api(WorkloadJob job, PodTemplate spec) {
+std::variant<PodTemplateId, std::string> Simulation::add_api_template(PodTemplate spec) {
   std::vector<PodTemplate> one{std::move(spec)};
   try {
     resolve_priorities(one);
@@ -384,9 +406,14 @@ std::variant<Simulation::Created, std::string> Simulation::create_from_api(Workl
     return e.problem();
   }
   // The template joins the workload's, keeping store id = template_base_ + workload index.
-  job.pod_template = static_cast<std::uint32_t>(workload_.templates.size());
   workload_.templates.push_back(one[0]);
-  store_.add_template(std::move(one[0]));
+  return store_.add_template(std::move(one[0]));
+}
+
+std::variant<Simulation::Created, std::string> Simulation::create_from_api(WorkloadJob job, PodTemplate spec) {
+  auto added = add_api_template(std::move(spec));
+  if (auto* refused = std::get_if<std::string>(&added)) return std::move(*refused);
+  job.pod_template = static_cast<std::uint32_t>(workload_.templates.size() - 1);
   job.submit = now_;
   const auto index = static_cast<std::uint32_t>(workload_.jobs.size());
   if (job.id.empty()) job.id = workload_.namespaces[job.ns.value()] + "/" + job.name;

@@ -150,6 +150,8 @@ class Simulation final : public ChangeListener,
     Simulation* sim = nullptr;
     std::uint8_t index = 0;
     void post(SimTime at, Phase phase, SchedulerEvent event) override;
+    std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) override;
+    std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) override;
   };
   struct SchedulerSlot {
     std::unique_ptr<SchedulerModel> model;
@@ -171,6 +173,9 @@ class Simulation final : public ChangeListener,
   // with the job's failure model drawn from the seeded stream.
   void draw_container(Pod& pod, const WorkloadJob& job);
   void resolve_priorities(std::vector<PodTemplate>& templates) const;
+  // A template from the API (a client's pod or Job, a scheduler's pod): priority admission,
+  // then it joins the workload's templates (keeping store id = template_base_ + index).
+  std::variant<PodTemplateId, std::string> add_api_template(PodTemplate spec);
   static bool is_external(const Event& e);
   // Pops and handles the next event.
   void process_next();

@@ -92,7 +92,9 @@ void TenantRecorder::on_change(const Change& c) {
                             : c.type == ChangeType::kAdded  ? false
                                                             : !c.old_node.valid() && !is_terminal(c.old_phase);
     pending_pods_ += (queued ? 1 : 0) - (was_queued ? 1 : 0);
-    if (!p.job.valid()) {
+    // Work items are Jobs and bare workload pods; a scheduler's pods (YuniKorn's
+    // placeholders) hold cores but run no work (they still count as pending pods above).
+    if (!p.job.valid() && p.workload_job != kNoWorkloadJob) {
       const std::size_t tenant = tenant_of(p.ns);
       if (pod_state_.size() <= c.id) pod_state_.resize(c.id + 1, State::kNone);
       State next = State::kPending;
@@ -175,6 +177,7 @@ RunSummary TenantRecorder::summary() const {
     const Pod& p = store.pod(PodId(static_cast<std::uint32_t>(i)));
     if (p.phase == PodPhase::kSucceeded) continue;
     if (p.phase != PodPhase::kFailed && !p.deleted && !p.terminating()) continue;
+    if (p.workload_job == kNoWorkloadJob) continue;  // a placeholder's deletion is no failure
     if (p.ns.value() >= tenant_by_namespace_.size() || tenant_by_namespace_[p.ns.value()] < 0) continue;
     ++s.tenants[static_cast<std::size_t>(tenant_by_namespace_[p.ns.value()])].failed_pods;
   }

@@ -161,6 +161,7 @@ struct PodTemplate {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   Labels labels;
+  Labels annotations;  // metadata.annotations (sorted by key, as labels)
   std::string scheduler_name = "default-scheduler";
   std::string priority_class_name;
   std::int32_t priority = 0;  // resolved from the PriorityClass at admission
@@ -171,6 +172,10 @@ struct PodTemplate {
   std::vector<Toleration> tolerations;
   std::string node_name;  // spec.nodeName set by the user
   std::int64_t termination_grace_period_seconds = 30;
+  // The container exits at SIGTERM whatever the kubelet model's default says: the pause
+  // image of YuniKorn's placeholders (kubernetes build/pause/linux/pause.c: its SIGTERM
+  // handler exits).
+  bool exits_on_sigterm = false;
 
   // Derived once by finalize(): the pod's effective request as the scheduler computes it.
   Resources requests;          // computePodResourceRequest: max(Σ containers, max init)
@@ -194,12 +199,17 @@ enum class DisruptionReason : std::uint8_t {
 };
 const char* to_string(DisruptionReason r);
 
+// Pod::workload_job of a pod that runs no workload job: one a scheduler created (YuniKorn's
+// placeholders). It is a pod like any other (pods.csv lists it, with no job_id), but no job
+// of jobs.csv and no work item of the tenant metrics.
+inline constexpr std::uint32_t kNoWorkloadJob = 0xffffffffu;
+
 struct Pod {
   std::string name;
   NamespaceId ns;
   PodTemplateId spec;
   JobId job;                       // the owning batch/v1 Job, if any
-  std::uint32_t workload_job = 0;  // index of the workload job this pod runs
+  std::uint32_t workload_job = 0;  // index of the workload job this pod runs (or kNoWorkloadJob)
   Duration run_time;               // how long the container runs once started
   Duration active_deadline;        // spec.activeDeadlineSeconds (the walltime); zero = none
   std::int32_t exit_code = 0;

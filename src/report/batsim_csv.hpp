@@ -25,6 +25,8 @@ std::string batsim_jobs_csv(const RunOutputs& run);
 std::string batsim_schedule_csv(const RunOutputs& run);
 
 // pods.csv: one row per pod in creation (PodId) order with the Kubernetes lifecycle times.
+// Every pod of the cluster is listed, as `kubectl get pods` would: a pod that runs no workload
+// job (YuniKorn's placeholders, named tg-<app>-<task group>-<nonce>) has an empty job_id.
 std::string pods_csv(const RunOutputs& run);
 
 // jobs.csv, schedule.csv and pods.csv, in this order.

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 
 #include "core/event_queue.hpp"
 #include "core/time.hpp"
@@ -30,6 +31,23 @@ class SchedulerHost {
   // A kBindDone event counts as a pending cluster change (the run is not over while one is
   // in flight); every other kind is the scheduler's own business.
   virtual void post(SimTime at, Phase phase, SchedulerEvent event) = 0;
+
+  // ---- A scheduler acting as an API client that creates pods (YuniKorn's shim creates
+  // placeholder pods: k8shim pkg/cache/placeholder_manager.go createAppPlaceholders) ----
+  // Registers a pod template (priority admission resolves spec.priorityClassName as for any
+  // pod CREATE). Returns the template, or the API's refusal message.
+  virtual std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) {
+    (void)spec;
+    return std::string("this cluster does not accept pods from its schedulers");
+  }
+  // The pod CREATE (ResourceQuota admission, then the store) of a pod with that name,
+  // namespace and registered template whose container runs until the pod is deleted. It
+  // runs no workload job (Pod::workload_job = kNoWorkloadJob). Returns the pod, or the
+  // API's refusal message (nothing is created then).
+  virtual std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) {
+    (void)name, (void)ns, (void)spec;
+    return std::string("this cluster does not accept pods from its schedulers");
+  }
 };
 
 class SchedulerModel {
@@ -48,6 +66,10 @@ class SchedulerModel {
   // True while the scheduler has work that does not wait for a cluster change (a run ends
   // only when no scheduler is busy and nothing external is pending).
   virtual bool busy() const = 0;
+  // True while a timer of the scheduler's own will change the cluster when it fires (YuniKorn's
+  // placeholder timeout deletes pods): the run is not over while one is pending, even if the
+  // cluster is otherwise frozen.
+  virtual bool expects_change() const { return false; }
   virtual std::uint64_t attempts() const = 0;
   virtual std::uint64_t bindings() const = 0;
 };

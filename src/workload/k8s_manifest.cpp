@@ -91,6 +91,7 @@ struct KubesimAnnotations {
   std::optional<std::int32_t> exit_code;
   std::optional<Duration> fail_after;
   YAML::Node exit_node, after_node;  // for errors about their combination
+  Labels all;  // every annotation as written (the pod's metadata.annotations)
 };
 
 struct Meta {
@@ -203,7 +204,7 @@ class Reader : YamlInput {
       const std::string key = scalar(kv.first, "a key of " + where);
       if (!seen.insert(key).second) fail(kv.first, "duplicate key \"" + key + "\" in " + where);
       if (key.rfind("kubesim.io/", 0) != 0) {
-        string_or_null(kv.second, where + "." + key);
+        set_label(a.all, key, string_or_null(kv.second, where + "." + key));
         continue;
       }
       const std::string what = "annotation " + key;
@@ -229,6 +230,7 @@ class Reader : YamlInput {
                            "\" (expected kubesim.io/duration, kubesim.io/submit-at, kubesim.io/fail-probability, "
                            "kubesim.io/exit-code or kubesim.io/fail-after)");
       }
+      set_label(a.all, key, v.Scalar());
     }
     return a;
   }
@@ -855,6 +857,7 @@ class Reader : YamlInput {
                                         "Never; ") +
                                 (pspec["restartPolicy"] ? "Always is invalid)" : "the default Always is invalid)"));
     ps.spec.labels = tm.labels;
+    ps.spec.annotations = tm.kubesim.all;  // the template's annotations are the pods'
     // pkg/registry/batch/job/strategy.go: the controller's labels on the Job's pods.
     set_label(ps.spec.labels, "batch.kubernetes.io/job-name", m.name);
     set_label(ps.spec.labels, "job-name", m.name);
@@ -882,6 +885,7 @@ class Reader : YamlInput {
       fail(ps.restart_node, "restartPolicy " + ps.restart_policy + (spec["restartPolicy"] ? "" : " (the default)") +
                                 " is not supported by kubesim for a Pod: set restartPolicy: Never");
     ps.spec.labels = m.labels;
+    ps.spec.annotations = m.kubesim.all;
     run_time(mj, ps, m.kubesim, n);
     if (runs_forever) mj.job.run_time = Duration::max();
     mj.spec = std::move(ps.spec);

@@ -338,6 +338,8 @@ spec:
   EXPECT_EQ(j.completions, 4);
   EXPECT_EQ(j.backoff_limit, 0);
   EXPECT_EQ(j.run_time, Duration::seconds(30));  // the template's annotation wins
+  // The pods carry the template's annotations, not the Job's.
+  EXPECT_EQ(m.jobs[0].spec.annotations, (Labels{{"kubesim.io/duration", "30"}}));
   EXPECT_DOUBLE_EQ(j.failure.probability, 1.0);
   EXPECT_EQ(j.failure.exit_code, 1);
   EXPECT_EQ(j.failure.after, Duration::seconds(10));

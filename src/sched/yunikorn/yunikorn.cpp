@@ -10,7 +10,9 @@ namespace kubesim::yunikorn {
 
 namespace {
 
-enum : std::uint32_t { kTagCycle = 1 };
+// SchedulerEvent::pod tags of the model's timers; a gang timer carries its application's
+// index in SchedulerEvent::node.
+enum : std::uint32_t { kTagCycle = 1, kTagPlaceholderTimer = 2, kTagStateTimer = 3 };
 constexpr std::int64_t kNotOnPath = std::numeric_limits<std::int64_t>::min();
 
 bool any_positive(const Res& r) {
@@ -37,6 +39,7 @@ YuniKorn::YuniKorn(Config config, ObjectStore& store, SchedulerHost& host, std::
       host_(host),
       scheduler_name_(std::move(scheduler_name)),
       rng_(seed, "yunikorn"),
+      names_rng_(seed, "yunikorn/placeholder-names"),
       queues_(config_.queues.size()) {}
 
 YuniKorn::PodState& YuniKorn::state(PodId pod) {
@@ -59,6 +62,36 @@ bool YuniKorn::rejected(PodId pod) const {
   return pod.value() < pods_.size() && pods_[pod.value()].kind == PodState::kRejected;
 }
 
+AppState YuniKorn::app_state(const std::string& app_id) const {
+  const auto it = app_index_.find(app_id);
+  return it == app_index_.end() ? AppState::kNew : apps_[it->second].state;
+}
+
+ShimState YuniKorn::shim_state(const std::string& app_id) const {
+  const auto it = app_index_.find(app_id);
+  if (it == app_index_.end() || apps_[it->second].gang < 0) return ShimState::kRunning;
+  return gangs_[apps_[it->second].gang].shim;
+}
+
+std::vector<PodId> YuniKorn::placeholders(const std::string& app_id) const {
+  const auto it = app_index_.find(app_id);
+  if (it == app_index_.end() || apps_[it->second].gang < 0) return {};
+  return gangs_[apps_[it->second].gang].placeholders;
+}
+
+SimTime YuniKorn::placeholder_timer(const std::string& app_id) const {
+  const auto it = app_index_.find(app_id);
+  if (it == app_index_.end() || apps_[it->second].gang < 0) return SimTime::never();
+  return gangs_[apps_[it->second].gang].ph_timer;
+}
+
+std::string YuniKorn::gang_message(const std::string& app_id) const {
+  std::string out;
+  for (const auto& [id, message] : gang_messages_)
+    if (id == app_id) out += (out.empty() ? "" : "; ") + message;
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------
 // Informer side (the shim's cache -> core events)
 
@@ -69,10 +102,9 @@ void YuniKorn::add_to_queues(int leaf, const Res& r, Res QueueState::*field, int
   }
 }
 
-void YuniKorn::add_ask(PodId pod, SimTime now) {
+void YuniKorn::on_new_pod(PodId pod, SimTime now) {
   const Pod& p = store_.pod(pod);
   const PodTemplate& spec = store_.spec(p.spec);
-  PodState& ps = state(pod);
   // k8shim pkg/common/utils/utils.go GetApplicationIDFromPod: label applicationId, then
   // yunikorn.apache.org/app-id; without either, "yunikorn-<namespace>-autogen".
   std::string app_id;
@@ -83,30 +115,233 @@ void YuniKorn::add_ask(PodId pod, SimTime now) {
   // The implicit provided placement rule (placement/provided_rule.go, create=false)
   // qualifies a name without the root prefix and needs an existing leaf queue; otherwise the
   // application is rejected (its pods stay pending here; the shim fails them).
-  std::string queue = "root.default";
-  if (const std::string* v = find_label(spec.labels, "queue")) queue = *v;
-  else if (const std::string* v2 = find_label(spec.labels, "yunikorn.apache.org/queue")) queue = *v2;
-  queue = lower(queue);
-  if (queue.rfind("root.", 0) != 0 && queue != "root") queue = "root." + queue;
+  std::string queue_label = "root.default";
+  if (const std::string* v = find_label(spec.labels, "queue")) queue_label = *v;
+  else if (const std::string* v2 = find_label(spec.labels, "yunikorn.apache.org/queue")) queue_label = *v2;
 
+  const bool placeholder = is_placeholder(spec);
+  // (create_app may create pods and templates: `p` and `spec` are not used after it.)
   auto it = app_index_.find(app_id);
   int a = -1;
   if (it == app_index_.end()) {
-    const int q = config_.find(queue);
-    if (q < 0 || !config_.queues[q].leaf) {
-      ps.kind = PodState::kRejected;
+    std::string queue = lower(queue_label);
+    if (queue.rfind("root.", 0) != 0 && queue != "root") queue = "root." + queue;
+    a = create_app(app_id, queue_label, config_.find(queue), pod, now);
+    if (a < 0) {
+      state(pod).kind = PodState::kRejected;
       return;
     }
-    a = static_cast<int>(apps_.size());
-    App app;
-    app.id = app_id;
-    app.queue = q;
-    app.submitted = now;  // the shim submits the application when it sees its first pod
-    apps_.push_back(std::move(app));
-    app_index_.emplace(app_id, a);
   } else {
     a = it->second;
   }
+  App& app = apps_[a];
+  PodState& ps = state(pod);  // (create_app may have grown pods_)
+  ps.app = a;
+  // The pod that made the shim create the application is its originator (k8shim context.go
+  // addTask: the application's originating task).
+  ps.originator = app.originator == pod;
+  if (app.gang >= 0) {
+    // k8shim application.go Schedule: Reserving submits only placeholders, Running only real
+    // pods; Resuming and Failed submit nothing. A real pod stays New until the application
+    // runs; a placeholder that was not submitted while Reserving never is.
+    const ShimState shim = gangs_[app.gang].shim;
+    if (placeholder ? shim != ShimState::kReserving : shim != ShimState::kRunning) {
+      ps.kind = PodState::kHeld;
+      if (!placeholder) gangs_[app.gang].held.push_back(pod);
+      return;
+    }
+  }
+  add_ask(pod, a, placeholder, now);
+}
+
+int YuniKorn::create_app(const std::string& app_id, const std::string& queue_label, int q, PodId pod, SimTime now) {
+  if (q < 0 || !config_.queues[q].leaf) return -1;
+  const Pod& p = store_.pod(pod);
+  const PodTemplate& spec = store_.spec(p.spec);
+  // k8shim metadata.go getAppMetadata: the task groups of the first pod; an invalid
+  // annotation is logged (event TaskGroupsError on the pod) and the application has none.
+  std::vector<TaskGroupSpec> groups;
+  if (const std::string* tg = find_label(spec.annotations, kAnnotationTaskGroups)) {
+    TaskGroupsResult r = parse_task_groups(*tg, store_.resource_names());
+    if (!r.error.empty()) gang_messages_.emplace_back(app_id, "unable to get taskGroups for pod, reason: " + r.error);
+    groups = std::move(r.groups);
+  }
+  Res placeholder_ask;
+  for (const TaskGroupSpec& g : groups) {
+    // k8shim pkg/common/resource.go GetTGResource: pods and every resource times minMember.
+    const Res one = pod_resource(g.min_resource);
+    for (std::size_t i = 0; i < kSlots; ++i)
+      if (one.has(i)) placeholder_ask.set(i, placeholder_ask.v[i] + one.v[i] * g.min_member);
+  }
+  if (!groups.empty()) {
+    // partition.go AddApplication: a task group request needs a leaf queue that supports
+    // task groups (queue.go SupportTaskGroup: fifo or stateaware sorting) and must fit the
+    // queue's max set (GetMaxQueueSet: ComponentWiseMin of the configured max below root);
+    // otherwise the application is rejected.
+    std::string why;
+    if (config_.queues[q].app_sort != AppSort::kFifo) {
+      why = "queue " + config_.queues[q].path + " cannot run application " + app_id +
+            " with task group request: unsupported sort type";
+    } else {
+      Res max_set;
+      bool set = false;
+      for (int x = q; x > 0; x = config_.queues[x].parent) {
+        const Res& m = config_.queues[x].max;
+        if (m.empty()) continue;
+        if (!set) {
+          max_set = m;
+          set = true;
+          continue;
+        }
+        // resources.go ComponentWiseMin: a type missing on one side counts 0.
+        Res r;
+        for (std::size_t i = 0; i < kSlots; ++i)
+          if (m.has(i) || max_set.has(i)) r.set(i, std::min(m.has(i) ? m.v[i] : 0, max_set.has(i) ? max_set.v[i] : 0));
+        max_set = r;
+      }
+      if (set && !fit_in_max_undef(max_set, placeholder_ask))
+        why = "queue " + config_.queues[q].path + " cannot fit application " + app_id +
+              ": task group request larger than max queue allocation";
+    }
+    if (!why.empty()) {
+      // (Every pod of a rejected application is rejected again: one message is enough.)
+      if (std::find(gang_messages_.begin(), gang_messages_.end(), std::make_pair(app_id, why)) == gang_messages_.end())
+        gang_messages_.emplace_back(app_id, why);
+      return -1;
+    }
+  }
+  const int a = static_cast<int>(apps_.size());
+  App app;
+  app.id = app_id;
+  app.queue = q;
+  app.submitted = now;  // the shim submits the application when it sees its first pod
+  app.originator = pod;
+  apps_.push_back(std::move(app));
+  app_index_.emplace(app_id, a);
+  if (!groups.empty()) {
+    Gang g;
+    for (const TaskGroupSpec& s : groups) g.groups.push_back(TaskGroupState{s.name, s.min_member});
+    g.placeholder_ask = placeholder_ask;
+    std::string params;
+    if (const std::string* v = find_label(spec.annotations, kAnnotationSchedulingPolicy)) params = *v;
+    const SchedulingPolicy policy = parse_scheduling_policy(params);
+    g.hard = policy.hard;
+    // application.go NewApplication: ConvertSITimeoutWithAdjustment. The shim always sets the
+    // creationTime tag (the first pod's creationTimestamp, whole seconds), so the timeout is
+    // shortened by the time from that second to the application's submission; an expired
+    // one becomes 1 ms (utils.go adjustTimeout).
+    const SimTime created = SimTime::at(Duration::seconds(p.created.micros() / 1'000'000));
+    const Duration adjusted = (created + yunikorn::placeholder_timeout(policy.timeout_millis())) - now;
+    g.timeout = adjusted <= Duration() ? Duration::millis(1) : adjusted;
+    apps_[a].gang = static_cast<int>(gangs_.size());
+    gangs_.push_back(std::move(g));
+    // The core accepts the application; the shim's postAppAccepted sees task groups and no
+    // task scheduled yet (skipReservationStage): Reserving, which creates the placeholders.
+    create_placeholders(a, groups, queue_label, now);
+  }
+  return a;
+}
+
+int YuniKorn::group_of(int a, const PodTemplate& spec) const {
+  // The ask's task group: annotation yunikorn.apache.org/task-group-name (GetTaskGroupFromPodSpec).
+  const App& app = apps_[a];
+  if (app.gang < 0) return -1;
+  const std::string* name = find_label(spec.annotations, kAnnotationTaskGroupName);
+  if (!name || name->empty()) return -1;
+  const auto& groups = gangs_[app.gang].groups;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (groups[i].name == *name) return static_cast<int>(i);
+  return -1;
+}
+
+void YuniKorn::create_placeholders(int a, const std::vector<TaskGroupSpec>& specs, const std::string& queue_label,
+                                   SimTime now) {
+  // k8shim placeholder_manager.go createAppPlaceholders: minMember placeholder pods per task
+  // group, created through the API (placeholder.go newPlaceholder). On the first failure the
+  // application's placeholders are cleaned up and it runs as a normal application
+  // (application.go onReserving: "PlaceholderCreateFailed").
+  // (Copies: creating templates and pods grows the store's vectors.)
+  const std::string app_id = apps_[a].id;
+  const NamespaceId ns = store_.pod(apps_[a].originator).ns;
+  const PodTemplate& origin_spec = store_.spec_of(apps_[a].originator);
+  const std::string priority_class = origin_spec.priority_class_name;
+  const std::string* tg = find_label(origin_spec.annotations, kAnnotationTaskGroups);
+  const std::string tg_def = tg ? *tg : "";
+  const std::string* pp = find_label(origin_spec.annotations, kAnnotationSchedulingPolicy);
+  const std::string params = pp ? *pp : "";
+  const int gi = apps_[a].gang;
+  bool failed = false;
+  for (std::size_t i = 0; i < specs.size() && !failed; ++i) {
+    const TaskGroupSpec& s = specs[i];
+    if (!s.invalid.empty()) {  // the API server refuses the pod
+      gang_messages_.emplace_back(app_id, "failed to create placeholder pod: " + s.invalid);
+      failed = true;
+      break;
+    }
+    PodTemplate t;
+    Container c;
+    c.name = "pause";  // constants.PlaceholderContainerName, image registry.k8s.io/pause
+    c.requests = s.min_resource;
+    for (std::size_t r = 0; r < kMaxResources; ++r)
+      if (s.min_resource[r] != 0) c.requested_mask |= 1U << r;
+    t.containers.push_back(std::move(c));
+    // Labels: the group's, then applicationId, queue and placeholder (these win).
+    t.labels = s.labels;
+    set_label(t.labels, "applicationId", app_id);
+    set_label(t.labels, "queue", queue_label);
+    set_label(t.labels, kLabelPlaceholder, "true");
+    t.annotations = s.annotations;
+    set_label(t.annotations, kAnnotationPlaceholder, "true");
+    set_label(t.annotations, kAnnotationTaskGroupName, s.name);
+    if (!tg_def.empty()) set_label(t.annotations, kAnnotationTaskGroups, tg_def);
+    if (!params.empty()) set_label(t.annotations, kAnnotationSchedulingPolicy, params);
+    t.scheduler_name = scheduler_name_;  // constants.SchedulerName
+    // The originator's PriorityClass (YUNIKORN-1921/1953, 1.4 on).
+    t.priority_class_name = priority_class;
+    t.node_selector = s.node_selector;
+    t.tolerations = s.tolerations;
+    t.affinity = s.node_affinity;
+    t.has_affinity = s.has_node_affinity;
+    // restartPolicy Never; terminationGracePeriodSeconds is the default 30 in 1.5 (0 from 1.6,
+    // YUNIKORN-2771), but the pause container exits at SIGTERM.
+    t.exits_on_sigterm = true;
+    auto added = host_.add_pod_template(std::move(t));
+    if (const std::string* refused = std::get_if<std::string>(&added)) {
+      gang_messages_.emplace_back(app_id, "failed to create placeholder pod: " + *refused);
+      failed = true;
+      break;
+    }
+    const PodTemplateId tmpl = std::get<PodTemplateId>(added);
+    for (std::int32_t m = 0; m < s.min_member; ++m) {
+      auto created = host_.create_pod(placeholder_name(app_id, s.name, names_rng_), ns, tmpl);
+      if (const std::string* refused = std::get_if<std::string>(&created)) {
+        gang_messages_.emplace_back(app_id, "failed to create placeholder pod: " + *refused);
+        failed = true;
+        break;
+      }
+      const PodId ph = std::get<PodId>(created);
+      gangs_[gi].placeholders.push_back(ph);
+      ++gangs_[gi].live;
+      PodState& phs = state(ph);
+      phs.placeholder = true;
+      phs.app = a;
+    }
+  }
+  if (failed) {
+    // placeholder_manager.go cleanUp, then RunApplication: a normal application.
+    for (PodId ph : gangs_[gi].placeholders) {
+      state(ph).term = PodState::kTimeout;
+      store_.delete_pod(ph, now, Duration::seconds(store_.spec_of(ph).termination_grace_period_seconds),
+                        DisruptionReason::kDeletionByUser);
+    }
+    shim_run(a, now);
+  }
+}
+
+void YuniKorn::add_ask(PodId pod, int a, bool placeholder, SimTime now) {
+  const Pod& p = store_.pod(pod);
+  const PodTemplate& spec = store_.spec(p.spec);
+  PodState& ps = state(pod);
   App& app = apps_[a];
   int slot;
   if (!free_asks_.empty()) {
@@ -125,15 +360,16 @@ void YuniKorn::add_ask(PodId pod, SimTime now) {
   ask.res = pod_resource(spec.requests);
   // The shim sets allowPreemptOther from the PriorityClass's preemptionPolicy (Never: false).
   ask.allow_preempt_other = spec.preemption_policy != kubesim::PreemptionPolicy::kNever;
+  ask.placeholder = placeholder && app.gang >= 0;  // a placeholder of an application without task groups is an ask as any
+  ask.group = static_cast<std::int16_t>(group_of(a, spec));
   ps.kind = PodState::kAsk;
   ps.ask = slot;
   ps.app = a;
   ps.priority = ask.priority;
   ps.created = ask.created;
   ps.res = ask.res;
-  // The first pod of an application is its originator (shim task.go: the owner pod).
-  ps.originator = !app.has_originator;
-  app.has_originator = true;
+  ps.placeholder = ask.placeholder;
+  ps.group = ask.group;
   if (app.asks.empty()) {
     auto& list = queues_[app.queue].apps;
     list.insert(std::upper_bound(list.begin(), list.end(), a), a);  // submission order = index order
@@ -142,6 +378,10 @@ void YuniKorn::add_ask(PodId pod, SimTime now) {
   app.pending += ask.res;
   add_to_queues(app.queue, ask.res, &QueueState::pending, +1);
   update_app_priority(app);
+  // application.go AddAllocationAsk: the first ask (New) or a new one (Completing) runs the
+  // application; a placeholder ask is counted in its task group's PlaceholderData.
+  if (app.state == AppState::kNew || app.state == AppState::kCompleting) run_app(a, now);
+  if (placeholder && app.gang >= 0 && ask.group >= 0) ++gangs_[app.gang].groups[ask.group].count;
 }
 
 void YuniKorn::update_app_priority(App& app) {
@@ -162,21 +402,59 @@ void YuniKorn::remove_ask(int slot) {
   free_asks_.push_back(slot);
 }
 
-void YuniKorn::release(PodId pod) {
+void YuniKorn::release(PodId pod, SimTime now) {
   PodState& ps = state(pod);
-  if (ps.kind == PodState::kAllocated) {
-    NodeState& n = nodes_[ps.node];
-    n.allocated -= ps.res;
-    std::erase(n.allocs, pod);
-    App& app = apps_[ps.app];
-    app.allocated -= ps.res;
-    add_to_queues(app.queue, ps.res, &QueueState::allocated, -1);
-    if (--app.pods == 0)
-      for (int q = app.queue; q >= 0; q = config_.queues[q].parent) --queues_[q].running_apps;
-  } else if (ps.kind == PodState::kForeign) {
-    nodes_[ps.node].occupied -= ps.res;
-  } else if (ps.kind == PodState::kAsk) {
-    remove_ask(ps.ask);
+  switch (ps.kind) {
+    case PodState::kAllocated: {
+      NodeState& n = nodes_[ps.node];
+      n.allocated -= ps.res;
+      std::erase(n.allocs, pod);
+      App& app = apps_[ps.app];
+      add_to_queues(app.queue, ps.res, &QueueState::allocated, -1);
+      if (--app.pods == 0)
+        for (int q = app.queue; q >= 0; q = config_.queues[q].parent) --queues_[q].running_apps;
+      ps.kind = PodState::kNone;
+      node_order_dirty_ = true;
+      if (ps.placeholder && app.gang >= 0) {
+        remove_placeholder(pod, now);
+      } else {
+        // application.go removeAllocationInternal: no pending and no real allocation left
+        // completes the application.
+        app.allocated -= ps.res;
+        if (!any_positive(app.pending) && !any_positive(app.allocated)) complete_app(ps.app, now);
+      }
+      return;
+    }
+    case PodState::kReplacing: {
+      // The real pod ended before its placeholder was released: the link is dropped and the
+      // placeholder's end is a plain removal (upstream would still confirm the replacement of
+      // a task that is gone).
+      if (ps.partner.valid()) {
+        PodState& ph = state(ps.partner);
+        if (ph.node != ps.node) {
+          nodes_[ps.node].allocated -= ps.res;
+          std::erase(nodes_[ps.node].allocs, pod);
+        }
+        ph.partner = PodId();
+        ph.term = PodState::kTimeout;
+      }
+      ps.partner = PodId();
+      break;
+    }
+    case PodState::kForeign: nodes_[ps.node].occupied -= ps.res; break;
+    case PodState::kAsk: {
+      const int a = ps.app;
+      remove_ask(ps.ask);
+      // removeAsksInternal: nothing pending, nothing allocated, no placeholder: completing.
+      const App& app = apps_[a];
+      const bool has_ph = app.gang >= 0 && any_positive(gangs_[app.gang].allocated_ph);
+      if (!any_positive(app.pending) && !any_positive(app.allocated) && app.state != AppState::kFailing &&
+          app.state != AppState::kCompleting && !has_ph)
+        complete_app(a, now);
+      break;
+    }
+    case PodState::kHeld: std::erase(gangs_[apps_[ps.app].gang].held, pod); break;
+    default: break;
   }
   ps.kind = PodState::kNone;
   node_order_dirty_ = true;
@@ -187,9 +465,22 @@ void YuniKorn::on_pod_change(const Change& c, SimTime now) {
   const bool terminal = is_terminal(c.phase) || c.type == ChangeType::kDeleted;
   PodState& ps = state(pod);
   if (terminal) {
+    const int app = ps.app;
+    const bool placeholder_gone = ps.placeholder && !ps.gone && app >= 0 && apps_[app].gang >= 0;
+    if (placeholder_gone) {
+      ps.gone = true;
+      ps.bound = false;
+      --gangs_[apps_[app].gang].live;
+    }
     if (ps.kind != PodState::kNone && ps.kind != PodState::kRejected) {
-      release(pod);
+      release(pod, now);
       activity(now);
+    }
+    // k8shim application.go handleAppTaskCompletedEvent: a Resuming application runs once all
+    // its placeholders are completed.
+    if (placeholder_gone) {
+      const Gang& g = gangs_[apps_[app].gang];
+      if (g.shim == ShimState::kResuming && g.live == 0) shim_run(app, now);
     }
     return;
   }
@@ -198,6 +489,7 @@ void YuniKorn::on_pod_change(const Change& c, SimTime now) {
     // occupies the node (node.go occupiedResource).
     if (ps.kind == PodState::kAllocated || ps.kind == PodState::kForeign) return;
     if (ps.kind == PodState::kAsk) remove_ask(ps.ask);
+    if (ps.kind == PodState::kHeld) std::erase(gangs_[apps_[ps.app].gang].held, pod);
     if (c.node.value() >= nodes_.size()) return;  // a node we have not heard of yet
     ps.kind = PodState::kForeign;
     ps.node = static_cast<int>(c.node.value());
@@ -208,7 +500,7 @@ void YuniKorn::on_pod_change(const Change& c, SimTime now) {
     return;
   }
   if (c.type == ChangeType::kAdded && ps.kind == PodState::kNone && serves(store_.spec_of(pod).scheduler_name)) {
-    add_ask(pod, now);
+    on_new_pod(pod, now);
     activity(now);
   }
 }
@@ -271,10 +563,27 @@ void YuniKorn::arm_timed(SimTime now) {
 void YuniKorn::on_event(const SchedulerEvent& event, SimTime now) {
   if (event.kind == SchedulerEvent::Kind::kBindDone) {
     // The shim's Bind call landed (k8shim cache/context.go bindPod -> KubeClient.Bind).
-    if (apply_binding(store_, event.pod, event.node, now)) ++bindings_;
+    if (apply_binding(store_, event.pod, event.node, now)) {
+      ++bindings_;
+      // A placeholder's task is Bound: the shim checks its application's reservation.
+      PodState& ps = state(event.pod);
+      if (ps.placeholder && ps.app >= 0 && apps_[ps.app].gang >= 0 && !ps.gone) {
+        ps.bound = true;
+        shim_reservation_check(ps.app, now);
+      }
+    }
     return;
   }
-  if (event.kind != SchedulerEvent::Kind::kTimer || event.pod.value() != kTagCycle) return;
+  if (event.kind != SchedulerEvent::Kind::kTimer) return;
+  if (event.pod.value() == kTagPlaceholderTimer || event.pod.value() == kTagStateTimer) {
+    const int a = static_cast<int>(event.node.value());
+    Gang& g = gangs_[apps_[a].gang];
+    if (event.pod.value() == kTagPlaceholderTimer && g.ph_timer == now) placeholder_timeout(a, now);
+    if (event.pod.value() == kTagStateTimer && g.state_timer == now) completing_timeout(a, now);
+    activity(now);
+    return;
+  }
+  if (event.pod.value() != kTagCycle) return;
   if (now != armed_) return;  // superseded by an earlier cycle
   armed_ = SimTime::never();
   const bool result = schedule(now);
@@ -477,15 +786,389 @@ void YuniKorn::allocate(int slot, int node, SimTime now) {
   NodeState& n = nodes_[node];
   n.allocated += ask.res;
   n.allocs.push_back(ask.pod);
-  app.allocated += ask.res;
   add_to_queues(app.queue, ask.res, &QueueState::allocated, +1);
   if (app.pods++ == 0)
     for (int q = app.queue; q >= 0; q = config_.queues[q].parent) ++queues_[q].running_apps;
   node_order_dirty_ = true;
   store_.pod_statistics(ask.pod).scheduling_attempts += 1;
+  // application.go addAllocationInternal.
+  if (ask.placeholder) {
+    // Placeholders do not progress the state until all are allocated; the first one starts
+    // the placeholder timer (initPlaceholderTimer: Accepted only, execTimeout > 0).
+    Gang& g = gangs_[app.gang];
+    if (!any_positive(g.allocated_ph) && app.state == AppState::kAccepted && g.ph_timer.is_never())
+      set_timer(ask.app, &Gang::ph_timer, now + g.timeout, kTagPlaceholderTimer);
+    g.allocated_ph += ask.res;
+    ++placeholder_allocs_;
+    // resources.Equals(allocatedPlaceholder, placeholderAsk): compared by value.
+    bool all = true;
+    for (std::size_t i = 0; i < kSlots; ++i) all = all && g.allocated_ph.v[i] == g.placeholder_ask.v[i];
+    if (all) run_app(ask.app, now);
+  } else {
+    run_app(ask.app, now);
+    app.allocated += ask.res;
+  }
   // The shim binds asynchronously (cache/context.go AssumePod + bind task).
   host_.post(now + config_.bind_latency.sample(rng_), Phase::kApi,
              SchedulerEvent{SchedulerEvent::Kind::kBindDone, ask.pod, NodeId(static_cast<std::uint32_t>(node))});
+}
+
+// ---------------------------------------------------------------------------------------
+// Gang scheduling: the application states, the placeholder timer, replacement
+
+const char* to_string(AppState s) {
+  switch (s) {
+    case AppState::kNew: return "New";
+    case AppState::kAccepted: return "Accepted";
+    case AppState::kStarting: return "Starting";
+    case AppState::kRunning: return "Running";
+    case AppState::kCompleting: return "Completing";
+    case AppState::kResuming: return "Resuming";
+    case AppState::kFailing: return "Failing";
+    case AppState::kFailed: return "Failed";
+  }
+  return "";
+}
+
+const char* to_string(ShimState s) {
+  switch (s) {
+    case ShimState::kRunning: return "Running";
+    case ShimState::kReserving: return "Reserving";
+    case ShimState::kResuming: return "Resuming";
+    case ShimState::kFailed: return "Failed";
+  }
+  return "";
+}
+
+void YuniKorn::set_timer(int a, SimTime Gang::*timer, SimTime at, std::uint32_t tag) {
+  Gang& g = gangs_[apps_[a].gang];
+  if ((g.*timer).is_never()) ++timers_;
+  g.*timer = at;
+  host_.post(at, Phase::kScheduler,
+             SchedulerEvent{SchedulerEvent::Kind::kTimer, PodId(tag), NodeId(static_cast<std::uint32_t>(a))});
+}
+
+void YuniKorn::clear_timer(int a, SimTime Gang::*timer) {
+  Gang& g = gangs_[apps_[a].gang];
+  if (!(g.*timer).is_never()) --timers_;
+  g.*timer = SimTime::never();
+}
+
+void YuniKorn::set_state(int a, AppState next, SimTime now) {
+  // application_state.go: leaving a state clears the state timer; entering Completing sets
+  // it (completingTimeout). Only its effect on placeholders left is modelled.
+  App& app = apps_[a];
+  if (app.state == next) return;
+  if (app.gang >= 0) clear_timer(a, &Gang::state_timer);
+  app.state = next;
+  if (next == AppState::kCompleting && app.gang >= 0 && any_positive(gangs_[app.gang].allocated_ph))
+    set_timer(a, &Gang::state_timer, now + kCompletingTimeout, kTagStateTimer);
+}
+
+void YuniKorn::run_app(int a, SimTime now) {
+  // RunApplication: New, Resuming -> Accepted; Accepted -> Starting; Running, Starting,
+  // Completing -> Running. (Starting's own 5 min timer to Running is not modelled: both act
+  // alike here.)
+  switch (apps_[a].state) {
+    case AppState::kNew:
+    case AppState::kResuming: set_state(a, AppState::kAccepted, now); break;
+    case AppState::kAccepted: set_state(a, AppState::kStarting, now); break;
+    case AppState::kStarting:
+    case AppState::kRunning:
+    case AppState::kCompleting: set_state(a, AppState::kRunning, now); break;
+    default: break;
+  }
+}
+
+void YuniKorn::complete_app(int a, SimTime now) {
+  // CompleteApplication: Accepted, Running, Starting -> Completing.
+  const AppState s = apps_[a].state;
+  if (s == AppState::kAccepted || s == AppState::kRunning || s == AppState::kStarting)
+    set_state(a, AppState::kCompleting, now);
+}
+
+void YuniKorn::release_to_shim(PodId ph, SimTime now) {
+  // notifyRMAllocationReleased: the shim deletes the placeholder's pod (application.go
+  // handleReleaseAppAllocationEvent -> DeleteTaskPod), with the pod's grace period.
+  store_.delete_pod(ph, now, Duration::seconds(store_.spec_of(ph).termination_grace_period_seconds),
+                    DisruptionReason::kDeletionByUser);
+}
+
+void YuniKorn::remove_placeholder(PodId ph, SimTime now) {
+  // The placeholder's allocation is removed (its pod is gone). partition.go removeAllocation:
+  // released for a replacement (PLACEHOLDER_REPLACED) it is swapped for the real allocation
+  // (ReplaceAllocation), otherwise removed (removeAllocationInternal).
+  PodState& ps = state(ph);
+  const int a = ps.app;
+  App& app = apps_[a];
+  Gang& g = gangs_[app.gang];
+  g.allocated_ph -= ps.res;
+  --placeholder_allocs_;
+  const PodId real = ps.partner;
+  const bool replaced = real.valid() && state(real).kind == PodState::kReplacing;
+  // removeAllocationInternal: a placeholder the shim stopped (or that was preempted) counts as
+  // timed out; one the core released itself (TIMEOUT) or replaced does not.
+  if (!replaced && ps.term == PodState::kStoppedByRM && ps.group >= 0) ++g.groups[ps.group].timed_out;
+  ps.partner = PodId();
+  if (!any_positive(g.allocated_ph)) {
+    clear_timer(a, &Gang::ph_timer);
+    const bool zero_allocs = !any_positive(app.pending) && !any_positive(app.allocated);
+    if ((app.state == AppState::kCompleting && g.state_timer.is_never()) || app.state == AppState::kFailing ||
+        app.state == AppState::kResuming || zero_allocs) {
+      if (app.state == AppState::kFailing) set_state(a, AppState::kFailed, now);  // FailApplication
+      else if (app.state == AppState::kResuming) run_app(a, now);
+      else complete_app(a, now);
+      if (app.state == AppState::kFailed) shim_fail(a, now);  // the shim hears Failed
+    }
+  }
+  if (!replaced) return;
+  // ReplaceAllocation: the real allocation joins the application (result Replaced: it runs
+  // the application only if it has real allocations already, or is Completing), then the
+  // node swaps the placeholder for it and the queue's usage follows.
+  PodState& rs = state(real);
+  rs.partner = PodId();
+  rs.kind = PodState::kAllocated;
+  if (rs.node == ps.node) {  // node.ReplaceAllocation; on another node it was added already
+    nodes_[rs.node].allocated += rs.res;
+    nodes_[rs.node].allocs.push_back(real);
+  }
+  add_to_queues(app.queue, rs.res, &QueueState::allocated, +1);
+  if (app.pods++ == 0)
+    for (int q = app.queue; q >= 0; q = config_.queues[q].parent) ++queues_[q].running_apps;
+  if (any_positive(app.allocated) || app.state == AppState::kCompleting) run_app(a, now);
+  app.allocated += rs.res;
+  if (ps.group >= 0) ++g.groups[ps.group].replaced;
+  node_order_dirty_ = true;
+  store_.pod_statistics(real).scheduling_attempts += 1;
+  // The confirmed allocation goes to the shim, which binds the real pod.
+  host_.post(now + config_.bind_latency.sample(rng_), Phase::kApi,
+             SchedulerEvent{SchedulerEvent::Kind::kBindDone, real, NodeId(static_cast<std::uint32_t>(rs.node))});
+}
+
+void YuniKorn::placeholder_timeout(int a, SimTime now) {
+  // application.go timeoutPlaceholderProcessing.
+  App& app = apps_[a];
+  Gang& g = gangs_[app.gang];
+  clear_timer(a, &Gang::ph_timer);
+  const AppState s = app.state;
+  if ((s == AppState::kRunning || s == AppState::kStarting || s == AppState::kCompleting) &&
+      any_positive(g.allocated_ph)) {
+    // Case 1: the application runs; the placeholders not replaced are released.
+    for (PodId ph : g.placeholders) {
+      PodState& ps = state(ph);
+      if (ps.kind != PodState::kAllocated || ps.released) continue;
+      ps.released = true;
+      ps.term = PodState::kTimeout;
+      if (ps.group >= 0) ++g.groups[ps.group].timed_out;
+      release_to_shim(ph, now);
+    }
+    return;
+  }
+  // Case 2: not all placeholders were allocated. Soft resumes the application (Resuming),
+  // Hard fails it (Failing), with the message ResourceReservationTimeout.
+  if (g.hard) {
+    if (s == AppState::kNew || s == AppState::kAccepted || s == AppState::kStarting || s == AppState::kRunning)
+      set_state(a, AppState::kFailing, now);
+  } else if (s == AppState::kNew || s == AppState::kAccepted) {
+    set_state(a, AppState::kResuming, now);
+  }
+  // Every ask is released to the shim and removed (removeAsksInternal("")): the shim deletes
+  // the pending placeholders' pods (handleReleaseAppAllocationAskEvent; its 1.5 body is not in
+  // the sources read: taken to delete a placeholder's pod, as the later versions do). Real
+  // asks are not expected here (the shim holds real pods back while Reserving).
+  std::vector<PodId> pending;
+  for (int slot : app.asks) pending.push_back(asks_[slot].pod);
+  for (PodId pod : pending) {
+    PodState& ps = state(pod);
+    remove_ask(ps.ask);
+    ps.kind = PodState::kNone;
+    if (ps.placeholder) {
+      ps.term = PodState::kTimeout;
+      release_to_shim(pod, now);
+    } else {
+      // Unexpected (see above): kept back by the shim again, so Hard fails it and Soft
+      // submits it again (upstream would leave its task Pending without an ask).
+      ps.kind = PodState::kHeld;
+      g.held.push_back(pod);
+    }
+  }
+  // All allocated placeholders are released (TIMEOUT) and every group counts as timed out.
+  for (PodId ph : g.placeholders) {
+    PodState& ps = state(ph);
+    if (ps.kind != PodState::kAllocated) continue;
+    ps.term = PodState::kTimeout;
+    release_to_shim(ph, now);
+  }
+  for (TaskGroupState& tg : g.groups) tg.timed_out = tg.count;
+  node_order_dirty_ = true;
+  // The shim hears the new state (scheduler_callback.go UpdateApplication).
+  if (app.state == AppState::kResuming && g.shim == ShimState::kReserving) {
+    g.shim = ShimState::kResuming;  // ResumingApplication
+    if (g.live == 0) shim_run(a, now);
+  } else if (app.state == AppState::kFailing) {
+    shim_fail(a, now);
+  }
+}
+
+void YuniKorn::completing_timeout(int a, SimTime now) {
+  // application.go timeoutStateTimer: a Completing application with placeholders left
+  // releases them.
+  App& app = apps_[a];
+  Gang& g = gangs_[app.gang];
+  clear_timer(a, &Gang::state_timer);
+  if (app.state != AppState::kCompleting || !any_positive(g.allocated_ph)) return;
+  for (PodId ph : g.placeholders) {
+    PodState& ps = state(ph);
+    if (ps.kind != PodState::kAllocated || ps.released) continue;
+    ps.released = true;
+    ps.term = PodState::kTimeout;
+    release_to_shim(ph, now);
+  }
+}
+
+void YuniKorn::shim_reservation_check(int a, SimTime now) {
+  // k8shim application.go onReservationStateChange (UpdateReservation, Reserving only): the
+  // application runs once every task group has minMember placeholders Bound.
+  Gang& g = gangs_[apps_[a].gang];
+  if (g.shim != ShimState::kReserving) return;
+  for (std::size_t i = 0; i < g.groups.size(); ++i) {
+    std::int32_t bound = 0;
+    for (PodId ph : g.placeholders) {
+      const PodState& ps = state(ph);
+      if (ps.bound && ps.group == static_cast<std::int16_t>(i)) ++bound;
+    }
+    if (bound < g.groups[i].min_member) return;
+  }
+  shim_run(a, now);
+}
+
+void YuniKorn::shim_run(int a, SimTime now) {
+  // The shim's RunApplication: Running schedules the real pods (scheduleTasks, in creation
+  // order), which become asks of the core.
+  Gang& g = gangs_[apps_[a].gang];
+  if (g.shim == ShimState::kRunning || g.shim == ShimState::kFailed) return;
+  g.shim = ShimState::kRunning;
+  std::vector<PodId> held = std::move(g.held);
+  g.held.clear();
+  for (PodId pod : held) add_ask(pod, a, false, now);
+  activity(now);
+}
+
+void YuniKorn::shim_fail(int a, SimTime now) {
+  // k8shim application.go handleFailApplicationEvent: the placeholders are cleaned up and the
+  // pods not yet allocated fail with ResourceReservationTimeout (the core's message).
+  Gang& g = gangs_[apps_[a].gang];
+  if (g.shim == ShimState::kFailed) return;
+  g.shim = ShimState::kFailed;
+  for (PodId ph : g.placeholders)
+    if (!state(ph).gone && !store_.pod(ph).terminating() && !store_.pod(ph).deleted) release_to_shim(ph, now);
+  std::vector<PodId> held = std::move(g.held);
+  g.held.clear();
+  for (PodId pod : held) {
+    state(pod).kind = PodState::kNone;
+    const Pod& p = store_.pod(pod);
+    if (p.deleted || is_terminal(p.phase)) continue;
+    store_.update_pod(pod, [](Pod& x) {
+      x.phase = PodPhase::kFailed;
+      x.reason = "ResourceReservationTimeout";  // constants.ApplicationInsufficientResourcesFailure
+      x.message = "Scheduling has timed out due to insufficient resources";
+    });
+  }
+  // Pods of the application that come later stay pending: a Failed application schedules
+  // nothing (application.go Schedule).
+}
+
+bool YuniKorn::walk_placeholders(int q, int depth, SimTime now) {
+  // queue.go TryPlaceholderAllocate: depth first, sorted queues and applications with
+  // pending asks; no headroom check.
+  if (static_cast<std::size_t>(depth) >= scratch_order_.size()) scratch_order_.resize(depth + 1);
+  if (config_.queues[q].leaf) {
+    sort_apps(q, scratch_order_[depth]);
+    const std::vector<int> apps = scratch_order_[depth];
+    for (int a : apps)
+      if (apps_[a].gang >= 0 && try_placeholder_allocate(a, now)) return true;
+    return false;
+  }
+  sort_children(q, false, scratch_order_[depth]);
+  const std::vector<int> children = scratch_order_[depth];
+  for (int ch : children)
+    if (walk_placeholders(ch, depth + 1, now)) return true;
+  return false;
+}
+
+bool YuniKorn::try_placeholder_allocate(int a, SimTime now) {
+  // application.go tryPlaceholderAllocate: a real ask of task group g takes an allocated
+  // placeholder of g on the placeholder's node when the predicates pass there; otherwise the
+  // first ask that had a placeholder goes to the first node it fits (node-sort order).
+  App& app = apps_[a];
+  Gang& g = gangs_[app.gang];
+  if (!any_positive(g.allocated_ph)) return false;
+  scratch_asks_.assign(app.asks.begin(), app.asks.end());
+  std::stable_sort(scratch_asks_.begin(), scratch_asks_.end(), [&](int l, int r) {
+    if (asks_[l].priority != asks_[r].priority) return asks_[l].priority > asks_[r].priority;
+    return asks_[l].created < asks_[r].created;
+  });
+  const std::vector<int> order = scratch_asks_;
+  int ph_fit = -1;  // index into g.placeholders
+  int req_fit = -1;
+  auto replace = [&](int slot, PodId ph, int node) {
+    const Ask ask = asks_[slot];
+    remove_ask(slot);  // updateAskRepeatInternal(-1)
+    PodState& rs = state(ask.pod);
+    rs.kind = PodState::kReplacing;
+    rs.node = node;
+    rs.partner = ph;
+    PodState& phs = state(ph);
+    phs.partner = ask.pod;
+    phs.released = true;
+    // context.go schedule: a Replaced result releases the placeholder to the shim
+    // (PLACEHOLDER_REPLACED); the real pod is allocated once the placeholder is gone.
+    release_to_shim(ph, now);
+    node_order_dirty_ = true;
+  };
+  for (int slot : order) {
+    const Ask& req = asks_[slot];
+    if (req.placeholder || req.group < 0) continue;
+    // Placeholders in allocation order (upstream iterates a map: the order is ours).
+    for (std::size_t i = 0; i < g.placeholders.size(); ++i) {
+      const PodId ph = g.placeholders[i];
+      PodState& phs = state(ph);
+      if (phs.kind != PodState::kAllocated || phs.released || phs.preempted || phs.group != req.group) continue;
+      // A real ask larger than the placeholder (any type) cancels the placeholder.
+      bool larger = false;
+      for (std::size_t r = 0; r < kSlots; ++r)
+        if ((phs.res.has(r) || req.res.has(r)) && phs.res.v[r] - req.res.v[r] < 0) larger = true;
+      if (larger) {
+        phs.released = true;
+        phs.term = PodState::kTimeout;  // "cancel placeholder: resource incompatible"
+        release_to_shim(ph, now);
+        continue;
+      }
+      if (ph_fit < 0) {
+        ph_fit = static_cast<int>(i);
+        req_fit = slot;
+      }
+      // node.preReserveConditions: the predicates only (the placeholder holds the resources).
+      if (predicates(req.pod, phs.node)) {
+        replace(slot, ph, phs.node);
+        return true;
+      }
+    }
+  }
+  if (ph_fit < 0) return false;
+  sort_nodes();
+  const Ask& req = asks_[req_fit];
+  for (int n : node_order_) {
+    // The node iterator skips reserved nodes; preAllocateCheck, then the predicates.
+    if (nodes_[n].reserved_ask >= 0) continue;
+    if (!fit_in(nodes_[n].available(), req.res) || !predicates(req.pod, n)) continue;
+    // node.AddAllocation on the new node now; the queue is only updated at the swap.
+    nodes_[n].allocated += req.res;
+    nodes_[n].allocs.push_back(req.pod);
+    replace(req_fit, g.placeholders[static_cast<std::size_t>(ph_fit)], n);
+    return true;
+  }
+  return false;
 }
 
 void YuniKorn::reserve(int slot, int node) {
@@ -546,6 +1229,12 @@ YuniKorn::AppResult YuniKorn::try_allocate(int a, const Res& head, int* preempt_
   const std::vector<int> order = scratch_asks_;  // allocate() below may reuse the scratch
   for (int s : order) {
     Ask& ask = asks_[s];
+    // canReplace: a real ask of a task group with placeholders left to replace is handled by
+    // tryPlaceholderAllocate only.
+    if (!ask.placeholder && ask.group >= 0) {
+      const TaskGroupState& tg = gangs_[app.gang].groups[ask.group];
+      if (tg.count > tg.replaced + tg.timed_out) continue;
+    }
     // An ask outside the queue's headroom is skipped "unless preemption could help": it
     // may still preempt (without reserving a node).
     if (!fit_in_max_undef(head, ask.res)) {
@@ -617,12 +1306,14 @@ bool YuniKorn::walk(int q, const Res& parent_headroom, bool reserved, int depth,
 }
 
 bool YuniKorn::schedule(SimTime now) {
-  // context.go schedule -> partition: TryReservedAllocate, (TryPlaceholderAllocate,) then
+  // context.go schedule -> partition: TryReservedAllocate, TryPlaceholderAllocate, then
   // TryAllocate; the first result ends the call.
   ++cycles_;
   refresh_priorities();
   if (!any_positive(queues_[0].pending)) return false;
   if (reservations_ > 0 && walk(0, Res{}, true, 0, now)) return true;
+  // partition.go tryPlaceholderAllocate (nothing to replace without allocated placeholders).
+  if (placeholder_allocs_ > 0 && walk_placeholders(0, 0, now)) return true;
   return walk(0, Res{}, false, 0, now);
 }
 
@@ -668,7 +1359,8 @@ void YuniKorn::collect_victims(int q, std::int64_t priority, int ask_leaf, std::
     for (std::size_t i = 0; i < nodes_.size(); ++i)
       for (PodId v : nodes_[i].allocs) {
         const PodState& ps = pods_[v.value()];
-        if (ps.preempted || apps_[ps.app].queue != q) continue;
+        // (A real pod waiting for its placeholder is on the node but not yet the app's.)
+        if (ps.kind != PodState::kAllocated || ps.preempted || apps_[ps.app].queue != q) continue;
         if (!store_.spec_of(v).node_name.empty()) continue;  // a required node
         if (ps.priority <= priority) candidates_.push_back(v);
       }

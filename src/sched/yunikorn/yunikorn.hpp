@@ -12,6 +12,25 @@
 //   pkg/scheduler/objects/preemption.go Preemptor (CheckPreconditions, TryPreemption)
 //   pkg/scheduler/objects/nodesorting.go fair / binpacking node scores
 //   yunikorn-k8shim pkg/common/resource.go, pkg/common/utils/utils.go (app id, queue)
+// Gang scheduling (task groups, placeholders, their timeout):
+//   pkg/scheduler/objects/application.go tryPlaceholderAllocate, canReplace, addAllocationInternal,
+//                                       ReplaceAllocation, removeAllocationInternal,
+//                                       initPlaceholderTimer, timeoutPlaceholderProcessing
+//   pkg/scheduler/objects/application_state.go the application state machine
+//   pkg/scheduler/partition.go          AddApplication (SupportTaskGroup, max), tryPlaceholderAllocate,
+//                                       removeAllocation (PLACEHOLDER_REPLACED)
+//   pkg/scheduler/context.go            schedule: a replacement releases the placeholder first
+//   yunikorn-k8shim pkg/cache/application.go, application_state.go (Reserving, Resuming, Running),
+//   placeholder_manager.go, placeholder.go, scheduler_callback.go, context.go (AddApplication)
+// Not verified against the 1.5 sources (the stored copies are of other versions), taken as
+// described: the shim deletes a pending placeholder whose ask the core released at the
+// timeout (handleReleaseAppAllocationAskEvent); placeholders request minResource without
+// limits and carry the legacy labels applicationId, queue, placeholder; resources.go
+// ComponentWiseMin counts a missing type as 0. Not modelled: the Starting state's own 5 min
+// timer (Starting and Running act alike), Completed (and the application's removal), the
+// shim's scheduling interval (real pods are submitted as soon as the application runs), the
+// garbage collection of placeholders owned by a deleted originator pod, and a task group's
+// pod (anti-)affinity and topology spread constraints.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +41,7 @@
 #include "core/random.hpp"
 #include "sched/scheduler_model.hpp"
 #include "sched/yunikorn/yk_config.hpp"
+#include "sched/yunikorn/yk_gang.hpp"
 
 namespace kubesim::yunikorn {
 
@@ -32,6 +52,18 @@ inline constexpr Duration kReservationDelay = Duration::seconds(2);
 inline constexpr Duration kPreemptAttemptFrequency = Duration::seconds(15);
 inline constexpr int kMaxPreemptionsPerQueue = 10;
 inline constexpr Duration kScheduleInterval = Duration::millis(100);
+// application.go completingTimeout: an application in Completing with placeholders left
+// releases them after this long.
+inline constexpr Duration kCompletingTimeout = Duration::seconds(30);
+
+// application_state.go (yunikorn-core). Completed and Expired are not modelled: an application
+// stays Completing, and a new pod with its ID makes it run again.
+enum class AppState : std::uint8_t { kNew, kAccepted, kStarting, kRunning, kCompleting, kResuming, kFailing, kFailed };
+const char* to_string(AppState s);
+// The shim's application state as far as gang scheduling goes (k8shim application_state.go):
+// Reserving holds the real pods back while the placeholders are created and allocated.
+enum class ShimState : std::uint8_t { kRunning, kReserving, kResuming, kFailed };
+const char* to_string(ShimState s);
 
 class YuniKorn final : public SchedulerModel {
  public:
@@ -43,6 +75,8 @@ class YuniKorn final : public SchedulerModel {
   void on_node_change(const Change& change, SimTime now) override;
   void on_event(const SchedulerEvent& event, SimTime now) override;
   bool busy() const override { return !armed_.is_never(); }
+  // A placeholder timeout (or an application's Completing timer with placeholders left) is due.
+  bool expects_change() const override { return timers_ > 0; }
   std::uint64_t attempts() const override { return cycles_; }
   std::uint64_t bindings() const override { return bindings_; }
 
@@ -63,6 +97,16 @@ class YuniKorn final : public SchedulerModel {
   std::uint64_t preemptions() const { return preemptions_; }
   std::uint64_t victims() const { return victims_; }
   const std::vector<PodId>& last_victims() const { return last_victims_; }
+  // Gang scheduling, per application ID (the states of an unknown application are kNew and
+  // kRunning, its lists empty).
+  AppState app_state(const std::string& app_id) const;
+  ShimState shim_state(const std::string& app_id) const;
+  // The placeholder pods the shim created for the application, in creation order.
+  std::vector<PodId> placeholders(const std::string& app_id) const;
+  // When the application's placeholder timer fires (never when not running).
+  SimTime placeholder_timer(const std::string& app_id) const;
+  // Why the application's task groups were ignored or it was rejected (empty: not).
+  std::string gang_message(const std::string& app_id) const;
 
  private:
   struct QueueState {
@@ -79,12 +123,35 @@ class YuniKorn final : public SchedulerModel {
     int queue = -1;
     SimTime submitted;
     std::vector<int> asks;  // pending asks
-    Res allocated;
+    Res allocated;          // allocatedResource: real allocations (placeholders: Gang::allocated_ph)
     Res pending;
     int pods = 0;           // allocations
     int reservations = 0;
     std::int32_t max_priority = kMinPriority;
-    bool has_originator = false;
+    PodId originator;       // the pod the shim created the application from
+    AppState state = AppState::kNew;
+    int gang = -1;          // index into gangs_ when the application has task groups
+  };
+  // A task group of an application and its PlaceholderData (application.go).
+  struct TaskGroupState {
+    std::string name;
+    std::int32_t min_member = 0;
+    std::int64_t count = 0;      // placeholder asks added
+    std::int64_t replaced = 0;   // placeholders replaced by real allocations
+    std::int64_t timed_out = 0;  // placeholders timed out or removed
+  };
+  struct Gang {
+    std::vector<TaskGroupState> groups;
+    Res placeholder_ask;   // Σ minResource x minMember, pods included (k8shim GetTGResource)
+    Res allocated_ph;      // allocatedPlaceholder
+    Duration timeout;      // execTimeout, adjusted by the first pod's creation time
+    bool hard = false;     // gangSchedulingStyle Hard
+    SimTime ph_timer = SimTime::never();     // placeholderTimer
+    SimTime state_timer = SimTime::never();  // the Completing state timer (placeholders left)
+    ShimState shim = ShimState::kReserving;
+    std::vector<PodId> placeholders;  // created, in creation order
+    std::vector<PodId> held;          // real pods the shim has not submitted yet
+    int live = 0;                     // placeholder pods not seen terminated or deleted yet
   };
   struct Ask {
     PodId pod;
@@ -94,19 +161,34 @@ class YuniKorn final : public SchedulerModel {
     Res res;
     bool allow_preempt_other = true;
     bool triggered = false;  // MarkTriggeredPreemption
+    bool placeholder = false;
+    std::int16_t group = -1;  // task group index (-1: none, or a name the app does not have)
     SimTime last_check = SimTime::never();
     std::uint64_t checked_version = 0;
     int reserved_node = -1;
   };
   struct PodState {
-    enum Kind : std::uint8_t { kNone, kAsk, kAllocated, kForeign, kRejected };
+    // kHeld: a real pod of a gang application the shim has not submitted (Reserving,
+    // Resuming, or Failed); kReplacing: a real pod that took a placeholder, waiting for the
+    // placeholder to be released before it is allocated (and bound).
+    enum Kind : std::uint8_t { kNone, kAsk, kAllocated, kForeign, kRejected, kHeld, kReplacing };
+    // How the shim reports a placeholder's end (si.TerminationType): STOPPED_BY_RM unless the
+    // core released it itself (TIMEOUT: timeout or a larger real pod).
+    enum Term : std::uint8_t { kStoppedByRM, kTimeout };
     Kind kind = kNone;
     bool preempted = false;
     bool originator = false;
+    bool placeholder = false;
+    bool released = false;  // placeholders: IsReleased (replacement, timeout)
+    bool bound = false;     // placeholders: the shim's bind landed (task Bound)
+    bool gone = false;      // placeholders: seen terminated or deleted
+    Term term = kStoppedByRM;
+    std::int16_t group = -1;
     int ask = -1;  // kAsk
     int app = -1;
-    int node = -1;  // kAllocated / kForeign
+    int node = -1;  // kAllocated / kForeign / kReplacing
     std::int32_t priority = 0;
+    PodId partner;  // placeholder <-> the real pod replacing it
     SimTime created;
     Res res;
   };
@@ -123,11 +205,31 @@ class YuniKorn final : public SchedulerModel {
   enum class AppResult : std::uint8_t { kNone, kDone, kNextApp };
 
   PodState& state(PodId pod);
-  void add_ask(PodId pod, SimTime now);
+  void on_new_pod(PodId pod, SimTime now);
+  int create_app(const std::string& app_id, const std::string& queue_label, int q, PodId pod, SimTime now);
+  void add_ask(PodId pod, int app, bool placeholder, SimTime now);
   void remove_ask(int ask);
   void update_app_priority(App& app);
   void allocate(int ask, int node, SimTime now);
-  void release(PodId pod);
+  void release(PodId pod, SimTime now);
+  // Gang scheduling.
+  void create_placeholders(int app, const std::vector<TaskGroupSpec>& specs, const std::string& queue_label,
+                           SimTime now);
+  int group_of(int app, const PodTemplate& spec) const;
+  void set_state(int app, AppState next, SimTime now);
+  void run_app(int app, SimTime now);       // RunApplication
+  void complete_app(int app, SimTime now);  // CompleteApplication
+  void set_timer(int app, SimTime Gang::*timer, SimTime at, std::uint32_t tag);
+  void clear_timer(int app, SimTime Gang::*timer);
+  void remove_placeholder(PodId ph, SimTime now);
+  void release_to_shim(PodId ph, SimTime now);  // the shim deletes a released placeholder
+  void placeholder_timeout(int app, SimTime now);
+  void completing_timeout(int app, SimTime now);
+  void shim_reservation_check(int app, SimTime now);
+  void shim_run(int app, SimTime now);
+  void shim_fail(int app, SimTime now);
+  bool walk_placeholders(int q, int depth, SimTime now);
+  bool try_placeholder_allocate(int app, SimTime now);
   void reserve(int ask, int node);
   void unreserve(int ask);
   void add_to_queues(int leaf, const Res& r, Res QueueState::*field, int sign);
@@ -157,12 +259,17 @@ class YuniKorn final : public SchedulerModel {
   SchedulerHost& host_;
   std::string scheduler_name_;
   RandomStream rng_;
+  RandomStream names_rng_;  // placeholder name nonces
   std::vector<QueueState> queues_;
   std::vector<App> apps_;
   std::map<std::string, int> app_index_;
   std::vector<Ask> asks_;
   std::vector<int> free_asks_;
   std::vector<PodState> pods_;
+  std::vector<Gang> gangs_;
+  std::vector<std::pair<std::string, std::string>> gang_messages_;  // app ID -> message
+  int placeholder_allocs_ = 0;  // allocated placeholders in the partition
+  int timers_ = 0;              // gang timers pending (expects_change)
   std::vector<NodeState> nodes_;
   std::vector<int> node_order_;  // schedulable nodes, sorted
   bool node_order_dirty_ = true;

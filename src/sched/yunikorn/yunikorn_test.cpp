@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "core/read_file.hpp"
+#include "engine/simulation.hpp"
+#include "report/batsim_csv.hpp"
 #include "workload/workload.hpp"
 
 namespace kubesim::yunikorn {
@@ -313,6 +315,343 @@ TEST(YuniKorn, NoPreemptionAboveGuaranteed) {
   for (double t = 1; t < 3; t += 0.1) d.yk.schedule(SimTime::from_seconds(t));
   EXPECT_EQ(d.yk.preemptions(), 1u);
   ASSERT_EQ(d.yk.last_victims().size(), 1u);
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Gang scheduling (research notes §1.6, §3.7): whole runs with the ideal latency model and
+// YuniKorn's own latencies at zero, so every time below is exact.
+
+constexpr const char* kGangQueues =
+    "partitions:\n"
+    "  - name: default\n"
+    "    queues:\n"
+    "      - name: root\n"
+    "        queues:\n"
+    "          - name: q\n"
+    "          - name: fair\n"
+    "            properties: {application.sort.policy: fair}\n";
+
+std::string task_groups(int min_member, int cores) {
+  return R"([{"name": "workers", "minMember": )" + std::to_string(min_member) + R"(, "minResource": {"cpu": ")" +
+         std::to_string(cores) + R"(", "memory": "4G"}}])";
+}
+
+struct GangRun {
+  explicit GangRun(int nodes, std::int64_t cores) {
+    for (int i = 0; i < nodes; ++i) {
+      Node n;
+      n.name = "n" + std::to_string(i);
+      n.allocatable[kCpu] = n.capacity[kCpu] = cores * 1000;
+      n.allocatable[kMemory] = n.capacity[kMemory] = 64 * G;
+      set_label(n.labels, "kubernetes.io/hostname", n.name);
+      in.nodes.push_back(std::move(n));
+    }
+  }
+  // A bare pod of application "gang" (the task group's member when `groups` is not empty).
+  void pod(const std::string& name, std::int64_t cores, double at, double run, const std::string& groups,
+           const std::string& policy = "", const std::string& queue = "root.q") {
+    PodTemplate t = batch_job_template(cores * 1000, 4 * G, "yunikorn");
+    set_label(t.labels, "applicationId", "gang");
+    set_label(t.labels, "queue", queue);
+    if (!groups.empty()) {
+      set_label(t.annotations, kAnnotationTaskGroups, groups);
+      set_label(t.annotations, kAnnotationTaskGroupName, "workers");
+    }
+    if (!policy.empty()) set_label(t.annotations, kAnnotationSchedulingPolicy, policy);
+    WorkloadJob j;
+    j.id = j.name = name;
+    j.submit = SimTime::from_seconds(at);
+    j.run_time = Duration::from_seconds(run);
+    j.pod_template = static_cast<std::uint32_t>(in.workload.templates.size());
+    in.workload.templates.push_back(std::move(t));
+    in.workload.jobs.push_back(std::move(j));
+  }
+  void start() {
+    Config cfg = parse_queues_yaml(kGangQueues, "q.yaml", 0, in.resource_names);
+    cfg.bind_latency = Distribution::fixed(Duration());
+    cfg.cycle_latency = Distribution::fixed(Duration());
+    in.scheduler = SchedulerConfig{};  // kube-scheduler serves nobody
+    in.other_schedulers.push_back(SchedulerFactory{
+        [this, cfg](ObjectStore& store, SchedulerHost& host, const SimulationOptions& options) -> std::unique_ptr<SchedulerModel> {
+          auto y = std::make_unique<YuniKorn>(cfg, store, host, options.seed);
+          yk = y.get();
+          return y;
+        },
+        Duration()});
+    SimulationOptions o;
+    o.model = ModelConfig::ideal();
+    sim = std::make_unique<Simulation>(std::move(in), o);
+  }
+  const Pod& pod(const std::string& name) const {
+    const ObjectStore& s = sim->store();
+    for (std::size_t i = 0; i < s.pod_count(); ++i)
+      if (s.pod(PodId(static_cast<std::uint32_t>(i))).name == name) return s.pod(PodId(static_cast<std::uint32_t>(i)));
+    ADD_FAILURE() << "no pod " << name;
+    return s.pod(PodId(0));
+  }
+  std::string node_of(const Pod& p) const { return p.node.valid() ? sim->store().node(p.node).name : ""; }
+  std::string node_of(const std::string& name) const { return node_of(pod(name)); }
+  std::vector<const Pod*> placeholder_pods() const {
+    std::vector<const Pod*> out;
+    for (PodId id : yk->placeholders("gang")) out.push_back(&sim->store().pod(id));
+    return out;
+  }
+
+  SimulationInputs in;
+  YuniKorn* yk = nullptr;
+  std::unique_ptr<Simulation> sim;
+};
+
+// A 4-member gang on a cluster with room: 4 placeholders, then the real pods take their
+// places (TryPlaceholderAllocate), each bound once its placeholder is gone.
+TEST(YuniKornGang, PlaceholdersThenRealPodsOnTheirNodes) {
+  GangRun r(4, 8);
+  for (int i = 0; i < 4; ++i) r.pod("p" + std::to_string(i), 4, 10, 100, task_groups(4, 4));
+  r.start();
+  r.sim->advance_to(SimTime::from_seconds(10));
+  const auto phs = r.placeholder_pods();
+  ASSERT_EQ(phs.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const Pod& ph = *phs[i];
+    // tg-<app>-<group>-<10-character nonce>, in the originator's namespace.
+    EXPECT_EQ(ph.name.rfind("tg-gang-workers-", 0), 0u) << ph.name;
+    EXPECT_EQ(ph.name.size(), std::string("tg-gang-workers-").size() + 10);
+    const PodTemplate& t = r.sim->store().spec(ph.spec);
+    EXPECT_EQ(t.requests[kCpu], 4000);
+    EXPECT_EQ(t.requests[kMemory], 4 * G);
+    EXPECT_EQ(*find_label(t.annotations, kAnnotationTaskGroupName), "workers");
+    EXPECT_EQ(*find_label(t.labels, "applicationId"), "gang");
+    EXPECT_TRUE(is_placeholder(t));
+    EXPECT_EQ(ph.workload_job, kNoWorkloadJob);
+    // Node sort fair: each placeholder on the emptiest node, n0..n3; replaced (deleted) at once.
+    EXPECT_EQ(r.node_of(ph), "n" + std::to_string(i));
+    EXPECT_EQ(ph.scheduled, SimTime::from_seconds(10));
+    EXPECT_TRUE(ph.deleted);
+    // The real pod created i-th took the i-th placeholder, on its node.
+    const Pod& real = r.pod("p" + std::to_string(i));
+    EXPECT_EQ(r.node_of(real), r.node_of(ph));
+    EXPECT_EQ(real.scheduled, SimTime::from_seconds(10));
+  }
+  // All placeholders allocated (Starting), then the second replacement runs the app; the
+  // last placeholder gone clears the timer.
+  EXPECT_EQ(r.yk->app_state("gang"), AppState::kRunning);
+  EXPECT_EQ(r.yk->shim_state("gang"), ShimState::kRunning);
+  EXPECT_TRUE(r.yk->placeholder_timer("gang").is_never());
+  r.sim->run();
+  EXPECT_EQ(r.sim->now(), SimTime::from_seconds(110));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(r.pod("p" + std::to_string(i)).phase, PodPhase::kSucceeded);
+  EXPECT_EQ(r.yk->app_state("gang"), AppState::kCompleting);
+  // pods.csv lists the placeholders without a job_id; jobs.csv has the 4 workload jobs only.
+  const std::vector<PodId> none;
+  RunOutputs out{r.sim->store(), r.sim->workload(), none, r.sim->job_pods(), r.sim->now(), "test"};
+  const std::string pods = pods_csv(out);
+  EXPECT_NE(pods.find("default," + phs[0]->name + ",,n0,Failed,"), std::string::npos) << pods;
+  const std::string jobs = batsim_jobs_csv(out);
+  EXPECT_EQ(std::count(jobs.begin(), jobs.end(), '\n'), 5);
+}
+
+// §3.7: minMember 4 of 8 cores on 24 free cores. Three placeholders are allocated at 10 s, the
+// fourth never fits; at 10 + 900 s (the timer starts at the first placeholder allocation) the
+// placeholders are released. Soft: the application resumes and the real pods schedule one by
+// one; Hard: the application fails and the shim fails its pods.
+TEST(YuniKornGang, PlaceholderTimeoutSoftResumes) {
+  GangRun r(3, 8);
+  for (int i = 0; i < 4; ++i) r.pod("p" + std::to_string(i), 8, 10, 100, task_groups(4, 8));
+  r.start();
+  r.sim->advance_to(SimTime::from_seconds(909));
+  const auto phs = r.placeholder_pods();
+  ASSERT_EQ(phs.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.node_of(*phs[i]), "n" + std::to_string(i));
+    EXPECT_EQ(phs[i]->phase, PodPhase::kRunning);
+  }
+  EXPECT_FALSE(phs[3]->node.valid());
+  EXPECT_EQ(r.yk->placeholder_timer("gang"), SimTime::from_seconds(910));
+  EXPECT_EQ(r.yk->app_state("gang"), AppState::kAccepted);
+  EXPECT_EQ(r.yk->shim_state("gang"), ShimState::kReserving);
+  for (int i = 0; i < 4; ++i) EXPECT_FALSE(r.pod("p" + std::to_string(i)).node.valid());  // held by the shim
+  r.sim->run();
+  for (const Pod* ph : phs) {
+    EXPECT_TRUE(ph->deleted);
+    if (ph->node.valid()) EXPECT_EQ(ph->finished, SimTime::from_seconds(910));
+  }
+  // Resuming until the placeholders are gone, then Accepted; the real pods are normal asks.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.pod("p" + std::to_string(i)).scheduled, SimTime::from_seconds(910));
+    EXPECT_EQ(r.node_of("p" + std::to_string(i)), "n" + std::to_string(i));
+  }
+  EXPECT_EQ(r.pod("p3").scheduled, SimTime::from_seconds(1010));
+  EXPECT_EQ(r.node_of("p3"), "n0");
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(r.pod("p" + std::to_string(i)).phase, PodPhase::kSucceeded);
+  EXPECT_EQ(r.yk->shim_state("gang"), ShimState::kRunning);
+  EXPECT_EQ(r.sim->now(), SimTime::from_seconds(1110));
+}
+
+TEST(YuniKornGang, PlaceholderTimeoutHardFails) {
+  GangRun r(3, 8);
+  for (int i = 0; i < 4; ++i) r.pod("p" + std::to_string(i), 8, 10, 100, task_groups(4, 8), "gangSchedulingStyle=Hard");
+  r.start();
+  r.sim->run();
+  EXPECT_EQ(r.sim->now(), SimTime::from_seconds(910));
+  EXPECT_EQ(r.yk->app_state("gang"), AppState::kFailed);
+  EXPECT_EQ(r.yk->shim_state("gang"), ShimState::kFailed);
+  for (int i = 0; i < 4; ++i) {
+    const Pod& p = r.pod("p" + std::to_string(i));
+    EXPECT_EQ(p.phase, PodPhase::kFailed);
+    EXPECT_EQ(p.reason, "ResourceReservationTimeout");
+    EXPECT_EQ(p.message, "Scheduling has timed out due to insufficient resources");
+    EXPECT_FALSE(p.node.valid());
+  }
+  for (const Pod* ph : r.placeholder_pods()) EXPECT_TRUE(ph->deleted);
+}
+
+// The timeout comes from placeholderTimeoutInSeconds and is shortened by the time between the
+// first pod's creation second and the application's submission (adjustTimeout).
+TEST(YuniKornGang, PlaceholderTimeoutParameterAndAdjustment) {
+  GangRun r(3, 8);
+  for (int i = 0; i < 4; ++i)
+    r.pod("p" + std::to_string(i), 8, 10.5, 100, task_groups(4, 8), "placeholderTimeoutInSeconds=60");
+  r.start();
+  r.sim->advance_to(SimTime::from_seconds(11));
+  // created 10 s (whole seconds) + 60 s - submitted 10.5 s = 59.5 s from 10.5 s.
+  EXPECT_EQ(r.yk->placeholder_timer("gang"), SimTime::from_seconds(70));
+}
+
+// Placeholders left unused are released at the timeout while the application runs (case 1),
+// or 30 s after it completes (the Completing state timer), whichever comes first.
+TEST(YuniKornGang, UnusedPlaceholdersAreReleased) {
+  for (const double run : {2000.0, 100.0}) {
+    GangRun r(4, 4);
+    for (int i = 0; i < 2; ++i) r.pod("p" + std::to_string(i), 4, 10, run, task_groups(4, 4));
+    r.start();
+    r.sim->advance_to(SimTime::from_seconds(10));
+    EXPECT_EQ(r.yk->app_state("gang"), AppState::kRunning);
+    EXPECT_EQ(r.node_of("p0"), "n0");
+    EXPECT_EQ(r.node_of("p1"), "n1");
+    r.sim->run();
+    const auto phs = r.placeholder_pods();
+    ASSERT_EQ(phs.size(), 4u);
+    const SimTime released = SimTime::from_seconds(run > 1000 ? 910 : 140);
+    for (int i = 2; i < 4; ++i) {
+      EXPECT_TRUE(phs[i]->deleted);
+      EXPECT_EQ(phs[i]->deletion_requested, released) << run;
+    }
+  }
+}
+
+// An invalid task-groups annotation is logged and ignored (k8shim metadata.go): the
+// application is scheduled as a normal one.
+TEST(YuniKornGang, InvalidTaskGroupsAreIgnored) {
+  GangRun r(4, 8);
+  const std::string bad = R"([{"name": "workers", "minMember": "4", "minResource": {"cpu": "4"}}])";
+  for (int i = 0; i < 2; ++i) r.pod("p" + std::to_string(i), 4, 10, 100, bad);
+  r.start();
+  r.sim->run();
+  EXPECT_TRUE(r.yk->placeholders("gang").empty());
+  EXPECT_EQ(r.yk->gang_message("gang"),
+            "unable to get taskGroups for pod, reason: json: cannot unmarshal string into Go struct field "
+            "TaskGroup.minMember of type int32");
+  EXPECT_EQ(r.pod("p0").scheduled, SimTime::from_seconds(10));
+  EXPECT_EQ(r.pod("p1").scheduled, SimTime::from_seconds(10));
+}
+
+// A placeholder the API refuses (here the namespace's ResourceQuota: pods 3) makes the shim
+// delete the ones it created and run the application as a normal one (onReserving).
+TEST(YuniKornGang, PlaceholderCreationFailureFallsBack) {
+  GangRun r(4, 8);
+  for (int i = 0; i < 2; ++i) r.pod("p" + std::to_string(i), 4, 10, 100, task_groups(2, 4));
+  ResourceQuota q;
+  q.name = "pods";
+  q.ns = NamespaceId(0);
+  q.items.push_back(QuotaItem{"pods", QuotaItem::Kind::kPods, 0, 3, 0});
+  r.in.quotas.push_back(q);
+  r.start();
+  r.sim->run();
+  // p0, p1 and the first placeholder fit the quota; the second placeholder does not.
+  ASSERT_EQ(r.yk->placeholders("gang").size(), 1u);
+  EXPECT_TRUE(r.placeholder_pods()[0]->deleted);
+  EXPECT_EQ(r.yk->shim_state("gang"), ShimState::kRunning);
+  EXPECT_EQ(r.yk->gang_message("gang").rfind("failed to create placeholder pod: ", 0), 0u) << r.yk->gang_message("gang");
+  EXPECT_EQ(r.pod("p0").scheduled, SimTime::from_seconds(10));
+  EXPECT_EQ(r.pod("p1").scheduled, SimTime::from_seconds(10));
+}
+
+// partition.go AddApplication: task groups need a FIFO queue; elsewhere the application is
+// rejected (its pods stay pending here).
+TEST(YuniKornGang, TaskGroupsNeedAFifoQueue) {
+  GangRun r(4, 8);
+  r.pod("p0", 4, 10, 100, task_groups(4, 4), "", "root.fair");
+  r.start();
+  r.sim->run();
+  EXPECT_FALSE(r.pod("p0").node.valid());
+  EXPECT_EQ(r.yk->gang_message("gang"),
+            "queue root.fair cannot run application gang with task group request: unsupported sort type");
+}
+
+TEST(YuniKornGang, ParsesTaskGroupsAsTheShimDoes) {
+  ResourceNames names;
+  // Keys match case-insensitively; unknown keys are ignored; quantities may be numbers.
+  TaskGroupsResult ok = parse_task_groups(
+      R"([{"NAME": "a", "minmember": 2, "minResource": {"cpu": 0.5, "memory": "1Gi", "nvidia.com/gpu": "1"},
+           "nodeSelector": {"zone": "z1"}, "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+           "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms":
+             [{"matchExpressions": [{"key": "rack", "operator": "In", "values": ["r1"]}]}]}}},
+           "labels": {"l": "v"}, "annotations": {"x": "y"}, "extra": true}])",
+      names);
+  ASSERT_EQ(ok.error, "");
+  ASSERT_EQ(ok.groups.size(), 1u);
+  const TaskGroupSpec& g = ok.groups[0];
+  EXPECT_EQ(g.name, "a");
+  EXPECT_EQ(g.min_member, 2);
+  EXPECT_EQ(g.min_resource[kCpu], 500);
+  EXPECT_EQ(g.min_resource[kMemory], 1024LL * 1024 * 1024);
+  EXPECT_EQ(g.min_resource[static_cast<std::size_t>(names.find("nvidia.com/gpu"))], 1);
+  EXPECT_EQ(*find_label(g.node_selector, "zone"), "z1");
+  ASSERT_EQ(g.tolerations.size(), 1u);
+  EXPECT_EQ(g.tolerations[0].op, Toleration::Operator::kExists);
+  ASSERT_EQ(g.node_affinity.required_terms.size(), 1u);
+  EXPECT_EQ(g.node_affinity.required_terms[0].match_expressions[0].values, std::vector<std::string>{"r1"});
+  EXPECT_EQ(g.invalid, "");
+
+  const std::pair<std::string, std::string> errors[] = {
+      {"{", "invalid JSON"},
+      {R"({"name": "a"})", "json: cannot unmarshal object into Go value of type []TaskGroup"},
+      {R"([{"name": "a", "minMember": 1.0, "minResource": {}}])",
+       "json: cannot unmarshal number 1.0 into Go struct field TaskGroup.minMember of type int32"},
+      {R"([{"name": "a", "minMember": 1, "minResource": {"cpu": "x"}}])", "quantities must match"},
+      {R"([{"minMember": 1, "minResource": {}}])", "can't get taskGroup Name from pod annotation, "},
+      {R"([{"name": "a", "minMember": 1}])", "can't get taskGroup MinResource from pod annotation, "},
+      {R"([{"name": "a", "minResource": {"cpu": "1"}}])", "can't get taskGroup MinMember from pod annotation, "},
+      {R"([{"name": "a", "minMember": -1, "minResource": {}}])", "minMember cannot be negative, "},
+  };
+  for (const auto& [text, want] : errors) {
+    const TaskGroupsResult r = parse_task_groups(text, names);
+    EXPECT_EQ(r.error.rfind(want, 0), 0u) << text << " -> " << r.error;
+    EXPECT_TRUE(r.groups.empty());
+  }
+  // null is no task groups (json.Unmarshal of null into a slice), not an error.
+  EXPECT_EQ(parse_task_groups("null", names).error, "");
+  // The API server would refuse such a placeholder: its creation fails later.
+  EXPECT_NE(parse_task_groups(R"([{"name": "a", "minMember": 1, "minResource": {"cpu": "-1"}}])", names)
+                .groups[0]
+                .invalid,
+            "");
+}
+
+TEST(YuniKornGang, ParsesSchedulingPolicyParameters) {
+  SchedulingPolicy p = parse_scheduling_policy("placeholderTimeoutInSeconds=30 gangSchedulingStyle=Hard");
+  EXPECT_EQ(p.timeout_seconds, 30);
+  EXPECT_TRUE(p.hard);
+  EXPECT_EQ(placeholder_timeout(p.timeout_millis()), Duration::seconds(30));
+  // Unknown style: Soft; a timeout that does not parse is 0, so the default 15 min.
+  p = parse_scheduling_policy("gangSchedulingStyle=hard  placeholderTimeoutInSeconds=15m a=b=c");
+  EXPECT_FALSE(p.hard);
+  EXPECT_EQ(p.timeout_seconds, 0);
+  EXPECT_EQ(placeholder_timeout(p.timeout_millis()), Duration::seconds(900));
+  EXPECT_EQ(placeholder_timeout(parse_scheduling_policy("placeholderTimeoutInSeconds=-5").timeout_millis()),
+            Duration::seconds(900));
+  EXPECT_EQ(placeholder_timeout(parse_scheduling_policy("").timeout_millis()), Duration::seconds(900));
 }
 
 }  // namespace
