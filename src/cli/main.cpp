@@ -465,8 +465,8 @@ int main(int argc, char** argv) {
                         "schedulerName wait for an external scheduler");
   serve_cmd->add_option("--cache-delay", serve.cache_delays, "SETUP=SECONDS, as for run (repeatable)");
   serve_cmd->add_option("--builtin-scheduler", serve.builtin_scheduler,
-                        "on: pods of the built-in scheduler's profiles are scheduled inside; off: every pod waits "
-                        "for an external scheduler")
+                        "on: pods of the built-in kube-scheduler's profiles are scheduled inside; off: it serves "
+                        "none (they wait for an external scheduler; other schedulers given with --scheduler still run)")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   serve_cmd->add_option("--clock", serve.clock,
