@@ -57,6 +57,13 @@ struct SchedulerConfig {
   // default for now: the condition keeps the filter-only text that existing outputs and
   // tests expect (Scheduler::last_preemption().message has the PostFilter part).
   bool post_filter_message_in_condition = false;
+
+  // The profile serving pods of this spec.schedulerName, or null.
+  const Profile* profile(const std::string& scheduler_name) const {
+    for (const auto& p : profiles)
+      if (p.scheduler_name == scheduler_name) return &p;
+    return nullptr;
+  }
 };
 
 // v1.26's default configuration: one profile "default-scheduler" with the default plugins

@@ -27,17 +27,9 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
   }
 }
 
-bool Scheduler::serves(const std::string& scheduler_name) const {
-  for (const auto& p : config_.profiles)
-    if (p.scheduler_name == scheduler_name) return true;
-  return false;
-}
+bool Scheduler::serves(const std::string& scheduler_name) const { return config_.profile(scheduler_name) != nullptr; }
 
-const Profile* Scheduler::profile_for(const PodTemplate& spec) const {
-  for (const auto& p : config_.profiles)
-    if (p.scheduler_name == spec.scheduler_name) return &p;
-  return nullptr;
-}
+const Profile* Scheduler::profile_for(const PodTemplate& spec) const { return config_.profile(spec.scheduler_name); }
 
 std::int32_t Scheduler::num_feasible_nodes_to_find(std::int32_t percentage, std::int32_t num_all_nodes) {
   // schedule_one.go numFeasibleNodesToFind (minFeasibleNodesToFind = 100,

@@ -154,12 +154,6 @@ void install_rest(const SchedulerSetup& setup, const SetupOptions& options, Dura
   if (!deployed && in.other_schedulers.size() == before) in.scheduler_informer_delay = cache_delay;
 }
 
-bool serves_default_scheduler(const SchedulerConfig& config) {
-  for (const Profile& p : config.profiles)
-    if (p.scheduler_name == "default-scheduler") return true;
-  return false;
-}
-
 }  // namespace
 
 void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& in) {
@@ -186,7 +180,7 @@ void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& i
     const SetupOptions options{c.config_file};
     std::optional<SchedulerConfig> own;
     if (setup.kube_scheduler) own = setup.kube_scheduler(in.resource_names, options);
-    const bool deployed = own && !serves_default_scheduler(*own);
+    const bool deployed = own && !own->profile("default-scheduler");
     if (deployed) {
       // Its own Deployment beside the cluster's kube-scheduler (the chart's second scheduler).
       in.other_schedulers.push_back(kube_scheduler_factory(
