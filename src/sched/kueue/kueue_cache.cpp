@@ -565,19 +565,16 @@ void Cache::cycle(SimTime now, CycleResult& out) {
       continue;
     }
     // netUsage: the request minus what the targets free on the same flavor-resources
-    // (clamped at 0); cq.Fits(netUsage): Available >= it for each.
+    // (clamped at 0); cq.Fits(netUsage): Available >= it for each. That is workloadFits
+    // with borrowing allowed: a slot with net 0 (nothing requested, or all of it freed by
+    // the targets) always fits, as Available is never negative.
     Resources net = wl.total;
     if (e.a.mode != Mode::kFit) {
       for (const std::uint32_t t : e.targets)
         for (std::size_t r = 0; r < kMaxResources; ++r)
           if (net[r] > 0 && wls_[t].flavor[r] == e.a.flavor[r]) net[r] = std::max<std::int64_t>(0, net[r] - wls_[t].total[r]);
     }
-    bool fits = true;
-    for (std::size_t r = 0; r < kMaxResources; ++r) {
-      if (wl.total[r] <= 0) continue;
-      if (available(cq, fr(static_cast<std::uint32_t>(e.a.flavor[r]), r)) < net[r]) fits = false;
-    }
-    if (!fits) {
+    if (!workload_fits(Request{e.a.flavor, net, 0}, cq, true)) {
       requeue(e.w, true);  // "Workload no longer fits after processing another workload"
       continue;
     }
