@@ -123,29 +123,33 @@ Cache::Granular Cache::fits_resource_quota(std::uint32_t w, std::size_t f, std::
   const std::uint32_t cq = wls_[w].cq;
   const ClusterQueue& c = cqs_[cq];
   const ResourceQuotaSpec& q = c.quota[f].spec;
-  *borrow = c.cohort >= 0 && c.usage[f] + v > q.nominal;
+  *borrow = c.cohort >= 0 && borrowing_with(cq, f, v);
   if (v > potential_available(cq, f)) {
     *borrow = false;
     return Granular::kNoFit;
   }
   if (v <= available(cq, f)) return Granular::kFit;
   if (v <= q.nominal)
-    return is_reclaim_possible(w, f % kMaxResources, static_cast<std::uint32_t>(f / kMaxResources), v) ? Granular::kReclaim
-                                                                                                         : Granular::kPreempt;
+    return is_reclaim_possible(w, f, v) ? Granular::kReclaim : Granular::kPreempt;
   if (config_.cluster_queues[cq].borrow_within_cohort != Policy::kNever) return Granular::kPreempt;
   return Granular::kNoFit;
 }
 
-bool Cache::is_reclaim_possible(std::uint32_t w, std::size_t slot, std::uint32_t flavor, std::int64_t v) {
+bool Cache::borrowing_with(std::uint32_t cq, std::size_t f, std::int64_t v) const {
+  // clusterqueue_snapshot.go BorrowingWith: usage + v > nominal.
+  return cqs_[cq].usage[f] + v > cqs_[cq].quota[f].spec.nominal;
+}
+
+bool Cache::is_reclaim_possible(std::uint32_t w, std::size_t f, std::int64_t v) {
   // preemption_oracle.go (v0.9) IsReclaimPossible: the queue would not borrow with v, and
   // getTargets for {fr: v} alone picks no workload of the queue itself (an empty target
   // list counts as possible).
   const std::uint32_t cq = wls_[w].cq;
-  const std::size_t f = fr(flavor, slot);
-  if (cqs_[cq].usage[f] + v > cqs_[cq].quota[f].spec.nominal) return false;
+  if (borrowing_with(cq, f, v)) return false;
+  const std::size_t slot = f % kMaxResources;
   Request req;
   req.flavor.fill(-1);
-  req.flavor[slot] = static_cast<std::int8_t>(flavor);
+  req.flavor[slot] = static_cast<std::int8_t>(f / kMaxResources);
   req.qty[slot] = v;
   req.needs = 1u << slot;
   for (const std::uint32_t t : get_targets(w, req))
@@ -227,11 +231,10 @@ void Cache::add_usage(std::uint32_t w, std::int64_t sign) {
 bool Cache::workload_fits(const Request& req, std::uint32_t cq, bool allow_borrowing) const {
   // preemption.go workloadFits: for every requested flavor-resource, (allowBorrowing or not
   // cq.BorrowingWith(fr, v)) and v <= cq.Available(fr).
-  const ClusterQueue& c = cqs_[cq];
   for (std::size_t r = 0; r < kMaxResources; ++r) {
     if (req.qty[r] <= 0) continue;
     const std::size_t f = fr(static_cast<std::uint32_t>(req.flavor[r]), r);
-    if (!allow_borrowing && c.usage[f] + req.qty[r] > c.quota[f].spec.nominal) return false;
+    if (!allow_borrowing && borrowing_with(cq, f, req.qty[r])) return false;
     if (req.qty[r] > available(cq, f)) return false;
   }
   return true;

@@ -128,7 +128,8 @@ class Cache {
 
   std::int64_t guaranteed(const ClusterQueue& c, std::size_t fr) const;
   Granular fits_resource_quota(std::uint32_t w, std::size_t fr, std::int64_t v, bool* borrow);
-  bool is_reclaim_possible(std::uint32_t w, std::size_t slot, std::uint32_t flavor, std::int64_t v);
+  bool borrowing_with(std::uint32_t cq, std::size_t fr, std::int64_t v) const;
+  bool is_reclaim_possible(std::uint32_t w, std::size_t fr, std::int64_t v);
   std::vector<std::uint32_t> get_targets(std::uint32_t w, const Request& req);
   bool workload_fits(const Request& req, std::uint32_t cq, bool allow_borrowing) const;
   bool is_borrowing(std::uint32_t cq, const Request& req) const;
