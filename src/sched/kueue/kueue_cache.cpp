@@ -112,7 +112,8 @@ std::int64_t Cache::potential_available(std::uint32_t cq, std::size_t f) const {
   return a;
 }
 
-Cache::Granular Cache::fits_resource_quota(std::uint32_t w, std::size_t f, std::int64_t v, bool* borrow) {
+Cache::Granular Cache::fits_resource_quota(std::uint32_t w, std::size_t f, std::int64_t v, bool rank_reclaim,
+                                           bool* borrow) {
   // flavorassigner.go (v0.9) fitsResourceQuota:
   //   borrow := cq.BorrowingWith(fr, val) && cq.HasParent()
   //   val > PotentialAvailable -> noFit ("request > maximum capacity")
@@ -120,6 +121,9 @@ Cache::Granular Cache::fits_resource_quota(std::uint32_t w, std::size_t f, std::
   //   val <= nominal           -> preempt, or reclaim if oracle.IsReclaimPossible
   //   else canPreemptWhileBorrowing (borrowWithinCohort policy != Never) -> preempt
   //   else noFit.
+  // Reclaim and preempt differ only in how assign_flavors ranks a group's flavors (both
+  // give Mode::kPreempt), so without `rank_reclaim` (a group of one flavor) the oracle,
+  // whose preemption search changes nothing, is not asked and Preempt stands for both.
   const std::uint32_t cq = wls_[w].cq;
   const ClusterQueue& c = cqs_[cq];
   const ResourceQuotaSpec& q = c.quota[f].spec;
@@ -130,7 +134,7 @@ Cache::Granular Cache::fits_resource_quota(std::uint32_t w, std::size_t f, std::
   }
   if (v <= available(cq, f)) return Granular::kFit;
   if (v <= q.nominal)
-    return is_reclaim_possible(w, f, v) ? Granular::kReclaim : Granular::kPreempt;
+    return rank_reclaim && is_reclaim_possible(w, f, v) ? Granular::kReclaim : Granular::kPreempt;
   if (config_.cluster_queues[cq].borrow_within_cohort != Policy::kNever) return Granular::kPreempt;
   return Granular::kNoFit;
 }
@@ -179,6 +183,7 @@ Cache::Assignment Cache::assign_flavors(std::uint32_t w) {
     for (const auto s : g.covered) group_requested |= requested & (1u << s);
     covered |= group_requested;
     if (group_requested == 0) continue;
+    const bool rank_reclaim = g.flavors.size() > 1;  // reclaim beats preempt only between flavors
     Granular best = Granular::kNoFit;
     std::int32_t best_flavor = -1;
     bool best_borrow = false;
@@ -190,7 +195,7 @@ Cache::Assignment Cache::assign_flavors(std::uint32_t w) {
       for (const auto s : g.covered) {
         if (!(group_requested & (1u << s))) continue;
         bool b = false;
-        const Granular m = fits_resource_quota(w, fr(fq.flavor, s), wl.total[s], &b);
+        const Granular m = fits_resource_quota(w, fr(fq.flavor, s), wl.total[s], rank_reclaim, &b);
         if (m != Granular::kFit) needs |= 1u << s;
         mode = std::min(mode, m);
         borrow = borrow || b;

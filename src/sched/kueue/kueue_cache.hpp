@@ -127,7 +127,8 @@ class Cache {
   };
 
   std::int64_t guaranteed(const ClusterQueue& c, std::size_t fr) const;
-  Granular fits_resource_quota(std::uint32_t w, std::size_t fr, std::int64_t v, bool* borrow);
+  // rank_reclaim: whether Reclaim must be told from Preempt (the group has several flavors).
+  Granular fits_resource_quota(std::uint32_t w, std::size_t fr, std::int64_t v, bool rank_reclaim, bool* borrow);
   bool borrowing_with(std::uint32_t cq, std::size_t fr, std::int64_t v) const;
   bool is_reclaim_possible(std::uint32_t w, std::size_t fr, std::int64_t v);
   std::vector<std::uint32_t> get_targets(std::uint32_t w, const Request& req);
