@@ -119,7 +119,6 @@ void ResourceGraph::take_ids(std::uint32_t node, const SlotAllocation& want, std
     out.gpus.push_back(g);
     --n.free_gpus;
   }
-  out.memory = static_cast<std::uint32_t>(out.memory_ids.size());
   std::sort(out.cores.begin(), out.cores.end());
   std::sort(out.memory_ids.begin(), out.memory_ids.end());
   std::sort(out.gpus.begin(), out.gpus.end());

@@ -82,8 +82,7 @@ struct JobSpec {
 struct SlotAllocation {
   std::uint32_t node = 0;  // graph node index
   std::vector<std::uint32_t> cores;
-  std::uint32_t memory = 0;              // memory vertices held
-  std::vector<std::uint32_t> memory_ids;
+  std::vector<std::uint32_t> memory_ids;  // memory vertices held
   std::vector<std::uint32_t> gpus;
 };
 
