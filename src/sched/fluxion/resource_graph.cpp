@@ -39,16 +39,21 @@ std::string policy_name(const MatchPolicy& p) {
   return p.kind == PolicyKind::kFirst ? "firstnodex" : base + "x";
 }
 
+const ResourceGraph::VertexType ResourceGraph::kVertexTypes[3] = {
+    {&NodeSpec::cores, &SlotRequest::cores, &NodeState::cores, &SlotAllocation::cores},
+    {&NodeSpec::memory, &SlotRequest::memory, &NodeState::memory, &SlotAllocation::memory_ids},
+    {&NodeSpec::gpus, &SlotRequest::gpus, &NodeState::gpus, &SlotAllocation::gpus},
+};
+
 std::uint32_t ResourceGraph::add_node(const NodeSpec& spec) {
   NodeState n;
   n.spec = spec;
   if (n.spec.sockets == 0) n.spec.sockets = 1;
-  n.core_owner.assign(spec.cores, 0);
-  n.memory_owner.assign(spec.memory, 0);
-  n.gpu_owner.assign(spec.gpus, 0);
-  n.free_cores = spec.cores;
-  n.free_memory = spec.memory;
-  n.free_gpus = spec.gpus;
+  for (const VertexType& t : kVertexTypes) {
+    Pool& pool = n.*t.pool;
+    pool.owner.assign(spec.*t.count, 0);
+    pool.free = spec.*t.count;
+  }
   nodes_.push_back(std::move(n));
   return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
@@ -75,7 +80,7 @@ bool ResourceGraph::fits(const NodeState& n, const SlotRequest& r, const MatchPo
   if (n.exclusive_owner != 0 && n.exclusive_owner != job) return false;
   // node_exclusive: the job may take a node only if no other job holds any of its vertices.
   if (p.node_exclusive && n.exclusive_owner != job && !n.untouched()) return false;
-  return n.free_cores >= r.cores && n.free_memory >= r.memory && n.free_gpus >= r.gpus;
+  return n.cores.free >= r.cores && n.memory.free >= r.memory && n.gpus.free >= r.gpus;
 }
 
 std::vector<std::uint32_t> ResourceGraph::free_ids(const std::vector<std::uint64_t>& owner, bool high) {
@@ -90,38 +95,28 @@ std::vector<std::uint32_t> ResourceGraph::free_ids(const std::vector<std::uint64
 
 void ResourceGraph::take(std::uint32_t node, const SlotRequest& r, bool high, std::uint64_t job, SlotAllocation& out) {
   // Up to r's amounts of the node's free vertices, lowest ids first (highest with `high`).
-  NodeState& n = nodes_[node];
+  const NodeState& n = nodes_[node];
   SlotAllocation want;
-  const auto cores = free_ids(n.core_owner, high);
-  const auto mem = free_ids(n.memory_owner, high);
-  const auto gpus = free_ids(n.gpu_owner, high);
-  want.cores.assign(cores.begin(), cores.begin() + std::min<std::size_t>(r.cores, cores.size()));
-  want.memory_ids.assign(mem.begin(), mem.begin() + std::min<std::size_t>(r.memory, mem.size()));
-  want.gpus.assign(gpus.begin(), gpus.begin() + std::min<std::size_t>(r.gpus, gpus.size()));
+  for (const VertexType& t : kVertexTypes) {
+    const auto ids = free_ids((n.*t.pool).owner, high);
+    (want.*t.ids).assign(ids.begin(), ids.begin() + std::min<std::size_t>(r.*t.request, ids.size()));
+  }
   take_ids(node, want, job, out);
 }
 
 void ResourceGraph::take_ids(std::uint32_t node, const SlotAllocation& want, std::uint64_t job, SlotAllocation& out) {
   NodeState& n = nodes_[node];
   out.node = node;
-  for (const std::uint32_t c : want.cores) {
-    n.core_owner[c] = job;
-    out.cores.push_back(c);
-    --n.free_cores;
+  for (const VertexType& t : kVertexTypes) {
+    Pool& pool = n.*t.pool;
+    std::vector<std::uint32_t>& held = out.*t.ids;
+    for (const std::uint32_t v : want.*t.ids) {
+      pool.owner[v] = job;
+      held.push_back(v);
+      --pool.free;
+    }
+    std::sort(held.begin(), held.end());
   }
-  for (const std::uint32_t m : want.memory_ids) {
-    n.memory_owner[m] = job;
-    out.memory_ids.push_back(m);
-    --n.free_memory;
-  }
-  for (const std::uint32_t g : want.gpus) {
-    n.gpu_owner[g] = job;
-    out.gpus.push_back(g);
-    --n.free_gpus;
-  }
-  std::sort(out.cores.begin(), out.cores.end());
-  std::sort(out.memory_ids.begin(), out.memory_ids.end());
-  std::sort(out.gpus.begin(), out.gpus.end());
 }
 
 std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPolicy& p) {
@@ -145,13 +140,13 @@ std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPoli
   for (std::uint32_t i = 0; i < count; ++i) {
     const NodeState& n = nodes_[i];
     if (!fits(n, r, p, job)) continue;
-    std::uint32_t q = r.cores == 0 ? n.free_cores : n.free_cores / r.cores;
-    if (r.memory > 0) q = std::min(q, n.free_memory / r.memory);
-    if (r.gpus > 0) q = std::min(q, n.free_gpus / r.gpus);
+    std::uint32_t q = r.cores == 0 ? n.cores.free : n.cores.free / r.cores;
+    if (r.memory > 0) q = std::min(q, n.memory.free / r.memory);
+    if (r.gpus > 0) q = std::min(q, n.gpus.free / r.gpus);
     if (p.kind == PolicyKind::kFirst) q = std::min<std::uint32_t>(q, spec.slots);
-    const auto cores = free_ids(n.core_owner, high);
-    const auto mem = free_ids(n.memory_owner, high);
-    const auto gpus = free_ids(n.gpu_owner, high);
+    const auto cores = free_ids(n.cores.owner, high);
+    const auto mem = free_ids(n.memory.owner, high);
+    const auto gpus = free_ids(n.gpus.owner, high);
     for (std::uint32_t k = 0; k < q; ++k) {
       Candidate c;
       c.node = i;
@@ -221,8 +216,8 @@ std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPoli
     for (std::uint32_t s = 0; s < spec.slots; ++s) {
       SlotAllocation& a = rec.slots[s];
       NodeState& n = nodes_[a.node];
-      if (n.free_cores == 0 && n.free_memory == 0 && n.free_gpus == 0) continue;
-      SlotRequest rest{n.free_cores, n.free_memory, n.free_gpus};
+      if (n.cores.free == 0 && n.memory.free == 0 && n.gpus.free == 0) continue;
+      SlotRequest rest{n.cores.free, n.memory.free, n.gpus.free};
       take(a.node, rest, high, job, a);
     }
   }
@@ -234,8 +229,8 @@ std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPoli
 
 std::uint64_t ResourceGraph::allocate_on(std::uint32_t node, const SlotRequest& want) {
   NodeState& n = nodes_[node];
-  if (std::min(want.cores, n.free_cores) == 0 && std::min(want.memory, n.free_memory) == 0 &&
-      std::min(want.gpus, n.free_gpus) == 0)
+  if (std::min(want.cores, n.cores.free) == 0 && std::min(want.memory, n.memory.free) == 0 &&
+      std::min(want.gpus, n.gpus.free) == 0)
     return 0;
   const std::uint64_t job = next_job_++;
   Job& rec = job_record(job);
@@ -251,21 +246,14 @@ bool ResourceGraph::cancel(std::uint64_t job) {
   Job& rec = jobs_[job - 1];
   for (const SlotAllocation& a : rec.slots) {
     NodeState& n = nodes_[a.node];
-    for (const std::uint32_t c : a.cores)
-      if (n.core_owner[c] == job) {
-        n.core_owner[c] = 0;
-        ++n.free_cores;
-      }
-    for (const std::uint32_t g : a.gpus)
-      if (n.gpu_owner[g] == job) {
-        n.gpu_owner[g] = 0;
-        ++n.free_gpus;
-      }
-    for (const std::uint32_t m : a.memory_ids)
-      if (n.memory_owner[m] == job) {
-        n.memory_owner[m] = 0;
-        ++n.free_memory;
-      }
+    for (const VertexType& t : kVertexTypes) {
+      Pool& pool = n.*t.pool;
+      for (const std::uint32_t v : a.*t.ids)
+        if (pool.owner[v] == job) {
+          pool.owner[v] = 0;
+          ++pool.free;
+        }
+    }
     if (n.exclusive_owner == job) n.exclusive_owner = 0;
   }
   rec.live = false;

@@ -111,25 +111,36 @@ class ResourceGraph {
   const std::vector<SlotAllocation>& allocation(std::uint64_t job) const;
   std::size_t node_count() const { return nodes_.size(); }
   const NodeSpec& node(std::uint32_t i) const { return nodes_[i].spec; }
-  std::uint32_t free_cores(std::uint32_t node) const { return nodes_[node].free_cores; }
-  std::uint32_t free_memory(std::uint32_t node) const { return nodes_[node].free_memory; }
-  std::uint32_t free_gpus(std::uint32_t node) const { return nodes_[node].free_gpus; }
+  std::uint32_t free_cores(std::uint32_t node) const { return nodes_[node].cores.free; }
+  std::uint32_t free_memory(std::uint32_t node) const { return nodes_[node].memory.free; }
+  std::uint32_t free_gpus(std::uint32_t node) const { return nodes_[node].gpus.free; }
   // The job holding core c of `node` (0: free).
-  std::uint64_t core_owner(std::uint32_t node, std::uint32_t core) const { return nodes_[node].core_owner[core]; }
+  std::uint64_t core_owner(std::uint32_t node, std::uint32_t core) const { return nodes_[node].cores.owner[core]; }
   std::uint32_t socket_of(std::uint32_t node, std::uint32_t core) const;
   std::uint64_t jobs_allocated() const { return next_job_ - 1; }
   std::size_t live_jobs() const { return live_jobs_; }
 
  private:
+  // A node's vertices of one type: the job holding each (0: free) and how many are free.
+  struct Pool {
+    std::vector<std::uint64_t> owner;
+    std::uint32_t free = 0;
+  };
   struct NodeState {
     NodeSpec spec;
-    std::vector<std::uint64_t> core_owner;
-    std::vector<std::uint64_t> memory_owner;
-    std::vector<std::uint64_t> gpu_owner;
-    std::uint32_t free_cores = 0, free_memory = 0, free_gpus = 0;
+    Pool cores, memory, gpus;
     std::uint64_t exclusive_owner = 0;  // node_exclusive: the job owning the whole node
-    bool untouched() const { return free_cores == spec.cores && free_memory == spec.memory && free_gpus == spec.gpus; }
+    bool untouched() const { return cores.free == spec.cores && memory.free == spec.memory && gpus.free == spec.gpus; }
   };
+  // The vertex types below a node (core, memory, gpu), for the code that handles them alike:
+  // the node's count, a slot's request, the node's pool and a slot's ids of that type.
+  struct VertexType {
+    std::uint32_t NodeSpec::*count;
+    std::uint32_t SlotRequest::*request;
+    Pool NodeState::*pool;
+    std::vector<std::uint32_t> SlotAllocation::*ids;
+  };
+  static const VertexType kVertexTypes[3];
   struct Job {
     std::vector<SlotAllocation> slots;
     bool live = false;
