@@ -91,13 +91,10 @@ void FluxionScheduler::build_graph() {
   graph_index_.assign(n, -1);
   used_.assign(n, Resources{});
   pod_counts_.assign(n, 0);
-  std::vector<std::int64_t> requested(n, 0), requested_mem(n, 0);
+  std::vector<Resources> requested(n);  // by node: the requests of its pods
   for (std::size_t i = 0; i < store_.pod_count(); ++i) {
     const Pod& p = store_.pod(PodId(static_cast<std::uint32_t>(i)));
-    if (p.node.valid() && !is_terminal(p.phase) && !p.deleted) {
-      requested[p.node.value()] += store_.spec(p.spec).requests[kCpu];
-      requested_mem[p.node.value()] += store_.spec(p.spec).requests[kMemory];
-    }
+    if (p.node.valid() && !is_terminal(p.phase) && !p.deleted) requested[p.node.value()] += store_.spec(p.spec).requests;
   }
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = store_.node(NodeId(static_cast<std::uint32_t>(i)));
@@ -106,7 +103,7 @@ void FluxionScheduler::build_graph() {
       continue;
     fluxion::ResourceGraph::NodeSpec s;
     s.name = node.name;
-    const std::int64_t free_milli = std::max<std::int64_t>(0, node.allocatable[kCpu] - requested[i]);
+    const std::int64_t free_milli = std::max<std::int64_t>(0, node.allocatable[kCpu] - requested[i][kCpu]);
     s.cores = static_cast<std::uint32_t>(free_milli / 1000);
     s.sockets = config_.sockets_per_node;
     if (const std::string* label = find_label(node.labels, kSocketsLabel)) {
@@ -115,7 +112,7 @@ void FluxionScheduler::build_graph() {
     }
     // Fluence utils.go CreateJGF: availMem = allocatable - requests of the node's pods;
     // availMem >> 30 memory vertices of 1 GiB (MakeMemory(i, "memory", "MB", 1<<10)).
-    s.memory = static_cast<std::uint32_t>(std::max<std::int64_t>(0, node.allocatable[kMemory] - requested_mem[i]) >> 30);
+    s.memory = static_cast<std::uint32_t>(std::max<std::int64_t>(0, node.allocatable[kMemory] - requested[i][kMemory]) >> 30);
     s.gpus = gpu_slot_ >= 0 ? static_cast<std::uint32_t>(node.allocatable[static_cast<std::size_t>(gpu_slot_)]) : 0;
     graph_index_[i] = static_cast<std::int32_t>(graph_.add_node(s));
     graph_nodes_.push_back(NodeId(static_cast<std::uint32_t>(i)));
