@@ -21,7 +21,12 @@ void BackfillSchedule::set_node(NodeId node, const Resources& allocatable, std::
   ended_ = true;  // capacity changed: traverse the whole queue at the next decision
 }
 
-bool BackfillSchedule::submit(std::uint32_t key, SimTime release, const Demand& demand, Duration walltime) {
+BackfillSchedule::Rejection BackfillSchedule::submit(std::uint32_t key, SimTime release, const Demand& demand,
+                                                    Duration walltime) {
+  // conservative_bf.cpp make_decisions: "else if (!new_job->has_walltime) ... Rejecting job
+  // '%s' as it has no walltime" (add_reject_job). Tested before the size, as kubesim always
+  // has (upstream tests the size first; both reject the job).
+  if (reject_without_walltime_ && !(walltime > Duration())) return Rejection::kNoWalltime;
   // easy_bf.cpp / conservative_bf.cpp make_decisions: "if (new_job->nb_requested_resources >
   // _nb_machines) _decision->add_reject_job(...)" -- here: larger than every node.
   bool possible = false;
@@ -35,7 +40,7 @@ bool BackfillSchedule::submit(std::uint32_t key, SimTime release, const Demand& 
       break;
     }
   }
-  if (!possible) return false;
+  if (!possible) return Rejection::kTooLarge;
   Alloc& a = alloc(key);
   a = Alloc{};
   a.state = State::kQueued;
@@ -49,7 +54,7 @@ bool BackfillSchedule::submit(std::uint32_t key, SimTime release, const Demand& 
     return release < rq || (release == rq && k < q);
   });
   queue_.insert(pos, key);
-  return true;
+  return Rejection::kNone;
 }
 
 void BackfillSchedule::withdraw(std::uint32_t key) {

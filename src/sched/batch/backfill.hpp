@@ -32,7 +32,8 @@
 // machine ids): the earliest start over all eligible nodes, ties to the lowest NodeId.
 //
 // Walltime: the job's requested time (Pod::active_deadline). A job without one is treated as
-// having an infinite walltime (its allocation runs to +infinity). BatchScheduler may give such
+// having an infinite walltime (its allocation runs to +infinity), unless the schedule is built
+// to reject such jobs on release as conservative_bf.cpp does. BatchScheduler may give such
 // pods Batsim's converter walltime instead (see batch_scheduler.hpp).
 //
 // Decision points (batsched make_decisions runs once per Batsim message): decide() is called
@@ -71,7 +72,18 @@ class BackfillSchedule {
   // Optional per-(job, node) eligibility (taints, node selector); null: every node.
   using Eligible = std::function<bool(std::uint32_t key, NodeId node)>;
 
-  explicit BackfillSchedule(std::uint32_t depth) : depth_(depth) {}
+  // Why submit() queued nothing (kNone: the job was queued). batsched rejects such jobs on
+  // release (add_reject_job).
+  enum class Rejection : std::uint8_t {
+    kNone,
+    kNoWalltime,  // no walltime (zero or less) with reject_without_walltime (conservative_bf.cpp)
+    kTooLarge,    // no node could ever hold it: its requests exceed every node's allocatable
+  };
+
+  // reject_without_walltime: submit() rejects a job without walltime instead of planning it
+  // with an infinite one.
+  explicit BackfillSchedule(std::uint32_t depth, bool reject_without_walltime = false)
+      : depth_(depth), reject_without_walltime_(reject_without_walltime) {}
   std::uint32_t depth() const { return depth_; }
   void set_eligible(Eligible e) { eligible_ = std::move(e); }
 
@@ -79,9 +91,8 @@ class BackfillSchedule {
   void set_node(NodeId node, const Resources& allocatable, std::int64_t allowed_pods, bool schedulable);
 
   // A job enters the queue (batsched Queue::append_job; order: release time, then key).
-  // Returns false, and queues nothing, when no node could ever hold it (its requests exceed
-  // every node's allocatable): batsched rejects such jobs on release (add_reject_job).
-  bool submit(std::uint32_t key, SimTime release, const Demand& demand, Duration walltime);
+  // Returns why it was rejected on release instead, queueing nothing (kNone: queued).
+  Rejection submit(std::uint32_t key, SimTime release, const Demand& demand, Duration walltime);
   // A queued job disappeared (deleted): leaves the queue and the schedule.
   void withdraw(std::uint32_t key);
   // Something not decided here occupies a node from `now` until `end` (never: unknown), e.g.
@@ -142,6 +153,7 @@ class BackfillSchedule {
   }
 
   std::uint32_t depth_;
+  bool reject_without_walltime_;
   Eligible eligible_;
   std::vector<NodeState> nodes_;
   std::vector<Alloc> allocs_;          // by key

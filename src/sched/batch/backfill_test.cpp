@@ -149,9 +149,11 @@ TEST(Backfill, RejectsJobLargerThanEveryNode) {
   BackfillSchedule s(kEasy);
   s.set_node(NodeId(0), cpus(4), 110, true);
   s.set_node(NodeId(1), cpus(4), 110, true);
-  EXPECT_FALSE(s.submit(0, SimTime::zero(), BackfillSchedule::Demand{cpus(5), 1u << kCpu}, Duration::seconds(1)));
+  EXPECT_EQ(s.submit(0, SimTime::zero(), BackfillSchedule::Demand{cpus(5), 1u << kCpu}, Duration::seconds(1)),
+            BackfillSchedule::Rejection::kTooLarge);
   EXPECT_EQ(s.queue_size(), 0u);
-  EXPECT_TRUE(s.submit(1, SimTime::zero(), BackfillSchedule::Demand{cpus(4), 1u << kCpu}, Duration::seconds(1)));
+  EXPECT_EQ(s.submit(1, SimTime::zero(), BackfillSchedule::Demand{cpus(4), 1u << kCpu}, Duration::seconds(1)),
+            BackfillSchedule::Rejection::kNone);
 }
 
 // A job without walltime runs to +infinity in the plan: it cannot be backfilled before a

@@ -5,6 +5,18 @@
 
 namespace kubesim {
 
+namespace {
+// The pod's unschedulable message (after the scheduler's name) for a job rejected on release.
+const char* rejection_message(BackfillSchedule::Rejection r) {
+  switch (r) {
+    case BackfillSchedule::Rejection::kNoWalltime: return ": the job has no walltime (rejected on release)";
+    case BackfillSchedule::Rejection::kTooLarge: return ": the job requests more than any node can hold (rejected on release)";
+    case BackfillSchedule::Rejection::kNone: break;
+  }
+  return "";
+}
+}  // namespace
+
 BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
                                Duration bind_latency, std::int64_t missing_walltime_factor, Duration rjms_delay)
     : store_(store),
@@ -13,7 +25,9 @@ BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::str
       bind_latency_(bind_latency),
       missing_walltime_factor_(missing_walltime_factor),
       rjms_delay_(rjms_delay),
-      schedule_(depth) {
+      // conservative_bf.cpp rejects a job without walltime on release; easy_bf.cpp and
+      // fcfs_fast.cpp queue it (infinite walltime).
+      schedule_(depth, depth == BackfillSchedule::kAll) {
   // Which nodes a pod may use at all: what kubelet admission and kube-scheduler's filters
   // would refuse regardless of load (spec.nodeName, nodeSelector/affinity, NoSchedule and
   // NoExecute taints). Batsched's machines have no such constraints.
@@ -66,18 +80,10 @@ void BatchScheduler::on_pod_change(const Change& c, SimTime now) {
   const Pod& p = store_.pod(pod);
   const SimTime release = p.created.is_never() ? now : p.created;
   Duration walltime = p.active_deadline > Duration() ? p.active_deadline : p.run_time * missing_walltime_factor_;
-  if (walltime > Duration()) {
-    walltime = walltime + rjms_delay_;  // json_workload.cpp: job->walltime += _rjms_delay
-  } else if (schedule_.depth() == BackfillSchedule::kAll) {
-    // conservative_bf.cpp make_decisions: "else if (!new_job->has_walltime) ... Rejecting
-    // job '%s' as it has no walltime" (add_reject_job).
-    rejected_.emplace_back(pod, true);
-    request_decision(now);
-    return;
-  }
-  if (!schedule_.submit(key, release, demand_of(pod), walltime)) {
-    rejected_.emplace_back(pod, false);
-  }
+  // json_workload.cpp: job->walltime += _rjms_delay. A job without walltime keeps none.
+  if (walltime > Duration()) walltime = walltime + rjms_delay_;
+  const BackfillSchedule::Rejection rejection = schedule_.submit(key, release, demand_of(pod), walltime);
+  if (rejection != BackfillSchedule::Rejection::kNone) rejected_.emplace_back(pod, rejection);
   request_decision(now);
 }
 
@@ -92,13 +98,10 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
   switch (event.kind) {
     case SchedulerEvent::Kind::kTimer: {
       decision_posted_ = false;
-      for (const auto& [pod, no_walltime] : rejected_) {
+      for (const auto& [pod, rejection] : rejected_) {
         const Pod& p = store_.pod(pod);
         if (p.deleted || p.node.valid() || is_terminal(p.phase)) continue;
-        store_.update_pod(pod, [&](Pod& x) {
-          x.unschedulable_message = name_ + (no_walltime ? ": the job has no walltime (rejected on release)"
-                                                         : ": the job requests more than any node can hold (rejected on release)");
-        });
+        store_.update_pod(pod, [&](Pod& x) { x.unschedulable_message = name_ + rejection_message(rejection); });
       }
       rejected_.clear();
       starts_.clear();

@@ -47,6 +47,8 @@ namespace kubesim {
 
 class BatchScheduler final : public SchedulerModel {
  public:
+  // rjms_delay (not negative) is added to every walltime the plan uses; a job without walltime
+  // keeps none.
   BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
                  Duration bind_latency = Duration(), std::int64_t missing_walltime_factor = 0,
                  Duration rjms_delay = Duration());
@@ -73,7 +75,7 @@ class BatchScheduler final : public SchedulerModel {
   BackfillSchedule schedule_;
   bool decision_posted_ = false;
   std::vector<BackfillSchedule::Start> starts_;  // scratch, reused
-  std::vector<std::pair<PodId, bool>> rejected_;  // (pod, no walltime), written at the next decision
+  std::vector<std::pair<PodId, BackfillSchedule::Rejection>> rejected_;  // written at the next decision
   std::uint64_t bindings_ = 0;
 };
 
