@@ -14,8 +14,9 @@ SchedulerSetup batch_setup(const std::string& name, std::uint32_t depth, const s
           throw InputError(o.config_file, 0, "the " + name + " setup takes no configuration file");
         in.other_schedulers.push_back(SchedulerFactory{
             [name, depth](ObjectStore& store, SchedulerHost& host, const SimulationOptions&) {
-              // batsched defaults: rjms_delay 5 s (main.cpp), added to every walltime.
-              return std::make_unique<BatchScheduler>(store, host, name, depth, Duration(), 2, Duration::seconds(5));
+              // batsched's default rjms_delay, added to every walltime.
+              return std::make_unique<BatchScheduler>(store, host, name, depth, Duration(), 2,
+                                                      BatchScheduler::kBatschedRjmsDelay);
             },
             Duration()});
       }};

@@ -18,9 +18,10 @@
 // - Planned walltime: batsched adds its rjms_delay to every job's walltime when it reads the
 //   job (json_workload.cpp Workload::add_job_from_json_object: "Let's apply the RJMS delay
 //   on the job: job->walltime += _rjms_delay"), and main.cpp's --rjms_delay defaults to 5 s
-//   (read in hpc/batsched4's early, unmodified versions of batsched). So reservations and backfill
-//   windows use walltime + `rjms_delay` (the setups use 5 s); the pod is still killed at its
-//   own walltime (activeDeadlineSeconds), as Batsim kills at the job's walltime.
+//   (read in hpc/batsched4's early, unmodified versions of batsched; kBatschedRjmsDelay). So
+//   reservations and backfill windows use walltime + `rjms_delay` (the setups and the
+//   constructor's default use batsched's 5 s); the pod is still killed at its own walltime
+//   (activeDeadlineSeconds), as Batsim kills at the job's walltime.
 // - A pod without walltime (no activeDeadlineSeconds; e.g. every job of the NASA iPSC SWF
 //   trace, whose field 9 is -1): Batsim users convert such traces with walltime =
 //   max(jwf * run time, requested time), jwf = 2 by default (Batsim
@@ -47,11 +48,14 @@ namespace kubesim {
 
 class BatchScheduler final : public SchedulerModel {
  public:
+  // batsched's --rjms_delay default (main.cpp).
+  static constexpr Duration kBatschedRjmsDelay = Duration::seconds(5);
+
   // rjms_delay (not negative) is added to every walltime the plan uses; a job without walltime
   // keeps none.
   BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
                  Duration bind_latency = Duration(), std::int64_t missing_walltime_factor = 0,
-                 Duration rjms_delay = Duration());
+                 Duration rjms_delay = kBatschedRjmsDelay);
 
   bool serves(const std::string& scheduler_name) const override { return scheduler_name == name_; }
   void on_pod_change(const Change& change, SimTime now) override;
