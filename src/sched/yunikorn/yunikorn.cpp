@@ -1135,10 +1135,7 @@ bool YuniKorn::try_placeholder_allocate(int a, SimTime now) {
       PodState& phs = state(ph);
       if (phs.kind != PodState::kAllocated || phs.released || phs.preempted || phs.group != req.group) continue;
       // A real ask larger than the placeholder (any type) cancels the placeholder.
-      bool larger = false;
-      for (std::size_t r = 0; r < kSlots; ++r)
-        if ((phs.res.has(r) || req.res.has(r)) && phs.res.v[r] - req.res.v[r] < 0) larger = true;
-      if (larger) {
+      if (!greater_or_equal(phs.res, req.res)) {
         phs.released = true;
         phs.term = PodState::kTimeout;  // "cancel placeholder: resource incompatible"
         release_to_shim(ph, now);
