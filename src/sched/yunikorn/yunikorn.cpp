@@ -331,8 +331,7 @@ void YuniKorn::create_placeholders(int a, const std::vector<TaskGroupSpec>& spec
     // placeholder_manager.go cleanUp, then RunApplication: a normal application.
     for (PodId ph : gangs_[gi].placeholders) {
       state(ph).term = PodState::kTimeout;
-      store_.delete_pod(ph, now, Duration::seconds(store_.spec_of(ph).termination_grace_period_seconds),
-                        DisruptionReason::kDeletionByUser);
+      release_to_shim(ph, now);
     }
     shim_run(a, now);
   }
