@@ -775,6 +775,26 @@ bool YuniKorn::try_node(int node, const Ask& ask) const {
   return predicates(ask.pod, node);
 }
 
+void YuniKorn::add_to_node(int node, PodId pod, const Res& res) {
+  NodeState& n = nodes_[node];
+  n.allocated += res;
+  n.allocs.push_back(pod);
+}
+
+void YuniKorn::count_allocation(int a, PodId pod, const Res& res) {
+  App& app = apps_[a];
+  add_to_queues(app.queue, res, &QueueState::allocated, +1);
+  if (app.pods++ == 0)
+    for (int q = app.queue; q >= 0; q = config_.queues[q].parent) ++queues_[q].running_apps;
+  node_order_dirty_ = true;
+  store_.pod_statistics(pod).scheduling_attempts += 1;
+}
+
+void YuniKorn::post_bind(PodId pod, int node, SimTime now) {
+  host_.post(now + config_.bind_latency.sample(rng_), Phase::kApi,
+             SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, NodeId(static_cast<std::uint32_t>(node))});
+}
+
 void YuniKorn::allocate(int slot, int node, SimTime now) {
   const Ask ask = asks_[slot];
   App& app = apps_[ask.app];
@@ -782,14 +802,8 @@ void YuniKorn::allocate(int slot, int node, SimTime now) {
   PodState& ps = state(ask.pod);
   ps.kind = PodState::kAllocated;
   ps.node = node;
-  NodeState& n = nodes_[node];
-  n.allocated += ask.res;
-  n.allocs.push_back(ask.pod);
-  add_to_queues(app.queue, ask.res, &QueueState::allocated, +1);
-  if (app.pods++ == 0)
-    for (int q = app.queue; q >= 0; q = config_.queues[q].parent) ++queues_[q].running_apps;
-  node_order_dirty_ = true;
-  store_.pod_statistics(ask.pod).scheduling_attempts += 1;
+  add_to_node(node, ask.pod, ask.res);
+  count_allocation(ask.app, ask.pod, ask.res);
   // application.go addAllocationInternal.
   if (ask.placeholder) {
     // Placeholders do not progress the state until all are allocated; the first one starts
@@ -808,8 +822,7 @@ void YuniKorn::allocate(int slot, int node, SimTime now) {
     app.allocated += ask.res;
   }
   // The shim binds asynchronously (cache/context.go AssumePod + bind task).
-  host_.post(now + config_.bind_latency.sample(rng_), Phase::kApi,
-             SchedulerEvent{SchedulerEvent::Kind::kBindDone, ask.pod, NodeId(static_cast<std::uint32_t>(node))});
+  post_bind(ask.pod, node, now);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -927,21 +940,14 @@ void YuniKorn::remove_placeholder(PodId ph, SimTime now) {
   PodState& rs = state(real);
   rs.partner = PodId();
   rs.kind = PodState::kAllocated;
-  if (rs.node == ps.node) {  // node.ReplaceAllocation; on another node it was added already
-    nodes_[rs.node].allocated += rs.res;
-    nodes_[rs.node].allocs.push_back(real);
-  }
-  add_to_queues(app.queue, rs.res, &QueueState::allocated, +1);
-  if (app.pods++ == 0)
-    for (int q = app.queue; q >= 0; q = config_.queues[q].parent) ++queues_[q].running_apps;
+  // node.ReplaceAllocation; on another node it was added already.
+  if (rs.node == ps.node) add_to_node(rs.node, real, rs.res);
+  count_allocation(a, real, rs.res);
   if (any_positive(app.allocated) || app.state == AppState::kCompleting) run_app(a, now);
   app.allocated += rs.res;
   if (ps.group >= 0) ++g.groups[ps.group].replaced;
-  node_order_dirty_ = true;
-  store_.pod_statistics(real).scheduling_attempts += 1;
   // The confirmed allocation goes to the shim, which binds the real pod.
-  host_.post(now + config_.bind_latency.sample(rng_), Phase::kApi,
-             SchedulerEvent{SchedulerEvent::Kind::kBindDone, real, NodeId(static_cast<std::uint32_t>(rs.node))});
+  post_bind(real, rs.node, now);
 }
 
 void YuniKorn::placeholder_timeout(int a, SimTime now) {
@@ -1159,8 +1165,7 @@ bool YuniKorn::try_placeholder_allocate(int a, SimTime now) {
     if (nodes_[n].reserved_ask >= 0) continue;
     if (!fit_in(nodes_[n].available(), req.res) || !predicates(req.pod, n)) continue;
     // node.AddAllocation on the new node now; the queue is only updated at the swap.
-    nodes_[n].allocated += req.res;
-    nodes_[n].allocs.push_back(req.pod);
+    add_to_node(n, req.pod, req.res);
     replace(req_fit, g.placeholders[static_cast<std::size_t>(ph_fit)], n);
     return true;
   }

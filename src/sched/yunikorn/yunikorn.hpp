@@ -211,6 +211,12 @@ class YuniKorn final : public SchedulerModel {
   void remove_ask(int ask);
   void update_app_priority(App& app);
   void allocate(int ask, int node, SimTime now);
+  // Committing an allocation (allocate, a replacement, a placeholder's replacement on another
+  // node): the node's side (node.AddAllocation); the queues' usage, running applications and
+  // the pod's scheduling attempt; the shim's asynchronous bind.
+  void add_to_node(int node, PodId pod, const Res& res);
+  void count_allocation(int app, PodId pod, const Res& res);
+  void post_bind(PodId pod, int node, SimTime now);
   void release(PodId pod, SimTime now);
   // Gang scheduling.
   void create_placeholders(int app, const std::vector<TaskGroupSpec>& specs, const std::string& queue_label,
