@@ -329,10 +329,7 @@ void YuniKorn::create_placeholders(int a, const std::vector<TaskGroupSpec>& spec
   }
   if (failed) {
     // placeholder_manager.go cleanUp, then RunApplication: a normal application.
-    for (PodId ph : gangs_[gi].placeholders) {
-      state(ph).term = PodState::kTimeout;
-      release_to_shim(ph, now);
-    }
+    for (PodId ph : gangs_[gi].placeholders) release_timeout(ph, now);
     shim_run(a, now);
   }
 }
@@ -906,6 +903,22 @@ void YuniKorn::release_to_shim(PodId ph, SimTime now) {
                     DisruptionReason::kDeletionByUser);
 }
 
+void YuniKorn::release_timeout(PodId ph, SimTime now) {
+  state(ph).term = PodState::kTimeout;
+  release_to_shim(ph, now);
+}
+
+void YuniKorn::release_unused_placeholders(int a, bool count_timed_out, SimTime now) {
+  Gang& g = gangs_[apps_[a].gang];
+  for (PodId ph : g.placeholders) {
+    PodState& ps = state(ph);
+    if (ps.kind != PodState::kAllocated || ps.released) continue;
+    ps.released = true;
+    if (count_timed_out && ps.group >= 0) ++g.groups[ps.group].timed_out;
+    release_timeout(ph, now);
+  }
+}
+
 void YuniKorn::remove_placeholder(PodId ph, SimTime now) {
   // The placeholder's allocation is removed (its pod is gone). partition.go removeAllocation:
   // released for a replacement (PLACEHOLDER_REPLACED) it is swapped for the real allocation
@@ -959,14 +972,7 @@ void YuniKorn::placeholder_timeout(int a, SimTime now) {
   if ((s == AppState::kRunning || s == AppState::kStarting || s == AppState::kCompleting) &&
       any_positive(g.allocated_ph)) {
     // Case 1: the application runs; the placeholders not replaced are released.
-    for (PodId ph : g.placeholders) {
-      PodState& ps = state(ph);
-      if (ps.kind != PodState::kAllocated || ps.released) continue;
-      ps.released = true;
-      ps.term = PodState::kTimeout;
-      if (ps.group >= 0) ++g.groups[ps.group].timed_out;
-      release_to_shim(ph, now);
-    }
+    release_unused_placeholders(a, true, now);
     return;
   }
   // Case 2: not all placeholders were allocated. Soft resumes the application (Resuming),
@@ -988,8 +994,7 @@ void YuniKorn::placeholder_timeout(int a, SimTime now) {
     remove_ask(ps.ask);
     ps.kind = PodState::kNone;
     if (ps.placeholder) {
-      ps.term = PodState::kTimeout;
-      release_to_shim(pod, now);
+      release_timeout(pod, now);
     } else {
       // Unexpected (see above): kept back by the shim again, so Hard fails it and Soft
       // submits it again (upstream would leave its task Pending without an ask).
@@ -998,12 +1003,8 @@ void YuniKorn::placeholder_timeout(int a, SimTime now) {
     }
   }
   // All allocated placeholders are released (TIMEOUT) and every group counts as timed out.
-  for (PodId ph : g.placeholders) {
-    PodState& ps = state(ph);
-    if (ps.kind != PodState::kAllocated) continue;
-    ps.term = PodState::kTimeout;
-    release_to_shim(ph, now);
-  }
+  for (PodId ph : g.placeholders)
+    if (state(ph).kind == PodState::kAllocated) release_timeout(ph, now);
   for (TaskGroupState& tg : g.groups) tg.timed_out = tg.count;
   node_order_dirty_ = true;
   // The shim hears the new state (scheduler_callback.go UpdateApplication).
@@ -1022,13 +1023,7 @@ void YuniKorn::completing_timeout(int a, SimTime now) {
   Gang& g = gangs_[app.gang];
   clear_timer(a, &Gang::state_timer);
   if (app.state != AppState::kCompleting || !any_positive(g.allocated_ph)) return;
-  for (PodId ph : g.placeholders) {
-    PodState& ps = state(ph);
-    if (ps.kind != PodState::kAllocated || ps.released) continue;
-    ps.released = true;
-    ps.term = PodState::kTimeout;
-    release_to_shim(ph, now);
-  }
+  release_unused_placeholders(a, false, now);
 }
 
 void YuniKorn::shim_reservation_check(int a, SimTime now) {
@@ -1142,8 +1137,7 @@ bool YuniKorn::try_placeholder_allocate(int a, SimTime now) {
       // A real ask larger than the placeholder (any type) cancels the placeholder.
       if (!greater_or_equal(phs.res, req.res)) {
         phs.released = true;
-        phs.term = PodState::kTimeout;  // "cancel placeholder: resource incompatible"
-        release_to_shim(ph, now);
+        release_timeout(ph, now);  // "cancel placeholder: resource incompatible"
         continue;
       }
       if (ph_fit < 0) {

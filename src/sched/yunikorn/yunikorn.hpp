@@ -229,6 +229,12 @@ class YuniKorn final : public SchedulerModel {
   void clear_timer(int app, SimTime Gang::*timer);
   void remove_placeholder(PodId ph, SimTime now);
   void release_to_shim(PodId ph, SimTime now);  // the shim deletes a released placeholder
+  // release_to_shim with the placeholder's end reported as TIMEOUT (si.TerminationType: not
+  // counted as stopped by the shim when its allocation is removed).
+  void release_timeout(PodId ph, SimTime now);
+  // The allocated placeholders not released yet are released (TIMEOUT); `count_timed_out`
+  // also counts each in its task group's timed_out.
+  void release_unused_placeholders(int app, bool count_timed_out, SimTime now);
   void placeholder_timeout(int app, SimTime now);
   void completing_timeout(int app, SimTime now);
   void shim_reservation_check(int app, SimTime now);
