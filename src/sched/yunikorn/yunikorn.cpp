@@ -158,10 +158,14 @@ int YuniKorn::create_app(const std::string& app_id, const std::string& queue_lab
   if (q < 0 || !config_.queues[q].leaf) return -1;
   const Pod& p = store_.pod(pod);
   const PodTemplate& spec = store_.spec(p.spec);
+  const std::string* tg = find_label(spec.annotations, kAnnotationTaskGroups);
+  // A pod of an application rejected for its task groups from the same queue and annotation
+  // is rejected again (its message is there already).
+  if (tg && rejected_gangs_.contains(std::forward_as_tuple(app_id, q, *tg))) return -1;
   // k8shim metadata.go getAppMetadata: the task groups of the first pod; an invalid
   // annotation is logged (event TaskGroupsError on the pod) and the application has none.
   std::vector<TaskGroupSpec> groups;
-  if (const std::string* tg = find_label(spec.annotations, kAnnotationTaskGroups)) {
+  if (tg) {
     TaskGroupsResult r = parse_task_groups(*tg, store_.resource_names());
     if (!r.error.empty()) gang_messages_.emplace_back(app_id, "unable to get taskGroups for pod, reason: " + r.error);
     groups = std::move(r.groups);
@@ -207,6 +211,7 @@ int YuniKorn::create_app(const std::string& app_id, const std::string& queue_lab
       // (Every pod of a rejected application is rejected again: one message is enough.)
       if (std::find(gang_messages_.begin(), gang_messages_.end(), std::make_pair(app_id, why)) == gang_messages_.end())
         gang_messages_.emplace_back(app_id, why);
+      rejected_gangs_.emplace(app_id, q, *tg);
       return -1;
     }
   }

@@ -34,8 +34,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/random.hpp"
@@ -280,6 +283,10 @@ class YuniKorn final : public SchedulerModel {
   std::vector<PodState> pods_;
   std::vector<Gang> gangs_;
   std::vector<std::pair<std::string, std::string>> gang_messages_;  // app ID -> message
+  // Applications the partition rejected for their task groups: app ID, leaf queue, task-groups
+  // annotation (the rejection depends on nothing else; such an application has no entry in
+  // app_index_, so each of its pods comes to create_app).
+  std::set<std::tuple<std::string, int, std::string>, std::less<>> rejected_gangs_;
   int placeholder_allocs_ = 0;  // allocated placeholders in the partition
   int timers_ = 0;              // gang timers pending (expects_change)
   std::vector<NodeState> nodes_;

@@ -589,6 +589,23 @@ TEST(YuniKornGang, TaskGroupsNeedAFifoQueue) {
             "queue root.fair cannot run application gang with task group request: unsupported sort type");
 }
 
+// Each pod of a rejected application comes to the partition again: the same queue and task
+// groups are rejected again (one message), another queue can still take the application.
+TEST(YuniKornGang, RejectionIsPerQueueAndTaskGroups) {
+  GangRun r(4, 8);
+  r.pod("p0", 4, 10, 100, task_groups(1, 4), "", "root.fair");
+  r.pod("p1", 4, 20, 100, task_groups(1, 4), "", "root.fair");
+  r.pod("p2", 4, 30, 100, task_groups(1, 4), "", "root.q");
+  r.start();
+  r.sim->run();
+  EXPECT_FALSE(r.pod("p0").node.valid());
+  EXPECT_FALSE(r.pod("p1").node.valid());
+  EXPECT_TRUE(r.pod("p2").node.valid());
+  EXPECT_EQ(r.yk->placeholders("gang").size(), 1u);
+  EXPECT_EQ(r.yk->gang_message("gang"),
+            "queue root.fair cannot run application gang with task group request: unsupported sort type");
+}
+
 TEST(YuniKornGang, ParsesTaskGroupsAsTheShimDoes) {
   ResourceNames names;
   // Keys match case-insensitively; unknown keys are ignored; quantities may be numbers.
