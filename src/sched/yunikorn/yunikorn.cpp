@@ -242,7 +242,9 @@ int YuniKorn::create_app(const std::string& app_id, const std::string& queue_lab
     gangs_.push_back(std::move(g));
     // The core accepts the application; the shim's postAppAccepted sees task groups and no
     // task scheduled yet (skipReservationStage): Reserving, which creates the placeholders.
-    create_placeholders(a, groups, queue_label, now);
+    // (A copy: creating the placeholders grows the store's vectors.)
+    const std::string tg_def = *tg;
+    create_placeholders(a, groups, queue_label, tg_def, params, now);
   }
   return a;
 }
@@ -260,7 +262,7 @@ int YuniKorn::group_of(int a, const PodTemplate& spec) const {
 }
 
 void YuniKorn::create_placeholders(int a, const std::vector<TaskGroupSpec>& specs, const std::string& queue_label,
-                                   SimTime now) {
+                                   const std::string& tg_def, const std::string& params, SimTime now) {
   // k8shim placeholder_manager.go createAppPlaceholders: minMember placeholder pods per task
   // group, created through the API (placeholder.go newPlaceholder). On the first failure the
   // application's placeholders are cleaned up and it runs as a normal application
@@ -270,10 +272,6 @@ void YuniKorn::create_placeholders(int a, const std::vector<TaskGroupSpec>& spec
   const NamespaceId ns = store_.pod(apps_[a].originator).ns;
   const PodTemplate& origin_spec = store_.spec_of(apps_[a].originator);
   const std::string priority_class = origin_spec.priority_class_name;
-  const std::string* tg = find_label(origin_spec.annotations, kAnnotationTaskGroups);
-  const std::string tg_def = tg ? *tg : "";
-  const std::string* pp = find_label(origin_spec.annotations, kAnnotationSchedulingPolicy);
-  const std::string params = pp ? *pp : "";
   const int gi = apps_[a].gang;
   bool failed = false;
   for (std::size_t i = 0; i < specs.size() && !failed; ++i) {

@@ -222,8 +222,10 @@ class YuniKorn final : public SchedulerModel {
   void post_bind(PodId pod, int node, SimTime now);
   void release(PodId pod, SimTime now);
   // Gang scheduling.
+  // `tg_def` and `params`: the originator's task-groups and scheduling-policy annotations
+  // (copied onto each placeholder), as create_app read them.
   void create_placeholders(int app, const std::vector<TaskGroupSpec>& specs, const std::string& queue_label,
-                           SimTime now);
+                           const std::string& tg_def, const std::string& params, SimTime now);
   int group_of(int app, const PodTemplate& spec) const;
   void set_state(int app, AppState next, SimTime now);
   void run_app(int app, SimTime now);       // RunApplication
