@@ -327,6 +327,7 @@ void YuniKorn::create_placeholders(int a, const std::vector<TaskGroupSpec>& spec
       ++gangs_[gi].live;
       PodState& phs = state(ph);
       phs.placeholder = true;
+      phs.shim_created = true;
       phs.app = a;
     }
   }
@@ -468,6 +469,7 @@ void YuniKorn::on_pod_change(const Change& c, SimTime now) {
     const bool placeholder_gone = ps.placeholder && !ps.gone && app >= 0 && apps_[app].gang >= 0;
     if (placeholder_gone) {
       ps.gone = true;
+      if (ps.bound && ps.shim_created && ps.group >= 0) --gangs_[apps_[app].gang].groups[ps.group].bound;
       ps.bound = false;
       --gangs_[apps_[app].gang].live;
     }
@@ -567,6 +569,7 @@ void YuniKorn::on_event(const SchedulerEvent& event, SimTime now) {
       // A placeholder's task is Bound: the shim checks its application's reservation.
       PodState& ps = state(event.pod);
       if (ps.placeholder && ps.app >= 0 && apps_[ps.app].gang >= 0 && !ps.gone) {
+        if (!ps.bound && ps.shim_created && ps.group >= 0) ++gangs_[apps_[ps.app].gang].groups[ps.group].bound;
         ps.bound = true;
         shim_reservation_check(ps.app, now);
       }
@@ -1034,14 +1037,8 @@ void YuniKorn::shim_reservation_check(int a, SimTime now) {
   // application runs once every task group has minMember placeholders Bound.
   Gang& g = gangs_[apps_[a].gang];
   if (g.shim != ShimState::kReserving) return;
-  for (std::size_t i = 0; i < g.groups.size(); ++i) {
-    std::int32_t bound = 0;
-    for (PodId ph : g.placeholders) {
-      const PodState& ps = state(ph);
-      if (ps.bound && ps.group == static_cast<std::int16_t>(i)) ++bound;
-    }
-    if (bound < g.groups[i].min_member) return;
-  }
+  for (const TaskGroupState& tg : g.groups)
+    if (tg.bound < tg.min_member) return;
   shim_run(a, now);
 }
 

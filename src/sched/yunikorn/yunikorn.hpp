@@ -142,6 +142,9 @@ class YuniKorn final : public SchedulerModel {
     std::int64_t count = 0;      // placeholder asks added
     std::int64_t replaced = 0;   // placeholders replaced by real allocations
     std::int64_t timed_out = 0;  // placeholders timed out or removed
+    // Placeholders of the group the shim created (Gang::placeholders) whose task is Bound:
+    // kept where PodState::bound is set and cleared, for shim_reservation_check.
+    std::int32_t bound = 0;
   };
   struct Gang {
     std::vector<TaskGroupState> groups;
@@ -184,6 +187,7 @@ class YuniKorn final : public SchedulerModel {
     bool placeholder = false;
     bool released = false;  // placeholders: IsReleased (replacement, timeout)
     bool bound = false;     // placeholders: the shim's bind landed (task Bound)
+    bool shim_created = false;  // placeholders: created by the shim (in Gang::placeholders)
     bool gone = false;      // placeholders: seen terminated or deleted
     Term term = kStoppedByRM;
     std::int16_t group = -1;
