@@ -5,6 +5,7 @@
 
 #include "core/read_file.hpp"
 #include "engine/simulation.hpp"
+#include "model/test_nodes.hpp"
 #include "report/batsim_csv.hpp"
 #include "workload/workload.hpp"
 
@@ -340,10 +341,7 @@ std::string task_groups(int min_member, int cores) {
 struct GangRun {
   explicit GangRun(int nodes, std::int64_t cores) {
     for (int i = 0; i < nodes; ++i) {
-      Node n;
-      n.name = "n" + std::to_string(i);
-      n.allocatable[kCpu] = n.capacity[kCpu] = cores * 1000;
-      n.allocatable[kMemory] = n.capacity[kMemory] = 64 * G;
+      Node n = test_node("n" + std::to_string(i), cores * 1000, 64 * G);
       set_label(n.labels, "kubernetes.io/hostname", n.name);
       in.nodes.push_back(std::move(n));
     }
