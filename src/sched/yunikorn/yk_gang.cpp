@@ -7,7 +7,9 @@
 #include <limits>
 #include <string_view>
 
+#include "core/parse_number.hpp"
 #include "core/quantity.hpp"
+#include "core/split.hpp"
 
 namespace kubesim::yunikorn {
 
@@ -252,9 +254,7 @@ void read_min_resource(const Json& v, TaskGroupSpec& g, bool& present, ResourceN
     if (!q.is_null()) {
       std::string why;
       // Quantity.UnmarshalJSON trims spaces before ParseQuantity.
-      const auto b = text.find_first_not_of(" \t\r\n");
-      const auto e = text.find_last_not_of(" \t\r\n");
-      const std::string trimmed = b == std::string::npos ? "" : text.substr(b, e - b + 1);
+      const std::string trimmed(trim(text));
       const auto parsed = Quantity::parse(trimmed, &why);
       if (!parsed) throw TypeError{why};
       if (parsed->negative() && !parsed->is_zero() && g.invalid.empty())
@@ -325,17 +325,6 @@ std::int64_t parse_int64(std::string_view s, bool* ok) {
   return static_cast<std::int64_t>(v);
 }
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
-
 // The first `n` characters (UTF-8 code points, as Go's %.Ns counts runes) of `s`.
 std::string prefix_runes(const std::string& s, std::size_t n) {
   std::size_t i = 0, runes = 0;
@@ -398,7 +387,7 @@ SchedulingPolicy parse_scheduling_policy(const std::string& text) {
   SchedulingPolicy p;
   if (text.empty()) return p;
   for (std::string_view entry : split(text, ' ')) {
-    const std::vector<std::string_view> kv = split(entry, '=');
+    const std::vector<std::string> kv = split(entry, '=');
     if (kv.size() != 2) continue;  // "Skipping malformed scheduling policy parameter"
     if (kv[0] == "placeholderTimeoutInSeconds") {
       bool ok = false;

@@ -158,10 +158,14 @@ int YuniKorn::create_app(const std::string& app_id, const std::string& queue_lab
   if (q < 0 || !config_.queues[q].leaf) return -1;
   const Pod& p = store_.pod(pod);
   const PodTemplate& spec = store_.spec(p.spec);
+  const std::string* tg = find_label(spec.annotations, kAnnotationTaskGroups);
+  // A pod of an application rejected for its task groups from the same queue and annotation
+  // is rejected again (its message is there already).
+  if (tg && rejected_gangs_.contains(std::forward_as_tuple(app_id, q, *tg))) return -1;
   // k8shim metadata.go getAppMetadata: the task groups of the first pod; an invalid
   // annotation is logged (event TaskGroupsError on the pod) and the application has none.
   std::vector<TaskGroupSpec> groups;
-  if (const std::string* tg = find_label(spec.annotations, kAnnotationTaskGroups)) {
+  if (tg) {
     TaskGroupsResult r = parse_task_groups(*tg, store_.resource_names());
     if (!r.error.empty()) gang_messages_.emplace_back(app_id, "unable to get taskGroups for pod, reason: " + r.error);
     groups = std::move(r.groups);
@@ -207,6 +211,7 @@ int YuniKorn::create_app(const std::string& app_id, const std::string& queue_lab
       // (Every pod of a rejected application is rejected again: one message is enough.)
       if (std::find(gang_messages_.begin(), gang_messages_.end(), std::make_pair(app_id, why)) == gang_messages_.end())
         gang_messages_.emplace_back(app_id, why);
+      rejected_gangs_.emplace(app_id, q, *tg);
       return -1;
     }
   }
@@ -237,7 +242,9 @@ int YuniKorn::create_app(const std::string& app_id, const std::string& queue_lab
     gangs_.push_back(std::move(g));
     // The core accepts the application; the shim's postAppAccepted sees task groups and no
     // task scheduled yet (skipReservationStage): Reserving, which creates the placeholders.
-    create_placeholders(a, groups, queue_label, now);
+    // (A copy: creating the placeholders grows the store's vectors.)
+    const std::string tg_def = *tg;
+    create_placeholders(a, groups, queue_label, tg_def, params, now);
   }
   return a;
 }
@@ -255,7 +262,7 @@ int YuniKorn::group_of(int a, const PodTemplate& spec) const {
 }
 
 void YuniKorn::create_placeholders(int a, const std::vector<TaskGroupSpec>& specs, const std::string& queue_label,
-                                   SimTime now) {
+                                   const std::string& tg_def, const std::string& params, SimTime now) {
   // k8shim placeholder_manager.go createAppPlaceholders: minMember placeholder pods per task
   // group, created through the API (placeholder.go newPlaceholder). On the first failure the
   // application's placeholders are cleaned up and it runs as a normal application
@@ -265,10 +272,6 @@ void YuniKorn::create_placeholders(int a, const std::vector<TaskGroupSpec>& spec
   const NamespaceId ns = store_.pod(apps_[a].originator).ns;
   const PodTemplate& origin_spec = store_.spec_of(apps_[a].originator);
   const std::string priority_class = origin_spec.priority_class_name;
-  const std::string* tg = find_label(origin_spec.annotations, kAnnotationTaskGroups);
-  const std::string tg_def = tg ? *tg : "";
-  const std::string* pp = find_label(origin_spec.annotations, kAnnotationSchedulingPolicy);
-  const std::string params = pp ? *pp : "";
   const int gi = apps_[a].gang;
   bool failed = false;
   for (std::size_t i = 0; i < specs.size() && !failed; ++i) {
@@ -324,16 +327,13 @@ void YuniKorn::create_placeholders(int a, const std::vector<TaskGroupSpec>& spec
       ++gangs_[gi].live;
       PodState& phs = state(ph);
       phs.placeholder = true;
+      phs.shim_created = true;
       phs.app = a;
     }
   }
   if (failed) {
     // placeholder_manager.go cleanUp, then RunApplication: a normal application.
-    for (PodId ph : gangs_[gi].placeholders) {
-      state(ph).term = PodState::kTimeout;
-      store_.delete_pod(ph, now, Duration::seconds(store_.spec_of(ph).termination_grace_period_seconds),
-                        DisruptionReason::kDeletionByUser);
-    }
+    for (PodId ph : gangs_[gi].placeholders) release_timeout(ph, now);
     shim_run(a, now);
   }
 }
@@ -469,6 +469,7 @@ void YuniKorn::on_pod_change(const Change& c, SimTime now) {
     const bool placeholder_gone = ps.placeholder && !ps.gone && app >= 0 && apps_[app].gang >= 0;
     if (placeholder_gone) {
       ps.gone = true;
+      if (ps.bound && ps.shim_created && ps.group >= 0) --gangs_[apps_[app].gang].groups[ps.group].bound;
       ps.bound = false;
       --gangs_[apps_[app].gang].live;
     }
@@ -568,6 +569,7 @@ void YuniKorn::on_event(const SchedulerEvent& event, SimTime now) {
       // A placeholder's task is Bound: the shim checks its application's reservation.
       PodState& ps = state(event.pod);
       if (ps.placeholder && ps.app >= 0 && apps_[ps.app].gang >= 0 && !ps.gone) {
+        if (!ps.bound && ps.shim_created && ps.group >= 0) ++gangs_[apps_[ps.app].gang].groups[ps.group].bound;
         ps.bound = true;
         shim_reservation_check(ps.app, now);
       }
@@ -776,6 +778,26 @@ bool YuniKorn::try_node(int node, const Ask& ask) const {
   return predicates(ask.pod, node);
 }
 
+void YuniKorn::add_to_node(int node, PodId pod, const Res& res) {
+  NodeState& n = nodes_[node];
+  n.allocated += res;
+  n.allocs.push_back(pod);
+}
+
+void YuniKorn::count_allocation(int a, PodId pod, const Res& res) {
+  App& app = apps_[a];
+  add_to_queues(app.queue, res, &QueueState::allocated, +1);
+  if (app.pods++ == 0)
+    for (int q = app.queue; q >= 0; q = config_.queues[q].parent) ++queues_[q].running_apps;
+  node_order_dirty_ = true;
+  store_.pod_statistics(pod).scheduling_attempts += 1;
+}
+
+void YuniKorn::post_bind(PodId pod, int node, SimTime now) {
+  host_.post(now + config_.bind_latency.sample(rng_), Phase::kApi,
+             SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, NodeId(static_cast<std::uint32_t>(node))});
+}
+
 void YuniKorn::allocate(int slot, int node, SimTime now) {
   const Ask ask = asks_[slot];
   App& app = apps_[ask.app];
@@ -783,14 +805,8 @@ void YuniKorn::allocate(int slot, int node, SimTime now) {
   PodState& ps = state(ask.pod);
   ps.kind = PodState::kAllocated;
   ps.node = node;
-  NodeState& n = nodes_[node];
-  n.allocated += ask.res;
-  n.allocs.push_back(ask.pod);
-  add_to_queues(app.queue, ask.res, &QueueState::allocated, +1);
-  if (app.pods++ == 0)
-    for (int q = app.queue; q >= 0; q = config_.queues[q].parent) ++queues_[q].running_apps;
-  node_order_dirty_ = true;
-  store_.pod_statistics(ask.pod).scheduling_attempts += 1;
+  add_to_node(node, ask.pod, ask.res);
+  count_allocation(ask.app, ask.pod, ask.res);
   // application.go addAllocationInternal.
   if (ask.placeholder) {
     // Placeholders do not progress the state until all are allocated; the first one starts
@@ -809,8 +825,7 @@ void YuniKorn::allocate(int slot, int node, SimTime now) {
     app.allocated += ask.res;
   }
   // The shim binds asynchronously (cache/context.go AssumePod + bind task).
-  host_.post(now + config_.bind_latency.sample(rng_), Phase::kApi,
-             SchedulerEvent{SchedulerEvent::Kind::kBindDone, ask.pod, NodeId(static_cast<std::uint32_t>(node))});
+  post_bind(ask.pod, node, now);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -894,6 +909,22 @@ void YuniKorn::release_to_shim(PodId ph, SimTime now) {
                     DisruptionReason::kDeletionByUser);
 }
 
+void YuniKorn::release_timeout(PodId ph, SimTime now) {
+  state(ph).term = PodState::kTimeout;
+  release_to_shim(ph, now);
+}
+
+void YuniKorn::release_unused_placeholders(int a, bool count_timed_out, SimTime now) {
+  Gang& g = gangs_[apps_[a].gang];
+  for (PodId ph : g.placeholders) {
+    PodState& ps = state(ph);
+    if (ps.kind != PodState::kAllocated || ps.released) continue;
+    ps.released = true;
+    if (count_timed_out && ps.group >= 0) ++g.groups[ps.group].timed_out;
+    release_timeout(ph, now);
+  }
+}
+
 void YuniKorn::remove_placeholder(PodId ph, SimTime now) {
   // The placeholder's allocation is removed (its pod is gone). partition.go removeAllocation:
   // released for a replacement (PLACEHOLDER_REPLACED) it is swapped for the real allocation
@@ -928,21 +959,14 @@ void YuniKorn::remove_placeholder(PodId ph, SimTime now) {
   PodState& rs = state(real);
   rs.partner = PodId();
   rs.kind = PodState::kAllocated;
-  if (rs.node == ps.node) {  // node.ReplaceAllocation; on another node it was added already
-    nodes_[rs.node].allocated += rs.res;
-    nodes_[rs.node].allocs.push_back(real);
-  }
-  add_to_queues(app.queue, rs.res, &QueueState::allocated, +1);
-  if (app.pods++ == 0)
-    for (int q = app.queue; q >= 0; q = config_.queues[q].parent) ++queues_[q].running_apps;
+  // node.ReplaceAllocation; on another node it was added already.
+  if (rs.node == ps.node) add_to_node(rs.node, real, rs.res);
+  count_allocation(a, real, rs.res);
   if (any_positive(app.allocated) || app.state == AppState::kCompleting) run_app(a, now);
   app.allocated += rs.res;
   if (ps.group >= 0) ++g.groups[ps.group].replaced;
-  node_order_dirty_ = true;
-  store_.pod_statistics(real).scheduling_attempts += 1;
   // The confirmed allocation goes to the shim, which binds the real pod.
-  host_.post(now + config_.bind_latency.sample(rng_), Phase::kApi,
-             SchedulerEvent{SchedulerEvent::Kind::kBindDone, real, NodeId(static_cast<std::uint32_t>(rs.node))});
+  post_bind(real, rs.node, now);
 }
 
 void YuniKorn::placeholder_timeout(int a, SimTime now) {
@@ -954,14 +978,7 @@ void YuniKorn::placeholder_timeout(int a, SimTime now) {
   if ((s == AppState::kRunning || s == AppState::kStarting || s == AppState::kCompleting) &&
       any_positive(g.allocated_ph)) {
     // Case 1: the application runs; the placeholders not replaced are released.
-    for (PodId ph : g.placeholders) {
-      PodState& ps = state(ph);
-      if (ps.kind != PodState::kAllocated || ps.released) continue;
-      ps.released = true;
-      ps.term = PodState::kTimeout;
-      if (ps.group >= 0) ++g.groups[ps.group].timed_out;
-      release_to_shim(ph, now);
-    }
+    release_unused_placeholders(a, true, now);
     return;
   }
   // Case 2: not all placeholders were allocated. Soft resumes the application (Resuming),
@@ -983,8 +1000,7 @@ void YuniKorn::placeholder_timeout(int a, SimTime now) {
     remove_ask(ps.ask);
     ps.kind = PodState::kNone;
     if (ps.placeholder) {
-      ps.term = PodState::kTimeout;
-      release_to_shim(pod, now);
+      release_timeout(pod, now);
     } else {
       // Unexpected (see above): kept back by the shim again, so Hard fails it and Soft
       // submits it again (upstream would leave its task Pending without an ask).
@@ -993,12 +1009,8 @@ void YuniKorn::placeholder_timeout(int a, SimTime now) {
     }
   }
   // All allocated placeholders are released (TIMEOUT) and every group counts as timed out.
-  for (PodId ph : g.placeholders) {
-    PodState& ps = state(ph);
-    if (ps.kind != PodState::kAllocated) continue;
-    ps.term = PodState::kTimeout;
-    release_to_shim(ph, now);
-  }
+  for (PodId ph : g.placeholders)
+    if (state(ph).kind == PodState::kAllocated) release_timeout(ph, now);
   for (TaskGroupState& tg : g.groups) tg.timed_out = tg.count;
   node_order_dirty_ = true;
   // The shim hears the new state (scheduler_callback.go UpdateApplication).
@@ -1017,13 +1029,7 @@ void YuniKorn::completing_timeout(int a, SimTime now) {
   Gang& g = gangs_[app.gang];
   clear_timer(a, &Gang::state_timer);
   if (app.state != AppState::kCompleting || !any_positive(g.allocated_ph)) return;
-  for (PodId ph : g.placeholders) {
-    PodState& ps = state(ph);
-    if (ps.kind != PodState::kAllocated || ps.released) continue;
-    ps.released = true;
-    ps.term = PodState::kTimeout;
-    release_to_shim(ph, now);
-  }
+  release_unused_placeholders(a, false, now);
 }
 
 void YuniKorn::shim_reservation_check(int a, SimTime now) {
@@ -1031,14 +1037,8 @@ void YuniKorn::shim_reservation_check(int a, SimTime now) {
   // application runs once every task group has minMember placeholders Bound.
   Gang& g = gangs_[apps_[a].gang];
   if (g.shim != ShimState::kReserving) return;
-  for (std::size_t i = 0; i < g.groups.size(); ++i) {
-    std::int32_t bound = 0;
-    for (PodId ph : g.placeholders) {
-      const PodState& ps = state(ph);
-      if (ps.bound && ps.group == static_cast<std::int16_t>(i)) ++bound;
-    }
-    if (bound < g.groups[i].min_member) return;
-  }
+  for (const TaskGroupState& tg : g.groups)
+    if (tg.bound < tg.min_member) return;
   shim_run(a, now);
 }
 
@@ -1135,13 +1135,9 @@ bool YuniKorn::try_placeholder_allocate(int a, SimTime now) {
       PodState& phs = state(ph);
       if (phs.kind != PodState::kAllocated || phs.released || phs.preempted || phs.group != req.group) continue;
       // A real ask larger than the placeholder (any type) cancels the placeholder.
-      bool larger = false;
-      for (std::size_t r = 0; r < kSlots; ++r)
-        if ((phs.res.has(r) || req.res.has(r)) && phs.res.v[r] - req.res.v[r] < 0) larger = true;
-      if (larger) {
+      if (!greater_or_equal(phs.res, req.res)) {
         phs.released = true;
-        phs.term = PodState::kTimeout;  // "cancel placeholder: resource incompatible"
-        release_to_shim(ph, now);
+        release_timeout(ph, now);  // "cancel placeholder: resource incompatible"
         continue;
       }
       if (ph_fit < 0) {
@@ -1163,8 +1159,7 @@ bool YuniKorn::try_placeholder_allocate(int a, SimTime now) {
     if (nodes_[n].reserved_ask >= 0) continue;
     if (!fit_in(nodes_[n].available(), req.res) || !predicates(req.pod, n)) continue;
     // node.AddAllocation on the new node now; the queue is only updated at the swap.
-    nodes_[n].allocated += req.res;
-    nodes_[n].allocs.push_back(req.pod);
+    add_to_node(n, req.pod, req.res);
     replace(req_fit, g.placeholders[static_cast<std::size_t>(ph_fit)], n);
     return true;
   }

@@ -34,8 +34,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/random.hpp"
@@ -139,6 +142,9 @@ class YuniKorn final : public SchedulerModel {
     std::int64_t count = 0;      // placeholder asks added
     std::int64_t replaced = 0;   // placeholders replaced by real allocations
     std::int64_t timed_out = 0;  // placeholders timed out or removed
+    // Placeholders of the group the shim created (Gang::placeholders) whose task is Bound:
+    // kept where PodState::bound is set and cleared, for shim_reservation_check.
+    std::int32_t bound = 0;
   };
   struct Gang {
     std::vector<TaskGroupState> groups;
@@ -181,6 +187,7 @@ class YuniKorn final : public SchedulerModel {
     bool placeholder = false;
     bool released = false;  // placeholders: IsReleased (replacement, timeout)
     bool bound = false;     // placeholders: the shim's bind landed (task Bound)
+    bool shim_created = false;  // placeholders: created by the shim (in Gang::placeholders)
     bool gone = false;      // placeholders: seen terminated or deleted
     Term term = kStoppedByRM;
     std::int16_t group = -1;
@@ -211,10 +218,18 @@ class YuniKorn final : public SchedulerModel {
   void remove_ask(int ask);
   void update_app_priority(App& app);
   void allocate(int ask, int node, SimTime now);
+  // Committing an allocation (allocate, a replacement, a placeholder's replacement on another
+  // node): the node's side (node.AddAllocation); the queues' usage, running applications and
+  // the pod's scheduling attempt; the shim's asynchronous bind.
+  void add_to_node(int node, PodId pod, const Res& res);
+  void count_allocation(int app, PodId pod, const Res& res);
+  void post_bind(PodId pod, int node, SimTime now);
   void release(PodId pod, SimTime now);
   // Gang scheduling.
+  // `tg_def` and `params`: the originator's task-groups and scheduling-policy annotations
+  // (copied onto each placeholder), as create_app read them.
   void create_placeholders(int app, const std::vector<TaskGroupSpec>& specs, const std::string& queue_label,
-                           SimTime now);
+                           const std::string& tg_def, const std::string& params, SimTime now);
   int group_of(int app, const PodTemplate& spec) const;
   void set_state(int app, AppState next, SimTime now);
   void run_app(int app, SimTime now);       // RunApplication
@@ -223,6 +238,12 @@ class YuniKorn final : public SchedulerModel {
   void clear_timer(int app, SimTime Gang::*timer);
   void remove_placeholder(PodId ph, SimTime now);
   void release_to_shim(PodId ph, SimTime now);  // the shim deletes a released placeholder
+  // release_to_shim with the placeholder's end reported as TIMEOUT (si.TerminationType: not
+  // counted as stopped by the shim when its allocation is removed).
+  void release_timeout(PodId ph, SimTime now);
+  // The allocated placeholders not released yet are released (TIMEOUT); `count_timed_out`
+  // also counts each in its task group's timed_out.
+  void release_unused_placeholders(int app, bool count_timed_out, SimTime now);
   void placeholder_timeout(int app, SimTime now);
   void completing_timeout(int app, SimTime now);
   void shim_reservation_check(int app, SimTime now);
@@ -268,6 +289,10 @@ class YuniKorn final : public SchedulerModel {
   std::vector<PodState> pods_;
   std::vector<Gang> gangs_;
   std::vector<std::pair<std::string, std::string>> gang_messages_;  // app ID -> message
+  // Applications the partition rejected for their task groups: app ID, leaf queue, task-groups
+  // annotation (the rejection depends on nothing else; such an application has no entry in
+  // app_index_, so each of its pods comes to create_app).
+  std::set<std::tuple<std::string, int, std::string>, std::less<>> rejected_gangs_;
   int placeholder_allocs_ = 0;  // allocated placeholders in the partition
   int timers_ = 0;              // gang timers pending (expects_change)
   std::vector<NodeState> nodes_;

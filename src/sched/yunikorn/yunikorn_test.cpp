@@ -5,6 +5,7 @@
 
 #include "core/read_file.hpp"
 #include "engine/simulation.hpp"
+#include "model/test_nodes.hpp"
 #include "report/batsim_csv.hpp"
 #include "workload/workload.hpp"
 
@@ -340,10 +341,7 @@ std::string task_groups(int min_member, int cores) {
 struct GangRun {
   explicit GangRun(int nodes, std::int64_t cores) {
     for (int i = 0; i < nodes; ++i) {
-      Node n;
-      n.name = "n" + std::to_string(i);
-      n.allocatable[kCpu] = n.capacity[kCpu] = cores * 1000;
-      n.allocatable[kMemory] = n.capacity[kMemory] = 64 * G;
+      Node n = test_node("n" + std::to_string(i), cores * 1000, 64 * G);
       set_label(n.labels, "kubernetes.io/hostname", n.name);
       in.nodes.push_back(std::move(n));
     }
@@ -585,6 +583,23 @@ TEST(YuniKornGang, TaskGroupsNeedAFifoQueue) {
   r.start();
   r.sim->run();
   EXPECT_FALSE(r.pod("p0").node.valid());
+  EXPECT_EQ(r.yk->gang_message("gang"),
+            "queue root.fair cannot run application gang with task group request: unsupported sort type");
+}
+
+// Each pod of a rejected application comes to the partition again: the same queue and task
+// groups are rejected again (one message), another queue can still take the application.
+TEST(YuniKornGang, RejectionIsPerQueueAndTaskGroups) {
+  GangRun r(4, 8);
+  r.pod("p0", 4, 10, 100, task_groups(1, 4), "", "root.fair");
+  r.pod("p1", 4, 20, 100, task_groups(1, 4), "", "root.fair");
+  r.pod("p2", 4, 30, 100, task_groups(1, 4), "", "root.q");
+  r.start();
+  r.sim->run();
+  EXPECT_FALSE(r.pod("p0").node.valid());
+  EXPECT_FALSE(r.pod("p1").node.valid());
+  EXPECT_TRUE(r.pod("p2").node.valid());
+  EXPECT_EQ(r.yk->placeholders("gang").size(), 1u);
   EXPECT_EQ(r.yk->gang_message("gang"),
             "queue root.fair cannot run application gang with task group request: unsupported sort type");
 }
