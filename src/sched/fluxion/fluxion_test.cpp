@@ -31,12 +31,6 @@ ResourceGraph two_nodes(std::uint32_t cores = 16) {
   return g;
 }
 
-std::vector<std::uint32_t> range(std::uint32_t a, std::uint32_t b) {
-  std::vector<std::uint32_t> v;
-  for (std::uint32_t i = a; i <= b; ++i) v.push_back(i);
-  return v;
-}
-
 // (node, first core, last core) of each slot of a job.
 std::string where(const ResourceGraph& g, std::uint64_t job) {
   std::string s;

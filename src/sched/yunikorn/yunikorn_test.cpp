@@ -472,7 +472,9 @@ TEST(YuniKornGang, PlaceholderTimeoutSoftResumes) {
   r.sim->run();
   for (const Pod* ph : phs) {
     EXPECT_TRUE(ph->deleted);
-    if (ph->node.valid()) EXPECT_EQ(ph->finished, SimTime::from_seconds(910));
+    if (ph->node.valid()) {
+      EXPECT_EQ(ph->finished, SimTime::from_seconds(910));
+    }
   }
   // Resuming until the placeholders are gone, then Accepted; the real pods are normal asks.
   for (int i = 0; i < 3; ++i) {
