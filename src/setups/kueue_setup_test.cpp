@@ -40,7 +40,9 @@ kubesim: {apiLatencyMicros: 0}
 )";
 
 std::string config_file() {
-  const std::string path = testing::TempDir() + "/kueue-setup-test.yaml";
+  // One file per test: ctest runs the tests of this suite in parallel processes.
+  const std::string path = testing::TempDir() + "/kueue-setup-" +
+                           testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml";
   std::ofstream(path) << kConfig;
   return path;
 }
