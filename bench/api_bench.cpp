@@ -49,8 +49,8 @@ using Clock = std::chrono::steady_clock;
 #ifndef KUBESIM_SOURCE_DIR
 #define KUBESIM_SOURCE_DIR "."
 #endif
-#ifndef KUBESIM_SHARED_DATA
-#define KUBESIM_SHARED_DATA "../shared/data"
+#ifndef KUBESIM_DATA_DIR
+#define KUBESIM_DATA_DIR "data"
 #endif
 
 std::string g_kubesim = KUBESIM_BINARY;
@@ -376,7 +376,7 @@ BENCHMARK(BM_Watchers)->Args({100, 1000})->Iterations(1)->UseManualTime()->Unit(
 
 // ---- (d) cosim wall time with an external scheduler ----------------------------------------
 void BM_CosimSpaced(benchmark::State& state) {
-  const std::string data = KUBESIM_SHARED_DATA "/batkube/";
+  const std::string data = KUBESIM_DATA_DIR "/batkube/";
   const std::string sched = KUBESIM_SOURCE_DIR "/tests/api/external_scheduler.py";
   try {
     for (auto _ : state) {

@@ -15,8 +15,8 @@
 #include "platform/cluster_yaml.hpp"
 #include "workload/swf.hpp"
 
-#ifndef KUBESIM_SHARED_DATA
-#define KUBESIM_SHARED_DATA "../shared/data"
+#ifndef KUBESIM_DATA_DIR
+#define KUBESIM_DATA_DIR "data"
 #endif
 
 namespace kubesim {
@@ -79,7 +79,7 @@ BENCHMARK(BM_DefaultProfile_Realistic)->Args({5000, 200000})->Unit(benchmark::kM
 BENCHMARK(BM_DefaultProfile_Ideal)->Args({5000, 200000})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_NasaTrace(benchmark::State& state) {
-  const std::string trace = std::string(KUBESIM_SHARED_DATA) + "/swf/NASA-iPSC-1993-3.1-cln.swf";
+  const std::string trace = std::string(KUBESIM_DATA_DIR) + "/swf/NASA-iPSC-1993-3.1-cln.swf";
   const std::string cluster = std::string(KUBESIM_SOURCE_DIR) + "/examples/nasa/cluster.yaml";
   for (auto _ : state) {
     SimulationInputs in;

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds kubesim and runs the main job on a shipped example: Batkube's spaced workload
-# (200 jobs of 170 s, one every 10 s) on the 16-node graphene platform.
+# (200 jobs of 170 s, one every 10 s) on the 16-node graphene platform (data/batkube/).
+# KUBESIM=path/to/kubesim skips the build and runs that binary (the clone test uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh >/dev/null
-data=../shared/data/batkube
-build/kubesim run --platform "$data/platform_graphene_16nodes.xml" \
-  --workload "$data/spaced_200_delay170.json" --out results/spaced "$@"
+if [ -z "${KUBESIM:-}" ]; then
+  scripts/build.sh >/dev/null
+  KUBESIM=build/kubesim
+fi
+"$KUBESIM" run --platform data/batkube/platform_graphene_16nodes.xml \
+  --workload data/batkube/spaced_200_delay170.json --out results/spaced "$@"
 echo "--- results/spaced/schedule.csv"
 cat results/spaced/schedule.csv

@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.normpath(os.path.join(ROOT, "..", "shared", "data"))
+DATA = os.path.join(ROOT, "data")  # the shipped data (data/README.md)
 GOLDEN = os.path.join(ROOT, "tests", "golden")
 MAX_INLINE = 200_000
 # CSV outputs are kept inline (when small); charts and the HTML report only as a SHA-256.

@@ -8,7 +8,7 @@
 # the setup its own configuration file, A+B running several side by side in one cluster.
 set -eu
 KUBESIM=${1:-build/kubesim}
-DATA=${DATA:-../shared/data}
+DATA=${DATA:-data}
 # The study's four: kube-scheduler, scheduler-plugins with the study's ElasticQuotas, YuniKorn
 # with the study's queues, and Kueue with one ClusterQueue per tenant.
 STUDY="default-scheduler,scheduler-plugins=examples/scheduler-plugins/all-cap-quota.yaml,yunikorn,kueue=examples/kueue/tenants.yaml"

@@ -6,7 +6,8 @@ namespace kubesim::api {
 
 const std::vector<ResourceInfo>& served_resources() {
   // The resources kube-scheduler v1.26 lists and watches at start-up
-  // (../shared/reference/kube-scheduler-api.md), what kubectl and the study's client use
+  // (cmd/kube-scheduler informers: pkg/scheduler/eventhandlers.go, the framework's shared
+  // informer factory), what kubectl and the study's client use
   // (namespaces, jobs, events, resourcequotas), and leases for leader election.
   static const std::vector<ResourceInfo> kResources = {
       {"", "v1", "pods", "pod", "Pod", true, Backend::kPod, "po", "binding,status,eviction"},

@@ -389,14 +389,21 @@ int main(int argc, char** argv) {
   using namespace kubesim;
   CLI::App app{"kubesim: a fast, deterministic simulator of Kubernetes clusters for scheduler studies"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", KUBESIM_VERSION);
+  // Every example below uses files shipped in the repository (run from its root);
+  // tests/run_help_examples.py runs each of them.
+  app.set_version_flag("--version", std::string("kubesim ") + KUBESIM_VERSION +
+                                        "\nTry (from the repository's root):\n"
+                                        "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2");
   app.footer(
-      "Examples:\n"
+      "Examples (from the repository's root; the data is in data/, see data/README.md):\n"
       "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2\n"
-      "  kubesim run --platform platform.xml --workload workload.json --out results/spaced\n"
-      "  kubesim run --cluster cluster.yaml --swf trace.swf --model ideal --seed 3 --out results/nasa\n"
-      "  kubesim compare --scenario examples/multitenant/e3.yaml --schedulers A,B=config.yaml --seeds 5\n"
-      "  kubesim convert swf-to-batsim trace.swf -o workload.json");
+      "  kubesim run --platform data/batkube/platform_graphene_16nodes.xml \\\n"
+      "              --workload data/batkube/spaced_200_delay170.json --out results/spaced\n"
+      "  kubesim run --cluster examples/nasa/cluster.yaml --swf data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
+      "              --model ideal --seed 3 --out results/nasa\n"
+      "  kubesim compare --scenario examples/multitenant/e3.yaml \\\n"
+      "      --schedulers default-scheduler,default-scheduler=examples/scheduler-config/most-allocated.yaml --seeds 3\n"
+      "  kubesim convert swf-to-batsim data/swf/KIT-10-80.swf -o kit.json");
 
   RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "simulate a cluster running a workload; write jobs.csv, schedule.csv, pods.csv");
@@ -438,11 +445,12 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2\n"
       "  kubesim run --scenario examples/multitenant/e4.yaml --seed 3 --out results/e4-seed3\n"
-      "  kubesim run --platform ../shared/data/batkube/platform_graphene_16nodes.xml \\\n"
-      "              --workload ../shared/data/batkube/spaced_200_delay170.json --out results/spaced\n"
-      "  kubesim run --cluster examples/nasa/cluster.yaml --swf ../shared/data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
+      "  kubesim run --platform data/batkube/platform_graphene_16nodes.xml \\\n"
+      "              --workload data/batkube/spaced_200_delay170.json --out results/spaced\n"
+      "  kubesim run --cluster examples/nasa/cluster.yaml --swf data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
       "              --out results/nasa\n"
-      "  kubesim run --platform p.xml --workload w.json --model ideal --seed 7 --out results/ideal");
+      "  kubesim run --platform data/batkube/1node_6core.xml --workload data/batkube/200_delay170.json \\\n"
+      "              --model ideal --seed 7 --out results/ideal");
 
   RunArgs serve;
   serve.serve = true;
@@ -499,8 +507,8 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  kubesim serve --cluster examples/serve/cluster.yaml --clock realtime=10\n"
       "  kubesim serve --scenario examples/multitenant/e3.yaml --clock cosim --port 6443\n"
-      "  kubesim serve --platform ../shared/data/batkube/platform_graphene_16nodes.xml \\\n"
-      "                --workload ../shared/data/batkube/spaced_200_delay170.json --clock cosim --builtin-scheduler off");
+      "  kubesim serve --platform data/batkube/platform_graphene_16nodes.xml \\\n"
+      "                --workload data/batkube/spaced_200_delay170.json --clock cosim --builtin-scheduler off");
 
   RunArgs cmp;
   cmp.out = "results/compare";
@@ -542,11 +550,12 @@ int main(int argc, char** argv) {
       "  kubesim compare --scenario examples/multitenant/e3.yaml \\\n"
       "      --schedulers default-scheduler,default-scheduler=examples/scheduler-config/most-allocated.yaml \\\n"
       "      --seeds 5 --out results/e3-compare\n"
-      "  kubesim compare --platform ../shared/data/batkube/platform_graphene_16nodes.xml \\\n"
-      "      --workload ../shared/data/batkube/spaced_200_delay170.json --schedulers default-scheduler --seeds 3");
+      "  kubesim compare --platform data/batkube/platform_graphene_16nodes.xml \\\n"
+      "      --workload data/batkube/spaced_200_delay170.json --schedulers default-scheduler --seeds 3");
 
   auto* convert = app.add_subcommand("convert", "convert workload formats");
   convert->require_subcommand(1);
+  convert->footer("Example:\n  kubesim convert swf-to-batsim data/swf/KIT-10-80.swf -o kit.json");
   std::string swf_in, json_out;
   SwfConvertOptions conv;
   std::int64_t platform_size = -1;
@@ -562,7 +571,7 @@ int main(int argc, char** argv) {
   s2b->add_option("--job-size-factor", conv.job_size_factor, "nb_res of a job = factor * allocated processors")
       ->capture_default_str();
   s2b->add_option("-i,--indent", conv.indent, "indentation of the JSON output (-1: compact)")->capture_default_str();
-  s2b->footer("Example:\n  kubesim convert swf-to-batsim ../shared/data/swf/KIT-10-80.swf -o kit.json");
+  s2b->footer("Example:\n  kubesim convert swf-to-batsim data/swf/KIT-10-80.swf -o kit.json");
 
   try {
     app.parse(argc, argv);

@@ -11,7 +11,7 @@
 namespace kubesim {
 namespace {
 
-const std::string kData = KUBESIM_SHARED_DATA;
+const std::string kData = KUBESIM_DATA_DIR;
 
 // Writes `text` to a file named after the running test and returns its path.
 std::string write_temp(const std::string& text) {

@@ -13,7 +13,7 @@
 namespace kubesim {
 namespace {
 
-const std::string kData = KUBESIM_SHARED_DATA;
+const std::string kData = KUBESIM_DATA_DIR;
 
 std::string write_temp(const std::string& text) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();

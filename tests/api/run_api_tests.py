@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`kubesim serve` with real clients (issue 4, "Must hold").
 
-Usage: run_api_tests.py KUBESIM [--only a,b,c,d] [--keep] [--shared-data DIR]
+Usage: run_api_tests.py KUBESIM [--only a,b,c,d] [--keep] [--data DIR]
 
 Starts `kubesim serve ... --port 0 --kubeconfig TMP/kubeconfig --out TMP/out` for each part,
 waits for the kubeconfig, and checks:
@@ -9,7 +9,7 @@ waits for the kubeconfig, and checks:
      get pods -w seeing its transitions, wait --for=condition=complete, get pods -A,
      describe node, describe pod, delete -f;
   b. the multi-tenant study's submission code (tests/api/study_client.py, copied from
-     ../shared/seeds/000_*): queue and run times from the API's timestamps equal the sleep
+     the study's notebook, goughes/k8s-scheduling): queue and run times from the API's timestamps equal the sleep
      durations and the schedule the simulation wrote to pods.csv;
   c. tests/api/external_scheduler.py drives the Batkube spaced workload in --clock cosim with
      --builtin-scheduler off, twice: every job completes, same makespan;
@@ -445,9 +445,9 @@ def makespan_of(out):
     return rows, done, ms
 
 
-def part_c(kubesim, tmp, shared):
-    platform = os.path.join(shared, "batkube", "platform_graphene_16nodes.xml")
-    workload = os.path.join(shared, "batkube", "spaced_200_delay170.json")
+def part_c(kubesim, tmp, data):
+    platform = os.path.join(data, "batkube", "platform_graphene_16nodes.xml")
+    workload = os.path.join(data, "batkube", "spaced_200_delay170.json")
     if not (os.path.exists(platform) and os.path.exists(workload)):
         check("c: Batkube data present", False, f"{platform}, {workload}")
         return
@@ -766,8 +766,7 @@ def main():
     ap.add_argument("kubesim")
     ap.add_argument("--only", default="a,b,c,d", help="comma-separated parts (a,b,c,d)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
-    ap.add_argument("--shared-data", default=os.environ.get(
-        "KUBESIM_SHARED_DATA", os.path.join(os.path.dirname(REPO), "shared", "data")))
+    ap.add_argument("--data", default=os.path.join(REPO, "data"), help="the shipped data folder")
     args = ap.parse_args()
     kubesim = os.path.abspath(args.kubesim)
     parts = set(args.only.split(","))
@@ -816,7 +815,7 @@ def main():
                     part_b_compare(srv, pods)
         if "c" in parts:
             tc = time.monotonic()
-            part_c(kubesim, tmp, args.shared_data)
+            part_c(kubesim, tmp, args.data)
             note(f"part c: {time.monotonic() - tc:.1f} s wall")
     finally:
         for s in servers:

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The multi-tenant study's submission code, run against `kubesim serve`.
 
-Copied from the study's notebook (../shared/seeds/000_e953069dbbd0676a.txt: the set-up cell,
+Copied from the study's notebook (goughes/k8s-scheduling, its experiment notebook: the set-up cell,
 the `Kubernetes` class and the `Experiment` class) with these changes only, each marked
 `# kubesim:`:
 - the kubeconfig path (the study's was /home/goughes/k8s/configs/erikdev-admin.yaml) comes

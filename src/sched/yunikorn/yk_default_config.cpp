@@ -7,7 +7,7 @@ namespace kubesim::yunikorn {
 
 const char* const kDefaultConfigName = "examples/yunikorn/yunikorn-configs.yaml";
 const char* const kDefaultConfigText = R"yk(# Provenance: the multi-tenant study's YuniKorn configuration, copied as is from
-# ../shared/data/notebook/yunikorn-configs.yaml (goughes/k8s-scheduling); read by kubesim's yunikorn setup.
+# data/notebook/yunikorn-configs.yaml (goughes/k8s-scheduling); read by kubesim's yunikorn setup.
 #
 # Licensed to the Apache Software Foundation (ASF) under one
 # or more contributor license agreements.  See the NOTICE file
