@@ -7,6 +7,7 @@
 // derived by hand from the upstream rules (see /work/research/job_quota.md and the head
 // comments of src/control/*.hpp) in the comment above the assertion. Pod names come from the
 // seeded generator and are only checked by prefix.
+#include "core/test_paths.hpp"
 #include <algorithm>
 #include <string>
 #include <tuple>
@@ -522,7 +523,7 @@ TEST(BatchSemantics, RunEndsAtLastChangeAfterGracefulKill) {
 using PodRow = std::tuple<std::string, std::uint32_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::string>;
 
 std::vector<PodRow> run_e4(std::uint64_t seed) {
-  Scenario s = read_scenario(std::string(KUBESIM_SOURCE_DIR) + "/examples/multitenant/e4.yaml");
+  Scenario s = read_scenario(kubesim::testing::source_dir() + "/examples/multitenant/e4.yaml");
   SimulationOptions o;
   o.seed = seed;
   o.model = ModelConfig::realistic();

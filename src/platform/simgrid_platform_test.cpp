@@ -1,3 +1,4 @@
+#include "core/test_paths.hpp"
 #include "platform/simgrid_platform.hpp"
 
 #include <gtest/gtest.h>
@@ -11,7 +12,7 @@
 namespace kubesim {
 namespace {
 
-const std::string kData = KUBESIM_DATA_DIR;
+const std::string kData = kubesim::testing::data_dir();
 
 // Writes `text` to a file named after the running test and returns its path.
 std::string write_temp(const std::string& text) {

@@ -1,3 +1,4 @@
+#include "core/test_paths.hpp"
 #include "scenario/scenario.hpp"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@
 namespace kubesim {
 namespace {
 
-const std::string kDir = std::string(KUBESIM_SOURCE_DIR) + "/examples/multitenant/";
+const std::string kDir = kubesim::testing::source_dir() + "/examples/multitenant/";
 
 // A scratch folder per test, so that relative paths in scenarios can be exercised.
 std::string temp_dir() {
@@ -366,7 +367,7 @@ TEST(Scenario, SchedulersListWithConfigFilesAndCacheDelays) {
   EXPECT_EQ(s.schedulers[1].cache_delay, Duration::millis(2500));
   // The shipped example parses and lists its two schedulers.
   const Scenario shipped =
-      read_scenario(std::string(KUBESIM_SOURCE_DIR) + "/examples/multi-scheduler/shared-cluster.yaml");
+      read_scenario(kubesim::testing::source_dir() + "/examples/multi-scheduler/shared-cluster.yaml");
   EXPECT_EQ(setups_label(shipped.schedulers), "default-scheduler+fluxion");
 }
 

@@ -2,6 +2,7 @@
 // schedulerName picking its scheduler, each scheduler seeing the others' pods only through its
 // own informer cache (with its cache delay). Whole simulations use the ideal model (no
 // latencies), so every time below is exact.
+#include "core/test_paths.hpp"
 #include "setups/scheduler_setup.hpp"
 
 #include <string>
@@ -115,7 +116,7 @@ TEST(InstallSetups, SecondKubeSchedulerIsItsOwnDeployment) {
 }
 
 TEST(InstallSetups, DefaultSchedulersFileConfiguresTheClustersKubeScheduler) {
-  const std::string file = std::string(KUBESIM_SOURCE_DIR) + "/examples/scheduler-config/most-allocated.yaml";
+  const std::string file = kubesim::testing::source_dir() + "/examples/scheduler-config/most-allocated.yaml";
   SimulationInputs in = two_pods("fluxion", "default-scheduler");
   install_setups({choice("default-scheduler", 0, file), choice("fluxion")}, in);
   EXPECT_EQ(in.scheduler.source, file);
@@ -127,7 +128,7 @@ TEST(InstallSetups, TwoSetupsForOneSchedulerNameAreAnError) {
   EXPECT_THROW(install_setups({choice("fluxion"), choice("kubeflux-noinformer")}, in), InputError);
   // Kueue admits Jobs whose pods kube-scheduler schedules: it may share default-scheduler's name.
   SimulationInputs k = two_pods("fluxion", "default-scheduler");
-  const std::string kueue = std::string(KUBESIM_SOURCE_DIR) + "/examples/kueue/tenants.yaml";
+  const std::string kueue = kubesim::testing::source_dir() + "/examples/kueue/tenants.yaml";
   EXPECT_NO_THROW(install_setups({choice("default-scheduler"), choice("kueue", 0, kueue)}, k));
 }
 

@@ -1,3 +1,4 @@
+#include "core/test_paths.hpp"
 #include "study/compare.hpp"
 
 #include <gtest/gtest.h>
@@ -9,7 +10,7 @@
 namespace kubesim {
 namespace {
 
-const std::string kMostAllocated = std::string(KUBESIM_SOURCE_DIR) + "/examples/scheduler-config/most-allocated.yaml";
+const std::string kMostAllocated = kubesim::testing::source_dir() + "/examples/scheduler-config/most-allocated.yaml";
 
 TEST(ParseContenders, NamesAndConfigFiles) {
   const auto c = parse_contenders("default-scheduler,default-scheduler=" + kMostAllocated);
@@ -154,7 +155,7 @@ TEST(CompareReport, OneSchedulerNothingToCompare) {
 }
 
 CompareSpec small_spec(unsigned threads) {
-  Scenario sc = read_scenario(std::string(KUBESIM_SOURCE_DIR) + "/examples/compare/small.yaml");
+  Scenario sc = read_scenario(kubesim::testing::source_dir() + "/examples/compare/small.yaml");
   CompareSpec spec;
   spec.title = sc.name;
   spec.source = "small";
@@ -193,7 +194,7 @@ TEST(RunComparison, OutputsDoNotDependOnThreads) {
 TEST(RunComparison, BadConfigurationStopsBeforeRunning) {
   CompareSpec spec = small_spec(2);
   spec.contenders.push_back(
-      {"bad", {{"default-scheduler", std::string(KUBESIM_SOURCE_DIR) + "/tests/bad/scheduler-unknown-plugin.yaml", Duration()}}});
+      {"bad", {{"default-scheduler", kubesim::testing::source_dir() + "/tests/bad/scheduler-unknown-plugin.yaml", Duration()}}});
   EXPECT_THROW(run_comparison(std::move(spec)), InputError);
 }
 

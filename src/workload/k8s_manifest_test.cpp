@@ -1,3 +1,4 @@
+#include "core/test_paths.hpp"
 #include "workload/k8s_manifest.hpp"
 
 #include <gtest/gtest.h>
@@ -22,7 +23,7 @@ std::string write_temp(const std::string& text, const std::string& suffix = "") 
   return path;
 }
 
-const std::string kExamples = std::string(KUBESIM_SOURCE_DIR) + "/examples/multitenant/manifests/";
+const std::string kExamples = kubesim::testing::source_dir() + "/examples/multitenant/manifests/";
 
 // Reads `text` and expects an InputError at `line` whose message contains `what`.
 void expect_error(const std::string& text, int line, const std::string& what, const std::string& suffix = "") {

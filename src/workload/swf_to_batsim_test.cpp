@@ -1,3 +1,4 @@
+#include "core/test_paths.hpp"
 #include "workload/swf_to_batsim.hpp"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@
 namespace kubesim {
 namespace {
 
-const std::string kData = KUBESIM_DATA_DIR;
+const std::string kData = kubesim::testing::data_dir();
 
 std::string write_temp(const std::string& text, const std::string& ext) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();

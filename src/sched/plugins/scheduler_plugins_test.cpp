@@ -1,6 +1,7 @@
 // scheduler-plugins (release-1.26 chart profile): hand-computed cases from
 // research/issue5_scheduler_plugins.md §3 (upstream coscheduling.go, core.go,
 // capacity_scheduling.go, elasticquota.go, allocatable.go).
+#include "core/test_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -351,7 +352,7 @@ TEST(Coscheduling, PreFilterNeedsMinMemberPods) {
 
 TEST(SchedulerPluginsObjects, ReadsTheStudyFileAsIs) {
   ResourceNames names;
-  const auto objs = read_scheduler_plugins_objects(KUBESIM_SOURCE_DIR "/examples/scheduler-plugins/all-cap-quota.yaml", names);
+  const auto objs = read_scheduler_plugins_objects(kubesim::testing::source_dir() + "/examples/scheduler-plugins/all-cap-quota.yaml", names);
   ASSERT_EQ(objs.elastic_quotas.size(), 5u);
   EXPECT_EQ(objs.elastic_quotas[0].ns, "tenant1");
   EXPECT_EQ(objs.elastic_quotas[0].min[kCpu], 128000);

@@ -1,4 +1,5 @@
 // Hand-computed cases from the upstream semantics (research notes issue5_yunikorn.md §3).
+#include "core/test_paths.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 
 #include <gtest/gtest.h>
@@ -115,7 +116,7 @@ TEST(YuniKornConfig, PreemptionDefaults) {
 }
 
 TEST(YuniKornConfig, BuiltInDefaultIsTheExampleFile) {
-  EXPECT_EQ(read_input_file(std::string(KUBESIM_SOURCE_DIR) + "/" + kDefaultConfigName), std::string(kDefaultConfigText));
+  EXPECT_EQ(read_input_file(kubesim::testing::source_dir() + "/" + kDefaultConfigName), std::string(kDefaultConfigText));
 }
 
 TEST(YuniKornConfig, ErrorsNameTheFileLine) {
