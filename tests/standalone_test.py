@@ -4,7 +4,7 @@
      files placed in an empty folder (KUBESIM= points it at the built binary, so the copy is
      not rebuilt) and prints its results;
   2. no file of the repository names the steering repository's shared folder, except the
-     oracle tests (tests/oracle/, files named *oracle*), the data README's origin notes and
+     oracle tests (tests/peers/, files named *oracle*), the data README's origin notes and
      the CI script.
 
 Usage: standalone_test.py KUBESIM_BINARY"""
@@ -29,7 +29,7 @@ def repository_files():
 
 
 def is_oracle_test(path):
-    return path.startswith("tests/oracle/") or "oracle" in os.path.basename(path)
+    return path.startswith("tests/peers/") or "oracle" in os.path.basename(path)
 
 
 def check_no_shared(files):
