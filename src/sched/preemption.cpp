@@ -262,9 +262,7 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
   // Cluster-wide fast exit: when no pod in the cache has a lower priority, SelectVictimsOnNode
   // fails on every potential node with "No preemption victims found for incoming pod"
   // (UnschedulableAndUnresolvable) and there is no candidate; upstream reaches the same
-  // result by dry-running every potential node.
-  // Upstream reaches that verdict by dry-running every potential node: the cycle's cost
-  // counts them (and the pods on them when that has a cost).
+  // result by dry-running every potential node, which the cycle's cost counts.
   if (!custom && (priority_counts_.empty() || priority_counts_.begin()->first >= priority)) {
     dry_run_nodes_ += potential;
     if (latencies_.cost.per_pod_on_dry_run_node != 0)
