@@ -28,25 +28,25 @@ ModelConfig ModelConfig::realistic() {
   // (../shared/peers) on `kubesim serve --clock realtime=1 --builtin-scheduler off`, 10,000
   // one-cpu pods created at once on nodes of 32 cpus, clientConnection qps/burst 5000, JSON:
   // scripts/measure-scheduler-throughput.py re-measures it. Measured on a 2-core AMD EPYC VM
-  // under a load average of 23-29 from other users' compiles, serve and the scheduler in
+  // under a load average of 17-29 from other users' compiles, serve and the scheduler in
   // autogroups of nice -20; the binding rate (the cycle is the bottleneck: bindings are
   // asynchronous) gave the wall time per pod t(K), K = nodes filtered and scored
-  // (numFeasibleNodesToFind): 2.28 ms at K=100 (100 nodes), 3.41 ms at 230 (500 nodes),
-  // 4.21-4.72 ms at 420 (1000 nodes), 5.36-5.57 ms at 500 (5000 nodes) (one more run at 500
-  // nodes, 5.19 ms, left out as disturbed); the least-squares line is 1.52 ms + 7.57 us per
-  // node. With every score plugin disabled, 5000 nodes: 2.94 ms, so filtering is 2.84 us per
-  // node and scoring 4.73 us. The parallel part runs on both cores (parallelism 16 > 2): per
-  // node and plugin (5 modelled filter plugins, 7 score plugins in the default profile)
-  // 2.84 * 2 / 5 = 1.14 us and 4.73 * 2 / 7 = 1.35 us of CPU time.
+  // (numFeasibleNodesToFind): 2.28 and 2.26 ms at K=100 (100 nodes), 3.41 ms at 230 (500
+  // nodes), 4.21, 4.72 and 4.26 ms at 420 (1000 nodes), 5.36, 5.57 and 4.99 ms at 500 (5000
+  // nodes) (one more run at 500 nodes, 5.19 ms, left out as disturbed); the least-squares
+  // line is 1.55 ms + 7.24 us per node. With every score plugin disabled, 5000 nodes took
+  // 2.94 ms, so filtering is 2.77 us per node and scoring 4.46 us. The parallel part runs on
+  // both cores (parallelism 16 > 2): per node and plugin (5 modelled filter plugins, 7 score
+  // plugins in the default profile) 2.77 * 2 / 5 = 1.11 us and 4.46 * 2 / 7 = 1.27 us of CPU.
   // Failed cycles (100 and 16 nodes, pods beyond capacity) took 4.95 and 3.1-3.5 ms including
-  // the synchronous status PATCH; their difference beyond filtering (1.41 ms for 84 more
-  // dry-run nodes holding 2,688 more pods) gives the preemption dry run 0.52 us of wall
+  // the synchronous status PATCH; their difference beyond filtering (1.42 ms for 84 more
+  // dry-run nodes holding 2,688 more pods) gives the preemption dry run 0.53 us of wall
   // (1.05 us CPU) per pod on a dry-run node (DryRunPreemption clones each NodeInfo with its
   // pods). 10,000 pods of 100m on 100 nodes (up to 100 pods a node) took 2.59 ms instead of
-  // 2.28 ms: 0.13 us of CPU per pod on a scored node. The intercept is the fixed part.
-  m.scheduler.cycle = d("uniform:0.001:0.002");      // the fixed part: mean 1.5 ms
-  m.scheduler.cost.per_filtered_node_plugin = 1.14e-6;
-  m.scheduler.cost.per_scored_node_plugin = 1.35e-6;
+  // 2.27 ms: 0.13 us of CPU per pod on a scored node. The intercept is the fixed part.
+  m.scheduler.cycle = d("uniform:0.00105:0.00205");  // the fixed part: mean 1.55 ms
+  m.scheduler.cost.per_filtered_node_plugin = 1.11e-6;
+  m.scheduler.cost.per_scored_node_plugin = 1.27e-6;
   m.scheduler.cost.per_pod_on_scored_node = 0.13e-6;
   m.scheduler.cost.per_dry_run_node = 0;              // not separable from the per-pod cost here
   m.scheduler.cost.per_pod_on_dry_run_node = 1.05e-6;
