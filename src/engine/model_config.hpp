@@ -28,6 +28,9 @@ struct ModelConfig {
   static ModelConfig realistic();
   // "ideal", "realistic", or a YAML file whose keys override "realistic":
   // watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup,
+  // the cycle's cost (sched/scheduler.hpp CycleCost: cyclePerFilteredNodePlugin,
+  // cyclePerScoredNodePlugin, cyclePerPodOnScoredNode, cyclePerDryRunNode,
+  // cyclePerPodOnDryRunNode in CPU seconds, schedulerCores), clientRateLimit (true/false),
   // statusUpdateLatency (distributions, see core/distribution.hpp) and plegRelistPeriod
   // (seconds), jobControllerVersion ("1.26" or "1.28": the Job controller's back-off
   // rules), nodeMonitorGracePeriod and defaultTolerationSeconds (seconds) and

@@ -262,8 +262,13 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
   // Cluster-wide fast exit: when no pod in the cache has a lower priority, SelectVictimsOnNode
   // fails on every potential node with "No preemption victims found for incoming pod"
   // (UnschedulableAndUnresolvable) and there is no candidate; upstream reaches the same
-  // result by dry-running every potential node.
+  // result by dry-running every potential node, which the cycle's cost counts.
   if (!custom && (priority_counts_.empty() || priority_counts_.begin()->first >= priority)) {
+    dry_run_nodes_ += potential;
+    if (latencies_.cost.per_pod_on_dry_run_node != 0)
+      for (const NodeId id : node_order_)
+        if (static_cast<StatusCode>(node_code_[id.value()]) != StatusCode::kUnschedulableAndUnresolvable)
+          dry_run_pods_ += pods_on(id).size();
     count(kNoVictims, potential);
     fit_error();
     return out;
@@ -288,6 +293,8 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
   bool error = false;
   for (std::uint32_t i = 0; i < potential; ++i) {
     const NodeId node = potential_nodes_[(offset + i) % potential];
+    ++dry_run_nodes_;
+    dry_run_pods_ += pods_on(node).size();
     if (!custom && node_min_priority(node) >= priority) {  // per-node fast path, same status
       count(kNoVictims, 1);
       continue;

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -319,6 +320,32 @@ class ConfigReader : YamlInput {
       const auto v = integer(p, "percentageOfNodesToScore");
       if (v < 0 || v > 100) fail(p, "percentageOfNodesToScore must be within 0..100");
       config.percentage_of_nodes_to_score = static_cast<std::int32_t>(v);
+    }
+    if (const auto par = root["parallelism"]) {
+      const auto v = integer(par, "parallelism");
+      if (v <= 0 || v > std::numeric_limits<std::int32_t>::max()) fail(par, "parallelism must be greater than 0");
+      config.parallelism = static_cast<std::int32_t>(v);
+    }
+    if (const auto cc = root["clientConnection"]) {
+      // componentbaseconfig ClientConnectionConfiguration; SetDefaults_KubeSchedulerConfiguration
+      // replaces qps 0 by 50 and burst 0 by 100; validation refuses a negative burst.
+      expect_keys(cc, {"kubeconfig", "acceptContentTypes", "contentType", "qps", "burst"});
+      if (const auto q = cc["qps"]) {
+        double v = 0;
+        try {
+          v = q.as<double>();
+        } catch (const YAML::Exception&) {
+          fail(q, "expected clientConnection.qps to be a number");
+        }
+        if (!std::isfinite(v)) fail(q, "expected clientConnection.qps to be a finite number");
+        if (v != 0) config.client_qps = v;
+      }
+      if (const auto b = cc["burst"]) {
+        const auto v = integer(b, "clientConnection.burst");
+        if (v < 0 || v > std::numeric_limits<std::int32_t>::max())
+          fail(b, "clientConnection.burst must be a non-negative 32-bit integer");
+        if (v != 0) config.client_burst = static_cast<std::int32_t>(v);
+      }
     }
     if (const auto b = root["podInitialBackoffSeconds"]) {
       const auto v = integer(b, "podInitialBackoffSeconds");

@@ -19,7 +19,8 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
       latency_rng_(seed, "scheduler/latency"),
       preemption_rng_(seed, "scheduler/preemption"),
       host_(host),
-      queue_(config_.queue) {
+      queue_(config_.queue),
+      client_limiter_(latencies_.client_rate_limit ? config_.client_qps : 0, config_.client_burst) {
   // One queue for all profiles: they must share the QueueSort plugin (profile validation).
   for (auto& p : config_.profiles) {
     for (InformerPlugin* ip : p.informers) ip->set_handle(this);
@@ -202,6 +203,9 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     return d;
   }
   const std::size_t m = feasible_.size();
+  d.scored = static_cast<std::uint32_t>(m);
+  if (latencies_.cost.per_pod_on_scored_node != 0)
+    for (const NodeInfo* ni : feasible_) d.pods_on_scored += pods_on(ni->id).size();
   totals_.assign(m, 0);
   plugin_scores_.resize(m);
   std::int64_t uniform = 0;  // the part of every node's total that is the same for all
@@ -386,15 +390,34 @@ void Scheduler::start_cycle(SimTime now) {
   decide_now_ = now;
   cycle_decision_ = decide(cycle_pod_);
   preemption_.ran = false;
+  dry_run_nodes_ = 0;
+  dry_run_pods_ = 0;
   // A FitError runs the PostFilter plugins (schedule_one.go schedulingCycle); "no nodes
   // available" is not a FitError.
   if (!cycle_decision_.node.valid() && !node_order_.empty()) run_post_filters(cycle_pod_, cycle_decision_, now);
-  const Duration d = latencies_.cycle.sample(latency_rng_);
+  const Duration d = cycle_duration(cycle_decision_);
   if (d == Duration()) {
     finish_cycle(now);
   } else {
     host_.post(now + d, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kCycleEnd, cycle_pod_, NodeId()});
   }
+}
+
+Duration Scheduler::cycle_duration(const Decision& decision) {
+  Duration d = latencies_.cycle.sample(latency_rng_);
+  const CycleCost& c = latencies_.cost;
+  if (!c.any()) return d;
+  const Profile* profile = profile_for(store_.spec_of(cycle_pod_));
+  const double filter_plugins = profile ? static_cast<double>(profile->filters.size()) : 0.0;
+  const double score_plugins = profile ? static_cast<double>(profile->scorers.size()) : 0.0;
+  const double cpu_seconds =
+      decision.processed * filter_plugins * c.per_filtered_node_plugin +
+      decision.scored * score_plugins * c.per_scored_node_plugin +
+      static_cast<double>(decision.pods_on_scored) * c.per_pod_on_scored_node +
+      static_cast<double>(dry_run_nodes_) * c.per_dry_run_node +
+      static_cast<double>(dry_run_pods_) * c.per_pod_on_dry_run_node;
+  const double cores = std::max(1.0, std::min(static_cast<double>(config_.parallelism), c.cores));
+  return d + Duration::from_seconds(cpu_seconds / cores);
 }
 
 void Scheduler::finish_cycle(SimTime now) {
@@ -413,7 +436,8 @@ void Scheduler::finish_cycle(SimTime now) {
       }
     }
     const Duration b = latencies_.bind.sample(latency_rng_);
-    host_.post(now + b, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, cycle_decision_.node});
+    host_.post(client_limiter_.acquire(now) + b, Phase::kApi,
+               SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, cycle_decision_.node});
     schedule_next_cycle(now);
     return;
   }
@@ -455,14 +479,15 @@ void Scheduler::finish_cycle(SimTime now) {
   patch_nominated_ = pre.node;
   if (store_.pod(pod).unschedulable_message != patch_message_ || patch_sets_nominated_) {
     const Duration p = latencies_.status_patch.sample(latency_rng_);
-    if (p == Duration()) {
+    const SimTime patched = client_limiter_.acquire(now) + p;
+    if (patched == now) {
       store_.update_pod(pod, [&](Pod& x) {
         x.unschedulable_message = patch_message_;
         if (patch_sets_nominated_) x.nominated_node = patch_nominated_;
       });
     } else {
       waiting_for_patch_ = true;
-      host_.post(now + p, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kPatchDone, pod, NodeId()});
+      host_.post(patched, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kPatchDone, pod, NodeId()});
       process_rejections(now);
       return;
     }
@@ -646,7 +671,8 @@ void Scheduler::allow_waiting_pod(PodId pod, const char*) {
     const NodeId node = it->node;
     waiting_.erase(it);
     const Duration b = latencies_.bind.sample(latency_rng_);
-    host_.post(permit_now_ + b, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, node});
+    host_.post(client_limiter_.acquire(permit_now_) + b, Phase::kApi,
+               SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, node});
     return;
   }
 }

@@ -28,6 +28,7 @@
 #include "core/event_queue.hpp"
 #include "core/random.hpp"
 #include "model/object_store.hpp"
+#include "sched/client_rate_limiter.hpp"
 #include "sched/node_info.hpp"
 #include "sched/profile.hpp"
 #include "sched/scheduler_model.hpp"
@@ -35,10 +36,34 @@
 
 namespace kubesim {
 
+// What a scheduling cycle's duration grows with (issue 18): the CPU time of the work it
+// does, on `cores` cores. kube-scheduler v1.26 filters the nodes (findNodesThatPassFilters),
+// scores the feasible ones (prioritizeNodes) and dry-runs preemption (DryRunPreemption) with
+// a parallelizer of `parallelism` goroutines (default 16, KubeSchedulerConfiguration), so
+// these parts run on min(parallelism, cores) cores at once; the rest of the cycle (pop,
+// snapshot, PreFilter, selectHost, assume) is the `cycle` distribution. Coefficients are
+// seconds of CPU time; all zero (the default) leaves the cycle to that distribution alone.
+struct CycleCost {
+  double per_filtered_node_plugin = 0;  // one node through one enabled filter plugin
+  double per_scored_node_plugin = 0;    // one feasible node through one enabled score plugin
+  double per_pod_on_scored_node = 0;    // per pod on each scored node
+  double per_dry_run_node = 0;          // preemption: one node dry-run (NodeInfo.Clone, filters)
+  double per_pod_on_dry_run_node = 0;   // per pod on each dry-run node
+  double cores = 1;                     // cores the scheduler's parallel work gets
+  bool any() const {
+    return per_filtered_node_plugin != 0 || per_scored_node_plugin != 0 || per_pod_on_scored_node != 0 ||
+           per_dry_run_node != 0 || per_pod_on_dry_run_node != 0;
+  }
+};
+
 struct SchedulerLatencies {
-  Distribution cycle;        // duration of one scheduling attempt
+  Distribution cycle;        // one scheduling attempt's fixed part (or all of it, without `cost`)
+  CycleCost cost;            // its part that grows with the work done
   Distribution bind;         // the binding API call
   Distribution status_patch; // the PodScheduled=False status patch after a failure
+  // Whether API calls wait for the client's token bucket (clientConnection.qps/burst,
+  // sched/client_rate_limiter.hpp). The ideal model has no API cost at all.
+  bool client_rate_limit = false;
 };
 
 class Scheduler final : public SchedulerModel, public FrameworkHandle {
@@ -73,6 +98,8 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
     std::uint32_t processed = 0;
     std::uint32_t interested_events = 0;
     std::uint32_t unresolvable = 0;  // rejected nodes whose status was UnschedulableAndUnresolvable
+    std::uint32_t scored = 0;        // feasible nodes that were scored (none when only one was found)
+    std::uint64_t pods_on_scored = 0;  // the cache's pods on those nodes
     std::string message;  // FitError message when no node fits
   };
   Decision decide(PodId pod);
@@ -92,6 +119,9 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
     bool ran = false;            // false when the profile has no DefaultPreemption or no FitError
     bool error = false;          // an Error status (aborts the PostFilter chain)
   };
+  // The cycle's duration for `decision` and the preemption dry runs since start_cycle:
+  // latencies.cycle plus the work's CPU time over min(parallelism, cores).
+  Duration cycle_duration(const Decision& decision);
   // Runs PostFilter for `pod` after `decide(pod)` (same cache state) returned no node. Draws
   // the candidate offset from the "scheduler/preemption" stream.
   // With `custom`, the Evaluator runs that plugin's preemption.Interface (CapacityScheduling)
@@ -261,6 +291,11 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   std::vector<Candidate> non_violating_;
   std::vector<Candidate> violating_;
   std::vector<Candidate> candidates_;
+  // This cycle's DryRunPreemption work: nodes dry-run and the pods on them (as upstream's
+  // loop visits them, also where the model takes a fast exit).
+  std::uint64_t dry_run_nodes_ = 0;
+  std::uint64_t dry_run_pods_ = 0;
+  ClientRateLimiter client_limiter_;
   std::uint64_t bindings_ = 0;
   std::uint64_t attempts_total_ = 0;
 

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -67,10 +68,11 @@ struct Cluster {
   Forwarder forward;
   std::unique_ptr<Scheduler> scheduler;
 
-  explicit Cluster(std::uint64_t seed = 1) {
+  explicit Cluster(std::uint64_t seed = 1, SchedulerLatencies latencies = {},
+                   std::optional<SchedulerConfig> config = std::nullopt) {
     store.ensure_namespace("default");
-    scheduler = std::make_unique<Scheduler>(store, default_scheduler_config(store.resource_names()),
-                                            SchedulerLatencies{}, seed, host);
+    scheduler = std::make_unique<Scheduler>(
+        store, config ? std::move(*config) : default_scheduler_config(store.resource_names()), latencies, seed, host);
     forward.scheduler = scheduler.get();
     store.add_listener(&forward);
   }
@@ -318,6 +320,103 @@ TEST(SchedulerCycle, FailureSetsPodScheduledMessage) {
   EXPECT_FALSE(c.store.pod(p).node.valid());
   EXPECT_EQ(c.scheduler->queue().where(p), SchedulingQueue::Where::kUnschedulable);
   EXPECT_FALSE(c.scheduler->busy());
+}
+
+// The cycle's duration grows with its work (CycleCost): the nodes filtered times the enabled
+// filter plugins, the nodes scored times the score plugins, the pods on scored nodes, on
+// min(parallelism, cores) cores, plus the fixed part.
+TEST(SchedulerCycle, DurationGrowsWithTheWork) {
+  struct Case {
+    const char* name;
+    int nodes;
+    int bound_per_node;      // pods already on each node
+    std::int64_t pod_cpu;    // the new pod's request (milli)
+    double cores;
+    std::int32_t parallelism;
+    std::int64_t want_us;
+  };
+  // Default profile: 5 modelled filter plugins, 7 score plugins. Coefficients: filter 1 us,
+  // score 2 us per node and plugin, 10 us per pod on a scored node, fixed part 100 us.
+  const Case cases[] = {
+      {"one node: filtered, not scored", 1, 0, 1000, 1, 16, 100 + 5},
+      {"ten nodes filtered and scored", 10, 0, 1000, 1, 16, 100 + 10 * 5 + 10 * 7 * 2},
+      {"pods on the scored nodes", 10, 2, 1000, 1, 16, 100 + 10 * 5 + 10 * 7 * 2 + 20 * 10},
+      {"two cores halve the parallel part", 10, 0, 1000, 2, 16, 100 + (10 * 5 + 10 * 7 * 2) / 2},
+      {"parallelism caps the cores", 10, 0, 1000, 8, 1, 100 + 10 * 5 + 10 * 7 * 2},
+      {"no node fits: filtered only", 10, 0, 8000, 1, 16, 100 + 10 * 5},
+  };
+  for (const Case& k : cases) {
+    SchedulerLatencies lat;
+    lat.cycle = Distribution::parse("fixed:0.0001", "test", 0);
+    lat.cost.per_filtered_node_plugin = 1e-6;
+    lat.cost.per_scored_node_plugin = 2e-6;
+    lat.cost.per_pod_on_scored_node = 10e-6;
+    lat.cost.cores = k.cores;
+    Cluster c(1, lat);
+    SchedulerConfig config = default_scheduler_config(c.store.resource_names());
+    config.parallelism = k.parallelism;
+    c.scheduler = std::make_unique<Scheduler>(c.store, std::move(config), lat, 1, c.host);
+    c.forward.scheduler = c.scheduler.get();
+    for (int i = 0; i < k.nodes; ++i) {
+      const NodeId n = c.add_node("n" + std::to_string(i), 4000, 8 * kGi);
+      for (int j = 0; j < k.bound_per_node; ++j) c.add_pod(c.add_template(100, 0), n);
+    }
+    c.add_pod(c.add_template(k.pod_cpu, 0));
+    c.host.posted.clear();
+    c.scheduler->on_event(SchedulerEvent{SchedulerEvent::Kind::kCycle, PodId(), NodeId()}, SimTime::zero());
+    ASSERT_FALSE(c.host.posted.empty()) << k.name;
+    EXPECT_EQ(c.host.posted[0].event.kind, SchedulerEvent::Kind::kCycleEnd) << k.name;
+    EXPECT_EQ(c.host.posted[0].at, SimTime::at(Duration::micros(k.want_us))) << k.name;
+  }
+}
+
+// A failed cycle runs the preemption dry run on every potential node (here: no pod of lower
+// priority, so none is a candidate) and pays per node and per pod on it.
+TEST(SchedulerCycle, PreemptionDryRunCosts) {
+  SchedulerLatencies lat;
+  lat.cost.per_dry_run_node = 3e-6;
+  lat.cost.per_pod_on_dry_run_node = 1e-6;
+  Cluster c(1, lat);
+  for (int i = 0; i < 4; ++i) {
+    const NodeId n = c.add_node("n" + std::to_string(i), 1000, 8 * kGi);
+    c.add_pod(c.add_template(1000, 0), n);
+  }
+  c.add_pod(c.add_template(1000, 0));
+  c.host.posted.clear();
+  c.scheduler->on_event(SchedulerEvent{SchedulerEvent::Kind::kCycle, PodId(), NodeId()}, SimTime::zero());
+  ASSERT_FALSE(c.host.posted.empty());
+  EXPECT_EQ(c.host.posted[0].at, SimTime::at(Duration::micros(4 * 3 + 4 * 1)));
+}
+
+// Bindings wait for the client's token bucket (clientConnection qps/burst): with qps 10 and
+// burst 2, the third binding of pods assumed at once goes 100 ms later, the fourth 200 ms.
+TEST(SchedulerCycle, BindingsWaitForTheClientRateLimiter) {
+  SchedulerLatencies lat;
+  lat.client_rate_limit = true;
+  SchedulerConfig config;
+  {
+    ObjectStore scratch;
+    config = default_scheduler_config(scratch.resource_names());
+  }
+  config.client_qps = 10;
+  config.client_burst = 2;
+  Cluster c(1, lat, std::move(config));
+  c.add_node("n0", 8000, 8 * kGi);
+  for (int i = 0; i < 4; ++i) c.add_pod(c.add_template(100, 0));
+  std::vector<SimTime> binds;
+  for (std::size_t i = 0; i < c.host.posted.size(); ++i) {
+    const auto ev = c.host.posted[i];
+    if (ev.event.kind == SchedulerEvent::Kind::kBindDone) {
+      binds.push_back(ev.at);
+      continue;
+    }
+    if (ev.event.kind == SchedulerEvent::Kind::kCycle) c.scheduler->on_event(ev.event, ev.at);
+  }
+  ASSERT_EQ(binds.size(), 4u);
+  EXPECT_EQ(binds[0], SimTime::zero());
+  EXPECT_EQ(binds[1], SimTime::zero());
+  EXPECT_EQ(binds[2], SimTime::at(Duration::millis(100)));
+  EXPECT_EQ(binds[3], SimTime::at(Duration::millis(200)));
 }
 
 }  // namespace
