@@ -19,8 +19,9 @@ Usage:
 Prints one CSV line per run: who, the case, bindings with the first and last binding time and
 their rate, failed attempts ("Unable to schedule pod" log lines, real runs only) and their
 rate (from the log's timestamps), the CPU times, and the load averages.
-Skips (exit 0, one line) when ../shared/peers/kube-scheduler-v1.26.7.xz (or $KUBESIM_PEERS/...) is
-absent, unless --builtin-only.
+Skips (exit 0, one line) when the peers folder beside the repository (or $KUBESIM_PEERS) has no
+kube-scheduler-v1.26.7.xz, unless --builtin-only.
+
 """
 import argparse
 import csv
@@ -33,7 +34,7 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The oracles sit next to the repository (../shared/peers); KUBESIM_PEERS overrides the folder.
+# The oracles sit next to the repository (the steering repository's peers folder); KUBESIM_PEERS overrides it.
 PEER = os.path.join(os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers")),
                     "kube-scheduler-v1.26.7.xz")
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -25,7 +25,7 @@ ModelConfig ModelConfig::realistic() {
   auto d = [](const char* spec) { return Distribution::parse(spec, "built-in model", 0); };
   m.watch_delay = d("uniform:0.0005:0.002");         // watch event delivery on a local API server
   // The scheduling cycle (sched/scheduler.hpp CycleCost), fitted against kube-scheduler v1.26.7
-  // (../shared/peers) on `kubesim serve --clock realtime=1 --builtin-scheduler off`, 10,000
+  // (the oracle beside the repository) on `kubesim serve --clock realtime=1 --builtin-scheduler off`, 10,000
   // one-cpu pods created at once on nodes of 32 cpus, clientConnection qps/burst 5000, JSON:
   // scripts/measure-scheduler-throughput.py re-measures it. Measured on a 2-core AMD EPYC VM
   // under a load average of 17-29 from other users' compiles, serve and the scheduler in
