@@ -62,6 +62,8 @@ struct RunArgs {
   std::string builtin_scheduler = "on";
   int cosim_quiet_ms = 20;
   double cosim_timeout = -1;
+  double cosim_grace = 15;
+  std::string cosim_hold = "frozen";
   bool keep_serving = false;
   bool serve = false;
   std::size_t watch_history = 200000;
@@ -166,6 +168,8 @@ void serve_simulation(Simulation& sim, const RunArgs& a) {
   clock->quiet = std::chrono::milliseconds(a.cosim_quiet_ms);
   if (a.cosim_timeout > 0)
     clock->decision_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_timeout * 1000));
+  clock->paced_hold = a.cosim_hold == "paced";
+  clock->grace = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_grace * 1000));
   if (a.until >= 0) clock->until = SimTime::from_seconds(a.until);
   clock->end_with_workload = !a.keep_serving && !sim.workload().jobs.empty();
 
@@ -212,6 +216,14 @@ void serve_simulation(Simulation& sim, const RunArgs& a) {
   const std::string reason = driver.run(stop);
   finished = true;
   signal_thread.join();
+  // Pods an external scheduler left pending, by name (the count follows with run's message).
+  const std::vector<std::string> pending = server.locked([&] { return server.pending_external_pods(); });
+  if (!pending.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < pending.size() && i < 20; ++i) names += (i ? ", " : "") + pending[i];
+    std::fprintf(stderr, "kubesim: serve ended with %zu pod(s) of external schedulers pending: %s%s\n", pending.size(),
+                 names.c_str(), pending.size() > 20 ? ", ..." : "");
+  }
   server.shutdown();
   http.stop();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -486,6 +498,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd->add_option("--cosim-timeout", serve.cosim_timeout,
                         "cosim: seconds of wall time after which pods still waiting for a decision stop holding the clock");
+  serve_cmd->add_option("--cosim-grace", serve.cosim_grace,
+                        "cosim: seconds of wall time an external scheduler gets to bind a pod it gave up on that would "
+                        "fit now, before time moves on or the run ends (more than kube-scheduler's 10 s maximum back-off "
+                        "plus its 1 s flush)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  serve_cmd->add_option("--cosim-hold", serve.cosim_hold,
+                        "cosim: while a pod that fits waits for its scheduler's retry timer, simulated time stands "
+                        "still (frozen) or runs with wall time (paced)")
+      ->check(CLI::IsMember({"frozen", "paced"}))
+      ->capture_default_str();
   serve_cmd->add_option("--address", serve.address, "address to listen on")->capture_default_str();
   serve_cmd->add_option("--port", serve.port, "port (0: any free port)")->capture_default_str();
   serve_cmd->add_option("--kubeconfig", serve.kubeconfig, "kubeconfig file to write for clients")->capture_default_str();
