@@ -63,6 +63,7 @@ struct RunArgs {
   int cosim_quiet_ms = 20;
   double cosim_timeout = -1;
   double cosim_grace = 15;
+  std::string decisions;  // --decisions FILE
   std::string cosim_hold = "frozen";
   bool keep_serving = false;
   bool serve = false;
@@ -106,6 +107,17 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
                  inputs.workload.source.c_str(), reason.c_str());
   RunPipeline run(std::move(inputs), options, report, KUBESIM_VERSION);
   Simulation& sim = run.sim();
+  // --decisions: kube-scheduler's every decision with its tied best nodes (CSV).
+  std::string decisions = "time,pod,node,best_nodes\n";
+  if (!a.decisions.empty())
+    sim.scheduler().set_decision_observer([&](PodId pod, NodeId chosen, const std::vector<NodeId>& best) {
+      const ObjectStore& store = sim.store();
+      const Pod& p = store.pod(pod);
+      decisions += format_seconds(sim.now()) + "," + store.namespace_(p.ns).name + "/" + p.name + "," +
+                   (chosen.valid() ? store.node(chosen).name : std::string()) + ",";
+      for (std::size_t i = 0; i < best.size(); ++i) decisions += (i ? " " : "") + store.node(best[i]).name;
+      decisions += "\n";
+    });
   if (a.serve) {
     serve_simulation(sim, a);
   } else {
@@ -114,6 +126,7 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   }
   // Everything is built before anything is written; each file is written atomically.
   write_report_files(out, run.finish());
+  if (!a.decisions.empty()) write_file_atomically(a.decisions, decisions);
   const RunSummary& summary = run.summary();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!a.quiet) {
@@ -447,6 +460,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--out", run.out, "output directory")->capture_default_str();
   run_cmd->add_option("--until", run.until, "stop at this simulated time (seconds)");
+  run_cmd->add_option("--decisions", run.decisions,
+                      "write kube-scheduler's decisions to this CSV file: time, pod, chosen node and every node with "
+                      "the best score (the tie-break's candidates)");
   run_cmd->add_option("--swf-cpu-per-processor", run.swf_cpu, "cpu request per SWF processor (a quantity)")
       ->capture_default_str();
   run_cmd->add_option("--swf-memory", run.swf_memory, "SWF memory request: none, requested (field 10) or used (field 7)")
