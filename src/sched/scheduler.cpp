@@ -387,7 +387,11 @@ void Scheduler::start_cycle(SimTime now) {
   cycle_decision_ = decide(cycle_pod_);
   if (decision_observer_) {
     best_nodes_.clear();
-    if (feasible_.size() == 1) {
+    // The nominated node, when it passes, is chosen without scoring (findNodesThatFitPod);
+    // decide() then leaves the feasible list of an earlier cycle.
+    if (cycle_decision_.node.valid() && cycle_decision_.node == store_.pod(cycle_pod_).nominated_node) {
+      best_nodes_.push_back(cycle_decision_.node);
+    } else if (feasible_.size() == 1) {
       best_nodes_.push_back(feasible_[0]->id);
     } else if (cycle_decision_.node.valid()) {
       const std::int64_t top = *std::max_element(totals_.begin(), totals_.end());

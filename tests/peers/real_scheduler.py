@@ -27,13 +27,14 @@ def scheduler_command(binary, kubeconfig, config=None, verbosity=1):
 
 
 def write_config_with_kubeconfig(config, kubeconfig, out_path):
-    """kube-scheduler ignores --kubeconfig when --config is given: the configuration's
-    clientConnection.kubeconfig must name it (cmd/kube-scheduler/app/options)."""
+    """kube-scheduler ignores --kubeconfig and --kube-api-content-type when --config is given
+    (cmd/kube-scheduler/app/options/options.go: the deprecated flags apply only without a
+    configuration file): its clientConnection must name the kubeconfig and JSON."""
     with open(config) as f:
         text = f.read()
     lines = [l for l in text.splitlines() if not l.strip().startswith("#")]
     lines.insert(next(i for i, l in enumerate(lines) if l.startswith("kind:")) + 1,
-                 f"clientConnection:\n  kubeconfig: {kubeconfig}")
+                 f"clientConnection:\n  kubeconfig: {kubeconfig}\n  contentType: application/json")
     with open(out_path, "w") as f:
         f.write("\n".join(lines) + "\n")
     return out_path
