@@ -1,7 +1,6 @@
 #include "api/clock.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "core/parse_number.hpp"
 
