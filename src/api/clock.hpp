@@ -11,8 +11,10 @@
 //        serve) is waiting for a decision: each has been bound, or marked
 //        PodScheduled=False (Unschedulable) by its scheduler;
 //     2. no API request is being handled;
-//     3. if some pod has been given up on (marked Unschedulable) and capacity was freed
-//        since the last step (a pod ended or was removed, a node was added or changed),
+//     3. if some pod has been given up on (marked Unschedulable) that may preempt (a
+//        lower-priority pod is bound; rule 4 judges the pods that fit without preemption)
+//        and capacity was freed since the last step (a pod ended or was removed, a node
+//        was added or changed),
 //        nothing happened for a quiet period (`quiet`, wall time) since the last request or
 //        the last change a watcher could see, so its scheduler had the chance to retry it
 //        (the quiet period must exceed the scheduler's reaction time, or a slow scheduler
