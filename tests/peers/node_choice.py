@@ -112,8 +112,6 @@ def pod_manifest(name, cell_name, pod, scheduler_name, node_name=None):
             {"weight": w, "preference": {"matchExpressions": [{"key": k, "operator": "In", "values": [v]}]}}
             for w, k, v in pod["preferred"]]
     if affinity:
-        spec["nodeAffinity"] = None
-        spec.pop("nodeAffinity")
         spec["affinity"] = {"nodeAffinity": affinity}
     if node_name:
         spec["nodeName"] = node_name
