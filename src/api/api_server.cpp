@@ -5,6 +5,7 @@
 #include "api/patch.hpp"
 #include "api/selector.hpp"
 #include "api/table.hpp"
+#include "sched/plugins/node_affinity/node_affinity.hpp"
 #include "control/node_lifecycle.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
@@ -330,6 +331,7 @@ void ApiServer::publish_model(ObjectKind kind, std::uint32_t id, ChangeType chan
       }
       record(pods_resource_, type, pod_to_json(store, PodId(id), time_, original_of(pod_originals_, id)), id);
       track_external(PodId(id));
+      account_on_node(PodId(id));
       if (p.deleted) {
         pod_originals_.erase(id);
         disruption_marks_.erase(id);
@@ -359,7 +361,91 @@ void ApiServer::on_change(const Change& change) {
       (change.kind == ObjectKind::kPod &&
        (change.type == ChangeType::kDeleted || (is_terminal(change.phase) && !is_terminal(change.old_phase)))))
     capacity_freed_ = true;
+  given_up_fit_.reset();
   touch();
+}
+
+void ApiServer::account_on_node(PodId pod) {
+  const Pod& p = sim_.store().pod(pod);
+  const NodeId node = !p.deleted && !is_terminal(p.phase) ? p.node : NodeId();
+  if (accounted_node_.size() <= pod.value()) accounted_node_.resize(pod.value() + 1);
+  NodeId& was = accounted_node_[pod.value()];
+  if (was == node) return;
+  const PodTemplate& spec = sim_.store().spec(p.spec);
+  const Resources& requests = spec.requests;
+  if (was.valid()) {
+    node_requested_[was.value()] -= requests;
+    --node_pod_count_[was.value()];
+    if (--bound_priorities_[spec.priority] == 0) bound_priorities_.erase(spec.priority);
+  }
+  if (node.valid()) {
+    if (node_requested_.size() <= node.value()) {
+      node_requested_.resize(node.value() + 1);
+      node_pod_count_.resize(node.value() + 1, 0);
+    }
+    node_requested_[node.value()] += requests;
+    ++node_pod_count_[node.value()];
+    ++bound_priorities_[spec.priority];
+  }
+  was = node;
+}
+
+bool ApiServer::given_up_pod_fits() {
+  if (given_up_fit_) return *given_up_fit_;
+  const ObjectStore& store = sim_.store();
+  auto fits = [&](const PodTemplate& spec, NodeId id) {
+    const Node& node = store.node(id);
+    // NodeUnschedulable (nodeunschedulable/node_unschedulable.go): tolerated by the
+    // node.kubernetes.io/unschedulable:NoSchedule toleration only.
+    if (node.unschedulable &&
+        std::none_of(spec.tolerations.begin(), spec.tolerations.end(), [](const Toleration& t) {
+          return t.tolerates(Taint{"node.kubernetes.io/unschedulable", "", TaintEffect::kNoSchedule});
+        }))
+      return false;
+    // TaintToleration's filter: every NoSchedule/NoExecute taint tolerated.
+    for (const Taint& taint : node.taints) {
+      if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
+      if (std::none_of(spec.tolerations.begin(), spec.tolerations.end(),
+                       [&](const Toleration& t) { return t.tolerates(taint); }))
+        return false;
+    }
+    if (!pod_matches_node_selector_and_affinity(spec, node)) return false;
+    // NodeResourcesFit (noderesources/fit.go fitsRequest): pod count, then each requested resource.
+    const std::size_t n = id.value();
+    const std::int64_t pods = n < node_pod_count_.size() ? node_pod_count_[n] : 0;
+    if (pods + 1 > node.allowed_pods) return false;
+    const Resources used = n < node_requested_.size() ? node_requested_[n] : Resources{};
+    for (std::size_t r = 0; r < kMaxResources; ++r)
+      if (spec.requests[r] > 0 && spec.requests[r] > node.allocatable[r] - used[r]) return false;
+    return true;
+  };
+  bool any = false;
+  for (const std::uint32_t id : given_up_pods_) {
+    const Pod& p = store.pod(PodId(id));
+    const PodTemplate& spec = store.spec(p.spec);
+    for (std::uint32_t n = 0; n < store.node_count() && !any; ++n) any = fits(spec, NodeId(n));
+    if (any) break;
+  }
+  given_up_fit_ = any;
+  return any;
+}
+
+bool ApiServer::given_up_pod_may_preempt() const {
+  if (bound_priorities_.empty()) return false;
+  const std::int32_t lowest = bound_priorities_.begin()->first;
+  const ObjectStore& store = sim_.store();
+  return std::any_of(given_up_pods_.begin(), given_up_pods_.end(), [&](std::uint32_t id) {
+    const PodTemplate& spec = store.spec(store.pod(PodId(id)).spec);
+    return spec.preemption_policy != PreemptionPolicy::kNever && spec.priority > lowest;
+  });
+}
+
+std::vector<std::string> ApiServer::pending_external_pods() const {
+  std::vector<std::string> names;
+  const ObjectStore& store = sim_.store();
+  for (std::uint32_t id = 0; id < external_state_.size(); ++id)
+    if (external_state_[id] != 0) names.push_back(store.namespace_(store.pod(PodId(id)).ns).name + "/" + store.pod(PodId(id)).name);
+  return names;
 }
 
 void ApiServer::track_external(PodId pod) {
@@ -382,6 +468,8 @@ void ApiServer::track_external(PodId pod) {
   if (state == 2) --given_up_;
   if (now == 1) ++undecided_;
   if (now == 2) ++given_up_;
+  if (state == 2) given_up_pods_.erase(pod.value());
+  if (now == 2) given_up_pods_.insert(pod.value());
   state = now;
 }
 

@@ -13,7 +13,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -96,6 +99,20 @@ class ApiServer final : public ChangeListener {
   // retries only then).
   bool capacity_freed() const { return capacity_freed_; }
   void clear_capacity_freed() { capacity_freed_ = false; }
+  // Whether some pod its scheduler gave up on would pass the default profile's filters now
+  // (NodeUnschedulable, TaintToleration, NodeAffinity/nodeSelector, NodeResourcesFit against
+  // the bound, non-terminal pods): then its scheduler will bind it at its next retry, and
+  // cosim waits for that retry instead of moving time on. Filters kubesim does not
+  // evaluate here (inter-pod affinity, topology spread, volumes) are taken as passing, so
+  // this may say yes where the scheduler says no (cosim then waits its grace), never the
+  // reverse. Cached until the next change.
+  bool given_up_pod_fits();
+  // Whether some pod given up on may preempt: its preemptionPolicy is PreemptLowerPriority
+  // and some bound, non-terminal pod has a lower priority (DefaultPreemption's first
+  // requirement, framework/plugins/defaultpreemption/default_preemption.go PodEligibleToPreemptOthers).
+  bool given_up_pod_may_preempt() const;
+  // Names (namespace/name) of the pods of external schedulers still pending, in creation order.
+  std::vector<std::string> pending_external_pods() const;
   // Bumped by every change a watcher could see and every request; cosim's quiet period
   // starts at the last bump.
   std::chrono::steady_clock::time_point last_activity() const { return last_activity_; }
@@ -134,6 +151,7 @@ class ApiServer final : public ChangeListener {
   void publish_model(ObjectKind kind, std::uint32_t id, ChangeType type);
   void record(std::uint8_t resource, WatchEventType type, nlohmann::json object, std::uint32_t model_id = 0);
   void track_external(PodId pod);
+  void account_on_node(PodId pod);
   void touch();
   std::string generate_name(const std::string& base);
   std::string key_of(const Target& t, const std::string& name) const;
@@ -161,6 +179,15 @@ class ApiServer final : public ChangeListener {
   std::size_t next_reaction_ = 0;
   std::size_t undecided_ = 0, given_up_ = 0;
   bool capacity_freed_ = false;
+  // Pods given up on (PodId values, ordered); per node, the requests and count of the bound,
+  // non-terminal pods (what kube-scheduler's cache accounts: it drops terminal pods), and
+  // per pod the node it is accounted on.
+  std::set<std::uint32_t> given_up_pods_;
+  std::vector<Resources> node_requested_;
+  std::vector<std::int64_t> node_pod_count_;
+  std::vector<NodeId> accounted_node_;
+  std::map<std::int32_t, std::uint32_t> bound_priorities_;  // priority -> bound, non-terminal pods
+  std::optional<bool> given_up_fit_;  // the cached answer of given_up_pod_fits()
   std::uint8_t pods_resource_, nodes_resource_, namespaces_resource_, jobs_resource_, quotas_resource_,
       priority_classes_resource_, pdbs_resource_;
   std::chrono::steady_clock::time_point last_activity_;

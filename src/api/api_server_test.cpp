@@ -16,6 +16,7 @@ SimulationInputs two_nodes() {
   for (int i = 0; i < 2; ++i) {
     Node n;
     n.name = "node-" + std::to_string(i);
+    set_label(n.labels, "kubernetes.io/hostname", n.name);
     n.allocatable[kCpu] = 4000;
     n.allocatable[kMemory] = 16 * kGi;
     n.capacity = n.allocatable;
@@ -264,6 +265,68 @@ TEST_F(ApiServerSmallLogTest, WatchFromAnEvictedVersionIsGone) {
   // resourceVersion 0: the current state as ADDED events.
   call("GET", "/api/v1/pods", nullptr, {{"watch", "1"}, {"resourceVersion", "0"}});
   EXPECT_EQ(events().size(), 6u);
+}
+
+}  // namespace
+}  // namespace kubesim::api
+
+namespace kubesim::api {
+namespace {
+
+// cosim's rule 4 (clock.hpp): whether a pod its scheduler gave up on would pass the default
+// filters now, against the pods bound on the two 4-cpu nodes.
+struct FitCase {
+  const char* name;
+  int bound_cpu_node0, bound_cpu_node1;  // running pods bound first (0: none)
+  int pod_cpu;
+  const char* node_selector;  // kubernetes.io/hostname value, or null
+  bool fits;
+};
+
+class GivenUpFitTest : public ApiServerTest, public ::testing::WithParamInterface<FitCase> {};
+
+TEST_P(GivenUpFitTest, FollowsRequestsAndSelectors) {
+  const FitCase& c = GetParam();
+  int i = 0;
+  for (const auto& [node, cpu] : {std::pair{"node-0", c.bound_cpu_node0}, std::pair{"node-1", c.bound_cpu_node1}}) {
+    if (cpu == 0) continue;
+    const std::string name = "busy-" + std::to_string(i++);
+    ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body(name, "ext", cpu, 1000)).status, 201);
+    ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods/" + name + "/binding", Json{{"target", {{"kind", "Node"}, {"name", node}}}}).status, 201);
+  }
+  Json body = pod_body("waiting", "ext", c.pod_cpu, 10);
+  if (c.node_selector) body["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", c.node_selector}};
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", body).status, 201);
+  const Json unschedulable = {{"status", {{"conditions", {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}, {"message", "0/2 nodes are available"}}}}}}};
+  ASSERT_EQ(call("PATCH", "/api/v1/namespaces/default/pods/waiting/status", unschedulable, {}, "application/strategic-merge-patch+json").status, 200);
+  ASSERT_EQ(api_->given_up_external_pods(), 1u);
+  EXPECT_EQ(api_->locked([&] { return api_->given_up_pod_fits(); }), c.fits);
+  EXPECT_EQ(api_->locked([&] { return api_->pending_external_pods(); }), std::vector<std::string>{"default/waiting"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, GivenUpFitTest,
+                         ::testing::Values(FitCase{"EmptyCluster", 0, 0, 2, nullptr, true},
+                                           FitCase{"BothFull", 4, 4, 1, nullptr, false},
+                                           FitCase{"RoomOnNode0", 3, 4, 1, nullptr, true},
+                                           FitCase{"TooBigForTheRoom", 3, 4, 2, nullptr, false},
+                                           FitCase{"SelectorOnFullNode", 3, 4, 1, "node-1", false},
+                                           FitCase{"SelectorOnFreeNode", 4, 0, 4, "node-1", true}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// pods/binding as pkg/registry/core/pod/storage/storage.go (v1.26) answers: twice, 409
+// "already assigned"; while being deleted, 409 "is being deleted"; once deleted, 404.
+TEST_F(ApiServerTest, BindingsOfDeletedPodsAreRefusedAsUpstream) {
+  const Json binding = {{"target", {{"kind", "Node"}, {"name", "node-0"}}}};
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("a", "ext", 1, 10)).status, 201);
+  ASSERT_EQ(call("DELETE", "/api/v1/namespaces/default/pods/a").status, 200);
+  const Json gone = json(call("POST", "/api/v1/namespaces/default/pods/a/binding", binding));
+  EXPECT_EQ(gone["code"], 404);
+  EXPECT_EQ(gone["message"], "pods \"a\" not found");
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("b", "ext", 1, 10)).status, 201);
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods/b/binding", binding).status, 201);
+  const Json twice = json(call("POST", "/api/v1/namespaces/default/pods/b/binding", binding));
+  EXPECT_EQ(twice["code"], 409);
+  EXPECT_EQ(twice["message"], "Operation cannot be fulfilled on pods/binding \"b\": pod b is already assigned to node \"node-0\"");
 }
 
 }  // namespace

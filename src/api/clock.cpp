@@ -48,8 +48,13 @@ SimTime ClockDriver::realtime_target() const {
 }
 
 bool ClockDriver::workload_over(std::chrono::steady_clock::time_point now) const {
-  return options_.end_with_workload && sim_.arrivals_done() && !sim_.has_work() && api_.undecided_external_pods() == 0 &&
-         api_.in_flight() == 0 && now - api_.last_activity() >= options_.quiet;
+  if (!options_.end_with_workload || !sim_.arrivals_done() || sim_.has_work() || api_.undecided_external_pods() != 0 ||
+      api_.in_flight() != 0 || now - api_.last_activity() < options_.quiet)
+    return false;
+  // Rule 4's end: a pod given up on that would fit gets `grace` to be bound (cosim only: in
+  // realtime the scheduler's timers and simulated time run together).
+  return options_.mode == ClockOptions::Mode::kRealtime || api_.given_up_external_pods() == 0 ||
+         !api_.given_up_pod_fits() || now - api_.last_activity() >= options_.grace;
 }
 
 std::string ClockDriver::run(const std::atomic<bool>& stop) {
@@ -82,8 +87,14 @@ std::string ClockDriver::run(const std::atomic<bool>& stop) {
       // slowest recent decision), so a slow or loaded scheduler still gets to retry.
       const auto quiet = std::max<Clock::duration>(options_.quiet, 2 * api_.recent_reaction_time());
       const bool idle_for_quiet = now - api_.last_activity() >= quiet;
-      const bool retries_possible = api_.given_up_external_pods() > 0 && api_.capacity_freed();
+      // Rule 3 for the retries rule 4 cannot judge: preemption (a pod that fits nowhere may
+      // still evict lower-priority pods when it is retried).
+      const bool retries_possible =
+          api_.given_up_external_pods() > 0 && api_.capacity_freed() && api_.given_up_pod_may_preempt();
       bool may_step = api_.in_flight() == 0 && (!retries_possible || idle_for_quiet);
+      const bool retry_fits = api_.given_up_external_pods() > 0 && api_.given_up_pod_fits();
+      const bool within_grace = now - api_.last_activity() < options_.grace;
+      if (retry_fits && within_grace) may_step = false;
       if (api_.undecided_external_pods() > 0) {
         may_step = may_step && options_.decision_timeout && now - api_.last_activity() >= *options_.decision_timeout;
         if (may_step && !warned) {
@@ -98,14 +109,41 @@ std::string ClockDriver::run(const std::atomic<bool>& stop) {
           sim_.advance_to(options_.until);
           return "until";
         }
+        if (retry_fits) {
+          if (grace_expiries_++ == 0)
+            std::fprintf(stderr, "kubesim: cosim: a pod its scheduler gave up on would fit, but nothing was bound in %lld ms; advancing\n",
+                         static_cast<long long>(options_.grace.count()));
+        }
         api_.clear_capacity_freed();
+        holding_ = false;
         sim_.advance_to(next);
         api_.notify_watchers();
         wake_at = now;  // look again at once
         return {};
       }
+      const bool paced_hold = options_.paced_hold && retry_fits && within_grace && api_.in_flight() == 0 &&
+                              api_.undecided_external_pods() == 0 && !(retries_possible && !idle_for_quiet);
+      if (!paced_hold) {
+        holding_ = false;
+      } else {
+        // Rule 4, paced: simulated time runs with wall time while the scheduler's timer runs.
+        if (!holding_) {
+          holding_ = true;
+          hold_wall_ = now;
+          hold_sim_ = sim_.now();
+        }
+        const SimTime target =
+            std::min(options_.until, hold_sim_ + Duration::micros(std::chrono::duration_cast<std::chrono::microseconds>(now - hold_wall_).count()));
+        if (target > sim_.now()) {
+          sim_.advance_to(target);
+          api_.notify_watchers();
+        }
+        if (sim_.now() >= options_.until) return "until";
+        wake_at = std::min(wake_at, now + std::chrono::milliseconds(10));
+      }
       if (workload_over(now)) return "workload finished";
       if (retries_possible && !idle_for_quiet) wake_at = api_.last_activity() + quiet;
+      if (retry_fits && within_grace) wake_at = std::min(wake_at, api_.last_activity() + options_.grace);
       return {};
     });
     if (!ended.empty()) return ended;

@@ -11,25 +11,51 @@
 //        serve) is waiting for a decision: each has been bound, or marked
 //        PodScheduled=False (Unschedulable) by its scheduler;
 //     2. no API request is being handled;
-//     3. if some pod has been given up on (marked Unschedulable) and capacity was freed
-//        since the last step (a pod ended or was removed, a node was added or changed),
+//     3. if some pod has been given up on (marked Unschedulable) that may preempt (a
+//        lower-priority pod is bound; rule 4 judges the pods that fit without preemption)
+//        and capacity was freed since the last step (a pod ended or was removed, a node
+//        was added or changed),
 //        nothing happened for a quiet period (`quiet`, wall time) since the last request or
 //        the last change a watcher could see, so its scheduler had the chance to retry it
 //        (the quiet period must exceed the scheduler's reaction time, or a slow scheduler
 //        would retry after time moved on and results would depend on its speed: it is
 //        max(`quiet`, twice the longest of the scheduler's last 32 reaction times, from a
 //        watch stream carrying a waiting pod to the pod's decision, each capped at 1 s));
-//     4. the simulation has work that can change the cluster (the frozen-cluster rule of
+//     4. no pod given up on would fit now (ApiServer::given_up_pod_fits: the default
+//        profile's filters against the bound pods), or `grace` of wall time passed without
+//        any request or change. A real scheduler retries such a pod only when its own
+//        wall-clock timers let it: kube-scheduler v1.26 puts a pod that a cluster event
+//        moves before its back-off (1 s doubling to 10 s per attempt) has expired into the
+//        backoffQ, which it flushes every second (pkg/scheduler/internal/queue/
+//        scheduling_queue.go: flushBackoffQCompleted). Cosim compresses the time between
+//        the pod's last attempt and the event, so the back-off has usually not expired on
+//        the scheduler's clock; simulated time then holds, and the free capacity stays free
+//        at that instant, until the retry binds the pod. This keeps the run
+//        work-conserving as a real-time run is (where the retry comes at most a flush
+//        period after the back-off, in simulated time too);
+//     5. the simulation has work that can change the cluster (the frozen-cluster rule of
 //        `kubesim run`).
+//   The run ends when the workload was submitted, nothing can change the cluster, no pod
+//   waits for a decision and, if pods given up on are left that would fit, the scheduler
+//   had `grace` of wall time (default 15 s: more than kube-scheduler's maximum back-off,
+//   10 s, plus its 1 s flush period) without a request to bind them. Pods that fit on no
+//   node only a cluster change can help, and none is coming; kube-scheduler's 30 s flush
+//   of pods unschedulable for 5 minutes retries them in the same cluster, to the same
+//   result. (A pod that fits but whose rejecting plugin did not register for the event
+//   that freed its room waits for that 5-minute flush upstream: raise `grace` to 330 s to
+//   wait for it.) Pods still pending at the end are named on stderr.
 //   A step therefore never happens during a scheduling cycle: the pod being scheduled is
 //   still waiting for its decision. Optional `decision_timeout`: an undecided pod stops
 //   holding the clock after that much wall time without any request (for schedulers that
 //   ignore some pods). Unlike Batkube (a timeout, a minimum delay and a maximum time step
 //   between the scheduler's requests, with a patched Go time library inside the
 //   scheduler), kubesim needs no change to the scheduler and never advances time on a
-//   timer while a decision is pending; the scheduler's own timers (back-off, periodic
-//   flushes) still run on wall time, so its retries of unschedulable pods happen at the
-//   next cluster change instead of after its back-off.
+//   timer while a decision is pending or a retry can succeed. Where it is not exact: the
+//   scheduler's timers still run on wall time, so between cluster events it retries its
+//   pods fewer times than in real time (their attempt counts, hence back-offs, and queue
+//   timestamps differ), and which waiting pod gets freed room first can differ; totals
+//   that do not depend on the order (makespan, mean wait of equal jobs) agree, the
+//   order-dependent tail less so (README, "Co-simulation with a real scheduler").
 #pragma once
 
 #include <atomic>
@@ -51,6 +77,10 @@ struct ClockOptions {
   double factor = 1.0;  // realtime: simulated seconds per wall second
   std::chrono::milliseconds quiet{20};
   std::optional<std::chrono::milliseconds> decision_timeout;
+  std::chrono::milliseconds grace{15000};
+  // Rule 4's hold: false, simulated time stands still until the retry; true ("paced"),
+  // it runs with wall time (1x) meanwhile, as it would in real time.
+  bool paced_hold = false;
   SimTime until = SimTime::never();
   // End once the workload's jobs were all submitted and nothing can change any more.
   bool end_with_workload = true;
@@ -67,6 +97,8 @@ class ClockDriver {
   std::string run(const std::atomic<bool>& stop);
   // Wakes run() (after `stop` was set, or on API activity).
   void wake();
+  // Times cosim moved on after `grace` although a pod given up on would fit (rule 4).
+  std::uint64_t grace_expiries() const { return grace_expiries_; }
 
  private:
   SimTime realtime_target() const;
@@ -80,6 +112,10 @@ class ClockDriver {
   std::mutex wake_mutex_;
   std::condition_variable wake_cv_;
   std::uint64_t wakeups_ = 0;
+  std::uint64_t grace_expiries_ = 0;
+  bool holding_ = false;  // a paced hold is running, since (hold_wall_, hold_sim_)
+  std::chrono::steady_clock::time_point hold_wall_;
+  SimTime hold_sim_;
 };
 
 }  // namespace kubesim::api

@@ -62,6 +62,9 @@ struct RunArgs {
   std::string builtin_scheduler = "on";
   int cosim_quiet_ms = 20;
   double cosim_timeout = -1;
+  double cosim_grace = 15;
+  std::string decisions;  // --decisions FILE
+  std::string cosim_hold = "frozen";
   bool keep_serving = false;
   bool serve = false;
   std::size_t watch_history = 200000;
@@ -104,6 +107,17 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
                  inputs.workload.source.c_str(), reason.c_str());
   RunPipeline run(std::move(inputs), options, report, KUBESIM_VERSION);
   Simulation& sim = run.sim();
+  // --decisions: kube-scheduler's every decision with its tied best nodes (CSV).
+  std::string decisions = "time,pod,node,best_nodes\n";
+  if (!a.decisions.empty())
+    sim.scheduler().set_decision_observer([&](PodId pod, NodeId chosen, const std::vector<NodeId>& best) {
+      const ObjectStore& store = sim.store();
+      const Pod& p = store.pod(pod);
+      decisions += format_seconds(sim.now()) + "," + store.namespace_(p.ns).name + "/" + p.name + "," +
+                   (chosen.valid() ? store.node(chosen).name : std::string()) + ",";
+      for (std::size_t i = 0; i < best.size(); ++i) decisions += (i ? " " : "") + store.node(best[i]).name;
+      decisions += "\n";
+    });
   if (a.serve) {
     serve_simulation(sim, a);
   } else {
@@ -112,6 +126,7 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   }
   // Everything is built before anything is written; each file is written atomically.
   write_report_files(out, run.finish());
+  if (!a.decisions.empty()) write_file_atomically(a.decisions, decisions);
   const RunSummary& summary = run.summary();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!a.quiet) {
@@ -166,6 +181,8 @@ void serve_simulation(Simulation& sim, const RunArgs& a) {
   clock->quiet = std::chrono::milliseconds(a.cosim_quiet_ms);
   if (a.cosim_timeout > 0)
     clock->decision_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_timeout * 1000));
+  clock->paced_hold = a.cosim_hold == "paced";
+  clock->grace = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_grace * 1000));
   if (a.until >= 0) clock->until = SimTime::from_seconds(a.until);
   clock->end_with_workload = !a.keep_serving && !sim.workload().jobs.empty();
 
@@ -212,6 +229,14 @@ void serve_simulation(Simulation& sim, const RunArgs& a) {
   const std::string reason = driver.run(stop);
   finished = true;
   signal_thread.join();
+  // Pods an external scheduler left pending, by name (the count follows with run's message).
+  const std::vector<std::string> pending = server.locked([&] { return server.pending_external_pods(); });
+  if (!pending.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < pending.size() && i < 20; ++i) names += (i ? ", " : "") + pending[i];
+    std::fprintf(stderr, "kubesim: serve ended with %zu pod(s) of external schedulers pending: %s%s\n", pending.size(),
+                 names.c_str(), pending.size() > 20 ? ", ..." : "");
+  }
   server.shutdown();
   http.stop();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -435,6 +460,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--out", run.out, "output directory")->capture_default_str();
   run_cmd->add_option("--until", run.until, "stop at this simulated time (seconds)");
+  run_cmd->add_option("--decisions", run.decisions,
+                      "write kube-scheduler's decisions to this CSV file: time, pod, chosen node and every node with "
+                      "the best score (the tie-break's candidates)");
   run_cmd->add_option("--swf-cpu-per-processor", run.swf_cpu, "cpu request per SWF processor (a quantity)")
       ->capture_default_str();
   run_cmd->add_option("--swf-memory", run.swf_memory, "SWF memory request: none, requested (field 10) or used (field 7)")
@@ -486,6 +514,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd->add_option("--cosim-timeout", serve.cosim_timeout,
                         "cosim: seconds of wall time after which pods still waiting for a decision stop holding the clock");
+  serve_cmd->add_option("--cosim-grace", serve.cosim_grace,
+                        "cosim: seconds of wall time an external scheduler gets to bind a pod it gave up on that would "
+                        "fit now, before time moves on or the run ends (more than kube-scheduler's 10 s maximum back-off "
+                        "plus its 1 s flush)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  serve_cmd->add_option("--cosim-hold", serve.cosim_hold,
+                        "cosim: while a pod that fits waits for its scheduler's retry timer, simulated time stands "
+                        "still (frozen) or runs with wall time (paced)")
+      ->check(CLI::IsMember({"frozen", "paced"}))
+      ->capture_default_str();
   serve_cmd->add_option("--address", serve.address, "address to listen on")->capture_default_str();
   serve_cmd->add_option("--port", serve.port, "port (0: any free port)")->capture_default_str();
   serve_cmd->add_option("--kubeconfig", serve.kubeconfig, "kubeconfig file to write for clients")->capture_default_str();

@@ -85,6 +85,7 @@ class Simulation final : public ChangeListener,
   const std::vector<std::pair<std::uint32_t, std::string>>& rejected_pods() const { return rejected_pods_; }
   // kube-scheduler (scheduler 0).
   const Scheduler& scheduler() const { return *kube_scheduler_; }
+  Scheduler& scheduler() { return *kube_scheduler_; }
   // Whether some scheduler of the simulation serves this schedulerName (else pods wait for
   // an external one).
   bool served_internally(const std::string& scheduler_name) const;

@@ -389,6 +389,21 @@ void Scheduler::start_cycle(SimTime now) {
   in_cycle_ = true;
   decide_now_ = now;
   cycle_decision_ = decide(cycle_pod_);
+  if (decision_observer_) {
+    best_nodes_.clear();
+    // The nominated node, when it passes, is chosen without scoring (findNodesThatFitPod);
+    // decide() then leaves the feasible list of an earlier cycle.
+    if (cycle_decision_.node.valid() && cycle_decision_.node == store_.pod(cycle_pod_).nominated_node) {
+      best_nodes_.push_back(cycle_decision_.node);
+    } else if (feasible_.size() == 1) {
+      best_nodes_.push_back(feasible_[0]->id);
+    } else if (cycle_decision_.node.valid()) {
+      const std::int64_t top = *std::max_element(totals_.begin(), totals_.end());
+      for (std::size_t i = 0; i < feasible_.size(); ++i)
+        if (totals_[i] == top) best_nodes_.push_back(feasible_[i]->id);
+    }
+    decision_observer_(cycle_pod_, cycle_decision_.node, best_nodes_);
+  }
   preemption_.ran = false;
   dry_run_nodes_ = 0;
   dry_run_pods_ = 0;

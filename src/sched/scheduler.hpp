@@ -17,6 +17,8 @@
 // a node for pods nominated to it (RunFilterPluginsWithNominatedPods).
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -103,6 +105,12 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
     std::string message;  // FitError message when no node fits
   };
   Decision decide(PodId pod);
+  // Called after each scheduling cycle's decision (not for what-if calls of decide) with
+  // the pod, the chosen node (invalid: none fits) and every node with the best total score
+  // (the nodes selectHost's tie-break chose among), in the order they were found. For
+  // differential tests against the real kube-scheduler (kubesim run --decisions).
+  using DecisionObserver = std::function<void(PodId pod, NodeId chosen, const std::vector<NodeId>& best)>;
+  void set_decision_observer(DecisionObserver f) { decision_observer_ = std::move(f); }
 
   // The DefaultPreemption PostFilter's verdict for a pod that `decide` found no node for
   // (framework/preemption/preemption.go Evaluator.Preempt, v1.26). Nothing is applied: the
@@ -246,6 +254,8 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   PodId cycle_pod_;
   std::uint64_t cycle_number_ = 0;
   Decision cycle_decision_;
+  DecisionObserver decision_observer_;
+  std::vector<NodeId> best_nodes_;  // the observer's argument (filled only when there is one)
   QueueFlushTicks ticks_;
   bool waiting_for_patch_ = false;           // the failure's status patch is in flight
   std::string patch_message_;                 // what that patch writes
