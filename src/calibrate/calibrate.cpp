@@ -54,7 +54,11 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
   for (const auto& r : runs)
     if (r.kubelet_resolution != ks_res || r.scheduled_resolution != sched_res)
       throw InputError(r.source, 0, "runs of different timestamp resolutions (jobs.csv and cluster) cannot be fitted together");
+  // Timestamps truncated to r seconds (metav1.Time drops the fraction) read on average r/2
+  // early: an interval from a truncated start to a finer end reads r/2 long. `rounding`
+  // is the variance the truncation of both ends adds, `truncation_bias` the mean.
   auto rounding = [](double a, double b) { return (a * a + b * b) / 12; };
+  auto truncation_bias = [](double res_start, double res_end) { return (res_start - res_end) / 2; };
   Distribution watch_delay;  // fitted first: the kubelet's start-up includes one watch
   const bool coarse_kubelet = ks_res >= 1e-3 * 10;  // whole-second kubelet timestamps
 
@@ -85,14 +89,14 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
     std::vector<double> per_hop;
     for (double d : f.measured) per_hop.push_back(d / hops);
     // Submission: the pod's (or Job's) creationTimestamp, whole seconds from a cluster.
-    const double res_var = rounding(coarse_kubelet ? 1.0 : 0.001, sched_res);
-    f.fit = fit_by_moments(per_hop, (cycle.mean() + bind.mean()) / hops,
-                           (cycle.variance() + bind.variance() + res_var) / (hops * hops));
+    const double created_res = coarse_kubelet ? 1.0 : 0.001;
+    f.fit = fit_by_moments(per_hop, (cycle.mean() + bind.mean() + truncation_bias(created_res, sched_res)) / hops,
+                           (cycle.variance() + bind.variance() + rounding(created_res, sched_res)) / (hops * hops));
     RandomStream rng(1, "calibrate/watchDelay");
     for (std::size_t i = 0, n = std::max<std::size_t>(4000, f.measured.size() * 4); i < n; ++i) {
       double d = cycle.sample(rng).to_seconds() + bind.sample(rng).to_seconds();
       for (int h = 0; h < hops; ++h) d += f.fit.distribution.sample(rng).to_seconds();
-      f.modelled.push_back(d);
+      f.modelled.push_back(observed(rng.uniform01() * 1000, d, created_res, sched_res));
     }
     watch_delay = f.fit.distribution;
     c.latencies.push_back(std::move(f));
@@ -111,7 +115,9 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
     for (const auto& run : runs)
       for (const auto& p : run.pods) {
         const double d = step.measure(p);
-        if (!known(d) || d < 0) {
+        // Truncated ends can read a short interval slightly negative: kept, or the mean would
+        // be biased; a fine-grained negative interval is out of order and skipped.
+        if (!known(d) || d < (coarse_kubelet ? -1.0 : 0.0)) {
           ++f.skipped;
           continue;
         }
@@ -131,7 +137,8 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
       for (double d : f.measured) shifted.push_back(std::max(d - shift, 1e-6));
       f.fit = fit_by_likelihood(std::move(shifted));
     } else {
-      f.fit = fit_by_moments(f.measured, shift, rounding(res_a, ks_res) + (shift > 0 ? watch_delay.variance() : 0.0));
+      f.fit = fit_by_moments(f.measured, shift + truncation_bias(res_a, ks_res),
+                             rounding(res_a, ks_res) + (shift > 0 ? watch_delay.variance() : 0.0));
       f.interval += " (whole-second timestamps)";
     }
     RandomStream rng(1, std::string("calibrate/") + f.key);

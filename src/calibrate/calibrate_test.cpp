@@ -2,6 +2,7 @@
 // the round trip: a simulation with known latencies, served through the API (pods and the
 // Events the scheduler and kubelets record), calibrated back.
 #include "calibrate/calibrate.hpp"
+#include "calibrate/fidelity.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/test_paths.hpp"
 #include "model/resources.hpp"
+#include "platform/simgrid_platform.hpp"
 #include "workload/batsim_workload.hpp"
 
 namespace kubesim::calibrate {
@@ -171,7 +173,6 @@ SimulationInputs cluster_and_pods(int pods) {
     n.name = "node-" + std::to_string(i);
     n.allocatable[kCpu] = 4000;
     n.allocatable[kMemory] = 16LL << 30;
-    n.allocatable[kPods] = 110;
     n.capacity = n.allocatable;
     in.nodes.push_back(std::move(n));
   }
@@ -239,6 +240,31 @@ TEST(CalibrateRoundTrip, ServedPodsAndEventsGiveBackTheModelsMeans) {
   }
   // Reproducible: the same served objects give the same file.
   EXPECT_EQ(calibration_yaml(c), calibration_yaml(calibrate({timelines_from_cluster(pods, events, "kubesim", kUnknown, kUnknown)})));
+}
+
+// The acceptance check of the shipped model: the ten real-k3s burst runs replayed
+// with their submission times, seeds 1-5: makespan and mean wait inside the measured range,
+// per-pod wait KS distance < 0.1 (docs/fidelity.md; `kubesim fidelity` prints the same).
+TEST(CalibrateFidelity, K3sBatkubeModelLandsInsideTheMeasuredRuns) {
+  const std::string batkube = testing::data_dir() + "/batkube";
+  auto make_inputs = [&] {
+    SimulationInputs in;
+    in.nodes = read_simgrid_platform(batkube + "/platform_graphene_16nodes.xml", in.resource_names).nodes;
+    in.workload = read_batsim_workload(batkube + "/200_delay170.json", in.resource_names);
+    in.scheduler = default_scheduler_config(in.resource_names);
+    return in;
+  };
+  const SimulationInputs first = make_inputs();
+  std::vector<MeasuredRun> runs;
+  for (int i = 0; i < 10; ++i)
+    runs.push_back(read_measured_jobs_csv(batkube + "/real-k3s/200_delay170_" + std::to_string(i) + "_jobs.csv", first.workload));
+  const FidelityResult r = replay_measured_runs(runs, make_inputs, ModelConfig::load("k3s-batkube"), 5);
+  EXPECT_TRUE(r.makespan_inside()) << r.sim_makespan;
+  EXPECT_TRUE(r.wait_inside()) << r.sim_mean_wait;
+  EXPECT_LT(r.ks_wait, 0.1);
+  // The realistic guesses were outside (README "Latency model"): the check can fail.
+  const FidelityResult guess = replay_measured_runs({runs[0]}, make_inputs, ModelConfig::realistic(), 1);
+  EXPECT_FALSE(guess.makespan_inside());
 }
 
 }  // namespace
