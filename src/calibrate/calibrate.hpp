@@ -10,7 +10,10 @@
 //   watchDelay       submission -> Scheduled of pods scheduled before any pod finished (no
 //                    capacity wait), minus the scheduling cycle and binding (not separately
 //                    observable: kept at the realistic model's), over the watch hops
-//                    (MeasuredRun::submission_watch_hops)
+//                    (MeasuredRun::submission_watch_hops). The draws are taken as
+//                    independent; a watch stream delivers in order (the simulation too),
+//                    so when the delay's spread is not small against the gaps between
+//                    creations, measured delays are longer than the per-event draw.
 // Criteria in fit.hpp. Not fitted (no measurement isolates them): schedulingCycle,
 // bindLatency, statusPatchLatency (kept, and said so in the file).
 #pragma once

@@ -195,7 +195,7 @@ SimulationInputs cluster_and_pods(int pods) {
 TEST(CalibrateRoundTrip, ServedPodsAndEventsGiveBackTheModelsMeans) {
   SimulationOptions options;
   options.model = ModelConfig::parse(
-      "watchDelay: normal:0.4:0.05\n"
+      "watchDelay: normal:1:0.02\n"
       "podStartup: normal:2:0.3\n"
       "imagePull: lognormal:0.3:0.4\n"
       "containerCreate: uniform:1:2\n"
@@ -230,7 +230,7 @@ TEST(CalibrateRoundTrip, ServedPodsAndEventsGiveBackTheModelsMeans) {
     return 0.0;
   };
   for (const char* key : {"watchDelay", "podStartup", "imagePull", "containerCreate", "containerStart"}) {
-    const std::string spec = key == std::string("watchDelay")        ? "normal:0.4:0.05"
+    const std::string spec = key == std::string("watchDelay")        ? "normal:1:0.02"
                              : key == std::string("podStartup")      ? "normal:2:0.3"
                              : key == std::string("imagePull")       ? "lognormal:0.3:0.4"
                              : key == std::string("containerCreate") ? "uniform:1:2"
