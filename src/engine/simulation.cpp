@@ -59,7 +59,6 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
     c.requested_mask = (addon.cpu_milli ? 1u << kCpu : 0u) | (addon.memory_bytes ? 1u << kMemory : 0u);
     t.containers.push_back(std::move(c));
     t.priority = addon.priority;
-    t.finalize();
     Pod pod;
     pod.name = addon.name;
     pod.ns = store_.ensure_namespace(addon.ns);
