@@ -5,7 +5,7 @@
 // - starts its container as kuberuntime_manager.go SyncPod does: the pod sandbox (the
 //   start-up latency), then the image (images/image_manager.go EnsureImageExists: events
 //   Pulling, Pulled), the container's creation (Created) and start (Started), each step its
-//   own latency; the steps' instants are kept on the Pod (Pod::pulling, pulled, created_at)
+//   own latency; the steps' instants are kept on the Pod (Pod::pulling, pulled, container_created)
 //   for the API's Events;
 // - learns of state changes through PLEG, which relists containers every plegRelistPeriod
 //   (1 s, pkg/kubelet/kubelet.go) at a per-node phase, and reports the status to the API
