@@ -243,6 +243,8 @@ ApiServer::ApiServer(Simulation& sim, ApiOptions options)
       quotas_resource_(resource_index("", "resourcequotas")),
       priority_classes_resource_(resource_index("scheduling.k8s.io", "priorityclasses")),
       pdbs_resource_(resource_index("policy", "poddisruptionbudgets")),
+      core_events_resource_(resource_index("", "events")),
+      events_v1_resource_(resource_index("events.k8s.io", "events")),
       last_activity_(std::chrono::steady_clock::now()) {
   std::lock_guard<std::mutex> lock(mutex_);
   const ObjectStore& store = sim_.store();
@@ -332,6 +334,7 @@ void ApiServer::publish_model(ObjectKind kind, std::uint32_t id, ChangeType chan
       record(pods_resource_, type, pod_to_json(store, PodId(id), time_, original_of(pod_originals_, id)), id);
       track_external(PodId(id));
       account_on_node(PodId(id));
+      if (!p.deleted) record_pod_events(PodId(id));
       if (p.deleted) {
         pod_originals_.erase(id);
         disruption_marks_.erase(id);
@@ -471,6 +474,96 @@ void ApiServer::track_external(PodId pod) {
   if (state == 2) given_up_pods_.erase(pod.value());
   if (now == 2) given_up_pods_.insert(pod.value());
   state = now;
+}
+
+namespace {
+constexpr std::uint8_t kEventScheduled = 1, kEventStarted = 2, kEventKilling = 4;
+// kube-apiserver --event-ttl default (cmd/kube-apiserver/app/options/options.go EventTTL).
+constexpr Duration kEventTtl = Duration::seconds(3600);
+}  // namespace
+
+void ApiServer::record_pod_events(PodId pod) {
+  if (pod_events_recorded_.size() <= pod.value()) pod_events_recorded_.resize(pod.value() + 1, 0);
+  std::uint8_t& done = pod_events_recorded_[pod.value()];
+  const ObjectStore& store = sim_.store();
+  const Pod& p = store.pod(pod);
+  const PodTemplate& spec = store.spec(p.spec);
+  const SnapshotPtr snap = cache_.find(pods_resource_, store.namespace_(p.ns).name + "/" + p.name);
+  if (!snap) return;
+  const Json& meta = snap->object["metadata"];
+  PodEvent base;
+  base.pod_name = p.name;
+  base.pod_namespace = store.namespace_(p.ns).name;
+  base.pod_uid = json_string_of(meta["uid"]);
+  base.pod_resource_version = json_string_of(meta["resourceVersion"]);
+  // The container the kubelet's events name: the pod's first (kubesim runs one workload
+  // container per pod).
+  std::string container = "main", image = "registry.k8s.io/pause:3.9";
+  const Json& containers = snap->object["spec"]["containers"];
+  if (containers.is_array() && !containers.empty()) {
+    container = json_string_of(containers[0].value("name", Json(container)));
+    image = json_string_of(containers[0].value("image", Json(image)));
+  }
+  const std::string node = p.node.valid() ? store.node(p.node).name : "";
+  auto event = [&](int ordinal, const char* reason, std::string message, SimTime at, bool kubelet) {
+    PodEvent e = base;
+    e.reason = reason;
+    e.message = std::move(message);
+    e.at = at;
+    e.from_scheduler = !kubelet;
+    e.component = kubelet ? "kubelet" : spec.scheduler_name;
+    if (kubelet) {
+      e.host = node;
+      e.field_path = "spec.containers{" + container + "}";
+    }
+    e.name_nanos = (time_.epoch_unix_micros + at.micros()) * 1000 + ordinal;
+    record_event(std::move(e));
+  };
+  // The built-in schedulers record Scheduled when the binding succeeded; an external
+  // scheduler records its own through the API.
+  if (!(done & kEventScheduled) && p.node.valid() && !p.scheduled.is_never() &&
+      sim_.served_internally(spec.scheduler_name)) {
+    done |= kEventScheduled;
+    event(0, "Scheduled", "Successfully assigned " + base.pod_namespace + "/" + p.name + " to " + node, p.scheduled,
+          false);
+  }
+  // The kubelet's start-up events, recorded when the container's start is reported (their
+  // timestamps are the steps' own instants; a watcher sees them with the Running status).
+  if (!(done & kEventStarted) && !p.started.is_never() && !p.pulling.is_never()) {
+    done |= kEventStarted;
+    event(1, "Pulling", "Pulling image \"" + image + "\"", p.pulling, true);
+    event(2, "Pulled", "Successfully pulled image \"" + image + "\" in " + go_duration_string(p.pulled - p.pulling),
+          p.pulled, true);
+    event(3, "Created", "Created container " + container, p.container_created, true);
+    event(4, "Started", "Started container " + container, p.started, true);
+  }
+  // killContainer on a graceful deletion of a running container.
+  if (!(done & kEventKilling) && p.terminating() && (done & kEventStarted) && !is_terminal(p.phase)) {
+    done |= kEventKilling;
+    event(5, "Killing", "Stopping container " + container, std::max(p.deletion_requested, p.started), true);
+  }
+}
+
+void ApiServer::record_event(PodEvent e) {
+  const SimTime now = sim_.now();
+  while (!event_expiry_.empty() && event_expiry_.front().second + kEventTtl <= now) {
+    const std::string key = std::move(event_expiry_.front().first);
+    event_expiry_.pop_front();
+    const std::uint64_t rv = sim_.store().next_resource_version();
+    for (const std::uint8_t resource : {core_events_resource_, events_v1_resource_}) {
+      const SnapshotPtr last = cache_.find(resource, key);
+      if (!last) continue;  // deleted by a client already
+      Json object = last->object;
+      object["metadata"]["resourceVersion"] = std::to_string(rv);
+      record(resource, WatchEventType::kDeleted, std::move(object));
+    }
+  }
+  e.resource_version = sim_.store().next_resource_version();
+  // One stored object, served by both APIs (same name and resourceVersion).
+  Json core = pod_event_core_v1(e, time_);
+  event_expiry_.emplace_back(e.pod_namespace + "/" + json_string_of(core["metadata"]["name"]), now);
+  record(core_events_resource_, WatchEventType::kAdded, std::move(core));
+  record(events_v1_resource_, WatchEventType::kAdded, pod_event_events_v1(e, time_));
 }
 
 std::chrono::steady_clock::duration ApiServer::recent_reaction_time() const {

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/json_codec.hpp"
+#include "api/pod_events.hpp"
 #include "api/resources.hpp"
 #include "api/watch_cache.hpp"
 #include "core/random.hpp"
@@ -152,6 +154,11 @@ class ApiServer final : public ChangeListener {
   void record(std::uint8_t resource, WatchEventType type, nlohmann::json object, std::uint32_t model_id = 0);
   void track_external(PodId pod);
   void account_on_node(PodId pod);
+  // Records the Events the scheduler and the kubelet would have recorded about the pod by
+  // this change (api/pod_events.hpp), each once, and expires Events older than the event
+  // TTL.
+  void record_pod_events(PodId pod);
+  void record_event(PodEvent event);
   void touch();
   std::string generate_name(const std::string& base);
   std::string key_of(const Target& t, const std::string& name) const;
@@ -189,7 +196,11 @@ class ApiServer final : public ChangeListener {
   std::map<std::int32_t, std::uint32_t> bound_priorities_;  // priority -> bound, non-terminal pods
   std::optional<bool> given_up_fit_;  // the cached answer of given_up_pod_fits()
   std::uint8_t pods_resource_, nodes_resource_, namespaces_resource_, jobs_resource_, quotas_resource_,
-      priority_classes_resource_, pdbs_resource_;
+      priority_classes_resource_, pdbs_resource_, core_events_resource_, events_v1_resource_;
+  // By PodId: which Events were recorded (kEventScheduled | kEventStarted | kEventKilling).
+  std::vector<std::uint8_t> pod_events_recorded_;
+  // Recorded Events (key, when) in order, for kube-apiserver's --event-ttl (1 h default).
+  std::deque<std::pair<std::string, SimTime>> event_expiry_;
   std::chrono::steady_clock::time_point last_activity_;
   std::function<void()> on_activity_;
   std::function<void()> before_request_;

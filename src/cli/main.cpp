@@ -18,6 +18,7 @@
 #include "api/api_server.hpp"
 #include "api/clock.hpp"
 #include "api/http_server.hpp"
+#include "calibrate/calibrate_command.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
@@ -592,6 +593,9 @@ int main(int argc, char** argv) {
       "  kubesim compare --platform data/batkube/platform_graphene_16nodes.xml \\\n"
       "      --workload data/batkube/spaced_200_delay170.json --schedulers default-scheduler --seeds 3");
 
+  calibrate::CalibrateCommand calibrate_cmd(app);
+  calibrate::FidelityCommand fidelity_cmd(app);
+
   auto* convert = app.add_subcommand("convert", "convert workload formats");
   convert->require_subcommand(1);
   convert->footer("Example:\n  kubesim convert swf-to-batsim data/swf/KIT-10-80.swf -o kit.json");
@@ -645,6 +649,8 @@ int main(int argc, char** argv) {
       }
       return compare_command(cmp, cmp_schedulers, cmp_seeds, cmp_threads);
     }
+    if (calibrate_cmd.parsed()) return calibrate_cmd.run();
+    if (fidelity_cmd.parsed()) return fidelity_cmd.run();
     if (s2b->parsed()) {
       if (platform_size > 0) conv.platform_size = platform_size;
       conv.command_line = "kubesim convert swf-to-batsim " + swf_in + " -o " + json_out;

@@ -9,6 +9,9 @@ Kubelets::Kubelets(ObjectStore& store, KubeletLatencies latencies, std::uint64_t
     : store_(store),
       latencies_(latencies),
       startup_rng_(seed, "kubelet/startup"),
+      pull_rng_(seed, "kubelet/image-pull"),
+      create_rng_(seed, "kubelet/container-create"),
+      start_rng_(seed, "kubelet/container-start"),
       status_rng_(seed, "kubelet/status"),
       pleg_rng_(seed, "kubelet/pleg-phase"),
       host_(host) {}
@@ -176,8 +179,14 @@ void Kubelets::admit(PodId pod, NodeId node, SimTime now) {
   ns.pods += 1;
   ++active_;
   ps.state = State::kStarting;
-  store_.pod_statistics(pod).start_time = now;  // status.startTime, reported with the Running status
-  host_.post(now + latencies_.startup.sample(startup_rng_), Phase::kKubelet,
+  Pod& stats = store_.pod_statistics(pod);
+  stats.start_time = now;  // status.startTime, reported with the Running status
+  // SyncPod's steps in order (kuberuntime_manager.go): sandbox, image, create, start. A fixed
+  // zero step draws nothing, so models without the split keep their random sequences.
+  stats.pulling = now + latencies_.startup.sample(startup_rng_);
+  stats.pulled = stats.pulling + latencies_.image_pull.sample(pull_rng_);
+  stats.container_created = stats.pulled + latencies_.container_create.sample(create_rng_);
+  host_.post(stats.container_created + latencies_.container_start.sample(start_rng_), Phase::kKubelet,
              KubeletEvent{KubeletEvent::Kind::kContainerStarted, pod});
 }
 

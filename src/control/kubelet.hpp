@@ -2,7 +2,11 @@
 // - admits it like pkg/kubelet/lifecycle/predicate.go: the pod must fit next to the node's
 //   active (non-terminal) pods, else phase Failed with reason OutOf<resource> (OutOfcpu,
 //   OutOfmemory, OutOfpods, ...) and "Pod was rejected: Node didn't have enough resource: ...";
-// - starts its container after the start-up latency (sandbox, image present, start);
+// - starts its container as kuberuntime_manager.go SyncPod does: the pod sandbox (the
+//   start-up latency), then the image (images/image_manager.go EnsureImageExists: events
+//   Pulling, Pulled), the container's creation (Created) and start (Started), each step its
+//   own latency; the steps' instants are kept on the Pod (Pod::pulling, pulled, container_created)
+//   for the API's Events;
 // - learns of state changes through PLEG, which relists containers every plegRelistPeriod
 //   (1 s, pkg/kubelet/kubelet.go) at a per-node phase, and reports the status to the API
 //   server after the status-update latency; reports for one pod stay in order;
@@ -40,7 +44,10 @@ class KubeletHost {
 };
 
 struct KubeletLatencies {
-  Distribution startup;        // admission -> container running
+  Distribution startup;          // admission -> sandbox ready, image pull begins (Pulling)
+  Distribution image_pull;       // Pulling -> Pulled
+  Distribution container_create; // Pulled -> Created
+  Distribution container_start;  // Created -> Started (container running)
   Distribution status_update;  // status change seen by the kubelet -> stored by the API server
   Duration pleg_relist_period = Duration::seconds(1);  // zero: changes are seen at once
   // Whether containers exit when sent SIGTERM. False models the study's busybox `sleep` as
@@ -96,6 +103,9 @@ class Kubelets {
   ObjectStore& store_;
   KubeletLatencies latencies_;
   RandomStream startup_rng_;
+  RandomStream pull_rng_;
+  RandomStream create_rng_;
+  RandomStream start_rng_;
   RandomStream status_rng_;
   RandomStream pleg_rng_;
   KubeletHost& host_;

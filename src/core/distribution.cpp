@@ -60,6 +60,28 @@ Duration Distribution::sample(RandomStream& rng) const {
   return Duration::from_seconds(seconds);
 }
 
+double Distribution::mean() const {
+  switch (kind_) {
+    case Kind::kFixed: return a_;
+    case Kind::kUniform: return (a_ + b_) / 2;
+    case Kind::kNormal: return a_;
+    case Kind::kLogNormal: return std::exp(a_ + b_ * b_ / 2);
+    case Kind::kExponential: return a_;
+  }
+  return 0.0;
+}
+
+double Distribution::variance() const {
+  switch (kind_) {
+    case Kind::kFixed: return 0.0;
+    case Kind::kUniform: return (b_ - a_) * (b_ - a_) / 12;
+    case Kind::kNormal: return b_ * b_;
+    case Kind::kLogNormal: return (std::exp(b_ * b_) - 1) * std::exp(2 * a_ + b_ * b_);
+    case Kind::kExponential: return a_ * a_;
+  }
+  return 0.0;
+}
+
 std::string Distribution::to_string() const {
   char buf[96];
   switch (kind_) {

@@ -23,6 +23,9 @@ class Distribution {
   // A fixed distribution draws nothing, so zero latencies never consume random numbers.
   Duration sample(RandomStream& rng) const;
   bool is_zero() const { return kind_ == Kind::kFixed && a_ == 0.0; }
+  // Mean and variance in seconds (of the unclamped distribution).
+  double mean() const;
+  double variance() const;
   std::string to_string() const;
 
  private:

@@ -7,6 +7,9 @@
 
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
+#include "core/quantity.hpp"
+#include "core/read_file.hpp"
+#include "engine/shipped_models.hpp"
 
 namespace kubesim {
 
@@ -60,16 +63,70 @@ ModelConfig ModelConfig::realistic() {
   return m;
 }
 
+std::vector<std::string> ModelConfig::shipped_model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : shipped_models()) names.emplace_back(m.name);
+  return names;
+}
+
 ModelConfig ModelConfig::load(const std::string& name_or_path) {
   if (name_or_path == "ideal") return ideal();
   if (name_or_path == "realistic") return realistic();
-  if (!std::filesystem::exists(name_or_path))
-    throw InputError(name_or_path, 0, "expected --model ideal, realistic or a model YAML file");
+  for (const auto& shipped : shipped_models()) {
+    if (name_or_path != shipped.name) continue;
+    ModelConfig m = parse(std::string(shipped.text), "model " + name_or_path);
+    m.name = name_or_path;
+    return m;
+  }
+  if (!std::filesystem::exists(name_or_path)) {
+    std::string names;
+    for (const auto& n : shipped_model_names()) names += ", " + n;
+    throw InputError(name_or_path, 0, "expected --model ideal, realistic" + names + " or a model YAML file");
+  }
+  ModelConfig m = parse(read_input_file(name_or_path), name_or_path);
+  m.name = name_or_path;
+  return m;
+}
+
+namespace {
+
+std::vector<AddonPod> parse_addon_pods(const YAML::Node& list, const std::string& file, int line) {
+  if (!list.IsSequence()) throw InputError(file, line, "addonPods: expected a list of {namespace, name, cpu, memory, priorityClassName}");
+  std::vector<AddonPod> out;
+  for (const auto& item : list) {
+    const int item_line = item.Mark().line + 1;
+    if (!item.IsMap()) throw InputError(file, item_line, "addonPods: expected a mapping");
+    AddonPod a;
+    for (const auto& kv : item) {
+      const auto key = kv.first.as<std::string>();
+      const auto value = kv.second.as<std::string>();
+      if (key == "namespace") a.ns = value;
+      else if (key == "name") a.name = value;
+      else if (key == "cpu") a.cpu_milli = parse_resource_quantity(value, file, item_line, "cpu").milli_value();
+      else if (key == "memory") a.memory_bytes = parse_resource_quantity(value, file, item_line, "memory").value();
+      else if (key == "priorityClassName") {
+        // The two classes every cluster has (pkg/apis/scheduling/types.go).
+        if (value == "system-cluster-critical") a.priority = 2000000000;
+        else if (value == "system-node-critical") a.priority = 2000001000;
+        else throw InputError(file, item_line, "addonPods: priorityClassName must be system-cluster-critical or system-node-critical");
+      } else {
+        throw InputError(file, item_line, "addonPods: unknown key \"" + key + "\" (expected namespace, name, cpu, memory, priorityClassName)");
+      }
+    }
+    if (a.name.empty()) throw InputError(file, item_line, "addonPods: every pod needs a name");
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace
+
+ModelConfig ModelConfig::parse(const std::string& text, const std::string& name_or_path) {
   ModelConfig m = realistic();
   m.name = name_or_path;
   YAML::Node root;
   try {
-    root = YAML::LoadFile(name_or_path);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(name_or_path, e.mark.line + 1, "invalid YAML: " + e.msg);
   }
@@ -77,6 +134,10 @@ ModelConfig ModelConfig::load(const std::string& name_or_path) {
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     const int line = kv.first.Mark().line + 1;
+    if (key == "addonPods") {
+      m.addon_pods = parse_addon_pods(kv.second, name_or_path, line);
+      continue;
+    }
     if (!kv.second.IsScalar()) throw InputError(name_or_path, line, "expected a distribution for \"" + key + "\"");
     const auto value = kv.second.as<std::string>();
     auto dist = [&] { return Distribution::parse(value, name_or_path, line); };
@@ -90,6 +151,12 @@ ModelConfig ModelConfig::load(const std::string& name_or_path) {
       m.scheduler.status_patch = dist();
     } else if (key == "podStartup") {
       m.kubelet.startup = dist();
+    } else if (key == "imagePull") {
+      m.kubelet.image_pull = dist();
+    } else if (key == "containerCreate") {
+      m.kubelet.container_create = dist();
+    } else if (key == "containerStart") {
+      m.kubelet.container_start = dist();
     } else if (key == "statusUpdateLatency") {
       m.kubelet.status_update = dist();
     } else if (key == "cyclePerFilteredNodePlugin" || key == "cyclePerScoredNodePlugin" ||
@@ -128,6 +195,11 @@ ModelConfig ModelConfig::load(const std::string& name_or_path) {
         throw InputError(name_or_path, line, key + " must be a number of seconds >= 0, got \"" + value + "\"");
       (key == "nodeMonitorGracePeriod" ? m.node_lifecycle.node_monitor_grace_period
                                        : m.node_lifecycle.default_toleration_seconds) = Duration::from_seconds(*seconds);
+    } else if (key == "schedulerVersion") {
+      const auto minor = value.rfind("1.", 0) == 0 ? parse_int(value.substr(2)) : std::nullopt;
+      if (!minor || *minor < 18 || *minor > 26)
+        throw InputError(name_or_path, line, "schedulerVersion must be 1.18 to 1.26, got \"" + value + "\"");
+      m.scheduler_minor_version = static_cast<int>(*minor);
     } else if (key == "containersExitOnSigterm") {
       if (value != "true" && value != "false")
         throw InputError(name_or_path, line, "containersExitOnSigterm must be true or false, got \"" + value + "\"");
@@ -137,9 +209,10 @@ ModelConfig ModelConfig::load(const std::string& name_or_path) {
                        "unknown model parameter \"" + key +
                            "\" (expected watchDelay, schedulingCycle, cyclePerFilteredNodePlugin, cyclePerScoredNodePlugin, "
                            "cyclePerPodOnScoredNode, cyclePerDryRunNode, cyclePerPodOnDryRunNode, schedulerCores, "
-                           "clientRateLimit, bindLatency, statusPatchLatency, podStartup, "
-                           "statusUpdateLatency, plegRelistPeriod, jobControllerVersion, nodeMonitorGracePeriod, "
-                           "defaultTolerationSeconds or containersExitOnSigterm)");
+                           "clientRateLimit, bindLatency, statusPatchLatency, podStartup, imagePull, containerCreate, "
+                           "containerStart, statusUpdateLatency, plegRelistPeriod, jobControllerVersion, "
+                           "nodeMonitorGracePeriod, defaultTolerationSeconds, containersExitOnSigterm, schedulerVersion "
+                           "or addonPods)");
     }
   }
   return m;
@@ -159,8 +232,14 @@ std::string ModelConfig::describe() const {
          num(c.per_pod_on_dry_run_node) + ", schedulerCores " + num(c.cores) + ", clientRateLimit " +
          (scheduler.client_rate_limit ? "true" : "false") +
          ", bindLatency " + scheduler.bind.to_string() + ", statusPatchLatency " + scheduler.status_patch.to_string() +
-         ", podStartup " + kubelet.startup.to_string() + ", statusUpdateLatency " + kubelet.status_update.to_string() +
-         ", plegRelistPeriod " + format_seconds(kubelet.pleg_relist_period) + ")";
+         ", podStartup " + kubelet.startup.to_string() +
+         (kubelet.image_pull.is_zero() ? "" : ", imagePull " + kubelet.image_pull.to_string()) +
+         (kubelet.container_create.is_zero() ? "" : ", containerCreate " + kubelet.container_create.to_string()) +
+         (kubelet.container_start.is_zero() ? "" : ", containerStart " + kubelet.container_start.to_string()) +
+         ", statusUpdateLatency " + kubelet.status_update.to_string() +
+         ", plegRelistPeriod " + format_seconds(kubelet.pleg_relist_period) +
+         (scheduler_minor_version != 26 ? ", schedulerVersion 1." + std::to_string(scheduler_minor_version) : "") +
+         (addon_pods.empty() ? "" : ", " + std::to_string(addon_pods.size()) + " addon pod(s)") + ")";
 }
 
 }  // namespace kubesim

@@ -4,7 +4,9 @@
 // zero, which must reproduce analytic results. A YAML file can override any parameter.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "control/job_controller.hpp"
 #include "control/kubelet.hpp"
@@ -13,6 +15,19 @@
 #include "sched/scheduler.hpp"
 
 namespace kubesim {
+
+// A pod a Kubernetes distribution deploys with the cluster and that holds node resources
+// (k3s's packaged CoreDNS: manifests/coredns.yaml, one replica requesting cpu 100m and
+// memory 70Mi, priorityClassName system-cluster-critical). Created at time zero, before the
+// workload, in its namespace, scheduled by kube-scheduler like any pod, runs until the end;
+// it is no workload job (absent from jobs.csv and the tenant metrics).
+struct AddonPod {
+  std::string ns = "kube-system";
+  std::string name;
+  std::int64_t cpu_milli = 0;
+  std::int64_t memory_bytes = 0;
+  std::int32_t priority = 0;
+};
 
 struct ModelConfig {
   std::string name = "realistic";
@@ -23,19 +38,32 @@ struct ModelConfig {
   // model keeps them).
   JobControllerConfig job_controller;
   NodeLifecycleConfig node_lifecycle;
+  std::vector<AddonPod> addon_pods;
+  // kube-scheduler's minor version (1.N): below 22 the scheduling queue moves pods left in
+  // unschedulableQ for 60 s back on its 30 s flush (v1.18 pkg/scheduler/internal/queue/
+  // scheduling_queue.go unschedulableQTimeInterval = 60 * time.Second); v1.22 made it
+  // podMaxInUnschedulablePodsDuration, default 5 min (DefaultPodMaxInUnschedulablePodsDuration),
+  // which the scheduler model otherwise follows (v1.26).
+  int scheduler_minor_version = 26;
 
   static ModelConfig ideal();
   static ModelConfig realistic();
-  // "ideal", "realistic", or a YAML file whose keys override "realistic":
-  // watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup,
+  // "ideal", "realistic", a shipped model by name (shipped_model_names()), or a YAML file whose keys override "realistic":
+  // watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup (admission ->
+  // image pull begins), imagePull, containerCreate, containerStart (zero unless given),
   // the cycle's cost (sched/scheduler.hpp CycleCost: cyclePerFilteredNodePlugin,
   // cyclePerScoredNodePlugin, cyclePerPodOnScoredNode, cyclePerDryRunNode,
   // cyclePerPodOnDryRunNode in CPU seconds, schedulerCores), clientRateLimit (true/false),
   // statusUpdateLatency (distributions, see core/distribution.hpp) and plegRelistPeriod
   // (seconds), jobControllerVersion ("1.26" or "1.28": the Job controller's back-off
   // rules), nodeMonitorGracePeriod and defaultTolerationSeconds (seconds) and
-  // containersExitOnSigterm (true/false). Throws InputError on bad input.
+  // containersExitOnSigterm (true/false), schedulerVersion ("1.18" to "1.26"), addonPods (a list of {namespace, name, cpu,
+  // memory, priorityClassName}). Throws InputError on bad input.
   static ModelConfig load(const std::string& name_or_path);
+  // Parses a model file's text (`file` names it in errors) over the realistic defaults.
+  static ModelConfig parse(const std::string& text, const std::string& file);
+  // The models shipped inside kubesim (src/engine/models/<name>.yaml), e.g. "k3s-batkube".
+  static std::vector<std::string> shipped_model_names();
   std::string describe() const;
 };
 

@@ -22,6 +22,8 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
     auto model = make(*port);
     schedulers_.push_back(SchedulerSlot{std::move(model), std::move(port), informer_delay});
   };
+  if (options_.model.scheduler_minor_version < 22)
+    inputs.scheduler.queue.max_in_unschedulable = Duration::seconds(60);  // ModelConfig::scheduler_minor_version
   add_scheduler(
       [&](SchedulerHost& host) {
         auto s = std::make_unique<Scheduler>(store_, std::move(inputs.scheduler), options_.model.scheduler, options_.seed, host);
@@ -46,6 +48,24 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   for (std::size_t i = 0; i < workload_.templates.size(); ++i) {
     const PodTemplateId id = store_.add_template(workload_.templates[i]);
     if (i == 0) template_base_ = id.value();
+  }
+  // The distribution's own pods (ModelConfig::addon_pods) exist before the workload arrives.
+  for (const AddonPod& addon : options_.model.addon_pods) {
+    PodTemplate t;
+    Container c;
+    c.name = addon.name;
+    c.requests[kCpu] = addon.cpu_milli;
+    c.requests[kMemory] = addon.memory_bytes;
+    c.requested_mask = (addon.cpu_milli ? 1u << kCpu : 0u) | (addon.memory_bytes ? 1u << kMemory : 0u);
+    t.containers.push_back(std::move(c));
+    t.priority = addon.priority;
+    Pod pod;
+    pod.name = addon.name;
+    pod.ns = store_.ensure_namespace(addon.ns);
+    pod.spec = store_.add_template(std::move(t));
+    pod.workload_job = kNoWorkloadJob;
+    pod.run_time = Duration::max();  // a server: runs until the end
+    create_pod(std::move(pod));
   }
   node_lifecycle_ = std::make_unique<NodeLifecycle>(store_, *kubelets_, options_.model.node_lifecycle,
                                                     std::move(inputs.actions), static_cast<NodeLifecycleHost&>(*this));

@@ -226,7 +226,10 @@ struct Pod {
   SimTime created = SimTime::never();
   SimTime scheduled = SimTime::never();  // PodScheduled=True (binding)
   SimTime start_time = SimTime::never(); // status.startTime: the kubelet accepted the pod
-  SimTime started = SimTime::never();    // container startedAt
+  SimTime pulling = SimTime::never();    // the kubelet's image pull began (Event Pulling)
+  SimTime pulled = SimTime::never();     // image present (Event Pulled)
+  SimTime container_created = SimTime::never();  // container created (Event Created)
+  SimTime started = SimTime::never();    // container startedAt (Event Started)
   SimTime finished = SimTime::never();   // container finishedAt
   std::uint32_t scheduling_attempts = 0; // simulator statistic, not an API field
 

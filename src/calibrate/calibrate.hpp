@@ -1,0 +1,54 @@
+// `kubesim calibrate`: fits the latency model (engine/model_config.hpp) to measured pod
+// timelines (measurements.hpp) and writes a model file whose every key says, in a comment,
+// what it was fitted from. Which measured interval gives which latency:
+//   podStartup       Scheduled -> Pulling (the kubelet's watch, admission, pod sandbox)
+//   imagePull        Pulling -> Pulled (the Pulled message's duration when given)
+//   containerCreate  Pulled -> Created
+//   containerStart   Created -> Started
+//   statusUpdateLatency  completion seen - (Started + run time), minus the PLEG relist wait
+//                    (uniform over plegRelistPeriod, kept at the kubelet's 1 s default)
+//   watchDelay       submission -> Scheduled of pods scheduled before any pod finished (no
+//                    capacity wait), minus the scheduling cycle and binding (not separately
+//                    observable: kept at the realistic model's), over the watch hops
+//                    (MeasuredRun::submission_watch_hops). The draws are taken as
+//                    independent; a watch stream delivers in order (the simulation too),
+//                    so when the delay's spread is not small against the gaps between
+//                    creations, measured delays are longer than the per-event draw.
+// Criteria in fit.hpp. Not fitted (no measurement isolates them): schedulingCycle,
+// bindLatency, statusPatchLatency (kept, and said so in the file).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "calibrate/fit.hpp"
+#include "calibrate/measurements.hpp"
+
+namespace kubesim::calibrate {
+
+struct FittedLatency {
+  std::string key;          // model file key
+  std::string interval;     // what was measured, e.g. "Scheduled -> Pulling"
+  std::vector<double> measured;  // the measured interval per pod (seconds)
+  std::vector<double> modelled;  // the same interval drawn from the fitted model (report)
+  std::size_t skipped = 0;  // pods lacking a timestamp or with timestamps out of order
+  Fit fit;
+  double ks = 0.0;          // KS distance measured vs modelled interval
+};
+
+struct Calibration {
+  std::vector<std::string> sources;
+  std::vector<FittedLatency> latencies;
+  std::vector<std::pair<std::string, std::uint64_t>> skipped;  // input rows/cells, by reason
+};
+
+// Throws InputError when a latency has no usable measurement at all.
+Calibration calibrate(const std::vector<MeasuredRun>& runs);
+
+// The model file (YAML, loadable by ModelConfig::load).
+std::string calibration_yaml(const Calibration& c);
+// The self-contained HTML report: per latency the measured and fitted histograms, the
+// candidates' AIC and the KS distance.
+std::string calibration_report_html(const Calibration& c);
+
+}  // namespace kubesim::calibrate
