@@ -31,11 +31,23 @@ ModelConfig ModelConfig::realistic() {
   return m;
 }
 
+ModelConfig ModelConfig::batsim() {
+  // Batsim 4.2.1's message latencies on its platform_cluster128.xml (sched/batch/
+  // batsim_protocol.hpp): master -> master 50 us + 500 us + 50 us, compute host -> master
+  // 50 + 500 + 500 + 500 + 50 us (the cluster links, backbones and the zone route).
+  ModelConfig m = ideal();
+  m.name = "batsim";
+  m.batsim_server_latency = Duration::micros(600);
+  m.batsim_node_latency = Duration::micros(1600);
+  return m;
+}
+
 ModelConfig ModelConfig::load(const std::string& name_or_path) {
   if (name_or_path == "ideal") return ideal();
   if (name_or_path == "realistic") return realistic();
+  if (name_or_path == "batsim") return batsim();
   if (!std::filesystem::exists(name_or_path))
-    throw InputError(name_or_path, 0, "expected --model ideal, realistic or a model YAML file");
+    throw InputError(name_or_path, 0, "expected --model ideal, realistic, batsim or a model YAML file");
   ModelConfig m = realistic();
   m.name = name_or_path;
   YAML::Node root;
@@ -80,6 +92,17 @@ ModelConfig ModelConfig::load(const std::string& name_or_path) {
         throw InputError(name_or_path, line, key + " must be a number of seconds >= 0, got \"" + value + "\"");
       (key == "nodeMonitorGracePeriod" ? m.node_lifecycle.node_monitor_grace_period
                                        : m.node_lifecycle.default_toleration_seconds) = Duration::from_seconds(*seconds);
+    } else if (key == "base") {
+      if (value != "ideal" && value != "realistic" && value != "batsim")
+        throw InputError(name_or_path, line, "base must be ideal, realistic or batsim, got \"" + value + "\"");
+      m = load(value);  // the keys after it override it
+      m.name = name_or_path;
+    } else if (key == "batsimServerLatency" || key == "batsimNodeLatency") {
+      const auto seconds = parse_double(value);
+      if (!seconds || *seconds < 0)
+        throw InputError(name_or_path, line, key + " must be a number of seconds >= 0, got \"" + value + "\"");
+      (key == "batsimServerLatency" ? m.batsim_server_latency : m.batsim_node_latency) =
+          Duration::from_seconds(*seconds);
     } else if (key == "containersExitOnSigterm") {
       if (value != "true" && value != "false")
         throw InputError(name_or_path, line, "containersExitOnSigterm must be true or false, got \"" + value + "\"");
@@ -89,7 +112,8 @@ ModelConfig ModelConfig::load(const std::string& name_or_path) {
                        "unknown model parameter \"" + key +
                            "\" (expected watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup, "
                            "statusUpdateLatency, plegRelistPeriod, jobControllerVersion, nodeMonitorGracePeriod, "
-                           "defaultTolerationSeconds or containersExitOnSigterm)");
+                           "defaultTolerationSeconds, containersExitOnSigterm, base, batsimServerLatency or "
+                           "batsimNodeLatency)");
     }
   }
   return m;

@@ -24,9 +24,18 @@ struct ModelConfig {
   JobControllerConfig job_controller;
   NodeLifecycleConfig node_lifecycle;
 
+  // Batsim's protocol latencies (sched/batch/batsim_protocol.hpp) for rigid parallel jobs
+  // under the batch policies: a message from the master host to Batsim's server, and from a
+  // compute host. Zero (every built-in model but "batsim"): decisions take no time.
+  Duration batsim_server_latency;
+  Duration batsim_node_latency;
+
   static ModelConfig ideal();
   static ModelConfig realistic();
-  // "ideal", "realistic", or a YAML file whose keys override "realistic":
+  // ideal, plus Batsim 4.2.1's message latencies on platform_cluster128.xml.
+  static ModelConfig batsim();
+  // "ideal", "realistic", "batsim", or a YAML file whose keys override "realistic" (or the
+  // model named by a first key `base`; batsimServerLatency and batsimNodeLatency in seconds):
   // watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup,
   // statusUpdateLatency (distributions, see core/distribution.hpp) and plegRelistPeriod
   // (seconds), jobControllerVersion ("1.26" or "1.28": the Job controller's back-off

@@ -13,10 +13,13 @@ SchedulerSetup batch_setup(const std::string& name, std::uint32_t depth, const s
         if (!o.config_file.empty())
           throw InputError(o.config_file, 0, "the " + name + " setup takes no configuration file");
         in.other_schedulers.push_back(SchedulerFactory{
-            [name, depth](ObjectStore& store, SchedulerHost& host, const SimulationOptions&) {
-              // batsched's default rjms_delay, added to every walltime.
+            [name, depth](ObjectStore& store, SchedulerHost& host, const SimulationOptions& options) {
+              // batsched's default rjms_delay, added to every walltime; Batsim's message
+              // latencies when the model has them.
               return std::make_unique<BatchScheduler>(store, host, name, depth, Duration(), 2,
-                                                      BatchScheduler::kBatschedRjmsDelay);
+                                                      BatchScheduler::kBatschedRjmsDelay,
+                                                      options.model.batsim_server_latency,
+                                                      options.model.batsim_node_latency);
             },
             Duration()});
       }};
