@@ -21,7 +21,8 @@ const char* rejection_message(BackfillSchedule::Rejection r) {
 
 BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
                                Duration bind_latency, std::int64_t missing_walltime_factor, Duration rjms_delay,
-                               Duration batsim_server_latency, Duration batsim_node_latency)
+                               Duration batsim_server_latency, Duration batsim_node_latency,
+                               std::uint32_t batsim_jobs)
     : store_(store),
       host_(host),
       name_(std::move(scheduler_name)),
@@ -33,7 +34,7 @@ BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::str
       schedule_(depth, depth == BackfillSchedule::kAll),
       depth_(depth) {
   if (batsim_server_latency > Duration() || batsim_node_latency > Duration())
-    protocol_ = std::make_unique<BatsimProtocol>(batsim_server_latency, batsim_node_latency);
+    protocol_ = std::make_unique<BatsimProtocol>(batsim_server_latency, batsim_node_latency, batsim_jobs);
   // Which nodes a pod may use at all: what kubelet admission and kube-scheduler's filters
   // would refuse regardless of load (spec.nodeName, nodeSelector/affinity, NoSchedule and
   // NoExecute taints). Batsched's machines have no such constraints.

@@ -65,7 +65,7 @@ class BatchScheduler final : public SchedulerModel {
   BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
                  Duration bind_latency = Duration(), std::int64_t missing_walltime_factor = 0,
                  Duration rjms_delay = kBatschedRjmsDelay, Duration batsim_server_latency = Duration(),
-                 Duration batsim_node_latency = Duration());
+                 Duration batsim_node_latency = Duration(), std::uint32_t batsim_jobs = 0);
 
   bool serves(const std::string& scheduler_name) const override { return scheduler_name == name_; }
   void on_pod_change(const Change& change, SimTime now) override;

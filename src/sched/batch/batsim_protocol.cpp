@@ -4,8 +4,8 @@
 
 namespace kubesim {
 
-BatsimProtocol::BatsimProtocol(Duration server_latency, Duration node_latency)
-    : server_latency_(server_latency), node_latency_(node_latency) {
+BatsimProtocol::BatsimProtocol(Duration server_latency, Duration node_latency, std::uint32_t jobs)
+    : server_latency_(server_latency), node_latency_(node_latency), jobs_(jobs) {
   // At time 0 the submitter says hello and the REQ-REP actor of SIMULATION_BEGINS answers
   // SCHED_READY; the hello is received first (a job submitted at 0 reaches batsched at 3
   // transfers: hello, ready, then its batch).
@@ -34,6 +34,7 @@ void BatsimProtocol::start_receiving(SimTime now) {
 
 void BatsimProtocol::submitted(std::uint32_t job, SimTime now) {
   unsent_.emplace_back(job, now);
+  ++submitted_;
   if (!submitter_busy_ && submitter_wake_.is_never()) submitter_wake_ = now + submitter_offset_;
 }
 
@@ -84,7 +85,14 @@ void BatsimProtocol::deliver(SimTime now, const Call& call, const Apply& apply) 
       submitter_busy_ = false;
       // It slept (next subtime - its clock before the send): it wakes one transfer after it.
       submitter_offset_ = now - submitter_put_at_;
-      if (!unsent_.empty()) submitter_wake_ = unsent_.front().second + submitter_offset_;
+      if (!unsent_.empty()) {
+        submitter_wake_ = unsent_.front().second + submitter_offset_;
+      } else if (jobs_ > 0 && submitted_ == jobs_) {
+        // job_submitter.cpp: SUBMITTER_BYE right after the last JOB_SUBMITTED.
+        post(Put{now, server_latency_, Kind::kBye, Sender::kSubmitter, {}, {}});
+      }
+      break;
+    case Kind::kBye:
       break;
     case Kind::kCompleted:
       ended_.push_back(msg.jobs.front());

@@ -16,6 +16,8 @@
 //                        jobs due at its clock in one JOB_SUBMITTED message and sleeps
 //                        (next subtime - its clock before the send), so each batch is sent
 //                        one transfer time after its subtime;
+//                        After the last batch it sends SUBMITTER_BYE at once, so the
+//                        server's mailbox is not empty when that batch arrives;
 //   jobs_execution.cpp   the job's executor, on its first machine, sends JOB_COMPLETED when
 //                        the job ends (or is killed at its walltime).
 // Two latencies: `server_latency` for a message from an actor on the master host to the
@@ -49,7 +51,9 @@ class BatsimProtocol {
   // The server received a decision at `now` (an EXECUTE_JOB starts the job now).
   using Apply = std::function<void(const Decision& d, SimTime now)>;
 
-  BatsimProtocol(Duration server_latency, Duration node_latency);
+  // `jobs`: how many jobs the workload submits (the submitter says goodbye after the last;
+  // zero: unknown, it never does).
+  BatsimProtocol(Duration server_latency, Duration node_latency, std::uint32_t jobs = 0);
 
   // The job's subtime is `now` (jobs in submission order).
   void submitted(std::uint32_t job, SimTime now);
@@ -61,7 +65,7 @@ class BatsimProtocol {
   SimTime next_time() const;
 
  private:
-  enum class Kind : std::uint8_t { kHello, kSubmitted, kCompleted, kDecision, kReady };
+  enum class Kind : std::uint8_t { kHello, kSubmitted, kBye, kCompleted, kDecision, kReady };
   enum class Sender : std::uint8_t { kSubmitter, kReqRep, kExecutor };
   struct Put {
     SimTime posted;
@@ -78,6 +82,8 @@ class BatsimProtocol {
   void reqrep_next(SimTime now);
 
   Duration server_latency_, node_latency_;
+  std::uint32_t jobs_ = 0;
+  std::uint32_t submitted_ = 0;
   std::deque<Put> mailbox_;          // posted, not yet received (FIFO)
   bool receiving_ = false;
   bool delivering_ = false;
