@@ -90,7 +90,8 @@ void BatchScheduler::on_machine_pod_change(const Change& c, const Pod& p, SimTim
   // ("w0-<id>") orders the same way.
   std::string id = store_.pod(mj.first).name;
   if (p.machines > 1) id.resize(id.rfind('-'));
-  MachineSchedule::Job info{std::move(id), p.machines, walltime};
+  const Pod& first = store_.pod(mj.first);
+  MachineSchedule::Job info{std::move(id), p.machines, walltime, first.created.is_never() ? now : first.created};
   if (protocol_) {
     if (job >= machine_job_info_.size()) machine_job_info_.resize(job + 1);
     machine_job_info_[job] = std::move(info);
@@ -149,6 +150,7 @@ void BatchScheduler::decide_machine_jobs(SimTime now) {
   }
   machine_starts_.clear();
   machine_rejects_.clear();
+  MachineSchedule::sort_released(machine_released_);
   machine_schedule_->make_decisions(now, machine_ended_, machine_released_, machine_starts_, machine_rejects_);
   machine_ended_.clear();
   machine_released_.clear();

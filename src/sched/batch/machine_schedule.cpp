@@ -163,6 +163,13 @@ void MachineSchedule::sort_queue() {
   });
 }
 
+void MachineSchedule::sort_released(std::vector<std::pair<std::uint32_t, Job>>& released) {
+  std::stable_sort(released.begin(), released.end(), [](const auto& a, const auto& b) {
+    if (a.second.submitted != b.second.submitted) return a.second.submitted < b.second.submitted;
+    return a.second.id < b.second.id;
+  });
+}
+
 void MachineSchedule::start(std::uint32_t key, SimTime date, std::vector<Start>& starts) {
   (void)date;
   Alloc& a = allocs_[key];

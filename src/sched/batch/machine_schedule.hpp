@@ -58,7 +58,11 @@ class MachineSchedule {
     std::string id;           // the order's tie-break (batsched compares job ids as strings)
     std::uint32_t size = 1;   // machines
     Duration walltime;        // with rjms_delay added; zero: none
+    SimTime submitted;        // the job's subtime
   };
+  // Batsim's order of the jobs of one JOB_SUBMITTED message (batsim src/jobs.cpp
+  // job_comparator_subtime_number): subtime, then job id as a string.
+  static void sort_released(std::vector<std::pair<std::uint32_t, Job>>& released);
   struct Start {
     std::uint32_t key;
     MachineSet machines;
