@@ -88,9 +88,9 @@ void BatchScheduler::on_machine_pod_change(const Change& c, const Pod& p, SimTim
   if (walltime > Duration()) walltime = walltime + rjms_delay_;
   // FCFSOrder's tie-break compares Batsim job ids ("w0!<id>"): the pods' common name prefix
   // ("w0-<id>") orders the same way.
-  std::string id = store_.pod(mj.first).name;
-  if (p.machines > 1) id.resize(id.rfind('-'));
   const Pod& first = store_.pod(mj.first);
+  std::string id = first.name;
+  if (p.machines > 1) id.resize(id.rfind('-'));
   MachineSchedule::Job info{std::move(id), p.machines, walltime, first.created.is_never() ? now : first.created};
   if (protocol_) {
     if (job >= machine_job_info_.size()) machine_job_info_.resize(job + 1);
