@@ -257,6 +257,11 @@ void Simulation::submit(std::uint32_t job_index) {
       pod.machines = wj.machines;
       pod.machine_rank = rank;
       draw_container(pod, wj);
+      // Batsim's do_delay_task (jobs_execution.cpp): a delay that reaches the walltime
+      // ("sleeptime < remaining_time" fails) is killed at the walltime, even when equal; the
+      // container here outlives its deadline by 1 us so the kubelet's deadline kill comes first.
+      if (pod.active_deadline > Duration() && pod.run_time >= pod.active_deadline)
+        pod.run_time = pod.active_deadline + Duration::micros(1);
       auto created = create_pod(std::move(pod));
       if (const PodId* id = std::get_if<PodId>(&created)) {
         if (rank == 0) job_pods_[job_index] = *id;
