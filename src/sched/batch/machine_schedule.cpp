@@ -170,8 +170,7 @@ void MachineSchedule::sort_released(std::vector<std::pair<std::uint32_t, Job>>& 
   });
 }
 
-void MachineSchedule::start(std::uint32_t key, SimTime date, std::vector<Start>& starts) {
-  (void)date;
+void MachineSchedule::start(std::uint32_t key, std::vector<Start>& starts) {
   Alloc& a = allocs_[key];
   a.running = true;
   starts.push_back(Start{key, a.machines});
@@ -248,7 +247,7 @@ void MachineSchedule::easy(SimTime date, bool job_ended, const std::vector<std::
     if (priority_before != UINT32_MAX) remove(priority_before);
     while (priority != UINT32_MAX) {
       if (!add_first_fit(priority).started_in_first_slice) break;
-      start(priority, date, starts);
+      start(priority, starts);
       priority = queue_.empty() ? UINT32_MAX : queue_.front();
     }
   }
@@ -260,7 +259,7 @@ void MachineSchedule::easy(SimTime date, bool job_ended, const std::vector<std::
       Alloc& a = allocs_[key];
       if (a.running || key == priority || a.job.size > available) continue;
       if (add_first_fit(key).started_in_first_slice) {
-        start(key, date, starts);
+        start(key, starts);
         available -= a.job.size;
       } else {
         remove(key);
@@ -277,7 +276,7 @@ void MachineSchedule::easy(SimTime date, bool job_ended, const std::vector<std::
     remove(key);
     const bool started = add_first_fit(key).started_in_first_slice;
     if (started) {
-      start(key, date, starts);  // erases queue_[i]
+      start(key, starts);  // erases queue_[i]
       if (key == priority) priority = queue_.empty() ? UINT32_MAX : queue_.front();
       continue;
     }
@@ -294,7 +293,7 @@ void MachineSchedule::conservative(SimTime date, bool job_ended, const std::vect
   if (!job_ended) {
     // "If no resources have been released, we can just insert the new jobs into the schedule"
     for (const std::uint32_t key : fresh)
-      if (add_first_fit(key).started_in_first_slice) start(key, date, starts);
+      if (add_first_fit(key).started_in_first_slice) start(key, starts);
     return;
   }
   // Compression: every waiting job is removed and inserted again, in queue order.
@@ -303,7 +302,7 @@ void MachineSchedule::conservative(SimTime date, bool job_ended, const std::vect
     const std::uint32_t key = queue_[i];
     remove(key);
     if (add_first_fit(key).started_in_first_slice) {
-      start(key, date, starts);
+      start(key, starts);
       continue;
     }
     ++i;

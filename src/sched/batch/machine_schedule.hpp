@@ -109,7 +109,7 @@ class MachineSchedule {
   void update_first_slice(SimTime now);
   std::size_t split(std::size_t slice, SimTime date);  // index of the slice beginning at date
   void sort_queue();
-  void start(std::uint32_t key, SimTime date, std::vector<Start>& starts);
+  void start(std::uint32_t key, std::vector<Start>& starts);  // the job leaves the queue, running
   void fcfs(SimTime date, bool job_ended, const std::vector<std::uint32_t>& fresh, std::vector<Start>& starts);
   void easy(SimTime date, bool job_ended, const std::vector<std::uint32_t>& fresh,
             std::uint32_t priority_before, std::vector<Start>& starts);
