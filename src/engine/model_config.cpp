@@ -69,6 +69,17 @@ std::vector<std::string> ModelConfig::shipped_model_names() {
   return names;
 }
 
+ModelConfig ModelConfig::batsim() {
+  // Batsim 4.2.1's message latencies on its platform_cluster128.xml (sched/batch/
+  // batsim_protocol.hpp): master -> master 50 us + 500 us + 50 us, compute host -> master
+  // 50 + 500 + 500 + 500 + 50 us (the cluster links, backbones and the zone route).
+  ModelConfig m = ideal();
+  m.name = "batsim";
+  m.batsim_server_latency = Duration::micros(600);
+  m.batsim_node_latency = Duration::micros(1600);
+  return m;
+}
+
 ModelConfig ModelConfig::load(const std::string& name_or_path) {
   if (name_or_path == "ideal") return ideal();
   if (name_or_path == "realistic") return realistic();
@@ -78,10 +89,11 @@ ModelConfig ModelConfig::load(const std::string& name_or_path) {
     m.name = name_or_path;
     return m;
   }
+  if (name_or_path == "batsim") return batsim();
   if (!std::filesystem::exists(name_or_path)) {
     std::string names;
     for (const auto& n : shipped_model_names()) names += ", " + n;
-    throw InputError(name_or_path, 0, "expected --model ideal, realistic" + names + " or a model YAML file");
+    throw InputError(name_or_path, 0, "expected --model ideal, realistic, batsim" + names + " or a model YAML file");
   }
   ModelConfig m = parse(read_input_file(name_or_path), name_or_path);
   m.name = name_or_path;
@@ -200,6 +212,17 @@ ModelConfig ModelConfig::parse(const std::string& text, const std::string& name_
       if (!minor || *minor < 18 || *minor > 26)
         throw InputError(name_or_path, line, "schedulerVersion must be 1.18 to 1.26, got \"" + value + "\"");
       m.scheduler_minor_version = static_cast<int>(*minor);
+    } else if (key == "base") {
+      if (value != "ideal" && value != "realistic" && value != "batsim")
+        throw InputError(name_or_path, line, "base must be ideal, realistic or batsim, got \"" + value + "\"");
+      m = load(value);  // the keys after it override it
+      m.name = name_or_path;
+    } else if (key == "batsimServerLatency" || key == "batsimNodeLatency") {
+      const auto seconds = parse_double(value);
+      if (!seconds || *seconds < 0)
+        throw InputError(name_or_path, line, key + " must be a number of seconds >= 0, got \"" + value + "\"");
+      (key == "batsimServerLatency" ? m.batsim_server_latency : m.batsim_node_latency) =
+          Duration::from_seconds(*seconds);
     } else if (key == "containersExitOnSigterm") {
       if (value != "true" && value != "false")
         throw InputError(name_or_path, line, "containersExitOnSigterm must be true or false, got \"" + value + "\"");
@@ -211,8 +234,8 @@ ModelConfig ModelConfig::parse(const std::string& text, const std::string& name_
                            "cyclePerPodOnScoredNode, cyclePerDryRunNode, cyclePerPodOnDryRunNode, schedulerCores, "
                            "clientRateLimit, bindLatency, statusPatchLatency, podStartup, imagePull, containerCreate, "
                            "containerStart, statusUpdateLatency, plegRelistPeriod, jobControllerVersion, "
-                           "nodeMonitorGracePeriod, defaultTolerationSeconds, containersExitOnSigterm, schedulerVersion "
-                           "or addonPods)");
+                           "nodeMonitorGracePeriod, defaultTolerationSeconds, containersExitOnSigterm, schedulerVersion, "
+                           "addonPods, base, batsimServerLatency or batsimNodeLatency)");
     }
   }
   return m;

@@ -46,9 +46,19 @@ struct ModelConfig {
   // which the scheduler model otherwise follows (v1.26).
   int scheduler_minor_version = 26;
 
+  // Batsim's protocol latencies (sched/batch/batsim_protocol.hpp) for rigid parallel jobs
+  // under the batch policies: a message from the master host to Batsim's server, and from a
+  // compute host. Zero (every built-in model but "batsim"): decisions take no time.
+  Duration batsim_server_latency;
+  Duration batsim_node_latency;
+
   static ModelConfig ideal();
   static ModelConfig realistic();
-  // "ideal", "realistic", a shipped model by name (shipped_model_names()), or a YAML file whose keys override "realistic":
+  // ideal, plus Batsim 4.2.1's message latencies on platform_cluster128.xml.
+  static ModelConfig batsim();
+  // "ideal", "realistic", "batsim", a shipped model by name (shipped_model_names()), or a YAML
+  // file whose keys override "realistic" (or the model named by a first key `base`;
+  // batsimServerLatency and batsimNodeLatency in seconds):
   // watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup (admission ->
   // image pull begins), imagePull, containerCreate, containerStart (zero unless given),
   // the cycle's cost (sched/scheduler.hpp CycleCost: cyclePerFilteredNodePlugin,

@@ -265,6 +265,34 @@ void Simulation::submit(std::uint32_t job_index) {
     job_objects_[job_index] = store_.create_job(std::move(job));
     return;
   }
+  if (wj.machines > 0) {
+    // Batsim's rigid parallel job: one pod per machine, "<name>-<rank>" when there are
+    // several; job_pods_ holds the first, the others follow it in PodId order.
+    for (std::uint32_t rank = 0; rank < wj.machines; ++rank) {
+      Pod pod;
+      pod.name = wj.machines == 1 ? name : name + "-" + std::to_string(rank);
+      pod.ns = wj.ns;
+      pod.spec = spec;
+      pod.workload_job = job_index;
+      pod.machines = wj.machines;
+      pod.machine_rank = rank;
+      draw_container(pod, wj);
+      // Batsim's do_delay_task (jobs_execution.cpp): a delay that reaches the walltime
+      // ("sleeptime < remaining_time" fails) is killed at the walltime, even when equal; the
+      // container here outlives its deadline by 1 us so the kubelet's deadline kill comes first.
+      if (pod.active_deadline > Duration() && pod.run_time >= pod.active_deadline)
+        pod.run_time = pod.active_deadline + Duration::micros(1);
+      auto created = create_pod(std::move(pod));
+      if (const PodId* id = std::get_if<PodId>(&created)) {
+        if (rank == 0) job_pods_[job_index] = *id;
+        KUBESIM_ASSERT(id->value() == job_pods_[job_index].value() + rank);
+      } else {
+        rejected_pods_.emplace_back(job_index, std::get<std::string>(created));
+        break;
+      }
+    }
+    return;
+  }
   Pod pod;
   pod.name = name;
   pod.ns = wj.ns;

@@ -213,6 +213,11 @@ struct Pod {
   Duration run_time;               // how long the container runs once started
   Duration active_deadline;        // spec.activeDeadlineSeconds (the walltime); zero = none
   std::int32_t exit_code = 0;
+  // A rigid parallel job (Batsim `res` = P without a cpu request): the job's P pods, created
+  // together, each one whole machine; `machine_rank` is this pod's index among them. Zero: a
+  // pod that is not part of such a job.
+  std::uint32_t machines = 0;
+  std::uint32_t machine_rank = 0;
 
   NodeId node;  // spec.nodeName once bound
   PodPhase phase = PodPhase::kPending;

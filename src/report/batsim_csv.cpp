@@ -47,6 +47,7 @@ struct JobOutcome {
   SimTime start;
   SimTime finish;
   NodeId node;  // invalid: empty allocation
+  std::string machines;  // a parallel job's allocation (IntervalSet::to_string_hyphen(" "))
   bool rejected() const { return state == BatsimJobState::kRejected; }
 };
 
@@ -69,11 +70,14 @@ std::vector<JobRow> jobs_in_output_order(const RunOutputs& run) {
   std::vector<JobRow> rows;
   rows.reserve(n);
   std::vector<bool> emitted(n, false);
+  std::vector<std::uint32_t> ended(n, 0);  // a parallel job completes with its last pod
   for (const PodId id : run.completion_order) {
     const Pod* pod = pod_or_null(run.store, id);
     if (pod == nullptr || pod->workload_job >= n || emitted[pod->workload_job]) continue;
+    if (++ended[pod->workload_job] < std::max<std::uint32_t>(pod->machines, 1)) continue;
     emitted[pod->workload_job] = true;
-    rows.push_back(JobRow{pod->workload_job, pod});
+    const std::uint32_t job = pod->workload_job;
+    rows.push_back(JobRow{job, pod->machines > 1 ? pod_or_null(run.store, run.job_pods[job]) : pod});
   }
   for (std::uint32_t j = 0; j < n; ++j) {
     if (emitted[j]) continue;
@@ -87,7 +91,40 @@ std::vector<JobRow> jobs_in_output_order(const RunOutputs& run) {
 // and the profile begins; the closest Kubernetes moment is the container start, so a pod whose
 // container never started (kubelet admission failure such as OutOfcpu, still Pending at the
 // end, never created) is REJECTED: Batsim has no start time to write for it.
-JobOutcome outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* pod) {
+JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* pod);
+
+// A rigid parallel job (Batsim's `res` machines, one pod per machine): it started when its
+// first pod started and ended with its last; its state is its pods' worst (walltime reached,
+// failed, killed over success); if a pod never started, the job never ran as a whole and is
+// REJECTED (kube-scheduler's partial placement). The allocation lists the pods' nodes.
+JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* first) {
+  JobOutcome out;
+  out.submission = first->created.is_never() ? job.submit : first->created;
+  const PodId first_id = run.job_pods[&job - run.workload.jobs.data()];
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t k = 0; k < first->machines; ++k) {
+    const Pod* pod = pod_or_null(run.store, PodId(first_id.value() + k));
+    if (pod == nullptr || pod->workload_job != first->workload_job) return JobOutcome{BatsimJobState::kRejected, out.submission};
+    const JobOutcome o = pod_outcome_of(run, job, pod);
+    if (o.rejected()) return JobOutcome{BatsimJobState::kRejected, out.submission};
+    out.start = k == 0 ? o.start : std::min(out.start, o.start);
+    out.finish = k == 0 ? o.finish : std::max(out.finish, o.finish);
+    if (k == 0 || static_cast<int>(o.state) > static_cast<int>(out.state)) out.state = o.state;
+    nodes.push_back(o.node.value());
+  }
+  std::sort(nodes.begin(), nodes.end());
+  for (std::size_t i = 0; i < nodes.size();) {
+    std::size_t j = i;
+    while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
+    if (!out.machines.empty()) out.machines += ' ';
+    out.machines += std::to_string(nodes[i]);
+    if (j > i) out.machines += '-' + std::to_string(nodes[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* pod) {
   JobOutcome out;
   out.submission = job.submit;
   if (pod == nullptr) return out;
@@ -124,6 +161,12 @@ JobOutcome outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* 
       break;
   }
   return out;
+}
+
+// `pod`: the job's pod, the first one of a parallel job.
+JobOutcome outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* pod) {
+  if (pod != nullptr && pod->machines > 1) return parallel_outcome_of(run, job, pod);
+  return pod_outcome_of(run, job, pod);
 }
 
 // std::to_string(double), i.e. "%f", which is what Batsim uses for every float it writes. NaN is
@@ -189,7 +232,11 @@ void append_job_row(std::string& out, const RunOutputs& run, const WorkloadJob& 
   out += ',';
   // allocated_resources: IntervalSet::to_string_hyphen(" ") of the Batsim resource ids; a pod
   // runs on one node, whose id is its index in the store, so the set is that single id.
-  if (o.node.valid()) out += std::to_string(o.node.value());
+  if (!o.machines.empty()) {
+    out += o.machines;
+  } else if (o.node.valid()) {
+    out += std::to_string(o.node.value());
+  }
   out += ',';
   // consumed_energy: Job::consumed_energy stays -1 without energy simulation (-E).
   out += "-1.000000";

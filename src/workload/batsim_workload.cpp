@@ -242,8 +242,14 @@ class BatsimReader {
       job.run_time = prof.delay;
       job.exit_code = prof.ret;
 
-      // The effective request: the profile's cpu, else res whole cores (see the header).
-      const std::int64_t cpu = prof.cpu_milli ? *prof.cpu_milli : job.requested_resources * 1000;
+      // The effective request: the profile's cpu (one pod); else Batsim's semantics, res
+      // machines, one pod of one core on each (see the header).
+      if (!prof.cpu_milli) {
+        if (job.requested_resources > 1'000'000)
+          throw InputError(path_, at, who + ": expected \"res\" to be at most 1000000 machines");
+        job.machines = static_cast<std::uint32_t>(job.requested_resources);
+      }
+      const std::int64_t cpu = prof.cpu_milli ? *prof.cpu_milli : 1000;
       const auto key = std::make_tuple(job.profile, cpu, prof.memory_bytes.value_or(-1));
       auto [tit, inserted] = template_of.emplace(key, static_cast<std::uint32_t>(w.templates.size()));
       if (inserted) w.templates.push_back(make_template(prof, cpu));

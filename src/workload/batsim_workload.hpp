@@ -15,13 +15,15 @@
 //   "scheduler" spec.schedulerName. Batkube ran kube-scheduler with --scheduler-name=default,
 //               so "default" (and "" or absent) means "default-scheduler".
 //
-// What `res` means for the pod (one pod per job, one container "main", requests = limits):
-//   - with "cpu", the pod requests that cpu; res is ignored for the request, as Batkube did,
-//     and only kept as requested_resources (Batsim's requested_number_of_resources);
-//   - without "cpu", the pod requests `res` whole cpus: one Batsim resource = one core. This
-//     is also what an SWF job of P processors becomes (swf_to_workload), so running a file
-//     made by swf_to_batsim_json equals running the SWF trace directly, up to the converter's
-//     rounding of delays.
+// What `res` means (one container "main" per pod, requests = limits):
+//   - with "cpu", the job is one pod requesting that cpu; res is ignored for the request, as
+//     Batkube did, and only kept as requested_resources (Batsim's
+//     requested_number_of_resources);
+//   - without "cpu", Batsim's own semantics: `res` is a number of machines (hosts) the job
+//     holds at once (batsim docs/input-workload.rst). The job runs as `res` pods
+//     (WorkloadJob::machines), one per node, each requesting one core (a whole one-core
+//     host); how they are placed together is the scheduler's business (sched/batch/
+//     machine_schedule.hpp for batsched's policies).
 // Jobs with the same profile and the same effective request share one PodTemplate (labels
 // empty, scheduler_name set). Jobs are sorted stably by subtime. Times are rounded to the
 // microsecond; NaN, negative and huge (> 1e12 s) values are errors.

@@ -124,11 +124,14 @@ TEST(BatsimWorkload, ResWithoutCpuAndExtensions) {
   EXPECT_EQ(w.jobs[3].exit_code, 3);
   EXPECT_EQ(w.jobs[3].run_time, Duration::millis(2500));
   EXPECT_EQ(w.jobs[3].requested_resources, 3);
-  EXPECT_EQ(w.templates[w.jobs[3].pod_template].requests[kCpu], 3000);  // res whole cores
+  // Batsim's semantics: res machines, one pod of one core on each.
+  EXPECT_EQ(w.jobs[3].machines, 3u);
+  EXPECT_EQ(w.templates[w.jobs[3].pod_template].requests[kCpu], 1000);
   EXPECT_EQ(w.jobs[1].walltime, Duration::micros(12'250'000));
-  EXPECT_EQ(w.templates[w.jobs[1].pod_template].requests[kCpu], 2000);
+  EXPECT_EQ(w.templates[w.jobs[1].pod_template].requests[kCpu], 1000);
+  EXPECT_EQ(w.jobs[1].machines, 2u);
   EXPECT_EQ(w.jobs[1].pod_template, w.jobs[2].pod_template);  // same profile, same request
-  EXPECT_EQ(w.templates.size(), 3u);
+  EXPECT_EQ(w.templates.size(), 2u);  // "plain" jobs share one (one core per machine)
   const PodTemplate& rich = w.templates[w.jobs[0].pod_template];
   EXPECT_EQ(rich.scheduler_name, "my-scheduler");
   EXPECT_EQ(rich.requests[kCpu], 250);  // res 9 is ignored when the profile has cpu

@@ -225,7 +225,11 @@ TEST(SwfToBatsim, ConvertedKitEqualsDirectKit) {
     EXPECT_EQ(c.id, std::to_string(i));
     EXPECT_EQ(c.submit, d.submit) << d.id;
     EXPECT_EQ(c.requested_resources, d.requested_resources) << d.id;
-    EXPECT_EQ(converted.templates[c.pod_template].requests, direct.templates[d.pod_template].requests) << d.id;
+    // A direct SWF job of P processors is one pod of P cpus; the converted Batsim job has no
+    // cpu, so it is Batsim's P machines: P pods of one core.
+    EXPECT_EQ(c.machines, static_cast<std::uint32_t>(d.requested_resources)) << d.id;
+    EXPECT_EQ(converted.templates[c.pod_template].requests[kCpu], 1000) << d.id;
+    EXPECT_EQ(direct.templates[d.pod_template].requests[kCpu], d.requested_resources * 1000) << d.id;
     EXPECT_EQ(c.run_time, d.run_time + Duration::seconds(1)) << d.id;
     EXPECT_GE(c.walltime, d.walltime) << d.id;
   }

@@ -37,6 +37,10 @@ struct WorkloadJob {
   Duration run_time;       // the delay profile: how long the container runs
   Duration walltime;       // Batsim walltime / SWF requested time; zero = none (-1 in Batsim)
   std::int64_t requested_resources = 1;  // Batsim res (requested_number_of_resources)
+  // Batsim's job semantics: the job needs this many whole machines at once and runs as that
+  // many pods, one per node (each requesting the template's cpu, one core). Zero: one pod
+  // with the template's request (a Batkube `cpu` job, Kubernetes manifests).
+  std::uint32_t machines = 0;
   std::uint32_t pod_template = 0;        // index into Workload::templates
   std::int32_t exit_code = 0;            // profile "ret"
 };

@@ -1,5 +1,7 @@
 #include "sched/batch/batch_scheduler.hpp"
 
+#include <algorithm>
+
 #include "sched/plugins/node_affinity/node_affinity.hpp"
 #include "sched/plugins/taint_toleration/taint_toleration.hpp"
 
@@ -18,7 +20,9 @@ const char* rejection_message(BackfillSchedule::Rejection r) {
 }  // namespace
 
 BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
-                               Duration bind_latency, std::int64_t missing_walltime_factor, Duration rjms_delay)
+                               Duration bind_latency, std::int64_t missing_walltime_factor, Duration rjms_delay,
+                               Duration batsim_server_latency, Duration batsim_node_latency,
+                               std::uint32_t batsim_jobs)
     : store_(store),
       host_(host),
       name_(std::move(scheduler_name)),
@@ -27,7 +31,10 @@ BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::str
       rjms_delay_(rjms_delay),
       // conservative_bf.cpp rejects a job without walltime on release; easy_bf.cpp and
       // fcfs_fast.cpp queue it (infinite walltime).
-      schedule_(depth, depth == BackfillSchedule::kAll) {
+      schedule_(depth, depth == BackfillSchedule::kAll),
+      depth_(depth) {
+  if (batsim_server_latency > Duration() || batsim_node_latency > Duration())
+    protocol_ = std::make_unique<BatsimProtocol>(batsim_server_latency, batsim_node_latency, batsim_jobs);
   // Which nodes a pod may use at all: what kubelet admission and kube-scheduler's filters
   // would refuse regardless of load (spec.nodeName, nodeSelector/affinity, NoSchedule and
   // NoExecute taints). Batsched's machines have no such constraints.
@@ -52,9 +59,130 @@ void BatchScheduler::request_decision(SimTime now) {
   host_.post(now, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kTimer, PodId(), NodeId()});
 }
 
+void BatchScheduler::on_machine_pod_change(const Change& c, const Pod& p, SimTime now) {
+  const std::uint32_t job = p.workload_job;
+  if (job >= machine_jobs_.size()) machine_jobs_.resize(job + 1);
+  MachineJob& mj = machine_jobs_[job];
+  const bool terminal = is_terminal(c.phase) || c.type == ChangeType::kDeleted;
+  if (terminal) {
+    if (c.id >= pod_ended_.size()) pod_ended_.resize(c.id + 1, false);
+    if (pod_ended_[c.id]) return;
+    pod_ended_[c.id] = true;
+    // Batsim's JOB_COMPLETED: the job's machines are free once its last pod ended.
+    if (++mj.ended == p.machines) {
+      if (protocol_) {
+        protocol_->completed(job, now);
+        arm_protocol(now);
+      } else {
+        machine_ended_.push_back(job);
+        request_decision(now);
+      }
+    }
+    return;
+  }
+  if (c.type != ChangeType::kAdded || c.node.valid()) return;
+  if (mj.seen++ == 0) mj.first = PodId(c.id - p.machine_rank);
+  if (mj.seen != p.machines) return;
+  // The whole job is known: Batsim's JOB_SUBMITTED. batsched plans with walltime + rjms_delay.
+  Duration walltime = p.active_deadline > Duration() ? p.active_deadline : p.run_time * missing_walltime_factor_;
+  if (walltime > Duration()) walltime = walltime + rjms_delay_;
+  // FCFSOrder's tie-break compares Batsim job ids ("w0!<id>"): the pods' common name prefix
+  // ("w0-<id>") orders the same way.
+  const Pod& first = store_.pod(mj.first);
+  std::string id = first.name;
+  if (p.machines > 1) id.resize(id.rfind('-'));
+  MachineSchedule::Job info{std::move(id), p.machines, walltime, first.created.is_never() ? now : first.created};
+  if (protocol_) {
+    if (job >= machine_job_info_.size()) machine_job_info_.resize(job + 1);
+    machine_job_info_[job] = std::move(info);
+    protocol_->submitted(job, now);
+    arm_protocol(now);
+    return;
+  }
+  machine_released_.emplace_back(job, std::move(info));
+  request_decision(now);
+}
+
+void BatchScheduler::arm_protocol(SimTime now) {
+  const SimTime next = std::max(protocol_->next_time(), now);
+  if (protocol_->next_time().is_never() || (protocol_timer_posted_ && protocol_timer_at_ <= next)) return;
+  protocol_timer_posted_ = true;
+  protocol_timer_at_ = next;
+  // NodeId(0) tags the protocol's timer (the decision timer has none).
+  host_.post(next, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kTimer, PodId(), NodeId(0)});
+}
+
+void BatchScheduler::run_protocol(SimTime now) {
+  if (protocol_timer_at_ != now) return;  // superseded by an earlier timer
+  protocol_timer_posted_ = false;
+  protocol_timer_at_ = SimTime::never();
+  protocol_->run(
+      now,
+      [&](SimTime date, const std::vector<std::uint32_t>& ended, const std::vector<std::uint32_t>& released,
+          std::vector<BatsimProtocol::Decision>& decisions) {
+        machine_ended_ = ended;
+        for (const std::uint32_t job : released) machine_released_.emplace_back(job, machine_job_info_[job]);
+        decide_machine_jobs(date);
+        for (const std::uint32_t job : machine_rejects_) decisions.push_back({job, false});
+        for (const auto& st : machine_starts_) decisions.push_back({st.key, true});
+      },
+      [&](const BatsimProtocol::Decision& d, SimTime at) {
+        if (d.execute) bind_machine_job(d.job, machine_allocs_[d.job], at);
+      });
+  arm_protocol(now);
+}
+
+void BatchScheduler::bind_machine_job(std::uint32_t job, const MachineSet& machines, SimTime now) {
+  const MachineJob& mj = machine_jobs_[job];
+  std::uint32_t rank = 0;
+  for (const std::uint32_t machine : machines.ids())
+    host_.post(now + bind_latency_, Phase::kApi,
+               SchedulerEvent{SchedulerEvent::Kind::kBindDone, PodId(mj.first.value() + rank++), NodeId(machine)});
+}
+
+void BatchScheduler::decide_machine_jobs(SimTime now) {
+  if (!machine_schedule_) {
+    const auto policy = depth_ == 0 ? MachineSchedule::Policy::kFcfs
+                        : depth_ == 1 ? MachineSchedule::Policy::kEasy
+                                      : MachineSchedule::Policy::kConservative;
+    const auto machines = static_cast<std::uint32_t>(std::max<std::size_t>(store_.node_count(), 1));
+    machine_schedule_ = std::make_unique<MachineSchedule>(policy, machines, now);
+  }
+  machine_starts_.clear();
+  machine_rejects_.clear();
+  MachineSchedule::sort_released(machine_released_);
+  machine_schedule_->make_decisions(now, machine_ended_, machine_released_, machine_starts_, machine_rejects_);
+  machine_ended_.clear();
+  machine_released_.clear();
+  for (const std::uint32_t job : machine_rejects_) {
+    const MachineJob& mj = machine_jobs_[job];
+    const std::uint32_t size = store_.pod(mj.first).machines;
+    for (std::uint32_t k = 0; k < size; ++k)
+      store_.update_pod(PodId(mj.first.value() + k), [&](Pod& x) {
+        x.unschedulable_message =
+            name_ + (size > machine_schedule_->machines()
+                         ? ": the job needs more machines than the cluster has (rejected on release)"
+                         : rejection_message(BackfillSchedule::Rejection::kNoWalltime));
+      });
+  }
+  for (const auto& st : machine_starts_) {
+    if (protocol_) {
+      // The job starts when Batsim's server receives the decision (run_protocol).
+      if (st.key >= machine_allocs_.size()) machine_allocs_.resize(st.key + 1);
+      machine_allocs_[st.key] = st.machines;
+    } else {
+      bind_machine_job(st.key, st.machines, now);
+    }
+  }
+}
+
 void BatchScheduler::on_pod_change(const Change& c, SimTime now) {
   const PodId pod(c.id);
   const std::uint32_t key = pod.value();
+  if (const Pod& p = store_.pod(pod); p.machines > 0) {
+    if (serves(store_.spec_of(pod).scheduler_name)) on_machine_pod_change(c, p, now);
+    return;
+  }
   const bool terminal = is_terminal(c.phase) || c.type == ChangeType::kDeleted;
   if (terminal) {
     // batsched: the job is in _jobs_ended_recently; remove_job frees its machines.
@@ -97,6 +225,10 @@ void BatchScheduler::on_node_change(const Change& c, SimTime now) {
 void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
   switch (event.kind) {
     case SchedulerEvent::Kind::kTimer: {
+      if (event.node.valid()) {
+        run_protocol(now);
+        break;
+      }
       decision_posted_ = false;
       for (const auto& [pod, rejection] : rejected_) {
         const Pod& p = store_.pod(pod);
@@ -106,6 +238,7 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
       rejected_.clear();
       starts_.clear();
       schedule_.decide(now, starts_);
+      if (!machine_ended_.empty() || !machine_released_.empty()) decide_machine_jobs(now);
       for (const auto& s : starts_)
         host_.post(now + bind_latency_, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindDone, PodId(s.key), s.node});
       break;
@@ -113,7 +246,7 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
     case SchedulerEvent::Kind::kBindDone:
       if (apply_binding(store_, event.pod, event.node, now)) {
         ++bindings_;
-      } else {
+      } else if (store_.pod(event.pod).machines == 0) {
         // Deleted or bound elsewhere meanwhile: forget the decision.
         schedule_.release(event.pod.value());
         request_decision(now);

@@ -34,14 +34,23 @@
 //   infinite walltime.
 // - Rejection: a pod that no node could ever hold is rejected on arrival as batsched does
 //   (add_reject_job); kubesim leaves it Pending with PodScheduled=False and the reason.
+// - Rigid parallel jobs (pods with Pod::machines > 0, Batsim's `res` machines): batsched's own
+//   machine-level schedule (machine_schedule.hpp). Machine i is NodeId i (the platform's hosts
+//   in order, as Batsim numbers its machines); a job is released once all its pods were seen,
+//   it starts when batsched would start it, all its pods bound at once (pod of rank k on the
+//   k-th machine of the allocation), and it ends when its last pod ends. Other schedulers'
+//   pods and node changes are not seen by this mode (Batsim's machines are all the scheduler's).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "sched/batch/backfill.hpp"
+#include "sched/batch/batsim_protocol.hpp"
+#include "sched/batch/machine_schedule.hpp"
 #include "sched/scheduler_model.hpp"
 
 namespace kubesim {
@@ -55,19 +64,33 @@ class BatchScheduler final : public SchedulerModel {
   // keeps none.
   BatchScheduler(ObjectStore& store, SchedulerHost& host, std::string scheduler_name, std::uint32_t depth,
                  Duration bind_latency = Duration(), std::int64_t missing_walltime_factor = 0,
-                 Duration rjms_delay = kBatschedRjmsDelay);
+                 Duration rjms_delay = kBatschedRjmsDelay, Duration batsim_server_latency = Duration(),
+                 Duration batsim_node_latency = Duration(), std::uint32_t batsim_jobs = 0);
 
   bool serves(const std::string& scheduler_name) const override { return scheduler_name == name_; }
   void on_pod_change(const Change& change, SimTime now) override;
   void on_node_change(const Change& change, SimTime now) override;
   void on_event(const SchedulerEvent& event, SimTime now) override;
-  bool busy() const override { return decision_posted_; }
-  std::uint64_t attempts() const override { return schedule_.attempts(); }
+  bool busy() const override { return decision_posted_ || protocol_timer_posted_; }
+  std::uint64_t attempts() const override {
+    return schedule_.attempts() + (machine_schedule_ ? machine_schedule_->attempts() : 0);
+  }
   std::uint64_t bindings() const override { return bindings_; }
   const BackfillSchedule& schedule() const { return schedule_; }
 
  private:
   void request_decision(SimTime now);
+  // Rigid parallel jobs (machine mode).
+  void on_machine_pod_change(const Change& change, const Pod& pod, SimTime now);
+  void decide_machine_jobs(SimTime now);
+  void bind_machine_job(std::uint32_t job, const MachineSet& machines, SimTime now);
+  void arm_protocol(SimTime now);
+  void run_protocol(SimTime now);
+  struct MachineJob {
+    PodId first;          // the pods are first .. first + size - 1
+    std::uint32_t seen = 0;
+    std::uint32_t ended = 0;
+  };
   BackfillSchedule::Demand demand_of(PodId pod) const;
 
   ObjectStore& store_;
@@ -81,6 +104,20 @@ class BatchScheduler final : public SchedulerModel {
   std::vector<BackfillSchedule::Start> starts_;  // scratch, reused
   std::vector<std::pair<PodId, BackfillSchedule::Rejection>> rejected_;  // written at the next decision
   std::uint64_t bindings_ = 0;
+  std::uint32_t depth_;
+  std::unique_ptr<MachineSchedule> machine_schedule_;  // built at the first machine job
+  std::vector<MachineJob> machine_jobs_;               // by workload job index
+  std::vector<std::uint32_t> machine_ended_;           // since the last decision, in order
+  std::vector<std::pair<std::uint32_t, MachineSchedule::Job>> machine_released_;
+  std::vector<MachineSchedule::Start> machine_starts_;  // scratch
+  std::vector<std::uint32_t> machine_rejects_;          // scratch
+  std::vector<bool> pod_ended_;                         // by PodId: its end was counted
+  // With Batsim's message latencies (model batsim*): jobs go through the protocol model.
+  std::unique_ptr<BatsimProtocol> protocol_;
+  std::vector<MachineSchedule::Job> machine_job_info_;  // by workload job, for the protocol's calls
+  std::vector<MachineSet> machine_allocs_;              // by workload job: its decided machines
+  bool protocol_timer_posted_ = false;
+  SimTime protocol_timer_at_ = SimTime::never();
 };
 
 }  // namespace kubesim

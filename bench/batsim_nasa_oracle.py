@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The NASA iPSC/860 trace on Batsim's 128-host platform under batsched's three policies:
+kubesim's wall time for each, its makespan and mean wait, and how many jobs start at the same
+time on the same machines as under the real Batsim 4.2.1 + batsched (with --peer: runs the
+peer too and prints its wall time; or --peer-out DIR: reads its earlier outputs
+DIR/<policy>/_jobs.csv).
+
+  bench/batsim_nasa_oracle.py build/kubesim [--peer ../shared/peers/batsim | --peer-out DIR] [--model batsim]
+"""
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+POLICIES = {"fcfs": "fcfs", "easy_bf": "easy-backfill", "conservative_bf": "conservative-backfill"}
+
+
+def read_jobs(path):
+    with open(path, newline="") as f:
+        return {r["job_id"]: r for r in csv.DictReader(f)}
+
+
+def summary(jobs):
+    done = [j for j in jobs.values() if j["final_state"] != "REJECTED"]
+    waits = [float(j["waiting_time"]) for j in done]
+    makespan = max(float(j["finish_time"]) for j in done) if done else 0.0
+    return len(done), makespan, sum(waits) / len(waits) if waits else 0.0
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    data = os.path.join(here, "..", "data", "batsim")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("kubesim")
+    ap.add_argument("--peer", help="Batsim + batsched folder (run.sh): run it too")
+    ap.add_argument("--peer-out", help="folder with <policy>/_jobs.csv of an earlier peer run")
+    ap.add_argument("--model", default="batsim")
+    ap.add_argument("--platform", default=os.path.join(data, "platform_cluster128.xml"))
+    ap.add_argument("--workload", default=os.path.join(data, "nasa_ipsc_exact_delay.json"))
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="batsim_nasa_")
+    for policy, setup in POLICIES.items():
+        out = os.path.join(work, "kubesim-" + policy)
+        r = subprocess.run([a.kubesim, "run", "--platform", a.platform, "--workload", a.workload, "--scheduler", setup,
+                            "--model", a.model, "--out", out], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"{policy}: kubesim failed: {r.stderr.strip()}")
+            return 1
+        wall = re.search(r"in ([0-9.]+) s wall", r.stdout)
+        ours = read_jobs(os.path.join(out, "jobs.csv"))
+        n, makespan, wait = summary(ours)
+        line = (f"{policy:16} kubesim {float(wall.group(1)) if wall else float('nan'):.3f} s wall: {n} jobs run, "
+                f"makespan {makespan:.4f} s, mean wait {wait:.6f} s")
+        peer_jobs = None
+        if a.peer:
+            pout = os.path.join(work, "peer-" + policy)
+            t0 = time.monotonic()
+            r = subprocess.run([os.path.join(a.peer, "run.sh"), a.platform, a.workload, policy, pout],
+                               capture_output=True)
+            line += f"; Batsim + batsched {time.monotonic() - t0:.1f} s wall"
+            if r.returncode == 0:
+                peer_jobs = read_jobs(os.path.join(pout, "_jobs.csv"))
+        elif a.peer_out:
+            peer_jobs = read_jobs(os.path.join(a.peer_out, policy, "_jobs.csv"))
+        if peer_jobs is not None:
+            pn, pm, pw = summary(peer_jobs)
+            same_start = sum(1 for k, p in peer_jobs.items() if k in ours and p["starting_time"] == ours[k]["starting_time"])
+            same_both = sum(1 for k, p in peer_jobs.items() if k in ours and p["starting_time"] == ours[k]["starting_time"]
+                            and p["allocated_resources"] == ours[k]["allocated_resources"])
+            line += (f"\n{'':16} batsched: makespan {pm:.4f} s, mean wait {pw:.6f} s; same start time "
+                     f"{same_start}/{len(peer_jobs)}, same start and machines {same_both}/{len(peer_jobs)}")
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+// batsched's machine-level scheduling, for rigid parallel jobs (a job of `res` = P needs P
+// whole machines at once): the Schedule of time slices of available machines and the
+// make_decisions of its three classic policies, as batsched 1.4.0 runs them for Batsim.
+// Read in the stored copies of batsched (Lucas-Doctorate-Project/batsched, hpc/batsched4):
+//   src/schedule.cpp    Schedule::add_job_first_fit_after_time_slice (anchor slices, the
+//                       intersection of the available machines of the window's slices,
+//                       split of the last slice at begin + walltime), update_first_slice
+//                       (the first slice begins now), remove_job_internal (machines given
+//                       back, equal slices merged);
+//   src/locality.cpp    BasicResourceSelector::fit: `available.left(n)`, the n lowest
+//                       machine ids of the window's available set;
+//   src/queue.cpp       FCFSOrder: release date (the decision date at which the job was
+//                       queued), then job id compared as strings; list::sort is stable;
+//   src/algo/fcfs.cpp, easy_bf.cpp, conservative_bf.cpp   make_decisions (below);
+//   src/json_workload.cpp  walltime += rjms_delay (main.cpp: 5 s by default).
+// Slices here keep no job lists: two adjacent slices with the same available machines give
+// the same first fit whether merged or not (a job that fits from the later one fits from the
+// earlier one, which is tried first), so merging is only a speed-up. Times are integer
+// microseconds where batsched uses exact rationals of Batsim's double dates.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/time.hpp"
+
+namespace kubesim {
+
+// A set of machine ids (0..n-1), as batsched's IntervalSet is used here.
+class MachineSet {
+ public:
+  MachineSet() = default;
+  explicit MachineSet(std::uint32_t machines) : words_((machines + 63) / 64, 0) {}
+  static MachineSet all(std::uint32_t machines);
+  void insert(std::uint32_t id) { words_[id >> 6] |= std::uint64_t{1} << (id & 63); }
+  bool contains(std::uint32_t id) const { return (words_[id >> 6] >> (id & 63)) & 1u; }
+  std::uint32_t size() const;
+  void intersect(const MachineSet& o);
+  void remove(const MachineSet& o);
+  void add(const MachineSet& o);
+  // IntervalSet::left(n): the n lowest ids (all of them if fewer).
+  MachineSet left(std::uint32_t n) const;
+  std::vector<std::uint32_t> ids() const;
+  // IntervalSet::to_string_hyphen(" "): "0-3 7 9-10".
+  std::string to_string() const;
+  bool operator==(const MachineSet& o) const = default;
+
+ private:
+  std::vector<std::uint64_t> words_;
+};
+
+class MachineSchedule {
+ public:
+  enum class Policy : std::uint8_t { kFcfs, kEasy, kConservative };
+
+  struct Job {
+    std::string id;           // the order's tie-break (batsched compares job ids as strings)
+    std::uint32_t size = 1;   // machines
+    Duration walltime;        // with rjms_delay added; zero: none
+    SimTime submitted;        // the job's subtime
+  };
+  // Batsim's order of the jobs of one JOB_SUBMITTED message (batsim src/jobs.cpp
+  // job_comparator_subtime_number): subtime, then job id as a string.
+  static void sort_released(std::vector<std::pair<std::uint32_t, Job>>& released);
+  struct Start {
+    std::uint32_t key;
+    MachineSet machines;
+  };
+
+  MachineSchedule(Policy policy, std::uint32_t machines, SimTime start = SimTime::zero());
+  std::uint32_t machines() const { return machines_; }
+
+  // One call of make_decisions at `date` with the jobs that ended and were released since the
+  // previous call (Batsim's JOB_COMPLETED and JOB_SUBMITTED events, in message order). Started
+  // jobs are appended to `starts`, rejected ones (larger than the machine, or without walltime
+  // under the backfilling policies) to `rejects`, in decision order.
+  void make_decisions(SimTime date, const std::vector<std::uint32_t>& ended,
+                      const std::vector<std::pair<std::uint32_t, Job>>& released, std::vector<Start>& starts,
+                      std::vector<std::uint32_t>& rejects);
+
+  std::size_t queue_size() const { return queue_.size(); }
+  std::uint64_t attempts() const { return attempts_; }
+
+ private:
+  struct Slice {
+    SimTime begin;
+    SimTime end;  // never(): batsched's 1e19 horizon
+    MachineSet available;
+    std::uint32_t count = 0;
+  };
+  struct Alloc {
+    bool in_schedule = false;
+    bool running = false;
+    SimTime begin, end;
+    MachineSet machines;
+    Job job;
+    SimTime release;
+  };
+  struct FirstFit {
+    bool started_in_first_slice = false;
+    SimTime begin;
+  };
+
+  Alloc& alloc(std::uint32_t key);
+  // Schedule::add_job_first_fit: places the job (it must not be in the schedule).
+  FirstFit add_first_fit(std::uint32_t key);
+  void remove(std::uint32_t key);  // Schedule::remove_job (no-op when not in it)
+  void update_first_slice(SimTime now);
+  std::size_t split(std::size_t slice, SimTime date);  // index of the slice beginning at date
+  void sort_queue();
+  void start(std::uint32_t key, std::vector<Start>& starts);  // the job leaves the queue, running
+  void fcfs(SimTime date, bool job_ended, const std::vector<std::uint32_t>& fresh, std::vector<Start>& starts);
+  void easy(SimTime date, bool job_ended, const std::vector<std::uint32_t>& fresh,
+            std::uint32_t priority_before, std::vector<Start>& starts);
+  void conservative(SimTime date, bool job_ended, const std::vector<std::uint32_t>& fresh,
+                    std::vector<Start>& starts);
+
+  Policy policy_;
+  std::uint32_t machines_;
+  std::vector<Slice> slices_;
+  std::vector<Alloc> allocs_;          // by key
+  std::vector<std::uint32_t> queue_;   // waiting jobs, batsched's queue order
+  MachineSet fcfs_available_;          // fcfs.cpp keeps its own available set (no schedule)
+  std::uint64_t attempts_ = 0;
+};
+
+}  // namespace kubesim
