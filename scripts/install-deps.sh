@@ -5,7 +5,9 @@ packages=(g++ cmake ninja-build ccache pkg-config nlohmann-json3-dev libyaml-cpp
           libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev python3
           chromium            # headless rendering test of the HTML report
           python3-kubernetes  # the API tests drive `kubesim serve` with the official Python client
-          kubectl)            # ... and with kubectl
+          kubectl             # ... and with kubectl
+          python3-scipy python3-pandas  # the BSP performance model is checked against SciPy's RectBivariateSpline
+          pybind11-dev python3-pybind11 python3-dev)  # the kubesim Python package (python/)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

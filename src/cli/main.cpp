@@ -19,6 +19,8 @@
 #include "api/clock.hpp"
 #include "api/http_server.hpp"
 #include "calibrate/calibrate_command.hpp"
+#include "bsp/gang_run.hpp"
+#include "cli/bsp_command.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
@@ -101,7 +103,7 @@ void serve_simulation(Simulation& sim, const RunArgs& a);
 // Runs one simulation and writes its outputs into `out`; returns the tenant summary rows
 // when `report` is given.
 RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, const RunArgs& a, const std::string& out,
-                    const ReportSettings* report) {
+                    const ReportSettings* report, const bsp::GangSpec* gang = nullptr) {
   const auto wall_start = std::chrono::steady_clock::now();
   for (const auto& [reason, count] : inputs.workload.skipped.by_reason)
     std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
@@ -121,6 +123,13 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     });
   if (a.serve) {
     serve_simulation(sim, a);
+  } else if (gang) {  // a BSP job drives the simulation (src/bsp/gang_run.hpp)
+    bsp::GangRun bsp_job(sim, *gang);
+    bsp_job.run(options.until);
+    auto bsp_report = bsp::build_gang_report(bsp_job.result());
+    std::vector<ReportFile> files;
+    for (auto& [name, content] : bsp_report.files) files.push_back({name, std::move(content)});
+    run.add_report_section(std::move(bsp_report.html_section), std::move(files));
   } else {
     ProgressBar bar;
     sim.run([&](double f) { bar.update(f); });
@@ -293,9 +302,11 @@ int scenario_command(const RunArgs& a) {
   };
   if (a.serve && sc.each_tenant_alone)
     throw InputError(a.scenario, 0, "serve runs one cluster: a scenario with eachTenantAlone needs `kubesim run`");
+  if (sc.bsp && (a.serve || sc.each_tenant_alone))
+    throw InputError(a.scenario, sc.bsp->line, "a bsp: job runs with `kubesim run` and the tenants together (not serve, not eachTenantAlone)");
   if (!sc.each_tenant_alone) {
     prepare(sc.inputs);
-    simulate(std::move(sc.inputs), options, a, a.out, &report);
+    simulate(std::move(sc.inputs), options, a, a.out, &report, sc.bsp ? &*sc.bsp : nullptr);
     return 0;
   }
   // The study's E1: each tenant alone on the cluster, one run each in <out>/<tenant>/, and
@@ -368,6 +379,7 @@ int compare_command(const RunArgs& a, const std::string& schedulers, std::uint64
     Scenario sc = read_scenario(a.scenario);
     if (sc.each_tenant_alone)
       throw InputError(a.scenario, 0, "compare runs the tenants together: a scenario with eachTenantAlone needs `kubesim run`");
+    if (sc.bsp) throw InputError(a.scenario, sc.bsp->line, "compare does not drive a bsp: job; use `kubesim run`");
     spec.options.model = ModelConfig::load(a.model_given || sc.model.empty() ? a.model : sc.model);
     if (sc.duration) spec.options.until = SimTime::at(*sc.duration);
     spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
@@ -595,6 +607,8 @@ int main(int argc, char** argv) {
 
   calibrate::CalibrateCommand calibrate_cmd(app);
   calibrate::FidelityCommand fidelity_cmd(app);
+  BspArgs bsp_args;
+  auto* bsp_cmd = add_bsp_command(app, bsp_args);
 
   auto* convert = app.add_subcommand("convert", "convert workload formats");
   convert->require_subcommand(1);
@@ -651,6 +665,7 @@ int main(int argc, char** argv) {
     }
     if (calibrate_cmd.parsed()) return calibrate_cmd.run();
     if (fidelity_cmd.parsed()) return fidelity_cmd.run();
+    if (bsp_cmd->parsed()) return bsp_command(bsp_args);
     if (s2b->parsed()) {
       if (platform_size > 0) conv.platform_size = platform_size;
       conv.command_line = "kubesim convert swf-to-batsim " + swf_in + " -o " + json_out;

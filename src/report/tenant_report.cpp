@@ -599,6 +599,7 @@ std::string tenant_report_html(const TenantReportInput& in, const std::vector<Re
   }
   out += "</section>\n";
 
+  out += in.extra_sections_html;
   out += "<section id=\"files\"><h2>Files</h2>\n<ul>\n";
   for (const char* f : {"timeseries.csv", "queue.csv", "summary.csv"})
     out += std::string("<li><a href=\"") + f + "\">" + f + "</a></li>\n";

@@ -66,6 +66,8 @@ struct TenantReportInput {
   std::string model;          // latency/scheduler model description
   // Further parameters shown in the HTML parameters table, in this order.
   std::vector<std::pair<std::string, std::string>> parameters = {};
+  // Further sections of report.html (complete <section> elements), before the files list.
+  std::string extra_sections_html = {};
   std::size_t gantt_max_nodes = 64;
   std::size_t gantt_max_bars = 4000;
 };

@@ -109,7 +109,7 @@ class ScenarioReader : YamlInput {
     require_map(root, "the scenario");
     check_keys(root,
                {"name", "description", "cluster", "capacityCores", "schedulerConfig", "model", "sampleInterval",
-                "duration", "eachTenantAlone", "manifests", "tenants", "jobs", "failures", "schedulers"},
+                "duration", "eachTenantAlone", "manifests", "tenants", "jobs", "failures", "schedulers", "bsp"},
                "the scenario");
     s_.path = path();
     s_.name = fs::path(path()).stem().string();
@@ -185,6 +185,7 @@ class ScenarioReader : YamlInput {
       if (s_.each_tenant_alone && s_.tenants.empty()) fail(n, "expected tenants when eachTenantAlone is true");
     }
     if (const YAML::Node f = root["failures"]; f && !f.IsNull()) failures(f);
+    if (const YAML::Node b = root["bsp"]; b && !b.IsNull()) s_.bsp = bsp::read_gang_spec(*this, b, dir_);
 
     assemble();
   }

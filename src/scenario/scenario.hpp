@@ -39,6 +39,7 @@
 //   jobs:                         # Job/Pod manifests: {at: 10, file: job.yaml} or {at: 20, manifest: {...}}
 //   failures:                     # node events: {at: 100, node: node-0, action: fail}
 //                                 #   action: fail | recover | cordon | uncordon | drain
+//   bsp: {data: ../../data/gang, controller: dynamic-mpc}   # a BSP gang job (bsp/gang_spec.hpp)
 //
 // A tenant job is the study's: one batch/v1 Job (parallelism 1, completions 1, backoffLimit
 // 6) with one container `busybox:1.36` running `sleep <t>`, restartPolicy Never, requests =
@@ -53,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "bsp/gang_spec.hpp"
 #include "core/time.hpp"
 #include "engine/simulation.hpp"
 #include "setups/scheduler_setup.hpp"
@@ -74,6 +76,7 @@ struct Scenario {
   std::vector<std::string> tenants;  // tenant namespaces, in declaration order
   bool each_tenant_alone = false;
   std::optional<Duration> duration;  // simulation time limit, when given
+  std::optional<bsp::GangSpec> bsp;  // `bsp:` a BSP job of the gang study beside the tenants (bsp/gang_spec.hpp)
 };
 
 Scenario read_scenario(const std::string& path);

@@ -53,9 +53,16 @@ std::vector<ReportFile> RunPipeline::finish() {
                      {"scheduling attempts", std::to_string(sim_.scheduling_attempts())},
                      {"pod creations refused by quota", std::to_string(sim_.job_controller().failed_creates())}};
     for (const auto& p : report_.parameters) in.parameters.push_back(p);
+    in.extra_sections_html = extra_html_;
     for (auto& f : build_tenant_reports(in)) files.push_back(std::move(f));
   }
+  for (auto& f : extra_files_) files.push_back(std::move(f));
   return files;
+}
+
+void RunPipeline::add_report_section(std::string html, std::vector<ReportFile> files) {
+  extra_html_ += html;
+  for (auto& f : files) extra_files_.push_back(std::move(f));
 }
 
 std::size_t RunPipeline::unfinished_jobs() const {

@@ -50,6 +50,9 @@ class RunPipeline {
   // After the simulation ran: closes the recorders and builds every output file in writing
   // order (jobs.csv, schedule.csv, pods.csv, then the tenant reports). Call once.
   std::vector<ReportFile> finish();
+  // Outputs of a workload driven beside the simulation (the BSP job): `html` joins report.html
+  // (with report settings), `files` are written after the others. Call before finish().
+  void add_report_section(std::string html, std::vector<ReportFile> files);
   // The tenant summary (valid after finish(); empty without report settings).
   const RunSummary& summary() const { return summary_; }
   // Job objects that had not finished at the end of the run.
@@ -64,6 +67,8 @@ class RunPipeline {
   ReportSettings report_;
   bool has_report_ = false;
   RunSummary summary_;
+  std::string extra_html_;
+  std::vector<ReportFile> extra_files_;
 };
 
 }  // namespace kubesim

@@ -1,0 +1,91 @@
+// A BSP job of the study on the simulated cluster: a gang of one task pod per task (cpu
+// request = limit = the task's shares in millicores, as the study's Jobs set them), advancing
+// in supersteps behind a barrier; a superstep lasts as long as its slowest task (the
+// performance model at the executed workload size and the task's shares). When the controller
+// (controllers.hpp) reconfigures, the job checkpoints (the penalty, in simulated seconds),
+// deletes its task pods and waits until they are gone (the study deletes its Jobs with
+// propagationPolicy Foreground), then creates new pods with the new requests and waits until
+// the scheduler (Coscheduling's PodGroup by default) has placed the whole gang and every
+// container has started. Other tenants share the cluster, so a plan may wait for resources.
+//
+// Follows: simulation/simulator.py (MPCSimulator.simulate, real_simulation=True: delete_jobs,
+// create_workloads_from_configuration; the barrier of N+1 members). Modelled, not measured:
+// the barrier and ZooKeeper hand-offs take no time; the task containers exit at SIGTERM
+// (stress-ng stops on it), so a deletion takes the kubelet's termination path without the
+// grace period. A task pod that fails (e.g. rejected by the kubelet) is replaced.
+// In ideal mode (zero latencies) on a cluster where the gang always fits, the superstep times
+// and the checkpoint count equal the study's simulator (gang_study.hpp) exactly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bsp/controllers.hpp"
+#include "bsp/gang_spec.hpp"
+#include "bsp/gang_study.hpp"
+#include "engine/simulation.hpp"
+
+namespace kubesim::bsp {
+
+struct GangStepRecord {
+  int step = 0;
+  int plan_window = 0;       // 0: kept the shares
+  bool reconfigured = false;  // new pods before this step (always at step 0)
+  Shares shares;
+  double start = 0;           // s, when the step's reconfiguration (or superstep) began
+  double penalty = 0;         // s, checkpoint penalty charged
+  double deletion = 0;        // s, from the delete requests until every old pod was gone
+  double gang_wait = 0;       // s, from the creations until the last pod was bound
+  double startup = 0;         // s, from the last binding until the last container started
+  double superstep = 0;       // s, the model's superstep time (slowest task)
+  double end = 0;             // s, when the superstep ended
+  int replaced_pods = 0;      // task pods that failed and were created again
+};
+
+struct GangRunResult {
+  std::string controller;
+  std::vector<GangStepRecord> steps;
+  double duration_without_penalty = 0;  // Σ superstep (the study's figure)
+  int checkpoints = 0;
+  double study_total = 0;               // + penalty x checkpoints (the study's Total Duration)
+  double penalty_total = 0, deletion_total = 0, gang_wait_total = 0, startup_total = 0;
+  double cluster_total = 0;             // end - start on the cluster
+  std::vector<StrategyResult> study_table;  // the study's strategies in ideal mode, same data
+  std::vector<std::string> task_names;
+};
+
+class GangRun {
+ public:
+  // Loads the study's data (InputError naming the files) and checks the traces cover the run.
+  GangRun(Simulation& sim, const GangSpec& spec);
+  // Runs the BSP job to its end, then the rest of the simulation (sim.run()); stops at `until`.
+  // A gang that can never be placed (shares that fit no node, a cluster too small) is an
+  // InputError at the scenario's bsp: line.
+  void run(SimTime until);
+  const GangRunResult& result() const { return result_; }
+
+ private:
+  void create_gang(const Shares& shares, GangStepRecord& record, SimTime until);
+  void delete_gang(GangStepRecord& record, SimTime until);
+  PodId create_task_pod(std::size_t task, int shares);
+  void check_fits(const Shares& shares, int step) const;
+  bool advance_one(SimTime until);
+
+  Simulation& sim_;
+  GangSpec spec_;
+  StudyData data_;
+  StudySettings settings_;
+  std::vector<PodId> pods_;
+  int generation_ = 0;
+  GangRunResult result_;
+  bool stopped_ = false;  // reached `until`
+};
+
+// bsp_steps.csv, bsp_summary.csv, bsp_study.csv, the charts and report.html's section.
+struct GangReport {
+  std::vector<std::pair<std::string, std::string>> files;  // name, content
+  std::string html_section;
+};
+GangReport build_gang_report(const GangRunResult& result);
+
+}  // namespace kubesim::bsp

@@ -1,0 +1,57 @@
+#include "bsp/gang_spec.hpp"
+
+#include "core/parse_number.hpp"
+
+namespace kubesim::bsp {
+
+GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::filesystem::path& scenario_dir) {
+  in.require_map(node, "bsp");
+  in.check_keys(node,
+                {"data", "namespace", "start", "steps", "plan", "execute", "controller", "window", "horizon",
+                 "checkpointPenalty", "schedulerName", "podGroup", "priorityClassName", "terminationGracePeriodSeconds"},
+                "bsp");
+  GangSpec spec;
+  spec.source = in.path();
+  spec.line = line_of(node);
+  auto seconds = [&](const YAML::Node& n, const std::string& where) {
+    const auto v = parse_double(in.scalar(n, where));
+    if (!v || !(*v >= 0) || *v > 1e9) in.fail(n, "expected " + where + " to be a non-negative number of seconds");
+    return *v;
+  };
+  auto one_of = [&](const YAML::Node& n, const std::string& where, std::initializer_list<const char*> allowed) {
+    const std::string v = in.scalar(n, where);
+    std::string list;
+    for (const char* a : allowed) {
+      if (v == a) return v;
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    in.fail(n, "expected " + where + " to be one of " + list + ", got \"" + v + "\"");
+  };
+  const YAML::Node data = node["data"];
+  if (!data) in.fail(node, "expected bsp.data: the study's data folder (config.ini, workload_profiling.csv, actual/, forecasts/)");
+  std::filesystem::path dir(in.scalar(data, "bsp.data"));
+  if (dir.is_relative()) dir = (scenario_dir / dir).lexically_normal();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) in.fail(data, "expected bsp.data to be a folder (looked for " + dir.string() + ")");
+  spec.data_dir = dir.string();
+  if (const auto n = node["namespace"]) {
+    spec.namespace_name = in.scalar(n, "bsp.namespace");
+    if (!is_dns1123_label(spec.namespace_name)) in.fail(n, "expected bsp.namespace to be a DNS-1123 label");
+  }
+  if (const auto n = node["start"]) spec.start_seconds = seconds(n, "bsp.start");
+  if (const auto n = node["steps"]) spec.steps = static_cast<int>(in.integer(n, "bsp.steps", 1, 1'000'000));
+  if (const auto n = node["plan"]) spec.plan = one_of(n, "bsp.plan", {"forecasts", "actual"});
+  if (const auto n = node["execute"]) spec.execute = one_of(n, "bsp.execute", {"actual", "forecasts"});
+  if (const auto n = node["controller"]) spec.controller = one_of(n, "bsp.controller", {"exppo", "static-window", "dynamic-mpc"});
+  if (const auto n = node["window"]) spec.window = static_cast<int>(in.integer(n, "bsp.window", 1, 1000));
+  if (const auto n = node["horizon"]) spec.horizon = static_cast<int>(in.integer(n, "bsp.horizon", 1, 1000));
+  if (const auto n = node["checkpointPenalty"]) spec.penalty = seconds(n, "bsp.checkpointPenalty");
+  if (const auto n = node["schedulerName"]) spec.scheduler_name = in.scalar(n, "bsp.schedulerName");
+  if (const auto n = node["podGroup"]) spec.pod_group = in.string_or_null(n, "bsp.podGroup");
+  if (const auto n = node["priorityClassName"]) spec.priority_class_name = in.string_or_null(n, "bsp.priorityClassName");
+  if (const auto n = node["terminationGracePeriodSeconds"])
+    spec.termination_grace_period_seconds = in.integer(n, "bsp.terminationGracePeriodSeconds", 0, 1'000'000);
+  return spec;
+}
+
+}  // namespace kubesim::bsp

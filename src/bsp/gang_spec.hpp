@@ -1,0 +1,54 @@
+// The `bsp:` section of a scenario: one BSP job of the study (src/bsp/gang_study.hpp) run as a
+// gang of task pods on the simulated cluster (gang_run.hpp).
+//
+//   bsp:
+//     data: ../../data/gang        # the study's data folder (relative to the scenario), required
+//     namespace: bsp               # where the task pods live (default bsp)
+//     start: 0                     # seconds: when the job starts
+//     steps: 400                   # supersteps (default: config.ini simulation_length)
+//     plan: forecasts              # trace the planner sees: forecasts | actual
+//     execute: actual              # trace the supersteps run on: actual | forecasts
+//     controller: dynamic-mpc      # exppo | static-window | dynamic-mpc
+//     window: 3                    # static-window's w
+//     horizon: 10                  # dynamic-mpc's H (default: config.ini window_size)
+//     checkpointPenalty: 15        # seconds per reconfiguration (default: config.ini's)
+//     schedulerName: scheduler-plugins-scheduler
+//     podGroup: bsp                # label scheduling.x-k8s.io/pod-group of the task pods ("": none);
+//                                  # the PodGroup object (minMember = the task count) comes with
+//                                  # the scheduler-plugins setup's configuration file
+//     priorityClassName: ""        # of the task pods
+//     terminationGracePeriodSeconds: 30
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/yaml_input.hpp"
+
+namespace kubesim::bsp {
+
+struct GangSpec {
+  std::string source;  // the scenario file and the line of its bsp: section, for errors
+  int line = 0;
+  std::string data_dir;
+  std::string namespace_name = "bsp";
+  double start_seconds = 0;
+  int steps = 0;  // 0: config.ini's
+  std::string plan = "forecasts";
+  std::string execute = "actual";
+  std::string controller = "dynamic-mpc";
+  int window = 1;
+  int horizon = 0;        // 0: config.ini's
+  double penalty = -1;    // < 0: config.ini's
+  std::string scheduler_name = "scheduler-plugins-scheduler";
+  std::string pod_group = "bsp";
+  std::string priority_class_name;
+  std::int64_t termination_grace_period_seconds = 30;
+};
+
+// Reads the section (every key checked, InputError with the scenario's file and line).
+GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::filesystem::path& scenario_dir);
+
+}  // namespace kubesim::bsp
