@@ -18,6 +18,7 @@
 #include "api/api_server.hpp"
 #include "api/clock.hpp"
 #include "api/http_server.hpp"
+#include "cli/sweep_command.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
@@ -553,6 +554,8 @@ int main(int argc, char** argv) {
       "  kubesim compare --platform data/batkube/platform_graphene_16nodes.xml \\\n"
       "      --workload data/batkube/spaced_200_delay170.json --schedulers default-scheduler --seeds 3");
 
+  SweepCommand sweep(app, KUBESIM_VERSION);
+
   auto* convert = app.add_subcommand("convert", "convert workload formats");
   convert->require_subcommand(1);
   convert->footer("Example:\n  kubesim convert swf-to-batsim data/swf/KIT-10-80.swf -o kit.json");
@@ -606,6 +609,7 @@ int main(int argc, char** argv) {
       }
       return compare_command(cmp, cmp_schedulers, cmp_seeds, cmp_threads);
     }
+    if (sweep.parsed()) return sweep.run();
     if (s2b->parsed()) {
       if (platform_size > 0) conv.platform_size = platform_size;
       conv.command_line = "kubesim convert swf-to-batsim " + swf_in + " -o " + json_out;

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 #include "control/job_controller.hpp"
 #include "control/kubelet.hpp"
 #include "control/node_lifecycle.hpp"
@@ -33,6 +35,9 @@ struct ModelConfig {
   // rules), nodeMonitorGracePeriod and defaultTolerationSeconds (seconds) and
   // containersExitOnSigterm (true/false). Throws InputError on bad input.
   static ModelConfig load(const std::string& name_or_path);
+  // `base` with the parameters of the map `root` (the keys load() reads) overridden; errors
+  // name `source` and the key's line. `kubesim sweep` overrides model keys with it.
+  static ModelConfig apply(ModelConfig base, const YAML::Node& root, const std::string& source);
   std::string describe() const;
 };
 

@@ -53,6 +53,8 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "core/time.hpp"
 #include "engine/simulation.hpp"
 #include "setups/scheduler_setup.hpp"
@@ -77,6 +79,9 @@ struct Scenario {
 };
 
 Scenario read_scenario(const std::string& path);
+// The scenario of the document `root` as if read from `path` (relative paths resolve against
+// its folder): `kubesim sweep` reads a scenario file once and overrides keys in copies.
+Scenario read_scenario(const std::string& path, const YAML::Node& root);
 
 // A copy of `src` with kube-scheduler configured from `scheduler_config` (empty: the default
 // profile): a SchedulerConfig owns its plugins and cannot be copied.
