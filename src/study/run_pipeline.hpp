@@ -50,6 +50,10 @@ class RunPipeline {
   // After the simulation ran: closes the recorders and builds every output file in writing
   // order (jobs.csv, schedule.csv, pods.csv, then the tenant reports). Call once.
   std::vector<ReportFile> finish();
+  // As finish(), but builds only the outputs of `kinds` (jobs, schedule, pods, timeseries,
+  // queue, summary, charts, report; the tenant kinds only with tenant files), in the same
+  // order: `kubesim sweep` keeps what its plan collects without building the rest.
+  std::vector<ReportFile> finish(const std::vector<std::string>& kinds);
   // The tenant summary (valid after finish(); empty without report settings).
   const RunSummary& summary() const { return summary_; }
   // Job objects that had not finished at the end of the run.

@@ -327,11 +327,15 @@ class PlanReader : YamlInput {
 YAML::Node find_yaml_path(YAML::Node node, const std::vector<std::string>& keys, std::string* why) {
   std::string where;
   for (const std::string& k : keys) {
-    YAML::Node next;
+    YAML::Node next;  // a default Node is a defined null: `found` says whether one matched
+    bool found = false;
     if (node.IsMap()) {
       for (auto it = node.begin(); it != node.end(); ++it)
-        if (it->first.IsScalar() && it->first.Scalar() == k) next = it->second;
-      if (!next) {
+        if (it->first.IsScalar() && it->first.Scalar() == k) {
+          next = it->second;
+          found = true;
+        }
+      if (!found) {
         *why = "no key \"" + k + "\"" + (where.empty() ? "" : " in " + where);
         return YAML::Node(YAML::NodeType::Undefined);
       }
@@ -339,13 +343,17 @@ YAML::Node find_yaml_path(YAML::Node node, const std::vector<std::string>& keys,
       const auto index = parse_int(k);
       if (index && *index >= 0 && static_cast<std::size_t>(*index) < node.size()) {
         next = node[static_cast<std::size_t>(*index)];
+        found = true;
       } else {
-        for (YAML::Node e : node)
+        for (const YAML::Node e : node)
           if (e.IsMap())
             for (const char* field : {"namespace", "name"})
-              if (const YAML::Node f = e[field]; f && f.IsScalar() && f.Scalar() == k) next = e;
+              if (const YAML::Node f = e[field]; f && f.IsScalar() && f.Scalar() == k) {
+                next = e;
+                found = true;
+              }
       }
-      if (!next) {
+      if (!found) {
         *why = "no element \"" + k + "\" (an index or a namespace/name)" + (where.empty() ? "" : " in " + where);
         return YAML::Node(YAML::NodeType::Undefined);
       }

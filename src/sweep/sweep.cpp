@@ -1,5 +1,6 @@
 #include "sweep/sweep.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -109,13 +110,6 @@ Configuration configure(const SweepPlan& plan, const SweepCell& cell, std::map<s
   return cfg;
 }
 
-// The run outputs a plan collects: `kind` of an output file name.
-std::string output_kind(const std::string& name) {
-  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".svg") == 0) return "charts";
-  if (name == "report.html") return "report";
-  return name.substr(0, name.find('.'));
-}
-
 std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "host";
@@ -189,18 +183,21 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
       config_of_cell[i] = it->second;
     }
   }
-  std::vector<bool> keep(std::size(kCollectKinds), false);
+  // The tenant recorder always runs (result.csv needs its summary); its files only when collected.
   bool tenant_files = false;
-  for (std::size_t k = 0; k < std::size(kCollectKinds); ++k) {
-    keep[k] = std::find(plan.collect.begin(), plan.collect.end(), kCollectKinds[k]) != plan.collect.end();
-    if (keep[k] && k >= 3) tenant_files = true;  // timeseries, queue, summary, charts, report
-  }
+  for (const char* kind : {"timeseries", "queue", "summary", "charts", "report"})
+    tenant_files = tenant_files || std::find(plan.collect.begin(), plan.collect.end(), kind) != plan.collect.end();
   const std::string tmp_suffix = "-" + host_name() + "-" + std::to_string(::getpid());
 
   std::mutex install_mutex, progress_mutex;
   std::size_t done = 0, running = 0;
   std::atomic<std::size_t> next{0};
-  std::atomic<std::int64_t> run_micros{0};
+  std::atomic<std::int64_t> run_micros{0}, run_cpu_nanos{0};
+  const auto thread_cpu_nanos = [] {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  };
   std::vector<std::exception_ptr> errors(todo.size());
   const auto report_progress = [&](int started, int finished) {
     const std::lock_guard<std::mutex> lock(progress_mutex);
@@ -225,16 +222,14 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
         ReportSettings report = cfg.report;
         report.parameters = setup_parameters(cfg.setups);
         report.tenant_files = cfg.report.tenant_files && tenant_files;
+        // Measured for the benchmark only; nothing depends on it.
         const auto start = std::chrono::steady_clock::now();
+        const std::int64_t cpu_start = thread_cpu_nanos();
         RunPipeline pipeline(std::move(in), options, &report, opt.version);
         pipeline.sim().run();
+        run_cpu_nanos += thread_cpu_nanos() - cpu_start;
         run_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
-        std::vector<ReportFile> files;
-        for (ReportFile& f : pipeline.finish()) {
-          const std::string kind = output_kind(f.name);
-          for (std::size_t k = 0; k < std::size(kCollectKinds); ++k)
-            if (keep[k] && kind == kCollectKinds[k]) files.push_back(std::move(f));
-        }
+        std::vector<ReportFile> files = pipeline.finish(plan.collect);
         files.push_back({"result.csv", result_rows(plan, cell, pipeline.summary())});
         // Complete or absent: the folder is renamed into place once every file is written.
         const fs::path tmp = cells_dir / (".tmp-" + cell.id + tmp_suffix);
@@ -267,6 +262,7 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
     if (e) std::rethrow_exception(e);
   stats.ran = todo.size();
   stats.run_seconds = static_cast<double>(run_micros.load()) / 1e6;
+  stats.run_cpu_seconds = static_cast<double>(run_cpu_nanos.load()) / 1e9;
   return stats;
 }
 

@@ -37,7 +37,8 @@ struct SweepRunStats {
   std::size_t skipped = 0;  // already finished
   std::size_t ran = 0;
   unsigned threads = 1;
-  double run_seconds = 0;   // wall time inside the simulations (summed over threads)
+  double run_seconds = 0;      // wall time inside the simulations (summed over threads)
+  double run_cpu_seconds = 0;  // CPU time of the threads inside the simulations (for benchmarks)
 };
 
 // Writes OUT/sweep.json (the cell list merge reads).
