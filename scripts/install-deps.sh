@@ -5,7 +5,8 @@ packages=(g++ cmake ninja-build ccache pkg-config nlohmann-json3-dev libyaml-cpp
           libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev python3
           chromium            # headless rendering test of the HTML report
           python3-kubernetes  # the API tests drive `kubesim serve` with the official Python client
-          kubectl)            # ... and with kubectl
+          kubectl             # ... and with kubectl
+          slurm-wlm munge)    # the sweep's Slurm test runs slurmctld, slurmd and munged on localhost
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
