@@ -72,9 +72,9 @@ SweepCommand::SweepCommand(CLI::App& app, std::string version) : version_(std::m
   cmd_->footer(
       "Writes OUT/cells/<id>/ per cell (complete or absent: a re-run skips finished cells), OUT/results.csv (one\n"
       "row per cell and tenant, the axes as columns) and OUT/sweep.html (effect of each axis, best cells).\n"
+      "On a Slurm cluster (shared filesystem): kubesim sweep PLAN --out OUT --slurm --cells-per-task 8 --wait\n"
       "Examples:\n"
       "  kubesim sweep examples/sweep/e3-schedulers.yaml --out results/e3-sweep\n"
-      "  kubesim sweep examples/sweep/e3-schedulers.yaml --out results/e3-sweep --slurm --cells-per-task 4 --wait\n"
       "  kubesim sweep examples/sweep/e3-schedulers.yaml --out results/e3-sweep --emit k8s-indexed-job\n"
       "  kubesim sweep merge results/e3-sweep");
 }
@@ -95,6 +95,9 @@ int SweepCommand::merge(const std::string& out) {
 
 int SweepCommand::run_plan() {
   const auto wall_start = std::chrono::steady_clock::now();
+  if (!slurm_ && (wait_ || !partition_.empty() || !time_.empty()))
+    throw InputError("", 0, "--partition, --time and --wait go with --slurm");
+  if (slurm_ && (!emit_.empty() || chunk_ >= 0)) throw InputError("", 0, "--slurm goes without --emit and --cells");
   SweepPlan plan = read_sweep_plan(plan_);
   if (cells_per_task_ > 0) plan.cells_per_task = cells_per_task_;
   const std::string out = out_.empty() ? "results/" + plan.name : out_;

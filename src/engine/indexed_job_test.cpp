@@ -53,13 +53,14 @@ std::vector<const Pod*> job_pods(const Simulation& sim) {
 }
 
 TEST(IndexedJob, OnePodPerIndexLowestPendingFirst) {
-  // completions 5, parallelism 2, 10 s pods: t=0 indexes 0 and 1; t=10 both succeed ->
-  // 2 and 3; t=20 -> 4; t=30 index 4 succeeds -> Complete, completedIndexes "0-4".
+  // completions 5, parallelism 2, 10 s pods: t=0 indexes 0 and 1; both succeed at 10, the
+  // sync comes after the 1 s podUpdateBatchPeriod -> indexes 2 and 3 at 11; they succeed at
+  // 21 -> index 4 at 22; it succeeds at 32 -> Complete at 33, completedIndexes "0-4".
   Simulation sim(indexed_inputs(5, 2, false), ideal());
   sim.run();
   const auto pods = job_pods(sim);
   ASSERT_EQ(pods.size(), 5u);
-  const double created[] = {0, 0, 10, 10, 20};
+  const double created[] = {0, 0, 11, 11, 22};
   for (std::size_t i = 0; i < pods.size(); ++i) {
     EXPECT_EQ(pods[i]->completion_index, static_cast<std::int32_t>(i));
     EXPECT_EQ(pods[i]->created, SimTime::from_seconds(created[i])) << i;
@@ -69,7 +70,7 @@ TEST(IndexedJob, OnePodPerIndexLowestPendingFirst) {
   }
   const Job& job = sim.store().job(sim.job_objects()[0]);
   EXPECT_EQ(job.condition, JobCondition::kComplete);
-  EXPECT_EQ(job.completion_time, SimTime::from_seconds(30));
+  EXPECT_EQ(job.completion_time, SimTime::from_seconds(33));
   EXPECT_EQ(job.succeeded, 5);
   EXPECT_EQ(job.completed_indexes, "0-4");
 }

@@ -3,8 +3,8 @@
 
 Usage: k8s_indexed_job_test.py KUBESIM
 
-Emits the Indexed Job of examples/sweep/e3-schedulers.yaml (12 cells, 2 per index: 6
-completion indexes), starts `kubesim serve` on a small cluster (--clock realtime=20, port 0),
+Runs examples/sweep/e3-schedulers.yaml locally (12 cells; `sweep merge` rebuilds the same
+results.csv), emits its Indexed Job (2 cells per index: 6 completion indexes), starts `kubesim serve` on a small cluster (--clock realtime=20, port 0),
 and checks with kubectl that the manifest is accepted by `kubectl apply --dry-run=server`
 (nothing created), then applied it runs to completion with one pod per index: pod names
 <job>-<index>-xxxxx, the batch.kubernetes.io/job-completion-index annotation, the
@@ -49,6 +49,15 @@ def main():
         manifest = os.path.join(out, "k8s", "kubesim-sweep-e3-schedulers.yaml")
         if not check("emit", p.returncode == 0 and os.path.exists(manifest), p.stdout.strip() + p.stderr.strip()):
             return 1
+        # The shipped example runs locally too; `sweep merge` rebuilds the same results.
+        p = subprocess.run([kubesim, "sweep", "examples/sweep/e3-schedulers.yaml", "--out", out, "-j", "2", "--quiet"],
+                           cwd=REPO, capture_output=True, text=True)
+        results = open(os.path.join(out, "results.csv")).read() if p.returncode == 0 else ""
+        os.remove(os.path.join(out, "results.csv")) if results else None
+        m = subprocess.run([kubesim, "sweep", "merge", out], capture_output=True, text=True)
+        again = open(os.path.join(out, "results.csv")).read() if m.returncode == 0 else None
+        check("example runs; merge rebuilds results.csv", results.count("\n") == 37 and again == results,
+              f"{results.count(chr(10)) - 1} rows; " + (m.stdout + m.stderr + p.stderr).strip())
         job = yaml.safe_load(open(manifest))
         spec = job["spec"]
         check("emit: Indexed Job", spec["completionMode"] == "Indexed" and spec["completions"] == 6
