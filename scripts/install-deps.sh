@@ -7,7 +7,8 @@ packages=(g++ cmake ninja-build ccache pkg-config nlohmann-json3-dev libyaml-cpp
           python3-kubernetes  # the API tests drive `kubesim serve` with the official Python client
           kubectl             # ... and with kubectl
           python3-scipy python3-pandas  # the BSP performance model is checked against SciPy's RectBivariateSpline
-          pybind11-dev python3-pybind11 python3-dev)  # the kubesim Python package (python/)
+          pybind11-dev python3-pybind11 python3-dev  # the kubesim Python package (python/)
+          slurm-wlm munge)    # the sweep's Slurm test runs slurmctld, slurmd and munged on localhost
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -665,8 +665,12 @@ ApiResponse ApiServer::dispatch(const ApiRequest& r, std::shared_ptr<Watch>* wat
                            "the body of the request was in an unknown format - accepted media types include: "
                            "application/json, application/yaml (kubesim serves JSON only: run clients with "
                            "--kube-api-content-type=application/json)");
-  if (const std::string* dry = r.param("dryRun"); dry && !dry->empty())
-    return status_response(400, "BadRequest", "dryRun is not supported by kubesim");
+  if (const std::string* dry = r.param("dryRun"); dry && !dry->empty()) {
+    // staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go: "All" is the only value.
+    if (*dry != "All") return status_response(400, "BadRequest", "unsupported dry run value \"" + *dry + "\" (expected All)");
+    if (r.method != "POST" || !t.sub.empty() || !t.name.empty())
+      return status_response(400, "BadRequest", "dryRun is supported by kubesim for create (POST) only");
+  }
 
   if (r.method == "GET") {
     if (t.name.empty()) {
@@ -934,6 +938,24 @@ ApiResponse ApiServer::create(const Target& t, const ApiRequest& r) {
     return status_response(409, "AlreadyExists", std::string(t.info().plural) + " \"" + name + "\" already exists", name, t.info().plural, t.info().group);
   meta.erase("resourceVersion");
   meta.erase("uid");
+  // dryRun=All (kubectl apply --dry-run=server): the same decoding and validation as a
+  // create, nothing stored, the object answered as the request gave it.
+  const std::string* dry = r.param("dryRun");
+  if (dry && *dry == "All") {
+    try {
+      switch (t.info().backend) {
+        case Backend::kPod:
+        case Backend::kJob: parse_pod_or_job(body, t.info().kind, t.ns, sim_.store().resource_names()); break;
+        case Backend::kNamespace: parse_namespace(body); break;
+        case Backend::kNode: parse_node(body, sim_.store().resource_names()); break;
+        case Backend::kQuota: parse_quota(body, t.ns, sim_.store().resource_names()); break;
+        case Backend::kGeneric: break;
+      }
+    } catch (const InputError& e) {
+      return status_response(422, "Invalid", std::string(t.info().kind) + " \"" + name + "\" is invalid: " + e.problem(), name, t.info().plural);
+    }
+    return json_response(201, body);
+  }
   try {
     switch (t.info().backend) {
       case Backend::kPod:

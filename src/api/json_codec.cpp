@@ -472,7 +472,8 @@ nlohmann::json pod_to_json(const ObjectStore& store, PodId id, const TimeFormat&
                                           {"uid", job_uid(p.job)},
                                           {"controller", true},
                                           {"blockOwnerDeletion", true}}});
-    if (!original) md["generateName"] = j.name + "-";
+    // An Indexed Job's pods: generateName <job>-<index>- (the name less its 5 random characters).
+    if (!original) md["generateName"] = p.completion_index >= 0 && p.name.size() > 5 ? p.name.substr(0, p.name.size() - 5) : j.name + "-";
   }
   if (p.terminating()) {
     md["deletionTimestamp"] = tf.time(p.deletion_requested + p.deletion_grace);
@@ -493,6 +494,30 @@ nlohmann::json pod_to_json(const ObjectStore& store, PodId id, const TimeFormat&
     if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
   } else {
     out["spec"] = pod_spec_to_json(t, store.resource_names(), p.run_time, p.active_deadline);
+  }
+  if (p.completion_index >= 0 && p.job.valid()) {
+    // pkg/controller/job/indexed_job_utils.go (v1.26): addCompletionIndexAnnotation,
+    // addCompletionIndexEnvVariables (each container and init container, unless it has one),
+    // and the hostname <job>-<index>.
+    const std::string index = std::to_string(p.completion_index);
+    ensure_object(md, "annotations")["batch.kubernetes.io/job-completion-index"] = index;
+    json& spec = out["spec"];
+    spec["hostname"] = store.job(p.job).name + "-" + index;
+    const json env_var = {{"name", "JOB_COMPLETION_INDEX"},
+                          {"valueFrom",
+                           {{"fieldRef",
+                             {{"apiVersion", "v1"},
+                              {"fieldPath", "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}}}};
+    for (const char* list : {"initContainers", "containers"}) {
+      if (!spec.contains(list) || !spec[list].is_array()) continue;
+      for (json& c : spec[list]) {
+        json& env = c["env"];
+        if (!env.is_array()) env = json::array();
+        bool has = false;
+        for (const json& e : env) has = has || (e.is_object() && e.value("name", "") == "JOB_COMPLETION_INDEX");
+        if (!has) env.push_back(env_var);
+      }
+    }
   }
   if (p.node.valid()) out["spec"]["nodeName"] = store.node(p.node).name;
   out["status"] = pod_status_json(store, id, tf);
@@ -602,7 +627,7 @@ nlohmann::json job_to_json(const ObjectStore& store, JobId id, const TimeFormat&
   spec["parallelism"] = j.parallelism;
   spec["completions"] = j.completions;
   spec["backoffLimit"] = j.backoff_limit;
-  spec["completionMode"] = "NonIndexed";
+  spec["completionMode"] = j.indexed ? "Indexed" : "NonIndexed";
   spec["suspend"] = j.suspend;
   spec["selector"] = {{"matchLabels", selector_labels}};
   json& tmpl = ensure_object(spec, "template");
@@ -618,6 +643,7 @@ nlohmann::json job_to_json(const ObjectStore& store, JobId id, const TimeFormat&
   if (j.ready > 0 || !j.start_time.is_never()) st["ready"] = j.ready;
   if (j.succeeded > 0) st["succeeded"] = j.succeeded;
   if (j.failed > 0) st["failed"] = j.failed;
+  if (!j.completed_indexes.empty()) st["completedIndexes"] = j.completed_indexes;
   if (!j.start_time.is_never()) st["startTime"] = tf.time(j.start_time);
   if (!j.completion_time.is_never()) st["completionTime"] = tf.time(j.completion_time);
   st["uncountedTerminatedPods"] = json::object();

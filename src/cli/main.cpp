@@ -21,6 +21,7 @@
 #include "calibrate/calibrate_command.hpp"
 #include "bsp/gang_run.hpp"
 #include "cli/bsp_command.hpp"
+#include "cli/sweep_command.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
@@ -609,6 +610,7 @@ int main(int argc, char** argv) {
   calibrate::FidelityCommand fidelity_cmd(app);
   BspArgs bsp_args;
   auto* bsp_cmd = add_bsp_command(app, bsp_args);
+  SweepCommand sweep(app, KUBESIM_VERSION);
 
   auto* convert = app.add_subcommand("convert", "convert workload formats");
   convert->require_subcommand(1);
@@ -666,6 +668,7 @@ int main(int argc, char** argv) {
     if (calibrate_cmd.parsed()) return calibrate_cmd.run();
     if (fidelity_cmd.parsed()) return fidelity_cmd.run();
     if (bsp_cmd->parsed()) return bsp_command(bsp_args);
+    if (sweep.parsed()) return sweep.run();
     if (s2b->parsed()) {
       if (platform_size > 0) conv.platform_size = platform_size;
       conv.command_line = "kubesim convert swf-to-batsim " + swf_in + " -o " + json_out;

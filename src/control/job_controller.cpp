@@ -112,19 +112,74 @@ std::string JobController::generate_name(const std::string& base) {
   return name;
 }
 
-void JobController::delete_job_pods(JobState& st, std::int32_t count, SimTime now) {
+void JobController::delete_job_pod(JobState& st, PodId pod, SimTime now) {
   // deleteJobPods: PATCH the tracking finalizer off, then a plain DELETE (the pod's own
-  // grace period). `scratch_active_` is newest first (the removal order for non-indexed
-  // Jobs of equal readiness); the deleted pods leave the tracking list.
-  for (std::int32_t i = 0; i < count; ++i) {
-    const PodId pod = scratch_active_[static_cast<std::size_t>(i)];
-    store_.delete_pod(pod, now, Duration::seconds(store_.spec_of(pod).termination_grace_period_seconds),
-                      DisruptionReason::kDeletionByUser);
-    PodId* link = &st.first_pod;
-    while (*link != pod) link = &next_pod_[link->value()];
-    *link = next_pod_[pod.value()];
-  }
+  // grace period); the deleted pod leaves the tracking list, so it is not counted as failed.
+  store_.delete_pod(pod, now, Duration::seconds(store_.spec_of(pod).termination_grace_period_seconds),
+                    DisruptionReason::kDeletionByUser);
+  PodId* link = &st.first_pod;
+  while (*link != pod) link = &next_pod_[link->value()];
+  *link = next_pod_[pod.value()];
 }
+
+void JobController::delete_job_pods(JobState& st, std::int32_t count, SimTime now) {
+  // `scratch_active_` is newest first (the removal order for non-indexed Jobs of equal
+  // readiness).
+  for (std::int32_t i = 0; i < count; ++i) delete_job_pod(st, scratch_active_[static_cast<std::size_t>(i)], now);
+}
+
+std::int32_t JobController::remove_needless_indexed_pods(const Job& job, JobState& st, SimTime now) {
+  // indexed_job_utils.go appendDuplicatedIndexPodsForRemoval / activePodsForRemoval: pods
+  // with an index outside [0, completions), an index that already succeeded, or an index an
+  // older active pod holds. scratch_active_ is newest first, so walk it oldest first.
+  scratch_index_.assign(static_cast<std::size_t>(job.completions), 0);
+  std::vector<PodId> keep;
+  keep.reserve(scratch_active_.size());
+  for (auto it = scratch_active_.rbegin(); it != scratch_active_.rend(); ++it) {
+    const std::int32_t ix = store_.pod(*it).completion_index;
+    const bool useful = ix >= 0 && ix < job.completions && !st.succeeded_indexes[static_cast<std::size_t>(ix)] &&
+                        !scratch_index_[static_cast<std::size_t>(ix)];
+    if (useful) {
+      scratch_index_[static_cast<std::size_t>(ix)] = 1;
+      keep.push_back(*it);
+    } else {
+      delete_job_pod(st, *it, now);
+    }
+  }
+  scratch_active_.assign(keep.rbegin(), keep.rend());
+  return static_cast<std::int32_t>(scratch_active_.size());
+}
+
+namespace {
+
+// status.completedIndexes: succeeded indexes as ascending ranges, "1,3-5,7"
+// (indexed_job_utils.go succeededIndexes.String).
+std::string completed_indexes_text(const std::vector<bool>& done) {
+  std::string out;
+  for (std::size_t i = 0; i < done.size();) {
+    if (!done[i]) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j + 1 < done.size() && done[j + 1]) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(i) + (j > i ? "-" + std::to_string(j) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
+// indexed_job_utils.go podGenerateNameWithIndex: "<job>-<index>-", the job name cut so that
+// the prefix fits names.MaxGeneratedNameLength (58).
+std::string indexed_pod_base(const std::string& job, std::int32_t index) {
+  const std::string append = "-" + std::to_string(index);
+  constexpr std::size_t kMaxGeneratedNameLength = 58;
+  if (job.size() + append.size() + 1 > kMaxGeneratedNameLength)
+    return job.substr(0, kMaxGeneratedNameLength - append.size() - 1) + append;
+  return job + append;
+}
+
+}  // namespace
 
 void JobController::sync(JobId id, SimTime now) {
   ++syncs_;
@@ -146,7 +201,16 @@ void JobController::sync(JobId id, SimTime now) {
     const bool succeeded = p.phase == PodPhase::kSucceeded;
     const bool failed = !succeeded && (p.phase == PodPhase::kFailed || p.terminating() || p.deleted);
     if (succeeded || failed) {
-      if (succeeded) {
+      if (succeeded && job.indexed) {
+        // Indexed: only a new, in-range index counts (succeededIndexes.total()).
+        const std::int32_t ix = p.completion_index;
+        if (st.succeeded_indexes.size() != static_cast<std::size_t>(job.completions))
+          st.succeeded_indexes.resize(static_cast<std::size_t>(job.completions), false);
+        if (ix >= 0 && ix < job.completions && !st.succeeded_indexes[static_cast<std::size_t>(ix)]) {
+          st.succeeded_indexes[static_cast<std::size_t>(ix)] = true;
+          ++new_succeeded;
+        }
+      } else if (succeeded) {
         ++new_succeeded;
       } else {
         ++new_failed;
@@ -193,6 +257,11 @@ void JobController::sync(JobId id, SimTime now) {
   } else {
     // manageJob.
     const std::int32_t want_active = std::clamp(job.completions - succeeded, 0, job.parallelism);
+    if (job.indexed && !job.suspend) {
+      if (st.succeeded_indexes.size() != static_cast<std::size_t>(job.completions))
+        st.succeeded_indexes.resize(static_cast<std::size_t>(job.completions), false);
+      active = remove_needless_indexed_pods(job, st, now);
+    }
     if (job.suspend) {
       // manageJob, jobSuspended(job): "Deleting all active pods in suspended job"
       // (activePodsForRemoval(job, activePods, active): all of them). deleteJobPods removes
@@ -219,9 +288,19 @@ void JobController::sync(JobId id, SimTime now) {
         // Slow start: batches of 1, 2, 4, ... (SlowStartInitialBatchSize); after a batch
         // with an error the remaining creations are skipped until the next sync.
         std::int32_t diff = std::min(want_active - active, 500);  // MaxPodCreateDeletePerSync
+        // Indexed: firstPendingIndexes, the lowest indexes neither succeeded nor active.
+        std::int32_t next_index = 0;
+        const auto pending_index = [&]() -> std::int32_t {
+          while (next_index < job.completions && (st.succeeded_indexes[static_cast<std::size_t>(next_index)] ||
+                                                  scratch_index_[static_cast<std::size_t>(next_index)]))
+            ++next_index;
+          return next_index < job.completions ? next_index++ : -1;
+        };
         for (std::int32_t batch = std::min(diff, 1); diff > 0; batch = std::min(2 * batch, diff)) {
           for (std::int32_t i = 0; i < batch; ++i) {
-            auto created = host_.create_job_pod(id, generate_name(job.name));
+            const std::int32_t index = job.indexed ? pending_index() : -1;
+            if (job.indexed && index < 0) break;
+            auto created = host_.create_job_pod(id, generate_name(job.indexed ? indexed_pod_base(job.name, index) : job.name), index);
             if (const PodId* pod = std::get_if<PodId>(&created)) {
               if (next_pod_.size() <= pod->value()) next_pod_.resize(pod->value() + 1);
               next_pod_[pod->value()] = st.first_pod;
@@ -253,13 +332,16 @@ void JobController::sync(JobId id, SimTime now) {
   }
 
   const Job& j = store_.job(id);
+  const std::string completed_indexes = job.indexed ? completed_indexes_text(st.succeeded_indexes) : std::string();
   if (j.active != active || j.succeeded != succeeded || j.failed != failed || j.ready != ready ||
+      j.completed_indexes != completed_indexes ||
       set_start_time || reset_start_time || suspended != j.suspended_condition || condition != JobCondition::kNone) {
     store_.update_job(id, [&](Job& x) {
       x.active = active;
       x.succeeded = succeeded;
       x.failed = failed;
       x.ready = ready;
+      x.completed_indexes = completed_indexes;
       x.suspended_condition = suspended;
       if (set_start_time || reset_start_time) x.start_time = now;
       if (condition != JobCondition::kNone) {

@@ -20,6 +20,14 @@
 //   pods are deleted (without being counted as failed); the JobSuspended condition turns
 //   True, and False ("JobResumed") on resume, which resets status.startTime; startTime is
 //   not set while the Job is suspended.
+// - Indexed Jobs (completionMode Indexed, v1.26 indexed_job_utils.go): each pod carries a
+//   completion index (the batch.kubernetes.io/job-completion-index annotation, the
+//   JOB_COMPLETION_INDEX env var, hostname <job>-<index>, generateName <job>-<index>-);
+//   succeeded counts the distinct succeeded indexes in [0, completions) (status.completedIndexes
+//   lists them as ranges); new pods take the lowest pending indexes (firstPendingIndexes), so a
+//   failed index is retried with a new pod; active pods whose index is out of range, already
+//   succeeded or held by an older pod are deleted (activePodsForRemoval). backoffLimit counts
+//   the failures of all indexes (backoffLimitPerIndex came in v1.28).
 // The controller reads the store directly where upstream reads its informer cache and
 // guards against its lag with expectations; it hears of changes (which trigger syncs)
 // through its informer with the watch delay.
@@ -58,9 +66,10 @@ class JobControllerHost {
  public:
   virtual ~JobControllerHost() = default;
   virtual void post(SimTime at, Phase phase, JobControllerEvent event) = 0;
-  // The API server's pod CREATE for a pod of `job` named `name`, admission included: the
-  // new pod, or the error message (e.g. the ResourceQuota 403).
-  virtual std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name) = 0;
+  // The API server's pod CREATE for a pod of `job` named `name` (with its completion index
+  // for an Indexed Job, else -1), admission included: the new pod, or the error message
+  // (e.g. the ResourceQuota 403).
+  virtual std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name, std::int32_t completion_index) = 0;
 };
 
 class JobController {
@@ -89,6 +98,7 @@ class JobController {
     std::uint32_t requeues = 0;       // the rate limiter's failure count (NumRequeues)
     std::uint32_t failures_since_success = 0;  // v1.28 backoff record
     SimTime last_failure = SimTime::never();
+    std::vector<bool> succeeded_indexes;  // Indexed Jobs: by completion index
   };
 
   JobState& state(JobId job);
@@ -96,6 +106,10 @@ class JobController {
   void add_rate_limited(JobId job, SimTime now, Duration base, Duration max);
   void sync(JobId job, SimTime now);
   void delete_job_pods(JobState& st, std::int32_t count, SimTime now);
+  void delete_job_pod(JobState& st, PodId pod, SimTime now);
+  // Indexed Jobs: deletes active pods of no use (index out of range, succeeded or a
+  // duplicate), returns the active count left and marks the active indexes in scratch_index_.
+  std::int32_t remove_needless_indexed_pods(const Job& job, JobState& st, SimTime now);
   std::string generate_name(const std::string& base);
   static Duration exponential(Duration base, Duration max, std::uint32_t exponent);
 
@@ -106,6 +120,7 @@ class JobController {
   std::vector<JobState> jobs_;
   std::vector<PodId> next_pod_;  // by PodId: the next pod in its Job's list
   std::vector<PodId> scratch_active_;
+  std::vector<std::uint8_t> scratch_index_;  // Indexed Jobs: 1 where an active pod holds the index
   std::uint64_t failed_creates_ = 0;
   std::string last_create_error_;
   std::uint64_t syncs_ = 0;

@@ -143,6 +143,10 @@ ModelConfig ModelConfig::parse(const std::string& text, const std::string& name_
     throw InputError(name_or_path, e.mark.line + 1, "invalid YAML: " + e.msg);
   }
   if (!root.IsMap()) throw InputError(name_or_path, 1, "expected a mapping of model parameters");
+  return apply(std::move(m), root, name_or_path);
+}
+
+ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std::string& name_or_path) {
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     const int line = kv.first.Mark().line + 1;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "control/job_controller.hpp"
 #include "control/kubelet.hpp"
 #include "control/node_lifecycle.hpp"
@@ -74,6 +76,9 @@ struct ModelConfig {
   static ModelConfig parse(const std::string& text, const std::string& file);
   // The models shipped inside kubesim (src/engine/models/<name>.yaml), e.g. "k3s-batkube".
   static std::vector<std::string> shipped_model_names();
+  // `base` with the parameters of the map `root` (the keys load() reads) overridden; errors
+  // name `source` and the key's line. `kubesim sweep` overrides model keys with it.
+  static ModelConfig apply(ModelConfig base, const YAML::Node& root, const std::string& source);
   std::string describe() const;
 };
 

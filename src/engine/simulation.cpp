@@ -228,10 +228,12 @@ std::variant<PodId, std::string> Simulation::create_pod(Pod pod) {
   return id;
 }
 
-std::variant<PodId, std::string> Simulation::create_job_pod(JobId job_id, const std::string& name) {
+std::variant<PodId, std::string> Simulation::create_job_pod(JobId job_id, const std::string& name,
+                                                          std::int32_t completion_index) {
   const Job& job = store_.job(job_id);
   Pod pod;
   pod.name = name;
+  pod.completion_index = completion_index;
   pod.ns = job.ns;
   pod.spec = job.spec;
   pod.job = job_id;
@@ -260,6 +262,7 @@ void Simulation::submit(std::uint32_t job_index) {
     job.backoff_limit = wj.backoff_limit;
     job.labels = wj.job_labels;
     job.suspend = wj.suspend;
+    job.indexed = wj.indexed;
     job.created = now_;
     job.workload_job = job_index;
     job_objects_[job_index] = store_.create_job(std::move(job));

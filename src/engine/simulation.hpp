@@ -164,7 +164,7 @@ class Simulation final : public ChangeListener,
   void post(SimTime at, Phase phase, KubeletEvent event) override;
   void post(SimTime at, Phase phase, JobControllerEvent event) override;
   void post(SimTime at, Phase phase, NodeLifecycleEvent event) override;
-  std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name) override;
+  std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name, std::int32_t completion_index) override;
   void deliver(std::uint8_t to, const Change& change, Duration extra_delay = Duration());
   void deliver_to_schedulers(const Change& change);
   void submit(std::uint32_t job);

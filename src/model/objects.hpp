@@ -210,6 +210,8 @@ struct Pod {
   PodTemplateId spec;
   JobId job;                       // the owning batch/v1 Job, if any
   std::uint32_t workload_job = 0;  // index of the workload job this pod runs (or kNoWorkloadJob)
+  // An Indexed Job's pod: its batch.kubernetes.io/job-completion-index annotation; -1 otherwise.
+  std::int32_t completion_index = -1;
   Duration run_time;               // how long the container runs once started
   Duration active_deadline;        // spec.activeDeadlineSeconds (the walltime); zero = none
   std::int32_t exit_code = 0;
@@ -263,12 +265,14 @@ struct Job {
   std::uint32_t workload_job = 0;  // index of the workload job this Job runs
   Labels labels;         // metadata.labels (e.g. kueue.x-k8s.io/queue-name)
   bool suspend = false;  // spec.suspend: the Job controller creates no pods while true
+  bool indexed = false;  // spec.completionMode Indexed (else NonIndexed)
 
   // status
   std::int32_t active = 0;
   std::int32_t succeeded = 0;
   std::int32_t failed = 0;
   std::int32_t ready = 0;
+  std::string completed_indexes;  // Indexed: status.completedIndexes, e.g. "0-2,5"
   SimTime start_time = SimTime::never();
   SimTime completion_time = SimTime::never();
   JobCondition condition = JobCondition::kNone;

@@ -60,8 +60,9 @@ class ScenarioReader : YamlInput {
   explicit ScenarioReader(std::string path)
       : YamlInput(std::move(path)), dir_(fs::path(this->path()).parent_path()) {}
 
-  Scenario read() {
-    const YAML::Node root = load_yaml_file(path());
+  Scenario read() { return read(load_yaml_file(path())); }
+
+  Scenario read(const YAML::Node& root) {
     try {
       read_root(root);
     } catch (const YAML::Exception& e) {
@@ -501,6 +502,8 @@ class ScenarioReader : YamlInput {
 }  // namespace
 
 Scenario read_scenario(const std::string& path) { return ScenarioReader(path).read(); }
+
+Scenario read_scenario(const std::string& path, const YAML::Node& root) { return ScenarioReader(path).read(root); }
 
 SimulationInputs copy_inputs(const SimulationInputs& src, const std::string& scheduler_config) {
   SimulationInputs in;

@@ -54,6 +54,8 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "bsp/gang_spec.hpp"
 #include "core/time.hpp"
 #include "engine/simulation.hpp"
@@ -80,6 +82,9 @@ struct Scenario {
 };
 
 Scenario read_scenario(const std::string& path);
+// The scenario of the document `root` as if read from `path` (relative paths resolve against
+// its folder): `kubesim sweep` reads a scenario file once and overrides keys in copies.
+Scenario read_scenario(const std::string& path, const YAML::Node& root);
 
 // A copy of `src` with kube-scheduler configured from `scheduler_config` (empty: the default
 // profile): a SchedulerConfig owns its plugins and cannot be copied.

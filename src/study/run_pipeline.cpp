@@ -1,5 +1,6 @@
 #include "study/run_pipeline.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "report/batsim_csv.hpp"
@@ -39,12 +40,20 @@ RunPipeline::RunPipeline(SimulationInputs inputs, const SimulationOptions& optio
 }
 
 std::vector<ReportFile> RunPipeline::finish() {
+  return finish({"jobs", "schedule", "pods", "timeseries", "queue", "summary", "charts", "report"});
+}
+
+std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kinds) {
+  const auto wanted = [&](const char* kind) { return std::find(kinds.begin(), kinds.end(), kind) != kinds.end(); };
   if (tenants_) {
     tenants_->finish();
     summary_ = tenants_->summary();
   }
-  std::vector<ReportFile> files = build_run_outputs(RunOutputs{
-      sim_.store(), sim_.workload(), completions_.completion_order(), sim_.job_pods(), sim_.now(), version_});
+  const RunOutputs run{sim_.store(), sim_.workload(), completions_.completion_order(), sim_.job_pods(), sim_.now(), version_};
+  std::vector<ReportFile> files;
+  if (wanted("jobs")) files.push_back({"jobs.csv", batsim_jobs_csv(run)});
+  if (wanted("schedule")) files.push_back({"schedule.csv", batsim_schedule_csv(run)});
+  if (wanted("pods")) files.push_back({"pods.csv", pods_csv(run)});
   if (tenants_ && report_.tenant_files) {
     TenantReportInput in{tenants_->series(), summary_, sim_.store(), report_.name, report_.name, options_.seed,
                          options_.model.name};
@@ -54,7 +63,22 @@ std::vector<ReportFile> RunPipeline::finish() {
                      {"pod creations refused by quota", std::to_string(sim_.job_controller().failed_creates())}};
     for (const auto& p : report_.parameters) in.parameters.push_back(p);
     in.extra_sections_html = extra_html_;
-    for (auto& f : build_tenant_reports(in)) files.push_back(std::move(f));
+    if (wanted("charts") && wanted("report") && wanted("timeseries") && wanted("queue") && wanted("summary")) {
+      for (auto& f : build_tenant_reports(in)) files.push_back(std::move(f));
+    } else {
+      if (wanted("timeseries")) files.push_back({"timeseries.csv", tenant_timeseries_csv(in)});
+      if (wanted("queue")) files.push_back({"queue.csv", tenant_queue_csv(in)});
+      if (wanted("summary")) files.push_back({"summary.csv", tenant_summary_csv(in)});
+      if (wanted("charts") || wanted("report")) {
+        std::vector<ReportFile> charts;
+        for (auto& f : build_tenant_reports(in))
+          if (f.name.size() > 4 && f.name.compare(f.name.size() - 4, 4, ".svg") == 0) charts.push_back(std::move(f));
+        std::string html = wanted("report") ? tenant_report_html(in, charts) : "";
+        if (wanted("charts"))
+          for (auto& c : charts) files.push_back(std::move(c));
+        if (wanted("report")) files.push_back({"report.html", std::move(html)});
+      }
+    }
   }
   for (auto& f : extra_files_) files.push_back(std::move(f));
   return files;

@@ -53,6 +53,10 @@ class RunPipeline {
   // Outputs of a workload driven beside the simulation (the BSP job): `html` joins report.html
   // (with report settings), `files` are written after the others. Call before finish().
   void add_report_section(std::string html, std::vector<ReportFile> files);
+  // As finish(), but builds only the outputs of `kinds` (jobs, schedule, pods, timeseries,
+  // queue, summary, charts, report; the tenant kinds only with tenant files), in the same
+  // order: `kubesim sweep` keeps what its plan collects without building the rest.
+  std::vector<ReportFile> finish(const std::vector<std::string>& kinds);
   // The tenant summary (valid after finish(); empty without report settings).
   const RunSummary& summary() const { return summary_; }
   // Job objects that had not finished at the end of the run.

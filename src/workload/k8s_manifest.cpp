@@ -836,8 +836,10 @@ class Reader : YamlInput {
       j.backoff_limit = static_cast<std::int32_t>(integer(b, "spec.backoffLimit", 0, INT32_MAX));
     if (const YAML::Node cm = spec["completionMode"]) {
       const std::string s = scalar(cm, "spec.completionMode");
-      if (s == "Indexed") fail(cm, "spec.completionMode Indexed is not supported by kubesim");
-      if (s != "NonIndexed") fail(cm, "expected spec.completionMode NonIndexed or Indexed, got \"" + s + "\"");
+      if (s != "NonIndexed" && s != "Indexed") fail(cm, "expected spec.completionMode NonIndexed or Indexed, got \"" + s + "\"");
+      // pkg/apis/batch/validation/validation.go: an Indexed Job needs spec.completions.
+      if (s == "Indexed" && !comp) fail(cm, "spec.completions: Required value: when completion mode is Indexed");
+      j.indexed = s == "Indexed";
     }
     if (const YAML::Node s = spec["suspend"]; s && boolean(s, "spec.suspend"))
       fail(s, "spec.suspend: true is not supported by kubesim");

@@ -29,6 +29,7 @@ struct WorkloadJob {
   std::int32_t parallelism = 1;
   std::int32_t completions = 1;
   std::int32_t backoff_limit = 6;
+  bool indexed = false;  // Jobs: spec.completionMode Indexed
   bool suspend = false;  // Jobs: created with spec.suspend (e.g. for Kueue to admit)
   Labels job_labels;     // Jobs: metadata.labels
   FailureModel failure;

@@ -1,0 +1,312 @@
+#include "sweep/sweep.hpp"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/read_file.hpp"
+#include "core/split.hpp"
+#include "core/yaml_input.hpp"
+#include "platform/cluster_yaml.hpp"
+#include "platform/simgrid_platform.hpp"
+#include "report/batsim_csv.hpp"
+#include "report/svg_chart.hpp"
+#include "scenario/scenario.hpp"
+#include "study/compare.hpp"
+#include "study/run_pipeline.hpp"
+#include "sweep/sweep_report.hpp"
+#include "workload/batsim_workload.hpp"
+#include "workload/swf.hpp"
+
+namespace kubesim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Everything a cell needs but its seed: read and checked once per configuration.
+struct Configuration {
+  SimulationInputs inputs;          // no setup installed
+  std::string scheduler_config;     // kube-scheduler's configuration before setups
+  std::vector<SetupChoice> setups;  // installed on each cell's copy
+  SimulationOptions options;
+  ReportSettings report;
+};
+
+std::string result_header(const SweepPlan& plan) {
+  std::string h = "cell";
+  for (const std::string& a : plan.axis_names()) h += "," + csv_field(a);
+  h += ",tenant";
+  for (const char* m : kSweepMetrics) h += std::string(",") + m;
+  return h + "\n";
+}
+
+// The configuration of `cell` (its seed aside). Scenario overrides are set in a copy of the
+// scenario's document; an error they cause names the plan's line of the first of them.
+Configuration configure(const SweepPlan& plan, const SweepCell& cell, std::map<std::size_t, YAML::Node>& documents) {
+  Configuration cfg;
+  const SweepInput& in = plan.inputs[cell.input];
+  std::string scenario_model;
+  if (!in.scenario.empty()) {
+    auto [it, fresh] = documents.try_emplace(cell.input);
+    if (fresh) it->second = load_yaml_file(in.scenario);
+    YAML::Node doc = YAML::Clone(it->second);
+    std::string described;
+    int line = 0;
+    for (std::size_t k = 0; k < plan.overrides.size(); ++k) {
+      const SweepOverride& o = plan.overrides[k];
+      if (o.model) continue;
+      std::string why;
+      YAML::Node target = find_yaml_path(doc, o.keys, &why);
+      if (!target) throw InputError(plan.path, o.line, "override path \"" + o.path + "\" does not exist in " + in.label + ": " + why);
+      target = YAML::Clone(o.values[cell.overrides[k]]);
+      described += (described.empty() ? "" : ", ") + o.path + " = " + o.labels[cell.overrides[k]];
+      if (line == 0) line = o.line;
+    }
+    Scenario sc;
+    try {
+      sc = read_scenario(in.scenario, doc);
+    } catch (const InputError& e) {
+      if (described.empty()) throw;
+      throw InputError(plan.path, line, "with " + described + ": " + e.what());
+    }
+    if (sc.each_tenant_alone)
+      throw InputError(in.scenario, 0, "sweep runs the tenants together: a scenario with eachTenantAlone needs `kubesim run`");
+    scenario_model = sc.model;
+    if (sc.duration) cfg.options.until = SimTime::at(*sc.duration);
+    cfg.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+    cfg.scheduler_config = sc.scheduler_config;
+    cfg.setups = sc.schedulers;
+    cfg.inputs = std::move(sc.inputs);
+  } else {
+    ClusterSpec cluster = !in.platform.empty() ? read_simgrid_platform(in.platform, cfg.inputs.resource_names)
+                                               : read_cluster_yaml(in.cluster, cfg.inputs.resource_names);
+    cfg.inputs.nodes = std::move(cluster.nodes);
+    cfg.inputs.workload = !in.workload.empty() ? read_batsim_workload(in.workload, cfg.inputs.resource_names)
+                                               : swf_to_workload(read_swf(in.swf), SwfOptions{}, cfg.inputs.resource_names);
+    cfg.report.name = in.label;
+    for (const Node& n : cfg.inputs.nodes) cfg.report.capacity_milli += n.allocatable[kCpu];
+    cfg.report.sample_interval = comparison_sample_interval(cfg.inputs.workload);
+    cfg.report.tenant_files = false;  // as `run` writes a platform/workload run
+  }
+  if (!plan.schedulers[cell.schedulers].setups.empty()) cfg.setups = plan.schedulers[cell.schedulers].setups;
+  const std::string& model = plan.models[cell.model];
+  cfg.options.model = ModelConfig::load(!model.empty() ? model : !scenario_model.empty() ? scenario_model : "realistic");
+  YAML::Node model_overrides(YAML::NodeType::Map);
+  for (std::size_t k = 0; k < plan.overrides.size(); ++k)
+    if (plan.overrides[k].model) model_overrides[plan.overrides[k].keys[0]] = plan.overrides[k].values[cell.overrides[k]];
+  if (model_overrides.size() > 0) cfg.options.model = ModelConfig::apply(std::move(cfg.options.model), model_overrides, plan.path);
+  return cfg;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "host";
+  return buf;
+}
+
+// result.csv of one finished run: one row per tenant.
+std::string result_rows(const SweepPlan& plan, const SweepCell& cell, const RunSummary& summary) {
+  std::string prefix = cell.id;
+  for (const std::string& v : plan.axis_values(cell)) prefix += "," + csv_field(v);
+  std::string out = result_header(plan);
+  const auto num = [](double v) { return svg::num(v, 6); };
+  for (const TenantSummary& t : summary.tenants) {
+    out += prefix + "," + csv_field(t.tenant) + "," + std::to_string(t.jobs) + "," + std::to_string(t.completed) + "," +
+           std::to_string(t.queue_times_s.size()) + "," + std::to_string(t.failed_pods) + "," + num(t.average_queue_s) + "," + num(t.total_queue_s) + "," +
+           num(t.makespan_s) + "," + num(summary.utilisation) + "," + num(summary.end.to_seconds()) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_sweep_manifest(const SweepPlan& plan, const std::string& out) {
+  nlohmann::ordered_json j;
+  j["name"] = plan.name;
+  j["axes"] = plan.axis_names();
+  j["header"] = result_header(plan);
+  nlohmann::ordered_json cells = nlohmann::ordered_json::array();
+  for (const SweepCell& c : plan.cells) cells.push_back({{"id", c.id}, {"values", plan.axis_values(c)}});
+  j["cells"] = std::move(cells);
+  make_output_directory(out);
+  write_file_atomically(out + "/sweep.json", j.dump(1) + "\n");
+}
+
+SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt) {
+  SweepRunStats stats;
+  std::size_t first = 0, last = plan.cells.size();
+  if (opt.chunk) {
+    if (*opt.chunk >= plan.chunks())
+      throw InputError("", 0, "--cells " + std::to_string(*opt.chunk) + ": the plan has chunks 0.." + std::to_string(plan.chunks() - 1) +
+                                  " (" + std::to_string(plan.cells.size()) + " cells, " + std::to_string(plan.cells_per_task) + " per chunk)");
+    first = *opt.chunk * plan.cells_per_task;
+    last = std::min(last, first + plan.cells_per_task);
+  }
+  stats.cells = last - first;
+  const fs::path cells_dir = fs::path(opt.out) / "cells";
+  fs::create_directories(cells_dir);
+  std::vector<std::size_t> todo;
+  for (std::size_t i = first; i < last; ++i) {
+    if (fs::is_directory(cells_dir / plan.cells[i].id)) {
+      ++stats.skipped;
+    } else {
+      todo.push_back(i);
+    }
+  }
+  // Every configuration the remaining cells need, read and installed once (installs check the
+  // setups' configuration files) before anything runs.
+  std::map<std::string, std::size_t> config_of_key;
+  std::vector<Configuration> configs;
+  std::vector<std::size_t> config_of_cell(plan.cells.size(), 0);
+  {
+    std::map<std::size_t, YAML::Node> documents;
+    for (std::size_t i : todo) {
+      const std::string key = plan.configuration_key(plan.cells[i]);
+      auto [it, fresh] = config_of_key.try_emplace(key, configs.size());
+      if (fresh) {
+        configs.push_back(configure(plan, plan.cells[i], documents));
+        SimulationInputs check = copy_inputs(configs.back().inputs, configs.back().scheduler_config);
+        if (!configs.back().setups.empty()) install_setups(configs.back().setups, check);
+      }
+      config_of_cell[i] = it->second;
+    }
+  }
+  // The tenant recorder always runs (result.csv needs its summary); its files only when collected.
+  bool tenant_files = false;
+  for (const char* kind : {"timeseries", "queue", "summary", "charts", "report"})
+    tenant_files = tenant_files || std::find(plan.collect.begin(), plan.collect.end(), kind) != plan.collect.end();
+  const std::string tmp_suffix = "-" + host_name() + "-" + std::to_string(::getpid());
+
+  std::mutex install_mutex, progress_mutex;
+  std::size_t done = 0, running = 0;
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::int64_t> run_micros{0}, run_cpu_nanos{0};
+  const auto thread_cpu_nanos = [] {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  };
+  std::vector<std::exception_ptr> errors(todo.size());
+  const auto report_progress = [&](int started, int finished) {
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    running = running + static_cast<std::size_t>(started) - static_cast<std::size_t>(finished);
+    done += static_cast<std::size_t>(finished);
+    if (opt.progress) opt.progress(stats.skipped + done, running, todo.size() - done - running);
+  };
+  const auto worker = [&] {
+    for (std::size_t t = next++; t < todo.size(); t = next++) {
+      const SweepCell& cell = plan.cells[todo[t]];
+      const Configuration& cfg = configs[config_of_cell[todo[t]]];
+      report_progress(1, 0);
+      try {
+        SimulationInputs in;
+        {
+          const std::lock_guard<std::mutex> lock(install_mutex);
+          in = copy_inputs(cfg.inputs, cfg.scheduler_config);
+          if (!cfg.setups.empty()) install_setups(cfg.setups, in);
+        }
+        SimulationOptions options = cfg.options;
+        options.seed = cell.seed;
+        ReportSettings report = cfg.report;
+        report.parameters = setup_parameters(cfg.setups);
+        report.tenant_files = cfg.report.tenant_files && tenant_files;
+        // Measured for the benchmark only; nothing depends on it.
+        const auto start = std::chrono::steady_clock::now();
+        const std::int64_t cpu_start = thread_cpu_nanos();
+        RunPipeline pipeline(std::move(in), options, &report, opt.version);
+        pipeline.sim().run();
+        run_cpu_nanos += thread_cpu_nanos() - cpu_start;
+        run_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+        std::vector<ReportFile> files = pipeline.finish(plan.collect);
+        files.push_back({"result.csv", result_rows(plan, cell, pipeline.summary())});
+        // Complete or absent: the folder is renamed into place once every file is written.
+        const fs::path tmp = cells_dir / (".tmp-" + cell.id + tmp_suffix);
+        fs::remove_all(tmp);
+        write_report_files(tmp.string(), files);
+        std::error_code ec;
+        fs::rename(tmp, cells_dir / cell.id, ec);
+        if (ec) {
+          fs::remove_all(tmp);
+          if (!fs::is_directory(cells_dir / cell.id))
+            throw std::runtime_error("cannot rename " + tmp.string() + " to " + (cells_dir / cell.id).string() + ": " + ec.message());
+        }
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+      report_progress(0, 1);
+    }
+  };
+  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(todo.size(), 1)));
+  stats.threads = threads;
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned k = 0; k < threads; ++k) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  stats.ran = todo.size();
+  stats.run_seconds = static_cast<double>(run_micros.load()) / 1e6;
+  stats.run_cpu_seconds = static_cast<double>(run_cpu_nanos.load()) / 1e9;
+  return stats;
+}
+
+SweepMerge merge_sweep(const std::string& out) {
+  const std::string manifest_path = out + "/sweep.json";
+  nlohmann::json manifest;
+  try {
+    manifest = nlohmann::json::parse(read_input_file(manifest_path));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(manifest_path, 0, std::string("expected the sweep's cell list (written by kubesim sweep): ") + e.what());
+  }
+  SweepTable table;
+  table.name = manifest.at("name").get<std::string>();
+  table.axes = manifest.at("axes").get<std::vector<std::string>>();
+  const std::string header = manifest.at("header").get<std::string>();
+  std::string results = header;
+  std::vector<std::string> missing;
+  SweepMerge m;
+  for (const auto& c : manifest.at("cells")) {
+    ++m.cells;
+    const std::string id = c.at("id").get<std::string>();
+    const fs::path file = fs::path(out) / "cells" / id / "result.csv";
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) {
+      missing.push_back(id);
+      continue;
+    }
+    const std::string text = read_input_file(file.string());
+    if (text.compare(0, header.size(), header) != 0)
+      throw InputError(file.string(), 1, "expected the header of this sweep's results (was the cell written by another plan?)");
+    results.append(text, header.size(), std::string::npos);
+    table.cells.push_back({id, c.at("values").get<std::vector<std::string>>(), {}});
+    for (const std::string& line : split(text.substr(header.size()), '\n')) {
+      if (line.empty()) continue;
+      table.cells.back().rows.push_back(parse_csv_line(line));
+      ++m.rows;
+    }
+  }
+  if (!missing.empty())
+    throw InputError(out, 0, std::to_string(missing.size()) + " of " + std::to_string(m.cells) +
+                                 " cells are not finished (first: cells/" + missing.front() + "); run them, then merge again");
+  write_file_atomically(out + "/results.csv", results);
+  write_file_atomically(out + "/sweep.html", sweep_html(table));
+  return m;
+}
+
+}  // namespace kubesim

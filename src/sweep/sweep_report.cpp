@@ -1,0 +1,262 @@
+#include "sweep/sweep_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/parse_number.hpp"
+#include "report/svg_chart.hpp"
+
+namespace kubesim {
+
+std::vector<std::string> parse_csv_line(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+double student_t975(std::size_t df) {
+  // Student's t 0.975 quantiles (any statistics table), then the normal 1.96 beyond 120.
+  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df == 0) return 0;
+  if (df <= 30) return table[df - 1];
+  if (df <= 40) return 2.021;
+  if (df <= 60) return 2.000;
+  if (df <= 120) return 1.980;
+  return 1.960;
+}
+
+namespace {
+
+// The per-cell metrics of the report, from the cell's tenant rows.
+struct CellMetrics {
+  double queue_s = 0, utilisation = 0, makespan_s = 0, completed_pct = 0;
+};
+constexpr const char* kMetricNames[] = {"mean queue time (s)", "utilisation", "makespan (s)", "jobs completed (%)"};
+double metric(const CellMetrics& m, std::size_t k) {
+  switch (k) {
+    case 0: return m.queue_s;
+    case 1: return m.utilisation;
+    case 2: return m.makespan_s;
+    default: return m.completed_pct;
+  }
+}
+
+CellMetrics cell_metrics(const SweepTable::Cell& c, std::size_t first_metric) {
+  // Columns after the tenant: jobs, completed, started, failed_pods, average_queue_s,
+  // total_queue_s, makespan_s, utilisation, end_s (sweep.hpp kSweepMetrics).
+  double jobs = 0, completed = 0, started = 0, queue = 0;
+  CellMetrics m;
+  for (const auto& r : c.rows) {
+    const auto at = [&](std::size_t k) { return r.size() > first_metric + k ? parse_double(r[first_metric + k]).value_or(0) : 0.0; };
+    jobs += at(0);
+    completed += at(1);
+    started += at(2);
+    queue += at(5);
+    m.makespan_s = std::max(m.makespan_s, at(6));
+    m.utilisation = at(7);
+  }
+  m.queue_s = started > 0 ? queue / started : 0;
+  m.completed_pct = jobs > 0 ? 100.0 * completed / jobs : 0;
+  return m;
+}
+
+struct Estimate {
+  double mean = 0, half_width = 0;
+  std::size_t n = 0;
+};
+Estimate estimate(const std::vector<double>& xs) {
+  Estimate e;
+  e.n = xs.size();
+  if (xs.empty()) return e;
+  for (double x : xs) e.mean += x;
+  e.mean /= static_cast<double>(xs.size());
+  if (xs.size() < 2) return e;
+  double ss = 0;
+  for (double x : xs) ss += (x - e.mean) * (x - e.mean);
+  const double sd = std::sqrt(ss / static_cast<double>(xs.size() - 1));
+  e.half_width = student_t975(xs.size() - 1) * sd / std::sqrt(static_cast<double>(xs.size()));
+  return e;
+}
+
+std::string show(const Estimate& e) {
+  std::string s = svg::num(e.mean, 3);
+  if (e.n >= 2) s += " \u00b1 " + svg::num(e.half_width, 3);
+  return s;
+}
+
+// Means with their intervals as horizontal bars with whiskers.
+std::string effect_chart(const std::string& id, const std::string& title, const std::vector<std::string>& labels,
+                         const std::vector<Estimate>& es) {
+  const double label_w = 280, plot_w = 520, row_h = 26, top = 30;
+  const double height = top + row_h * static_cast<double>(labels.size()) + 24;
+  double hi = 0;
+  for (const Estimate& e : es) hi = std::max(hi, e.mean + e.half_width);
+  const svg::Axis axis = svg::nice_axis(0, hi > 0 ? hi : 1, 5);
+  const auto px = [&](double v) { return label_w + (v - axis.lo) / (axis.hi - axis.lo) * plot_w; };
+  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"" + id + "\" width=\"" + svg::num(label_w + plot_w + 40) +
+                    "\" height=\"" + svg::num(height) + "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"12\">\n";
+  out += "<text x=\"8\" y=\"18\" font-weight=\"bold\">" + svg::escape(title) + "</text>\n";
+  for (double t : axis.ticks()) {
+    out += "<line x1=\"" + svg::num(px(t)) + "\" y1=\"" + svg::num(top - 4) + "\" x2=\"" + svg::num(px(t)) + "\" y2=\"" +
+           svg::num(height - 20) + "\" stroke=\"#e0e0e0\"/>\n";
+    out += "<text x=\"" + svg::num(px(t)) + "\" y=\"" + svg::num(height - 6) + "\" text-anchor=\"middle\" fill=\"#555\">" +
+           svg::num(t, 3) + "</text>\n";
+  }
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const double y = top + row_h * static_cast<double>(i);
+    std::string label = labels[i].size() > 44 ? labels[i].substr(0, 43) + "\u2026" : labels[i];
+    out += "<g class=\"effect\" data-value=\"" + svg::escape(labels[i]) + "\" data-mean=\"" + svg::num(es[i].mean, 6) + "\">";
+    out += "<text x=\"" + svg::num(label_w - 8) + "\" y=\"" + svg::num(y + 16) + "\" text-anchor=\"end\">" + svg::escape(label) + "</text>";
+    out += "<rect x=\"" + svg::num(px(0)) + "\" y=\"" + svg::num(y + 5) + "\" width=\"" + svg::num(px(es[i].mean) - px(0)) +
+           "\" height=\"14\" fill=\"" + svg::palette_color(i) + "\"/>";
+    if (es[i].n >= 2) {
+      const double lo = px(std::max(0.0, es[i].mean - es[i].half_width)), hi_x = px(es[i].mean + es[i].half_width);
+      out += "<line x1=\"" + svg::num(lo) + "\" y1=\"" + svg::num(y + 12) + "\" x2=\"" + svg::num(hi_x) + "\" y2=\"" +
+             svg::num(y + 12) + "\" stroke=\"#222\" stroke-width=\"1.5\"/>";
+      for (double x : {lo, hi_x})
+        out += "<line x1=\"" + svg::num(x) + "\" y1=\"" + svg::num(y + 6) + "\" x2=\"" + svg::num(x) + "\" y2=\"" +
+               svg::num(y + 18) + "\" stroke=\"#222\" stroke-width=\"1.5\"/>";
+    }
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
+}  // namespace
+
+std::string sweep_html(const SweepTable& t) {
+  const auto esc = [](const std::string& s) { return svg::escape(s); };
+  const std::size_t seed_axis = t.axes.size() - 1;
+  const std::size_t first_metric = 1 + t.axes.size() + 1;
+  std::vector<CellMetrics> metrics;
+  for (const auto& c : t.cells) metrics.push_back(cell_metrics(c, first_metric));
+  std::vector<std::string> seeds;
+  for (const auto& c : t.cells)
+    if (std::find(seeds.begin(), seeds.end(), c.values[seed_axis]) == seeds.end()) seeds.push_back(c.values[seed_axis]);
+
+  const std::string title = t.name + ": sweep";
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title) +
+                    "</title>\n<style>\n"
+                    "body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1100px;padding:0 12px;color:#222;}\n"
+                    "h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc;}h3{font-size:15px;}\n"
+                    "table{border-collapse:collapse;font-size:13px;margin:8px 0;}.table-wrap{overflow-x:auto;}\n"
+                    "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;vertical-align:top;}\n"
+                    "th{background:#f0f0f0;}td:first-child,th:first-child{text-align:left;}table.params td{text-align:left;}\n"
+                    "small{color:#666;}li{margin:4px 0;}\n"
+                    "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
+                    "</style>\n</head>\n<body>\n<h1>" +
+                    esc(title) + "</h1>\n";
+
+  // Axis values in first-seen (plan) order.
+  std::vector<std::vector<std::string>> values(t.axes.size());
+  for (const auto& c : t.cells)
+    for (std::size_t a = 0; a < t.axes.size(); ++a)
+      if (std::find(values[a].begin(), values[a].end(), c.values[a]) == values[a].end()) values[a].push_back(c.values[a]);
+  out += "<section id=\"parameters\"><h2>Axes</h2>\n<table class=\"params\">\n";
+  out += "<tr><th>cells</th><td>" + std::to_string(t.cells.size()) + "</td></tr>\n";
+  for (std::size_t a = 0; a < t.axes.size(); ++a) {
+    std::string list;
+    for (const auto& v : values[a]) list += (list.empty() ? "" : ", ") + v;
+    out += "<tr><th>" + esc(t.axes[a]) + "</th><td>" + esc(list) + "</td></tr>\n";
+  }
+  out += "</table>\n<p><small>Intervals: 95% Student-t confidence intervals of the mean over " + std::to_string(seeds.size()) +
+         " seed(s); for an axis value, each seed's sample is the mean over the cells of that value and seed.</small></p>\n</section>\n";
+
+  out += "<section id=\"effects\"><h2>Effect of each axis</h2>\n";
+  bool any_effect = false;
+  for (std::size_t a = 0; a < seed_axis; ++a) {
+    if (values[a].size() < 2) continue;
+    any_effect = true;
+    out += "<h3>" + esc(t.axes[a]) + "</h3>\n<div class=\"table-wrap\"><table class=\"effect\" data-axis=\"" + esc(t.axes[a]) +
+           "\">\n<tr><th>" + esc(t.axes[a]) + "</th>";
+    for (const char* m : kMetricNames) out += "<th>" + esc(m) + "</th>";
+    out += "</tr>\n";
+    std::vector<Estimate> queue_estimates;
+    for (const std::string& v : values[a]) {
+      out += "<tr><td>" + esc(v) + "</td>";
+      for (std::size_t k = 0; k < std::size(kMetricNames); ++k) {
+        std::vector<double> per_seed;
+        for (const std::string& s : seeds) {
+          double sum = 0;
+          std::size_t n = 0;
+          for (std::size_t i = 0; i < t.cells.size(); ++i)
+            if (t.cells[i].values[a] == v && t.cells[i].values[seed_axis] == s) {
+              sum += metric(metrics[i], k);
+              ++n;
+            }
+          if (n > 0) per_seed.push_back(sum / static_cast<double>(n));
+        }
+        const Estimate e = estimate(per_seed);
+        if (k == 0) queue_estimates.push_back(e);
+        out += "<td>" + esc(show(e)) + "</td>";
+      }
+      out += "</tr>\n";
+    }
+    out += "</table></div>\n<figure class=\"chart\">" +
+           effect_chart("effect-" + std::to_string(a), "mean queue time (s) by " + t.axes[a], values[a], queue_estimates) +
+           "</figure>\n";
+  }
+  if (!any_effect) out += "<p>No axis but the seed has more than one value.</p>\n";
+  out += "</section>\n";
+
+  // Configurations (all axes but the seed), ranked by mean queue time over their seeds.
+  struct Config {
+    std::vector<std::string> values;
+    std::vector<std::vector<double>> samples = std::vector<std::vector<double>>(std::size(kMetricNames));
+  };
+  std::vector<Config> configs;
+  std::map<std::vector<std::string>, std::size_t> index;
+  for (std::size_t i = 0; i < t.cells.size(); ++i) {
+    std::vector<std::string> key(t.cells[i].values.begin(), t.cells[i].values.end() - 1);
+    auto [it, fresh] = index.try_emplace(key, configs.size());
+    if (fresh) configs.push_back(Config{key});
+    for (std::size_t k = 0; k < std::size(kMetricNames); ++k) configs[it->second].samples[k].push_back(metric(metrics[i], k));
+  }
+  std::vector<std::size_t> order(configs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<double> mean_queue(configs.size());
+  for (std::size_t i = 0; i < configs.size(); ++i) mean_queue[i] = estimate(configs[i].samples[0]).mean;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return mean_queue[x] < mean_queue[y]; });
+  const std::size_t shown = std::min<std::size_t>(order.size(), 10);
+  out += "<section id=\"best\"><h2>Best configurations</h2>\n<p>" + std::to_string(shown) + " of " +
+         std::to_string(configs.size()) + " configuration(s), by mean queue time over their seeds (lowest first).</p>\n<div class=\"table-wrap\"><table class=\"best\">\n<tr><th>rank</th>";
+  for (std::size_t a = 0; a < seed_axis; ++a) out += "<th>" + esc(t.axes[a]) + "</th>";
+  out += "<th>seeds</th>";
+  for (const char* m : kMetricNames) out += "<th>" + esc(m) + "</th>";
+  out += "</tr>\n";
+  for (std::size_t r = 0; r < shown; ++r) {
+    const Config& c = configs[order[r]];
+    out += "<tr><td>" + std::to_string(r + 1) + "</td>";
+    for (const auto& v : c.values) out += "<td>" + esc(v) + "</td>";
+    out += "<td>" + std::to_string(c.samples[0].size()) + "</td>";
+    for (std::size_t k = 0; k < std::size(kMetricNames); ++k) out += "<td>" + esc(show(estimate(c.samples[k]))) + "</td>";
+    out += "</tr>\n";
+  }
+  out += "</table></div>\n</section>\n";
+  out += "<p><small>Every cell's rows are in results.csv; each cell's outputs in cells/&lt;id&gt;/.</small></p>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace kubesim
