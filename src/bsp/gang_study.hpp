@@ -15,7 +15,7 @@
 
 namespace kubesim::bsp {
 
-// The study's WORKLOADS (simulation/shared/workloads.py): task -> NAB series file stem.
+// The study's WORKLOADS (workloads.py of its simulation "shared" package): task -> NAB series file stem.
 struct TaskSeries {
   const char* task;
   const char* series;
