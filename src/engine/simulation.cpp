@@ -201,6 +201,10 @@ void Simulation::draw_container(Pod& pod, const WorkloadJob& job) {
 }
 
 std::variant<PodId, std::string> Simulation::create_pod(Pod pod) {
+  if (store_.pod_count() >= options_.max_pods) {
+    pod_limit_reached_ = true;
+    return "exceeded the simulation's pod limit of " + std::to_string(options_.max_pods) + " pods (--max-pods)";
+  }
   pod.created = now_;
   if (auto refused = quota_.admit(pod.ns, pod.name, store_.spec(pod.spec))) return std::move(*refused);
   const PodId id = store_.create_pod(std::move(pod));

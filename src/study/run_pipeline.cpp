@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "core/error.hpp"
 #include "report/batsim_csv.hpp"
 #include "report/tenant_report.hpp"
 
@@ -39,6 +40,12 @@ RunPipeline::RunPipeline(SimulationInputs inputs, const SimulationOptions& optio
 }
 
 std::vector<ReportFile> RunPipeline::finish() {
+  // Results of a run whose pods were refused for the limit are not the workload's: no output.
+  if (sim_.pod_limit_reached())
+    throw InputError("", 0,
+                     "the run reached the pod limit (--max-pods " + std::to_string(options_.max_pods) +
+                         "): a Job's parallelism or completions, or the workload, asks for more pods; raise "
+                         "--max-pods if that is intended");
   if (tenants_) {
     tenants_->finish();
     summary_ = tenants_->summary();
