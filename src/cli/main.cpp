@@ -98,6 +98,7 @@ class ProgressBar {
 };
 
 bool serve_simulation(Simulation& sim, const RunArgs& a);
+void check_pod_budget(const Workload& w, std::size_t max_pods);
 
 // Runs one simulation and writes its outputs into `dir` (an OutputDirectory's staging folder
 // or a folder inside it), naming them as `out` (where they will be) in the summary, then
@@ -109,6 +110,7 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   for (const auto& [reason, count] : inputs.workload.skipped.by_reason)
     std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
                  inputs.workload.source.c_str(), reason.c_str());
+  check_pod_budget(inputs.workload, options.max_pods);
   RunPipeline run(std::move(inputs), options, report, KUBESIM_VERSION);
   Simulation& sim = run.sim();
   bool connections_closed = true;
@@ -164,6 +166,21 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     std::_Exit(0);
   }
   return summary;
+}
+
+// Refuses, before anything runs, a workload that asks for more pods than --max-pods (a Job
+// of completions 2^31-1 once ran until memory was gone).
+void check_pod_budget(const Workload& w, std::size_t max_pods) {
+  std::size_t pods = 0;
+  for (const WorkloadJob& j : w.jobs) {
+    const std::size_t asked = j.as_job ? static_cast<std::size_t>(std::max(j.completions, j.parallelism)) : 1;
+    pods += asked;
+    if (pods > max_pods)
+      throw InputError(w.source, 0,
+                       "the workload asks for more than --max-pods " + std::to_string(max_pods) + " pods (at job \"" +
+                           (j.name.empty() ? j.id : j.name) + "\", " + std::to_string(asked) +
+                           " pod(s)); raise --max-pods if that is intended");
+  }
 }
 
 // The kubeconfig a client needs: the server, its CA when it serves TLS, the bearer token
@@ -498,7 +515,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--cache-delay", run.cache_delays,
                       "SETUP=SECONDS: how far that scheduler's informer cache lags behind the API server (repeatable)");
   run_cmd->add_option("--seed", run.seed, "seed of all random streams (same seed, same outputs)")->capture_default_str();
-  run_cmd->add_option("--max-pods", run.max_pods, "stop with an error when a run would hold more pods than this")
+  run_cmd->add_option("--max-pods", run.max_pods, "refuse a workload or run that would create more pods than this")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   auto* model = run_cmd->add_option("--model", run.model, "latency model: realistic, ideal (all latencies zero) or a YAML file")

@@ -415,6 +415,9 @@ std::variant<PodTemplateId, std::string> Simulation::add_api_template(PodTemplat
 }
 
 std::variant<Simulation::Created, std::string> Simulation::create_from_api(WorkloadJob job, PodTemplate spec) {
+  if (job.as_job && static_cast<std::size_t>(std::max(job.completions, job.parallelism)) > options_.max_pods)
+    return "spec.completions and spec.parallelism must be at most the simulation's pod limit (--max-pods " +
+           std::to_string(options_.max_pods) + ")";
   auto added = add_api_template(std::move(spec));
   if (auto* refused = std::get_if<std::string>(&added)) return std::move(*refused);
   job.pod_template = static_cast<std::uint32_t>(workload_.templates.size() - 1);

@@ -29,12 +29,13 @@ struct SimulationOptions {
   std::uint64_t seed = 1;
   ModelConfig model = ModelConfig::realistic();
   SimTime until = SimTime::never();  // stop processing events after this simulated time
-  // Pods the store may hold (every pod ever created, finished ones included): a creation
-  // beyond it is refused like a quota refusal, and the run reports the limit
-  // (pod_limit_reached). Real clusters have no such limit short of etcd's size; it keeps a
-  // Job with parallelism 2^31-1 from eating the machine's memory. 1,000,000 is far above
-  // every shipped trace (NASA: 18,239 jobs) and about 1 GB of pods.
-  std::size_t max_pods = 1'000'000;
+  // Pods the store may hold (every pod ever created, finished ones included): a Job asking
+  // for more completions is refused when created, any creation beyond it is refused like a
+  // quota refusal, and the run reports the limit (pod_limit_reached). Real clusters have no
+  // such limit short of etcd's size; it keeps a Job with completions 2^31-1 from eating the
+  // machine's memory. 10,000,000 is far above every shipped trace and benchmark (1,000,000
+  // Jobs) and a few GB of pods.
+  std::size_t max_pods = 10'000'000;
 };
 
 // The ready-to-run inputs. Workload templates and nodes use the slots of `resource_names`.
