@@ -67,11 +67,13 @@ def check_compare_run(binary, args, compare_out, out):
 
 
 def output_files(out):
-    """Every file a run wrote, as paths relative to its output directory, sorted."""
+    """Every file a run wrote, as paths relative to its output directory, sorted (without the
+    .kubesim-output marker, which says only that kubesim wrote the folder)."""
     found = []
     for dirpath, _, files in os.walk(out):
         for f in files:
-            found.append(os.path.relpath(os.path.join(dirpath, f), out))
+            if f != ".kubesim-output":
+                found.append(os.path.relpath(os.path.join(dirpath, f), out))
     return sorted(found)
 
 

@@ -1,6 +1,7 @@
 #include "api/api_server.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "api/patch.hpp"
 #include "api/selector.hpp"
@@ -126,7 +127,29 @@ constexpr auto kBookmarkBeforeDeadline = std::chrono::seconds(2);
 // The apiserver's --min-request-timeout (1800 s) is the default watch timeout.
 constexpr int kDefaultWatchTimeoutSeconds = 1800;
 
-ApiResponse json_response(int status, const Json& body) { return ApiResponse{status, body.dump(), "application/json"}; }
+// error_handler_t::replace: a string kubesim echoes (a name, a path, a message) may hold
+// bytes that are not UTF-8; they become U+FFFD instead of throwing while answering.
+ApiResponse json_response(int status, const Json& body) {
+  return ApiResponse{status, body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json"};
+}
+
+// A request body nested deeper than this is refused before it is stored: the apiserver's
+// JSON decoder (sigs.k8s.io/json, from Go's encoding/json) stops at a nesting depth of 10000
+// ("exceeded max depth"). nlohmann parses and destroys iteratively, but serializing and
+// patching recurse, so the bound also keeps those within a thread's stack.
+constexpr int kMaxJsonDepth = 10000;
+
+struct BodyTooDeep : std::runtime_error {
+  BodyTooDeep() : std::runtime_error("exceeded max depth " + std::to_string(kMaxJsonDepth)) {}
+};
+
+Json parse_body(const std::string& body) {
+  return Json::parse(body, [](int depth, Json::parse_event_t event, Json&) {
+    if (depth >= kMaxJsonDepth && (event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start))
+      throw BodyTooDeep();
+    return true;
+  });
+}
 
 // metav1.Status (staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go).
 ApiResponse status_response(int code, std::string_view reason, const std::string& message, const std::string& name = {},
@@ -578,17 +601,28 @@ ApiResponse ApiServer::handle(const ApiRequest& request, std::shared_ptr<Watch>*
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_) return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
   if (before_request_) before_request_();
-  ++in_flight_;
+  // The count is released however the request ends: a request that escaped with an
+  // exception once left it raised, and cosim then waited for it forever.
+  struct InFlight {
+    int& count;
+    explicit InFlight(int& c) : count(++c) {}
+    ~InFlight() { --count; }
+  } in_flight(in_flight_);
   ++requests_;
   ApiResponse response;
   try {
     response = dispatch(request, watch);
   } catch (const Json::exception& e) {
     response = status_response(400, "BadRequest", std::string("malformed request: ") + e.what());
+  } catch (const BodyTooDeep& e) {
+    response = status_response(400, "BadRequest", std::string("malformed request: ") + e.what());
   } catch (const PatchError& e) {
     response = status_response(422, "Invalid", e.what());
+  } catch (const std::exception& e) {
+    // The apiserver answers a handler's failure with 500 InternalError
+    // (apimachinery/pkg/api/errors NewInternalError); the server keeps serving.
+    response = status_response(500, "InternalError", std::string("Internal error occurred: ") + e.what());
   }
-  --in_flight_;
   touch();
   events_cv_.notify_all();
   return response;
@@ -687,7 +721,7 @@ ApiResponse ApiServer::dispatch(const ApiRequest& r, std::shared_ptr<Watch>* wat
       // calls): the pod is named by the body's metadata.name.
       Target pod = t;
       pod.resource = pods_resource_;
-      const Json body = Json::parse(r.body);
+      const Json body = parse_body(r.body);
       pod.name = body.contains("metadata") ? json_string_of(body["metadata"].value("name", Json())) : std::string();
       return bind(pod, r);
     }
@@ -697,7 +731,7 @@ ApiResponse ApiServer::dispatch(const ApiRequest& r, std::shared_ptr<Watch>* wat
   }
   if (t.name.empty() || (!t.sub.empty() && t.sub != "status"))
     return status_response(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
-  if (r.method == "PUT") return replace(t, r, Json::parse(r.body));
+  if (r.method == "PUT") return replace(t, r, parse_body(r.body));
   if (r.method == "PATCH") return patch(t, r);
   if (r.method == "DELETE") return remove(t, r);
   return status_response(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
@@ -905,7 +939,7 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
 // ---- Writes ----------------------------------------------------------------------------
 
 ApiResponse ApiServer::create(const Target& t, const ApiRequest& r) {
-  Json body = Json::parse(r.body);
+  Json body = parse_body(r.body);
   if (!body.is_object()) return status_response(400, "BadRequest", "the body of the request must be a JSON object");
   // The endpoint's kind fills a body that leaves it out (the apiserver decodes with the
   // endpoint's GroupVersionKind as default).
@@ -1046,7 +1080,7 @@ ApiResponse ApiServer::patch(const Target& t, const ApiRequest& r) {
   } else {
     return status_response(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json");
   }
-  const Json body = Json::parse(r.body);
+  const Json body = parse_body(r.body);
   Json patched = type == PatchType::kJson    ? json_patch(current->object, body)
                  : type == PatchType::kMerge ? merge_patch(current->object, body)
                                              : strategic_merge_patch(current->object, body);
@@ -1175,7 +1209,7 @@ ApiResponse ApiServer::remove(const Target& t, const ApiRequest& r) {
   const SnapshotPtr current = cache_.find(t.resource, key_of(t, t.name));
   if (!current) return status_response(404, "NotFound", std::string(t.info().plural) + " \"" + t.name + "\" not found", t.name, t.info().plural, t.info().group);
   Json options = Json::object();
-  if (!r.body.empty()) options = Json::parse(r.body);
+  if (!r.body.empty()) options = parse_body(r.body);
   if (!options.is_object()) return status_response(400, "BadRequest", "the body of the request must be a DeleteOptions object");
   if (const auto pre = options.find("preconditions"); pre != options.end() && pre->is_object()) {
     const std::string uid = json_string_of(pre->value("uid", Json()));
@@ -1222,7 +1256,7 @@ ApiResponse ApiServer::remove_generic(const Target& t, const SnapshotPtr& curren
 }
 
 ApiResponse ApiServer::bind(const Target& t, const ApiRequest& r) {
-  const Json body = Json::parse(r.body);
+  const Json body = parse_body(r.body);
   const SnapshotPtr current = cache_.find(t.resource, key_of(t, t.name));
   if (!current) return status_response(404, "NotFound", "pods \"" + t.name + "\" not found", t.name, "pods");
   const PodId pod(current->model_id);

@@ -329,5 +329,42 @@ TEST_F(ApiServerTest, BindingsOfDeletedPodsAreRefusedAsUpstream) {
   EXPECT_EQ(twice["message"], "Operation cannot be fulfilled on pods/binding \"b\": pod b is already assigned to node \"node-0\"");
 }
 
+// Hardening (issue 16): a request that went wrong in an unexpected way once left the
+// in-flight count raised (cosim then waited for it forever) and answered 500.
+TEST_F(ApiServerTest, HostileRequestsGetAStatusAndReleaseTheClock) {
+  ApiRequest deep;
+  deep.method = "POST";
+  deep.path = "/api/v1/namespaces/default/configmaps";
+  deep.content_type = "application/json";
+  deep.body = std::string(100000, '[') + std::string(100000, ']');
+  std::shared_ptr<Watch> watch;
+  ApiResponse r = api_->handle(deep, &watch);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("exceeded max depth"), std::string::npos) << r.body;
+  EXPECT_EQ(api_->in_flight(), 0);
+
+  ApiRequest bad_utf8;
+  bad_utf8.method = "POST";
+  bad_utf8.path = "/api/v1/namespaces/\xff\xfe/pods/\xc3\x28";
+  bad_utf8.content_type = "application/json";
+  bad_utf8.body = "{\"metadata\":{\"name\":\"\xff\"}}";
+  r = api_->handle(bad_utf8, &watch);
+  EXPECT_GE(r.status, 400);
+  EXPECT_LT(r.status, 500);
+  EXPECT_NO_THROW((void)Json::parse(r.body));  // a Status, valid JSON whatever the request's bytes
+  EXPECT_EQ(api_->in_flight(), 0);
+  EXPECT_EQ(call("GET", "/api/v1/nodes").status, 200);
+}
+
+TEST_F(ApiServerTest, QuantitiesBeyondInt64AreRefused) {
+  for (const char* cpu : {"99999999999999999999999Ei", "1e308"}) {
+    Json pod = pod_body("huge", "default-scheduler", 1, 10);
+    pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu;
+    pod["spec"]["containers"][0]["resources"]["limits"]["cpu"] = cpu;
+    const ApiResponse r = call("POST", "/api/v1/namespaces/default/pods", pod);
+    EXPECT_EQ(r.status, 422) << cpu << ": " << r.body;
+  }
+}
+
 }  // namespace
 }  // namespace kubesim::api

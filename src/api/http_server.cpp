@@ -5,15 +5,31 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <future>
 #include <stdexcept>
 
 namespace kubesim::api {
 
 namespace {
 
-// Enough threads for every watch a scheduler, kubectl and a benchmark open at once (each
-// open watch holds one).
-constexpr std::size_t kThreads = 512;
+// httplib serves a connection on one pool thread for its whole life: each open watch holds
+// one, and so does an idle keep-alive connection until kKeepAliveSeconds or a slow sender
+// until a read times out (kReadTimeoutSeconds without a byte). The pool is sized so that
+// hundreds of such connections still leave threads for real requests.
+constexpr std::size_t kThreads = 1024;
+constexpr time_t kKeepAliveSeconds = 5;  // httplib's and Go net/http clients' usual idle reuse
+constexpr time_t kReadTimeoutSeconds = 5;
+
+// kube-apiserver's max-in-flight filter (staging/src/k8s.io/apiserver/pkg/server/filters/
+// maxinflight.go, defaults --max-requests-inflight=400 and --max-mutating-requests-inflight=200
+// in pkg/server/options/server_run_options.go): requests beyond the limit are answered 429
+// at once with Retry-After: 1; long-running requests (watches) are not counted.
+constexpr int kMaxReadOnlyInFlight = 400;
+// The listen backlog. Debian's httplib is a compiled library that listens with a backlog of
+// 5 (CPPHTTPLIB_LISTEN_BACKLOG), which reset connections under 50 concurrent clients;
+// listen() again on the bound socket raises it (Linux; the kernel caps it at somaxconn).
+constexpr int kListenBacklog = 4096;
+constexpr int kMaxMutatingInFlight = 200;
 
 std::string error_body(int code, const char* reason, const std::string& message) {
   return nlohmann::json{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
@@ -21,17 +37,49 @@ std::string error_body(int code, const char* reason, const std::string& message)
       .dump();
 }
 
+std::unique_ptr<httplib::Server> make_server(const std::optional<TlsIdentity>& tls) {
+  if (!tls) return std::make_unique<httplib::Server>();
+  auto read_pem = [](const std::string& pem) {
+    BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+    if (!bio) throw std::runtime_error("TLS set-up failed: BIO_new_mem_buf");
+    return bio;
+  };
+  BIO* cert_bio = read_pem(tls->certificate_pem);
+  X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
+  BIO_free(cert_bio);
+  BIO* key_bio = read_pem(tls->private_key_pem);
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
+  BIO_free(key_bio);
+  if (!cert || !key) {
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    throw std::runtime_error("TLS set-up failed: cannot read the certificate or key");
+  }
+  auto server = std::make_unique<httplib::SSLServer>(cert, key);  // takes its own references
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  if (!server->is_valid()) throw std::runtime_error("TLS set-up failed: the certificate does not match the key");
+  return server;
+}
+
+bool is_public_path(const std::string& path) {
+  return path == "/version" || path == "/version/" || path == "/healthz" || path == "/livez" || path == "/readyz";
+}
+
 }  // namespace
 
-HttpServer::HttpServer(ApiServer& api) : api_(api), server_(std::make_unique<httplib::Server>()) {
+HttpServer::HttpServer(ApiServer& api, Options options)
+    : api_(api), options_(std::move(options)), server_(make_server(options_.tls)) {
   server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
   server_->set_payload_max_length(kMaxRequestBytes);
   server_->set_keep_alive_max_count(1'000'000);
-  // An idle keep-alive connection holds a thread until this timeout (also at shutdown).
-  server_->set_keep_alive_timeout(60);
+  server_->set_keep_alive_timeout(kKeepAliveSeconds);
+  server_->set_read_timeout(kReadTimeoutSeconds, 0);
+  server_->set_write_timeout(kReadTimeoutSeconds, 0);
   // TCP_NODELAY (inherited by accepted sockets on Linux): without it Nagle's algorithm and
   // the client's delayed ACK add ~40 ms to every response on a keep-alive connection.
-  server_->set_socket_options([](socket_t sock) {
+  server_->set_socket_options([this](socket_t sock) {
+    listen_socket_ = sock;
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
@@ -53,6 +101,12 @@ HttpServer::HttpServer(ApiServer& api) : api_(api), server_(std::make_unique<htt
     return httplib::Server::HandlerResponse::Handled;
   }));
   const auto handler = [this](const httplib::Request& req, httplib::Response& res) {
+    if (!options_.bearer_token.empty() && !is_public_path(req.path) &&
+        req.get_header_value("Authorization") != "Bearer " + options_.bearer_token) {
+      res.status = 401;
+      res.set_content(error_body(401, "Unauthorized", "Unauthorized"), "application/json");
+      return;
+    }
     ApiRequest r;
     r.method = req.method;
     r.path = req.path;
@@ -60,8 +114,30 @@ HttpServer::HttpServer(ApiServer& api) : api_(api), server_(std::make_unique<htt
     r.content_type = req.get_header_value("Content-Type");
     r.accept = req.get_header_value("Accept");
     r.body = req.body;
+    // A watch (?watch=<Go ParseBool true> or a /watch/ path) is long-running: not limited.
+    const std::string w = req.get_param_value("watch");
+    const bool is_watch = w == "1" || w == "t" || w == "T" || w == "TRUE" || w == "true" || w == "True" ||
+                          req.path.find("/watch/") != std::string::npos;
+    const bool mutating = req.method != "GET";
+    std::atomic<int>& counter = mutating ? mutating_in_flight_ : read_only_in_flight_;
+    if (!is_watch && counter.fetch_add(1) >= (mutating ? kMaxMutatingInFlight : kMaxReadOnlyInFlight)) {
+      counter.fetch_sub(1);
+      res.status = 429;
+      res.set_header("Retry-After", "1");
+      res.set_content(error_body(429, "TooManyRequests", "Too many requests, please try again later."),
+                      "application/json");
+      return;
+    }
     std::shared_ptr<Watch> watch;
-    ApiResponse out = api_.handle(r, &watch);
+    ApiResponse out = [&] {
+      struct Release {
+        std::atomic<int>* c;
+        ~Release() {
+          if (c) c->fetch_sub(1);
+        }
+      } release{is_watch ? nullptr : &counter};
+      return api_.handle(r, &watch);
+    }();
     res.status = out.status;
     if (!watch) {
       res.set_content(std::move(out.body), out.content_type);
@@ -96,8 +172,20 @@ int HttpServer::start(const std::string& address, int port) {
   } else if (!server_->bind_to_port(address, port)) {
     throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(port) + " (in use?)");
   }
+  if (listen_socket_ >= 0) ::listen(listen_socket_, kListenBacklog);
   listener_ = std::thread([this] { server_->listen_after_bind(); });
   return bound;
+}
+
+bool HttpServer::stop_within(std::chrono::milliseconds deadline) {
+  if (!listener_.joinable()) return true;
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> stopped = done->get_future();
+  std::thread([this, done] {
+    stop();
+    done->set_value();
+  }).detach();
+  return stopped.wait_for(deadline) == std::future_status::ready;
 }
 
 void HttpServer::stop() {

@@ -125,6 +125,7 @@ void resource_list(const json& list, const std::string& where, ResourceNames& na
     std::string error;
     auto q = Quantity::parse(text, &error);
     if (!q || q->negative()) invalid(where + "." + name + ": " + (q ? "must be non-negative" : error));
+    if (q->out_of_range()) invalid(where + "." + name + ": must be at most 9223372036854775806");
     if (name == "pods") {
       pods = q->value();
       continue;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "cli/bsp_command.hpp"
 #include "cli/sweep_command.hpp"
 #include "core/atomic_file.hpp"
+#include "core/output_dir.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
 #include "engine/simulation.hpp"
@@ -54,6 +56,7 @@ struct RunArgs {
   std::vector<std::string> cache_delays;  // --cache-delay SETUP=SECONDS
   bool model_given = false;
   std::uint64_t seed = 1;
+  std::size_t max_pods = SimulationOptions{}.max_pods;
   double until = -1;
   std::string swf_cpu = "1";
   std::string swf_memory = "none";
@@ -70,6 +73,8 @@ struct RunArgs {
   std::string decisions;  // --decisions FILE
   std::string cosim_hold = "frozen";
   bool keep_serving = false;
+  std::string auth = "auto";  // serve: token, none, or auto (token unless the address is loopback)
+  bool tls = false;
   bool serve = false;
   std::size_t watch_history = 200000;
 };
@@ -99,16 +104,20 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_;
 };
 
-void serve_simulation(Simulation& sim, const RunArgs& a);
+bool serve_simulation(Simulation& sim, const RunArgs& a);
+void check_pod_budget(const Workload& w, std::size_t max_pods);
 
-// Runs one simulation and writes its outputs into `out`; returns the tenant summary rows
-// when `report` is given.
-RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, const RunArgs& a, const std::string& out,
-                    const ReportSettings* report, const bsp::GangSpec* gang = nullptr) {
+// Runs one simulation and writes its outputs into `dir` (an OutputDirectory's staging folder
+// or a folder inside it), naming them as `out` (where they will be) in the summary, then
+// commits `whole` when given (the run's outputs are then complete); returns the tenant
+// summary rows when `report` is given.
+RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, const RunArgs& a, const std::string& dir,
+                    const std::string& out, const ReportSettings* report, OutputDirectory* whole, const bsp::GangSpec* gang = nullptr) {
   const auto wall_start = std::chrono::steady_clock::now();
   for (const auto& [reason, count] : inputs.workload.skipped.by_reason)
     std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
                  inputs.workload.source.c_str(), reason.c_str());
+  check_pod_budget(inputs.workload, options.max_pods);
   RunPipeline run(std::move(inputs), options, report, KUBESIM_VERSION);
   Simulation& sim = run.sim();
   // --decisions: kube-scheduler's every decision with its tied best nodes (CSV).
@@ -122,8 +131,9 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
       for (std::size_t i = 0; i < best.size(); ++i) decisions += (i ? " " : "") + store.node(best[i]).name;
       decisions += "\n";
     });
+  bool connections_closed = true;
   if (a.serve) {
-    serve_simulation(sim, a);
+    connections_closed = serve_simulation(sim, a);
   } else if (gang) {  // a BSP job drives the simulation (src/bsp/gang_run.hpp)
     bsp::GangRun bsp_job(sim, *gang);
     bsp_job.run(options.until);
@@ -135,9 +145,10 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     ProgressBar bar;
     sim.run([&](double f) { bar.update(f); });
   }
-  // Everything is built before anything is written; each file is written atomically.
-  write_report_files(out, run.finish());
+  // Everything is built before anything is written.
+  write_report_files(dir, run.finish());
   if (!a.decisions.empty()) write_file_atomically(a.decisions, decisions);
+  if (whole) whole->commit();
   const RunSummary& summary = run.summary();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!a.quiet) {
@@ -173,20 +184,56 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   if (sim.pending_pods() > 0)
     std::fprintf(stderr, "kubesim: %zu pod(s) could never be scheduled (reported as REJECTED in jobs.csv)\n",
                  sim.pending_pods());
+  if (!connections_closed) {
+    // serve's clients still hold connections (serve_simulation): the outputs are in place, so
+    // end now rather than wait for them; nothing else is left to do in this process.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(0);
+  }
   return summary;
 }
 
-// The kubeconfig a client needs: the server, no credentials.
-std::string kubeconfig_text(const std::string& server) {
-  return "apiVersion: v1\nkind: Config\nclusters:\n- name: kubesim\n  cluster:\n    server: " + server +
-         "\ncontexts:\n- name: kubesim\n  context:\n    cluster: kubesim\n    user: kubesim\n"
-         "current-context: kubesim\nusers:\n- name: kubesim\n  user: {}\n";
+// Refuses, before anything runs, a workload that asks for more pods than --max-pods (a Job
+// of completions 2^31-1 once ran until memory was gone).
+void check_pod_budget(const Workload& w, std::size_t max_pods) {
+  std::size_t pods = 0;
+  for (const WorkloadJob& j : w.jobs) {
+    const std::size_t asked = j.as_job ? static_cast<std::size_t>(std::max(j.completions, j.parallelism)) : 1;
+    pods += asked;
+    if (pods > max_pods)
+      throw InputError(w.source, 0,
+                       "the workload asks for more than --max-pods " + std::to_string(max_pods) + " pods (at job \"" +
+                           (j.name.empty() ? j.id : j.name) + "\", " + std::to_string(asked) +
+                           " pod(s)); raise --max-pods if that is intended");
+  }
+}
+
+// The kubeconfig a client needs: the server, its CA when it serves TLS, the bearer token
+// when it asks for one.
+std::string kubeconfig_text(const std::string& server, const std::string& ca_pem, const std::string& token) {
+  std::string cluster = "    server: " + server + "\n";
+  if (!ca_pem.empty()) cluster += "    certificate-authority-data: " + api::base64(ca_pem) + "\n";
+  const std::string user = token.empty() ? "  user: {}\n" : "  user:\n    token: " + token + "\n";
+  return "apiVersion: v1\nkind: Config\nclusters:\n- name: kubesim\n  cluster:\n" + cluster +
+         "contexts:\n- name: kubesim\n  context:\n    cluster: kubesim\n    user: kubesim\n"
+         "current-context: kubesim\nusers:\n- name: kubesim\n" + user;
+}
+
+bool is_loopback_address(const std::string& address) {
+  return address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
+}
+
+// host:port for a URL: an IPv6 address goes in brackets (RFC 3986).
+std::string url_authority(const std::string& address, int port) {
+  const bool ipv6 = address.find(':') != std::string::npos;
+  return (ipv6 ? "[" + address + "]" : address) + ":" + std::to_string(port);
 }
 
 // `kubesim serve`: the Kubernetes API in front of `sim` until a signal, --until, or the end
 // of the workload. SIGINT/SIGTERM are taken by a thread of our own (blocked everywhere else,
 // so the server's threads never see them).
-void serve_simulation(Simulation& sim, const RunArgs& a) {
+bool serve_simulation(Simulation& sim, const RunArgs& a) {
   auto clock = api::parse_clock(a.clock);
   if (!clock) throw InputError("", 0, "expected --clock cosim, realtime or realtime=FACTOR (FACTOR > 0), got " + a.clock);
   clock->quiet = std::chrono::milliseconds(a.cosim_quiet_ms);
@@ -213,12 +260,32 @@ void serve_simulation(Simulation& sim, const RunArgs& a) {
     options.epoch_unix_micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                     std::chrono::system_clock::now().time_since_epoch())
                                     .count();
-  api::ApiServer server(sim, options);
-  api::HttpServer http(server);
+  // Heap objects: when SIGTERM comes with connections still open, they outlive this function
+  // (see the end) until the process exits.
+  auto server_owner = std::make_unique<api::ApiServer>(sim, options);
+  api::ApiServer& server = *server_owner;
+  // Access (issue 16): a bearer token whenever the address is not loopback, unless --auth
+  // none, which is loud about it; --tls serves HTTPS with a generated self-signed
+  // certificate, which the kubeconfig carries as its CA. The kubeconfig is private (0600).
+  api::HttpServer::Options http_options;
+  const bool loopback = is_loopback_address(a.address);
+  if (a.auth == "token" || (a.auth == "auto" && !loopback)) http_options.bearer_token = api::make_bearer_token();
+  if (a.tls) http_options.tls = api::make_self_signed_identity(a.address);
+  if (!loopback && http_options.bearer_token.empty())
+    std::fprintf(stderr,
+                 "kubesim: WARNING: serving %s without authentication: anyone who can reach this address can read "
+                 "and change the simulated cluster (drop --auth none, or serve on 127.0.0.1)\n",
+                 a.address.c_str());
+  auto http_owner = std::make_unique<api::HttpServer>(server, http_options);
+  api::HttpServer& http = *http_owner;
   const int port = http.start(a.address, a.port);
-  const std::string url = "http://" + a.address + ":" + std::to_string(port);
-  server.set_server_address(a.address + ":" + std::to_string(port));
-  write_file_atomically(a.kubeconfig, kubeconfig_text(url));
+  const std::string authority = url_authority(a.address, port);
+  const std::string url = (a.tls ? "https://" : "http://") + authority;
+  server.set_server_address(authority);
+  write_file_atomically(a.kubeconfig,
+                        kubeconfig_text(url, a.tls ? http_options.tls->certificate_pem : std::string(),
+                                        http_options.bearer_token),
+                        FileAccess::kPrivate);
   std::printf("kubesim: serving the Kubernetes API on %s (clock %s; kubeconfig %s)\n", url.c_str(), a.clock.c_str(),
               a.kubeconfig.c_str());
   std::fflush(stdout);
@@ -248,12 +315,20 @@ void serve_simulation(Simulation& sim, const RunArgs& a) {
     std::fprintf(stderr, "kubesim: serve ended with %zu pod(s) of external schedulers pending: %s%s\n", pending.size(),
                  names.c_str(), pending.size() > 20 ? ", ..." : "");
   }
-  server.shutdown();
-  http.stop();
+  server.shutdown();  // from here every request is answered 503 and every watch ends
+  // Graceful shutdown within a second whatever the clients do: idle keep-alive connections and
+  // slow senders may hold threads for seconds, so their end is not awaited past the deadline;
+  // the caller then writes the outputs and ends the process at once (serve runs one simulation).
+  const bool closed = http.stop_within(std::chrono::milliseconds(500));
+  if (!closed) {
+    (void)http_owner.release();
+    (void)server_owner.release();
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!a.quiet)
     std::printf("kubesim: serve ended (%s): simulated %s s in %.3f s wall, %llu API requests\n", reason.c_str(),
                 format_seconds(sim.now()).c_str(), wall, static_cast<unsigned long long>(server.requests()));
+  return closed;
 }
 
 // The run's scheduler setups: --scheduler's (with --scheduler-config as its file when it names
@@ -286,6 +361,7 @@ int scenario_command(const RunArgs& a) {
   Scenario sc = read_scenario(a.scenario);
   SimulationOptions options;
   options.seed = a.seed;
+  options.max_pods = a.max_pods;
   // --model on the command line wins over the scenario's model.
   options.model = ModelConfig::load(a.model_given || sc.model.empty() ? a.model : sc.model);
   if (a.until >= 0) {
@@ -305,9 +381,10 @@ int scenario_command(const RunArgs& a) {
     throw InputError(a.scenario, 0, "serve runs one cluster: a scenario with eachTenantAlone needs `kubesim run`");
   if (sc.bsp && (a.serve || sc.each_tenant_alone))
     throw InputError(a.scenario, sc.bsp->line, "a bsp: job runs with `kubesim run` and the tenants together (not serve, not eachTenantAlone)");
+  OutputDirectory out(a.out);  // locked now: a second run into the same --out fails at once
   if (!sc.each_tenant_alone) {
     prepare(sc.inputs);
-    simulate(std::move(sc.inputs), options, a, a.out, &report, sc.bsp ? &*sc.bsp : nullptr);
+    simulate(std::move(sc.inputs), options, a, out.staging(), a.out, &report, &out, sc.bsp ? &*sc.bsp : nullptr);
     return 0;
   }
   // The study's E1: each tenant alone on the cluster, one run each in <out>/<tenant>/, and
@@ -319,11 +396,13 @@ int scenario_command(const RunArgs& a) {
     alone.tenants = {tenant};
     SimulationInputs in = tenant_inputs(sc, tenant);
     prepare(in);
-    const RunSummary s = simulate(std::move(in), options, a, a.out + "/" + tenant, &alone);
+    const RunSummary s =
+        simulate(std::move(in), options, a, out.staging() + "/" + tenant, a.out + "/" + tenant, &alone, nullptr);
     for (const auto& t : s.tenants)
       if (t.tenant == tenant) runs.emplace_back(t, s.utilisation);
   }
-  write_file_atomically(a.out + "/summary.csv", tenants_alone_summary_csv(runs));
+  write_file_atomically(out.staging() + "/summary.csv", tenants_alone_summary_csv(runs));
+  out.commit();
   if (!a.quiet) std::printf("outputs: %s/<tenant>/..., %s/summary.csv (one row per tenant run alone)\n", a.out.c_str(), a.out.c_str());
   return 0;
 }
@@ -358,9 +437,11 @@ int run_command(const RunArgs& a) {
   if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
   SimulationOptions options;
   options.seed = a.seed;
+  options.max_pods = a.max_pods;
   options.model = ModelConfig::load(a.model);
   if (a.until >= 0) options.until = SimTime::from_seconds(a.until);
-  simulate(std::move(inputs), options, a, a.out, nullptr);
+  OutputDirectory out(a.out);
+  simulate(std::move(inputs), options, a, out.staging(), a.out, nullptr, &out);
   return 0;
 }
 
@@ -375,6 +456,7 @@ int compare_command(const RunArgs& a, const std::string& schedulers, std::uint64
   spec.seeds = seeds;
   spec.threads = threads;
   spec.version = KUBESIM_VERSION;
+  spec.options.max_pods = a.max_pods;
   const auto stem = [](const std::string& path) { return std::filesystem::path(path).stem().string(); };
   if (!a.scenario.empty()) {
     Scenario sc = read_scenario(a.scenario);
@@ -406,9 +488,11 @@ int compare_command(const RunArgs& a, const std::string& schedulers, std::uint64
   for (const auto& [reason, count] : spec.inputs.workload.skipped.by_reason)
     std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
                  spec.inputs.workload.source.c_str(), reason.c_str());
+  OutputDirectory out(a.out);
   const Comparison cmp = run_comparison(std::move(spec));
   const std::vector<ReportFile> files = build_comparison_files(cmp);
-  write_report_files(a.out, files);
+  write_report_files(out.staging(), files);
+  out.commit();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!a.quiet) {
     std::printf("kubesim %s compare: %s, %zu scheduler(s) x %llu seed(s) = %zu runs on %u thread(s) in %.3f s wall\n",
@@ -470,6 +554,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--cache-delay", run.cache_delays,
                       "SETUP=SECONDS: how far that scheduler's informer cache lags behind the API server (repeatable)");
   run_cmd->add_option("--seed", run.seed, "seed of all random streams (same seed, same outputs)")->capture_default_str();
+  run_cmd->add_option("--max-pods", run.max_pods, "refuse a workload or run that would create more pods than this")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   auto* model = run_cmd->add_option("--model", run.model, "latency model: realistic, ideal (all latencies zero) or a YAML file")
       ->capture_default_str();
   run_cmd->add_option("--out", run.out, "output directory")->capture_default_str();
@@ -541,13 +628,23 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd->add_option("--address", serve.address, "address to listen on")->capture_default_str();
   serve_cmd->add_option("--port", serve.port, "port (0: any free port)")->capture_default_str();
-  serve_cmd->add_option("--kubeconfig", serve.kubeconfig, "kubeconfig file to write for clients")->capture_default_str();
+  serve_cmd->add_option("--kubeconfig", serve.kubeconfig, "kubeconfig file to write for clients (mode 0600)")
+      ->capture_default_str();
+  serve_cmd->add_option("--auth", serve.auth,
+                        "token: require the bearer token written into the kubeconfig; none: no authentication; "
+                        "auto: token unless the address is loopback")
+      ->check(CLI::IsMember({"auto", "token", "none"}))
+      ->capture_default_str();
+  serve_cmd->add_flag("--tls", serve.tls, "serve HTTPS with a generated self-signed certificate (in the kubeconfig)");
   serve_cmd->add_flag("--keep-serving", serve.keep_serving, "keep serving after the workload has finished");
   serve_cmd->add_option("--watch-history", serve.watch_history,
                         "changes kept for watches that resume from a resourceVersion (older: 410 Gone)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}))
       ->capture_default_str();
   serve_cmd->add_option("--seed", serve.seed, "seed of all random streams")->capture_default_str();
+  serve_cmd->add_option("--max-pods", serve.max_pods, "refuse pod creations (403) beyond this many pods")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   auto* s_model = serve_cmd->add_option("--model", serve.model, "latency model: realistic, ideal or a YAML file")
                       ->capture_default_str();
   serve_cmd->add_option("--out", serve.out, "output directory, written when the server stops")->capture_default_str();

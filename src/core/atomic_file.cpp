@@ -1,5 +1,7 @@
 #include "core/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,10 +11,17 @@
 
 namespace kubesim {
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+AtomicFile::AtomicFile(std::string path, FileAccess access) : path_(std::move(path)) {
   tmp_path_ = path_ + ".tmp." + std::to_string(::getpid());
-  file_ = std::fopen(tmp_path_.c_str(), "wb");
-  if (!file_) throw std::runtime_error("cannot create " + tmp_path_ + ": " + std::strerror(errno));
+  const int fd = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                        access == FileAccess::kPrivate ? 0600 : 0666);
+  if (fd >= 0 && access == FileAccess::kPrivate) ::fchmod(fd, 0600);  // a leftover temporary keeps its mode
+  if (fd >= 0) file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot create " + tmp_path_ + ": " + std::strerror(err));
+  }
 }
 
 AtomicFile::~AtomicFile() {
@@ -37,8 +46,8 @@ void AtomicFile::commit() {
   }
 }
 
-void write_file_atomically(const std::string& path, std::string_view content) {
-  AtomicFile f(path);
+void write_file_atomically(const std::string& path, std::string_view content, FileAccess access) {
+  AtomicFile f(path, access);
   f.write(content);
   f.commit();
 }

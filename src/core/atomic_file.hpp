@@ -9,9 +9,14 @@
 
 namespace kubesim {
 
+// kPrivate: readable and writable by the owner only (0600), from creation on; for files that
+// hold credentials (serve's kubeconfig and TLS key).
+enum class FileAccess { kShared, kPrivate };
+
 class AtomicFile {
  public:
-  explicit AtomicFile(std::string path);  // throws std::runtime_error if it cannot be created
+  // Throws std::runtime_error if it cannot be created.
+  explicit AtomicFile(std::string path, FileAccess access = FileAccess::kShared);
   ~AtomicFile();                          // removes the temporary file unless committed
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -26,7 +31,8 @@ class AtomicFile {
 };
 
 // Writes `content` to `path` atomically.
-void write_file_atomically(const std::string& path, std::string_view content);
+void write_file_atomically(const std::string& path, std::string_view content,
+                           FileAccess access = FileAccess::kShared);
 
 // Creates the output directory `out_dir` ("" means the current directory) and its parents, and
 // returns it; throws std::runtime_error("cannot create output directory <dir>: <reason>").

@@ -144,6 +144,9 @@ Quantity parse_resource_quantity(std::string_view text, const std::string& file,
   auto q = Quantity::parse(text, &error);
   if (!q) throw InputError(file, line, "invalid quantity \"" + std::string(text) + "\" for " + std::string(what) + ": " + error);
   if (q->negative()) throw InputError(file, line, std::string(what) + " must not be negative, got \"" + std::string(text) + "\"");
+  if (q->out_of_range())
+    throw InputError(file, line,
+                     std::string(what) + " \"" + std::string(text) + "\" is too large: expected at most 9223372036854775806");
   return *q;
 }
 

@@ -22,6 +22,13 @@ class Quantity {
   // non-negative values, saturated at INT64_MAX (upstream caps at maxAllowed = 2^63-1).
   std::int64_t value() const { return scaled(0); }
   std::int64_t milli_value() const { return scaled(3); }
+  // kubesim keeps amounts as int64 units (memory, ...) or milli-units (cpu): an amount whose
+  // value reaches 2^63-1 cannot be represented, so the readers refuse it
+  // (parse_resource_quantity) rather than saturate; larger milli-values saturate, and every
+  // sum of amounts saturates too (Resources), so nothing wraps.
+  bool out_of_range() const { return scaled(0) == kMaxAmount; }
+
+  static constexpr std::int64_t kMaxAmount = 9223372036854775807;  // INT64_MAX
 
  private:
   std::int64_t scaled(int decimal_shift) const;
@@ -33,8 +40,8 @@ class Quantity {
   bool truncated_nonzero_ = false;  // digits beyond int128 precision were dropped; all were not zero
 };
 
-// Parses a quantity that must be a non-negative resource amount; throws InputError naming
-// file:line and the offending text.
+// Parses a quantity that must be a non-negative resource amount below 2^63-1 milli-units
+// (out_of_range); throws InputError naming file:line and the offending text.
 Quantity parse_resource_quantity(std::string_view text, const std::string& file, int line, std::string_view what);
 
 }  // namespace kubesim

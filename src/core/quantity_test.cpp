@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "model/resources.hpp"
 
 namespace kubesim {
 namespace {
@@ -174,6 +175,43 @@ TEST(Quantity, ParseResourceQuantityNoLine) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), std::string("cli: invalid quantity \"x\" for cpu: ") + kFormatError);
   }
+}
+
+}  // namespace
+}  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+// Hardening (issue 16): amounts kubesim cannot hold as int64 milli-units are refused with the
+// file and line instead of saturating (a saturated quota once made a sum wrap).
+TEST(Quantity, OutOfRangeAmountsAreRefused) {
+  for (const char* text : {"99999999999999999999999Ei", "1e308", "123456789012G", "9223372036854775807"}) {
+    auto q = Quantity::parse(text, nullptr);
+    ASSERT_TRUE(q) << text;
+    EXPECT_TRUE(q->out_of_range()) << text;
+    EXPECT_THROW(parse_resource_quantity(text, "f.yaml", 3, "cpu"), InputError) << text;
+  }
+  for (const char* text : {"9223372036854775", "8Pi", "1Ei", "9223372036854775806"}) {
+    auto q = Quantity::parse(text, nullptr);
+    ASSERT_TRUE(q) << text;
+    EXPECT_FALSE(q->out_of_range()) << text;
+  }
+}
+
+TEST(Resources, SumsSaturateInsteadOfWrapping) {
+  Resources a, b;
+  a[kMemory] = std::numeric_limits<std::int64_t>::max() - 1;
+  b[kMemory] = 10;
+  a += b;
+  EXPECT_EQ(a[kMemory], std::numeric_limits<std::int64_t>::max());
+  Resources c;
+  c[kCpu] = std::numeric_limits<std::int64_t>::min() + 1;
+  c -= b;  // b's cpu is 0
+  EXPECT_EQ(c[kCpu], std::numeric_limits<std::int64_t>::min() + 1);
+  b[kCpu] = 5;
+  c -= b;
+  EXPECT_EQ(c[kCpu], std::numeric_limits<std::int64_t>::min());
 }
 
 }  // namespace

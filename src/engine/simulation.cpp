@@ -221,6 +221,10 @@ void Simulation::draw_container(Pod& pod, const WorkloadJob& job) {
 }
 
 std::variant<PodId, std::string> Simulation::create_pod(Pod pod) {
+  if (store_.pod_count() >= options_.max_pods) {
+    pod_limit_reached_ = true;
+    return "exceeded the simulation's pod limit of " + std::to_string(options_.max_pods) + " pods (--max-pods)";
+  }
   pod.created = now_;
   if (auto refused = quota_.admit(pod.ns, pod.name, store_.spec(pod.spec))) return std::move(*refused);
   const PodId id = store_.create_pod(std::move(pod));
@@ -462,6 +466,9 @@ std::variant<PodTemplateId, std::string> Simulation::add_api_template(PodTemplat
 }
 
 std::variant<Simulation::Created, std::string> Simulation::create_from_api(WorkloadJob job, PodTemplate spec) {
+  if (job.as_job && static_cast<std::size_t>(std::max(job.completions, job.parallelism)) > options_.max_pods)
+    return "spec.completions and spec.parallelism must be at most the simulation's pod limit (--max-pods " +
+           std::to_string(options_.max_pods) + ")";
   auto added = add_api_template(std::move(spec));
   if (auto* refused = std::get_if<std::string>(&added)) return std::move(*refused);
   job.pod_template = static_cast<std::uint32_t>(workload_.templates.size() - 1);

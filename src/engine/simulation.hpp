@@ -29,6 +29,13 @@ struct SimulationOptions {
   std::uint64_t seed = 1;
   ModelConfig model = ModelConfig::realistic();
   SimTime until = SimTime::never();  // stop processing events after this simulated time
+  // Pods the store may hold (every pod ever created, finished ones included): a Job asking
+  // for more completions is refused when created, any creation beyond it is refused like a
+  // quota refusal, and the run reports the limit (pod_limit_reached). Real clusters have no
+  // such limit short of etcd's size; it keeps a Job with completions 2^31-1 from eating the
+  // machine's memory. 10,000,000 is far above every shipped trace and benchmark (1,000,000
+  // Jobs) and a few GB of pods.
+  std::size_t max_pods = 10'000'000;
 };
 
 // The ready-to-run inputs. Workload templates and nodes use the slots of `resource_names`.
@@ -93,6 +100,8 @@ class Simulation final : public ChangeListener,
   std::uint64_t scheduling_attempts() const;
   std::uint64_t events_processed() const { return events_processed_; }
   std::size_t finished_pods() const { return finished_pods_; }
+  // A pod creation was refused because the store held SimulationOptions::max_pods pods.
+  bool pod_limit_reached() const { return pod_limit_reached_; }
   // Pods that are still pending when the run ended.
   std::size_t pending_pods() const;
   void add_listener(ChangeListener* listener) { store_.add_listener(listener); }
@@ -213,6 +222,7 @@ class Simulation final : public ChangeListener,
   std::uint64_t external_pending_ = 0;  // posted events that can change the cluster
   std::uint64_t job_events_pending_ = 0;  // posted Job controller syncs
   std::size_t finished_pods_ = 0;
+  bool pod_limit_reached_ = false;
 };
 
 }  // namespace kubesim

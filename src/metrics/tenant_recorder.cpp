@@ -49,11 +49,28 @@ void TenantRecorder::set_state(State& current, State next, std::size_t tenant, s
 void TenantRecorder::emit_until(SimTime t, bool inclusive) {
   if (series_.interval <= Duration()) return;
   while (next_sample_ < t || (inclusive && next_sample_ == t)) {
+    if (series_.times.size() == kMaxSamples) halve_resolution();
     series_.times.push_back(next_sample_);
     series_.samples.insert(series_.samples.end(), current_.begin(), current_.end());
     series_.pending_pods.push_back(pending_pods_);
     next_sample_ = next_sample_ + series_.interval;
   }
+}
+
+void TenantRecorder::halve_resolution() {
+  const std::size_t width = series_.tenants.size();
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < series_.times.size(); i += 2, ++kept) {
+    series_.times[kept] = series_.times[i];
+    series_.pending_pods[kept] = series_.pending_pods[i];
+    std::copy_n(series_.samples.begin() + static_cast<std::ptrdiff_t>(i * width), width,
+                series_.samples.begin() + static_cast<std::ptrdiff_t>(kept * width));
+  }
+  series_.times.resize(kept);
+  series_.pending_pods.resize(kept);
+  series_.samples.resize(kept * width);
+  series_.interval = series_.interval + series_.interval;
+  next_sample_ = series_.times.back() + series_.interval;
 }
 
 void TenantRecorder::advance_integral(SimTime now) {

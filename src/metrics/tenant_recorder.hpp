@@ -34,6 +34,12 @@ class TenantRecorder : public ChangeListener {
   std::size_t tenant_of(NamespaceId ns);
   void set_state(State& current, State next, std::size_t tenant, std::int64_t cores);
   void emit_until(SimTime t, bool inclusive);
+  // At most kMaxSamples samples: a run spanning more sample intervals keeps every other
+  // sample and doubles the interval (as often as needed), so the recorder's memory and time,
+  // and timeseries.csv/queue.csv, grow with the events and not with the simulated span (one
+  // job of 1e9 s once meant 1e9 rows). Runs within 2^20 intervals (12 days at 1 s) keep theirs.
+  static constexpr std::size_t kMaxSamples = std::size_t{1} << 20;
+  void halve_resolution();
   void advance_integral(SimTime now);
 
   const Simulation& sim_;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,13 +23,26 @@ struct Resources {
 
   std::int64_t& operator[](std::size_t i) { return amount[i]; }
   std::int64_t operator[](std::size_t i) const { return amount[i]; }
+  // Saturating at the int64 bounds: readers refuse amounts of 2^63-1 milli-units or more
+  // (Quantity::out_of_range), but sums over many nodes or pods of huge amounts must still
+  // never wrap (a wrapped sum turns "plenty" into "none").
   Resources& operator+=(const Resources& o) {
-    for (std::size_t i = 0; i < kMaxResources; ++i) amount[i] += o.amount[i];
+    for (std::size_t i = 0; i < kMaxResources; ++i) amount[i] = saturating_add(amount[i], o.amount[i]);
     return *this;
   }
   Resources& operator-=(const Resources& o) {
-    for (std::size_t i = 0; i < kMaxResources; ++i) amount[i] -= o.amount[i];
+    for (std::size_t i = 0; i < kMaxResources; ++i) amount[i] = saturating_sub(amount[i], o.amount[i]);
     return *this;
+  }
+  static std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+    std::int64_t r;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+  }
+  static std::int64_t saturating_sub(std::int64_t a, std::int64_t b) {
+    std::int64_t r;
+    if (!__builtin_sub_overflow(a, b, &r)) return r;
+    return b < 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
   }
   bool operator==(const Resources&) const = default;
 };

@@ -70,19 +70,35 @@ class PlatformReader {
  private:
   int line(const pugi::xml_node& n) const { return lines_.line_of(n.offset_debug()); }
 
-  // <platform>, <zone> and <AS> (SimGrid's pre-3.16 name for zones) may nest to any depth.
-  void walk_zone(const pugi::xml_node& zone) {
-    for (pugi::xml_node child : zone.children()) {
-      if (child.type() != pugi::node_element) continue;
-      std::string_view name = child.name();
-      if (name == "zone" || name == "AS") {
-        walk_zone(child);
-      } else if (name == "host") {
-        read_host(child);
-      } else if (name == "cluster" || name == "cabinet") {
-        read_cluster(child);
+  // <platform>, <zone> and <AS> (SimGrid's pre-3.16 name for zones) may nest to any depth:
+  // walked in document order with an explicit stack, so a deep nesting costs memory
+  // proportional to the depth, never the thread's stack.
+  void walk_zone(const pugi::xml_node& root) {
+    std::vector<pugi::xml_node> next_sibling;  // where to resume in each enclosing zone
+    pugi::xml_node child = root.first_child();
+    for (;;) {
+      if (!child) {
+        if (next_sibling.empty()) return;
+        child = next_sibling.back();
+        next_sibling.pop_back();
+        continue;
       }
-      // Links, routes, config, zoneRoute, ... describe the network: nothing for Kubernetes.
+      pugi::xml_node after = child.next_sibling();
+      if (child.type() == pugi::node_element) {
+        std::string_view name = child.name();
+        if (name == "zone" || name == "AS") {
+          next_sibling.push_back(after);
+          child = child.first_child();
+          continue;
+        }
+        if (name == "host") {
+          read_host(child);
+        } else if (name == "cluster" || name == "cabinet") {
+          read_cluster(child);
+        }
+        // Links, routes, config, zoneRoute, ... describe the network: nothing for Kubernetes.
+      }
+      child = after;
     }
   }
 

@@ -153,6 +153,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadPlatform{"NoHosts", "</platform>\n", 0, "expected at least one compute host"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
+// Hardening (issue 16): zones nested 20,000 deep once overflowed the stack of a recursive
+// walk; the walk is iterative and keeps document order.
+TEST(SimgridPlatform, DeeplyNestedZonesAreWalkedWithoutRecursion) {
+  constexpr int kDepth = 20000;
+  std::string text = kHead;
+  for (int i = 0; i < kDepth; ++i) text += "<zone id=\"z" + std::to_string(i) + "\" routing=\"Full\">";
+  text += "<host id=\"deep\" speed=\"1f\" core=\"4\"/>";
+  for (int i = 0; i < kDepth; ++i) text += "</zone>";
+  text += "<host id=\"after\" speed=\"1f\"/></platform>\n";
+  ResourceNames names;
+  ClusterSpec spec = read_simgrid_platform(write_temp(text), names);
+  ASSERT_EQ(spec.nodes.size(), 2u);
+  EXPECT_EQ(spec.nodes[0].name, "deep");
+  EXPECT_EQ(spec.nodes[1].name, "after");
+}
+
 TEST(SimgridPlatform, WrongRootElement) {
   const std::string path = write_temp("<?xml version='1.0'?>\n\n<workload/>\n");
   ResourceNames names;

@@ -64,6 +64,14 @@ class ObjectsReader : YamlInput {
               eq.max_set[r] = true;
             }
           }
+          // The capacity-scheduling KEP (scheduler-plugins kep/9-capacity-scheduling) defines
+          // min as guaranteed and max as the upper bound, so min <= max; the plugin itself does
+          // not check it and would compute nonsense shares, so a min above max is refused here.
+          for (std::size_t r = 0; r < kMaxResources; ++r)
+            if (eq.max_set[r] && eq.min[r] > eq.max[r])
+              fail(spec["min"], "spec.min." + names_.name(r) + " (" + std::to_string(eq.min[r]) +
+                                    ") is larger than spec.max." + names_.name(r) + " (" +
+                                    std::to_string(eq.max[r]) + "): expected min <= max");
           out.elastic_quotas.push_back(std::move(eq));
         } else if (kind == "PodGroup") {
           PodGroupObject pg;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/error.hpp"
 #include "report/batsim_csv.hpp"
 #include "report/tenant_report.hpp"
 
@@ -45,6 +46,12 @@ std::vector<ReportFile> RunPipeline::finish() {
 
 std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kinds) {
   const auto wanted = [&](const char* kind) { return std::find(kinds.begin(), kinds.end(), kind) != kinds.end(); };
+  // Results of a run whose pods were refused for the limit are not the workload's: no output.
+  if (sim_.pod_limit_reached())
+    throw InputError("", 0,
+                     "the run reached the pod limit (--max-pods " + std::to_string(options_.max_pods) +
+                         "): a Job's parallelism or completions, or the workload, asks for more pods; raise "
+                         "--max-pods if that is intended");
   if (tenants_) {
     tenants_->finish();
     summary_ = tenants_->summary();

@@ -369,6 +369,19 @@ Workload read_batsim_workload(const std::string& path, ResourceNames& /*names*/)
       what = what.substr(bracket + 2);
     }
     throw InputError(path, line, "malformed JSON: " + what);
+  } catch (const json::exception& e) {
+    // out_of_range.406 "number overflow parsing '1e400'": the only other error json::parse
+    // throws. It carries no position, so the line is that of the first occurrence of the
+    // number it quotes.
+    std::string what = e.what();
+    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+    int line = 0;
+    if (auto open = what.find('\''), close = what.rfind('\''); open != std::string::npos && close > open) {
+      const std::size_t at = text.find(what.substr(open + 1, close - open - 1));
+      if (at != std::string::npos)
+        line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    }
+    throw InputError(path, line, "malformed JSON: " + what + " (expected a number within the range of a double)");
   }
   std::vector<int> job_lines;
   std::map<std::string, int> profile_lines;

@@ -13,14 +13,23 @@ const std::string kGroupLabel = "scheduling.x-k8s.io/pod-group";
 const std::string kSocketsLabel = "fluxion.kubesim.io/sockets";
 }  // namespace
 
+namespace {
+FluxionConfig read_fluxion_config(const std::string& path, const YAML::Node& root, FluxionConfig c);
+}  // namespace
+
 FluxionConfig load_fluxion_config(const std::string& path, FluxionConfig c) {
-  YamlInput in(path);
-  YAML::Node root;
+  const YAML::Node root = load_yaml_file(path);
+  // A node of the wrong kind throws from yaml-cpp's conversions: reported with its line.
   try {
-    root = load_yaml_file(path);
+    return read_fluxion_config(path, root, std::move(c));
   } catch (const YAML::Exception& e) {
-    throw yaml_error(path, e);
+    throw yaml_error(path, e, "unexpected value: ");
   }
+}
+
+namespace {
+FluxionConfig read_fluxion_config(const std::string& path, const YAML::Node& root, FluxionConfig c) {
+  YamlInput in(path);
   if (!root || root.IsNull()) return c;
   in.require_map(root, "the Fluxion configuration");
   in.check_keys(root,
@@ -67,6 +76,7 @@ FluxionConfig load_fluxion_config(const std::string& path, FluxionConfig c) {
   if (!reflect_given) c.reflect_other_schedulers = c.informer;
   return c;
 }
+}  // namespace
 
 FluxionScheduler::FluxionScheduler(ObjectStore& store, SchedulerHost& host, std::uint64_t seed, FluxionConfig config)
     : store_(store),

@@ -288,17 +288,22 @@ class Reader : private YamlInput {
 }  // namespace
 
 Config parse_config(const std::string& text, const std::string& path, ResourceNames& names) {
-  std::vector<YAML::Node> docs;
+  // A node of the wrong kind (a map where a scalar is expected, ...) throws from yaml-cpp's
+  // conversions while reading: reported with the node's line like a syntax error.
   try {
-    docs = YAML::LoadAll(text);
+    return Reader(path, names).read(YAML::LoadAll(text));
   } catch (const YAML::Exception& e) {
     throw yaml_error(path, e);
   }
-  return Reader(path, names).read(docs);
 }
 
 Config load_config(const std::string& path, ResourceNames& names) {
-  return Reader(path, names).read(load_yaml_documents(path));
+  const std::vector<YAML::Node> docs = load_yaml_documents(path);
+  try {
+    return Reader(path, names).read(docs);
+  } catch (const YAML::Exception& e) {
+    throw yaml_error(path, e, "unexpected value: ");
+  }
 }
 
 }  // namespace kubesim::kueue

@@ -437,6 +437,14 @@ TEST(KueueConfig, ReadsObjectsAndNamesFileLine) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("k.yaml:1: unsupported kind \"Cohort\""), std::string::npos);
   }
+  // Hardening (issue 16): a node of the wrong kind once escaped as yaml-cpp's bare message
+  // (exit 1, no file or line).
+  try {
+    parse_config("kind: ResourceFlavor\nmetadata: {name: f}\n---\nkind: {a: b}\nmetadata: {name: cq}\n", "k.yaml", names);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("k.yaml:4:"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,11 @@
+// libFuzzer target: Fluxion configuration (see fuzz/fuzz_input.hpp for the contract).
+#include "fuzz/fuzz_input.hpp"
+#include "sched/fluxion/fluxion.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace kubesim;
+  const std::string path = fuzz::input_file(data, size, ".yaml");
+  return fuzz::expect_input_errors_only([&] {
+    (void)load_fluxion_config(path);
+  });
+}

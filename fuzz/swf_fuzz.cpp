@@ -1,0 +1,11 @@
+// libFuzzer target: SWF traces (Parallel Workloads Archive) (see fuzz/fuzz_input.hpp for the contract).
+#include "fuzz/fuzz_input.hpp"
+#include "workload/swf.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace kubesim;
+  const std::string path = fuzz::input_file(data, size, ".swf");
+  return fuzz::expect_input_errors_only([&] {
+    (void)read_swf(path);
+  });
+}

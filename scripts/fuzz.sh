@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Fuzzes every reader and the API with libFuzzer (clang, ASan + UBSan), each target for
+# SECONDS (default 60), starting from seed corpora made of the shipped inputs. Findings
+# (crash-*, leak-*, timeout-*, oom-*) are left in build-fuzz/findings/<target>/ and make the
+# script fail. Prints each target's executions and speed.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}; shift || true
+scripts/install-deps.sh
+for p in clang-14 libclang-rt-14-dev; do
+  dpkg -s "$p" >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null; break; }
+done
+CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUBESIM_FUZZ=ON \
+  -DKUBESIM_BUILD_TESTS=OFF -DKUBESIM_BUILD_BENCH=OFF >/dev/null
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for f in fuzz/*_fuzz.cpp; do targets+=("$(basename "$f" .cpp)"); done
+fi
+ninja -C build-fuzz "${targets[@]}"
+
+# Seed corpora: the shipped files each reader reads.
+seeds() {
+  case "$1" in
+    batsim_json_fuzz) ls data/batkube/*.json tests/bad/json-*.json ;;
+    swf_fuzz) ls data/swf/KIT-10-80.swf tests/bad/*.swf ;;
+    simgrid_xml_fuzz) ls data/batkube/*.xml data/batsim/*.xml tests/bad/*.xml ;;
+    cluster_yaml_fuzz) ls examples/*/cluster.yaml tests/bad/yaml-*.yaml ;;
+    scenario_yaml_fuzz) ls examples/multitenant/*.yaml examples/*/*.yaml tests/bad/scenario-*.yaml ;;
+    manifest_yaml_fuzz) ls examples/multitenant/manifests/*.yaml examples/serve/job.yaml ;;
+    model_yaml_fuzz) ls examples/model/*.yaml tests/bad/model-*.yaml ;;
+    scheduler_config_fuzz) ls examples/scheduler-config/*.yaml tests/bad/scheduler-*.yaml ;;
+    scheduler_plugins_objects_fuzz) ls examples/scheduler-plugins/*.yaml ;;
+    yunikorn_config_fuzz) ls examples/yunikorn/yunikorn-configs.yaml ;;
+    kueue_config_fuzz) ls examples/kueue/*.yaml ;;
+    fluxion_config_fuzz) ls examples/kubeflux/*.yaml ;;
+    quantity_fuzz) printf '%s\n' 1 500m 4Gi 1.5 8G 1e3 12Mi ;;
+    label_selector_fuzz) printf '%s\n' 'app=demo' 'a in (x,y),!b' 'tier notin (web)' 'x!=y,z' ;;
+    patch_fuzz|api_request_fuzz) ls examples/serve/job.yaml ;;
+  esac
+}
+failed=0
+for t in "${targets[@]}"; do
+  corpus=build-fuzz/corpus/$t findings=build-fuzz/findings/$t
+  mkdir -p "$corpus" "$findings"
+  case "$t" in
+    quantity_fuzz|label_selector_fuzz)
+      i=0; while read -r line; do printf '%s' "$line" >"$corpus/seed-$i"; i=$((i + 1)); done < <(seeds "$t") ;;
+    *) for f in $(seeds "$t"); do cp "$f" "$corpus/"; done ;;
+  esac
+  log=build-fuzz/findings/$t.log
+  if ! build-fuzz/"$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
+        -artifact_prefix="$findings/" "$corpus" >"$log" 2>&1; then
+    failed=1
+    echo "FINDING in $t: see $log and $findings/"
+  fi
+  # libFuzzer's last status line: "#N DONE cov: ... exec/s: R ..."
+  echo "$t: $(grep -E '^#[0-9]+' "$log" | tail -1 | sed -E 's/.*#([0-9]+).*exec\/s: ([0-9]+).*/\1 execs, \2 exec\/s/')"
+done
+exit $failed

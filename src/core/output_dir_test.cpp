@@ -1,0 +1,108 @@
+#include "core/output_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace kubesim {
+namespace {
+namespace fs = std::filesystem;
+
+class OutputDirectoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) /
+            ("kubesim_outdir_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  static void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+  static std::string read(const fs::path& p) {
+    std::ifstream f(p);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }
+  fs::path root_;
+};
+
+TEST_F(OutputDirectoryTest, CommitPutsTheWholeRunInPlace) {
+  const fs::path out = root_ / "run";
+  {
+    OutputDirectory dir(out.string());
+    write(fs::path(dir.staging()) / "jobs.csv", "a");
+    EXPECT_FALSE(fs::exists(out));  // nothing appears before commit
+    dir.commit();
+  }
+  EXPECT_EQ(read(out / "jobs.csv"), "a");
+  EXPECT_TRUE(fs::exists(out / OutputDirectory::kMarker));
+}
+
+TEST_F(OutputDirectoryTest, ANewRunReplacesTheOldOneWhole) {
+  const fs::path out = root_ / "run";
+  {
+    OutputDirectory dir(out.string());
+    write(fs::path(dir.staging()) / "old-only.csv", "old");
+    write(fs::path(dir.staging()) / "jobs.csv", "old");
+    dir.commit();
+  }
+  {
+    OutputDirectory dir(out.string());
+    write(fs::path(dir.staging()) / "jobs.csv", "new");
+    dir.commit();
+  }
+  EXPECT_EQ(read(out / "jobs.csv"), "new");
+  EXPECT_FALSE(fs::exists(out / "old-only.csv"));  // no mix of two runs
+  for (const auto& e : fs::directory_iterator(root_))  // no staging folder left behind
+    EXPECT_EQ(e.path().filename().string().find(".run.staging."), std::string::npos) << e.path();
+}
+
+TEST_F(OutputDirectoryTest, AnUncommittedRunLeavesTheOldOutputsAsTheyWere) {
+  const fs::path out = root_ / "run";
+  {
+    OutputDirectory dir(out.string());
+    write(fs::path(dir.staging()) / "jobs.csv", "old");
+    dir.commit();
+  }
+  {
+    OutputDirectory dir(out.string());
+    write(fs::path(dir.staging()) / "jobs.csv", "half");
+  }  // the run failed: no commit
+  EXPECT_EQ(read(out / "jobs.csv"), "old");
+}
+
+TEST_F(OutputDirectoryTest, StaleStagingOfAKilledRunIsRemoved) {
+  const fs::path stale = root_ / ".run.staging.999999";
+  fs::create_directories(stale);
+  write(stale / "jobs.csv", "partial");
+  OutputDirectory dir((root_ / "run").string());
+  EXPECT_FALSE(fs::exists(stale));
+}
+
+TEST_F(OutputDirectoryTest, TwoRunsCannotWriteOneOutputAtOnce) {
+  OutputDirectory first((root_ / "run").string());
+  try {
+    OutputDirectory second((root_ / "run").string());
+    FAIL() << "the second run got the lock";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("another kubesim run is writing"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(OutputDirectoryTest, RefusesToReplaceAFolderKubesimDidNotWrite) {
+  fs::create_directories(root_ / "home");
+  write(root_ / "home" / "thesis.tex", "precious");
+  EXPECT_THROW(OutputDirectory((root_ / "home").string()), std::runtime_error);
+  EXPECT_EQ(read(root_ / "home" / "thesis.tex"), "precious");
+  fs::create_directories(root_ / "empty");
+  OutputDirectory ok((root_ / "empty").string());  // an empty folder may be used
+  ok.commit();
+  EXPECT_TRUE(fs::exists(root_ / "empty" / OutputDirectory::kMarker));
+}
+
+}  // namespace
+}  // namespace kubesim
