@@ -50,7 +50,11 @@ OutputDirectory::OutputDirectory(std::string out) {
 
   if (fs::exists(path, ec)) {
     if (!fs::is_directory(path, ec)) fail("output directory " + out_ + " exists and is not a directory");
-    const bool ours = fs::exists(path / kMarker, ec);
+    // Written by kubesim: the marker, or (outputs of versions before it) the files every run
+    // or comparison writes.
+    const bool ours = fs::exists(path / kMarker, ec) ||
+                      (fs::exists(path / "jobs.csv", ec) && fs::exists(path / "pods.csv", ec)) ||
+                      fs::exists(path / "compare.html", ec);
     if (!ours && !fs::is_empty(path, ec))
       fail("output directory " + out_ + " exists, is not empty and was not written by kubesim (no " +
            std::string(kMarker) + "): choose a new --out or empty it");

@@ -9,7 +9,8 @@
 // second fails at start with a clear error instead of interleaving.
 //
 // An existing `out` is replaced only when it is empty or was written by kubesim (it holds the
-// marker file kMarker): a typo such as `--out ~` never deletes a user's folder.
+// marker file kMarker, or the jobs.csv and pods.csv, or compare.html, that versions before the
+// marker wrote): a typo such as `--out ~` never deletes a user's folder.
 #pragma once
 
 #include <string>

@@ -98,6 +98,12 @@ TEST_F(OutputDirectoryTest, RefusesToReplaceAFolderKubesimDidNotWrite) {
   write(root_ / "home" / "thesis.tex", "precious");
   EXPECT_THROW(OutputDirectory((root_ / "home").string()), std::runtime_error);
   EXPECT_EQ(read(root_ / "home" / "thesis.tex"), "precious");
+  fs::create_directories(root_ / "older-run");  // a run of a version before the marker
+  write(root_ / "older-run" / "jobs.csv", "old");
+  write(root_ / "older-run" / "pods.csv", "old");
+  OutputDirectory older((root_ / "older-run").string());
+  older.commit();
+  EXPECT_FALSE(fs::exists(root_ / "older-run" / "jobs.csv"));
   fs::create_directories(root_ / "empty");
   OutputDirectory ok((root_ / "empty").string());  // an empty folder may be used
   ok.commit();
