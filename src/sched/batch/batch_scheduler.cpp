@@ -233,7 +233,8 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
       for (const auto& [pod, rejection] : rejected_) {
         const Pod& p = store_.pod(pod);
         if (p.deleted || p.node.valid() || is_terminal(p.phase)) continue;
-        store_.update_pod(pod, [&](Pod& x) { x.unschedulable_message = name_ + rejection_message(rejection); });
+        const std::string message = name_ + rejection_message(rejection);  // (clang 14 cannot capture a binding)
+        store_.update_pod(pod, [&](Pod& x) { x.unschedulable_message = message; });
       }
       rejected_.clear();
       starts_.clear();
