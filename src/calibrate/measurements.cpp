@@ -8,37 +8,13 @@
 #include "core/parse_number.hpp"
 #include "core/read_file.hpp"
 
+#include "core/split.hpp"
+
 namespace kubesim::calibrate {
 
 using Json = nlohmann::json;
 
 namespace {
-
-// One CSV record: fields split at commas outside double quotes ("" is a quote).
-std::vector<std::string> csv_fields(std::string_view line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else if (c != '\r') {
-      out.back() += c;
-    }
-  }
-  return out;
-}
 
 void sort_by_id(std::vector<PodTimeline>& pods) {
   // Numeric ids in numeric order, then names: the same rows in any order give one order.
@@ -103,7 +79,7 @@ MeasuredRun read_measured_jobs_csv(const std::string& path, const Workload& work
     pos = end + 1;
     ++line_no;
     if (line.empty() || line == "\r") continue;
-    auto fields = csv_fields(line);
+    auto fields = split_csv_record(line);
     if (header.empty()) {
       header = fields;
       for (std::size_t i = 0; i < header.size(); ++i) column[header[i]] = i;

@@ -1,4 +1,4 @@
-// Splitting command-line lists ("a,b,c").
+// Splitting command-line lists ("a,b,c") and CSV records.
 #pragma once
 
 #include <string>
@@ -17,6 +17,33 @@ inline std::vector<std::string> split(std::string_view text, char separator) {
     if (end == std::string_view::npos) return out;
     pos = end + 1;
   }
+}
+
+// One CSV record (RFC 4180): fields split at commas outside double quotes, "" inside quotes
+// is a quote; a trailing \r (CRLF files) is dropped.
+inline std::vector<std::string> split_csv_record(std::string_view line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else if (c != '\r') {
+      out.back() += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace kubesim

@@ -297,7 +297,7 @@ SweepMerge merge_sweep(const std::string& out) {
     table.cells.push_back({id, c.at("values").get<std::vector<std::string>>(), {}});
     for (const std::string& line : split(text.substr(header.size()), '\n')) {
       if (line.empty()) continue;
-      table.cells.back().rows.push_back(parse_csv_line(line));
+      table.cells.back().rows.push_back(split_csv_record(line));
       ++m.rows;
     }
   }

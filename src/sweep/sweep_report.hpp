@@ -23,8 +23,6 @@ struct SweepTable {
   std::vector<Cell> cells;        // in plan order
 };
 
-// One RFC 4180 line (no embedded newlines) into fields.
-std::vector<std::string> parse_csv_line(const std::string& line);
 
 // The 0.975 quantile of Student's t with `df` degrees of freedom (df >= 1).
 double student_t975(std::size_t df);

@@ -1,4 +1,5 @@
 #include "sweep/sweep.hpp"
+#include "core/split.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -180,7 +181,7 @@ TEST_F(SweepTest, StudentQuantilesAndCsvLines) {
   EXPECT_DOUBLE_EQ(student_t975(1), 12.706);
   EXPECT_DOUBLE_EQ(student_t975(4), 2.776);
   EXPECT_DOUBLE_EQ(student_t975(1000), 1.96);
-  EXPECT_EQ(parse_csv_line("a,\"b,c\",\"d\"\"e\","), (std::vector<std::string>{"a", "b,c", "d\"e", ""}));
+  EXPECT_EQ(split_csv_record("a,\"b,c\",\"d\"\"e\","), (std::vector<std::string>{"a", "b,c", "d\"e", ""}));
 }
 
 TEST_F(SweepTest, BatchScriptsRunChunks) {
