@@ -120,12 +120,15 @@ std::int64_t Quantity::scaled(int decimal_shift) const {
   bool inexact = truncated_nonzero_;
   int e10 = exponent10_ + decimal_shift;
   // Apply the binary exponent first (it only grows the value), saturating.
+  // Saturating keeps the sign: a huge negative amount is INT64_MIN, never a positive one
+  // (found by fuzz/quantity_fuzz: "-9Ei" once gave +INT64_MAX).
+  const std::int64_t saturated = negative_ ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
   for (int i = 0; i < exponent2_; ++i) {
-    if (v > kInt128Limit) return std::numeric_limits<std::int64_t>::max();
+    if (v > kInt128Limit) return saturated;
     v <<= 1;
   }
   for (; e10 > 0; --e10) {
-    if (v > kInt128Limit / 10) return std::numeric_limits<std::int64_t>::max();
+    if (v > kInt128Limit / 10) return saturated;
     v *= 10;
   }
   for (; e10 < 0; ++e10) {
@@ -134,7 +137,7 @@ std::int64_t Quantity::scaled(int decimal_shift) const {
     if (v == 0) break;
   }
   if (inexact) v += 1;  // upstream rounds resource amounts up ("if you want some, you get some")
-  if (v > kMax) return std::numeric_limits<std::int64_t>::max();
+  if (v > kMax) return saturated;
   const auto result = static_cast<std::int64_t>(v);
   return negative_ ? -result : result;
 }

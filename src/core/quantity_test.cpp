@@ -199,6 +199,15 @@ TEST(Quantity, OutOfRangeAmountsAreRefused) {
   }
 }
 
+// Found by fuzz/quantity_fuzz: a huge negative amount saturated to +INT64_MAX.
+TEST(Quantity, HugeNegativeAmountsSaturateNegative) {
+  auto q = Quantity::parse("-9Ei", nullptr);
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(q->negative());
+  EXPECT_EQ(q->milli_value(), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(Quantity::parse("9Ei", nullptr)->milli_value(), std::numeric_limits<std::int64_t>::max());
+}
+
 TEST(Resources, SumsSaturateInsteadOfWrapping) {
   Resources a, b;
   a[kMemory] = std::numeric_limits<std::int64_t>::max() - 1;

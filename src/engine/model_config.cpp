@@ -143,7 +143,13 @@ ModelConfig ModelConfig::parse(const std::string& text, const std::string& name_
     throw InputError(name_or_path, e.mark.line + 1, "invalid YAML: " + e.msg);
   }
   if (!root.IsMap()) throw InputError(name_or_path, 1, "expected a mapping of model parameters");
-  return apply(std::move(m), root, name_or_path);
+  // A node of the wrong kind (a map as a key, a list as a value) throws from yaml-cpp's
+  // conversions: reported with its line (found by fuzz/model_yaml_fuzz).
+  try {
+    return apply(std::move(m), root, name_or_path);
+  } catch (const YAML::Exception& e) {
+    throw InputError(name_or_path, e.mark.line + 1, "unexpected value: " + e.msg);
+  }
 }
 
 ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std::string& name_or_path) {
