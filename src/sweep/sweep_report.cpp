@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/parse_number.hpp"
+#include "report/html_page.hpp"
 #include "report/svg_chart.hpp"
 
 namespace kubesim {
@@ -132,17 +133,7 @@ std::string sweep_html(const SweepTable& t) {
     if (std::find(seeds.begin(), seeds.end(), c.values[seed_axis]) == seeds.end()) seeds.push_back(c.values[seed_axis]);
 
   const std::string title = t.name + ": sweep";
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title) +
-                    "</title>\n<style>\n"
-                    "body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1100px;padding:0 12px;color:#222;}\n"
-                    "h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc;}h3{font-size:15px;}\n"
-                    "table{border-collapse:collapse;font-size:13px;margin:8px 0;}.table-wrap{overflow-x:auto;}\n"
-                    "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;vertical-align:top;}\n"
-                    "th{background:#f0f0f0;}td:first-child,th:first-child{text-align:left;}table.params td{text-align:left;}\n"
-                    "small{color:#666;}li{margin:4px 0;}\n"
-                    "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
-                    "</style>\n</head>\n<body>\n<h1>" +
-                    esc(title) + "</h1>\n";
+  std::string out = html_report_head(title);
 
   // Axis values in first-seen (plan) order.
   std::vector<std::vector<std::string>> values(t.axes.size());
