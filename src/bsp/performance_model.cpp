@@ -22,21 +22,13 @@ PerformanceModel PerformanceModel::read_csv(const std::string& path) {
   std::vector<std::string> order;                   // task names, first appearance
   std::map<std::string, std::vector<Row>> by_task;  // ordered: deterministic
   std::map<std::string, int> first_line;
-  int line_number = 0;
-  std::size_t pos = 0;
   bool header = true;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line = trim(std::string_view(text).substr(pos, end - pos));
-    pos = end + 1;
-    ++line_number;
-    if (line.empty()) continue;
+  const int last_line = for_each_trimmed_line(text, [&](int line_number, std::string_view line) {
     if (header) {  // pandas.read_csv: the first line names the columns
       header = false;
       if (split(line, ',').size() != 4)
         throw InputError(path, line_number, "expected the header 'Task Name, Workload Size, CPU Shares, Duration'");
-      continue;
+      return;
     }
     const auto fields = split(line, ',');
     if (fields.size() != 4) throw InputError(path, line_number, "expected 4 fields: task name, workload size, cpu shares, duration");
@@ -54,8 +46,8 @@ PerformanceModel PerformanceModel::read_csv(const std::string& path) {
       first_line[name] = line_number;
     }
     by_task[name].push_back({line_number, *size, *shares, *duration});
-  }
-  if (order.empty()) throw InputError(path, line_number, "no profiling rows");
+  });
+  if (order.empty()) throw InputError(path, last_line, "no profiling rows");
 
   PerformanceModel model;
   std::vector<double> sizes, shares;

@@ -20,19 +20,12 @@ StudySettings read_study_settings(const std::string& path) {
   const std::string text = read_input_file(path);
   StudySettings s;
   std::string section;
-  int line_number = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line = trim(std::string_view(text).substr(pos, end - pos));
-    pos = end + 1;
-    ++line_number;
-    if (line.empty() || line.front() == '#' || line.front() == ';') continue;
+  for_each_trimmed_line(text, [&](int line_number, std::string_view line) {
+    if (line.front() == '#' || line.front() == ';') return;
     if (line.front() == '[') {
       if (line.back() != ']') throw InputError(path, line_number, "expected a section header '[name]'");
       section = std::string(line.substr(1, line.size() - 2));
-      continue;
+      return;
     }
     const auto eq = line.find('=');
     if (eq == std::string_view::npos) throw InputError(path, line_number, "expected key=value");
@@ -61,7 +54,7 @@ StudySettings read_study_settings(const std::string& path) {
       if (key == "min_workload") integer(s.min_workload);
       else if (key == "max_workload") integer(s.max_workload);
     }
-  }
+  });
   if (s.share_increment <= 0) throw InputError(path, 0, "share_increment must be positive");
   if (s.window_size <= 0) throw InputError(path, 0, "window_size must be positive");
   return s;

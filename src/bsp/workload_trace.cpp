@@ -19,21 +19,13 @@ struct Matrix {
 Matrix read_matrix(const std::string& path) {
   const std::string text = read_input_file(path);
   Matrix m;
-  int line_number = 0;
   bool header = true;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line = trim(std::string_view(text).substr(pos, end - pos));
-    pos = end + 1;
-    ++line_number;
-    if (line.empty()) continue;
+  for_each_trimmed_line(text, [&](int line_number, std::string_view line) {
     const auto fields = split(line, ',');
     if (header) {  // pandas.read_csv: the first line ("# t, t+1, ...") names the columns
       header = false;
       m.columns = static_cast<int>(fields.size());
-      continue;
+      return;
     }
     if (static_cast<int>(fields.size()) != m.columns)
       throw InputError(path, line_number, "expected " + std::to_string(m.columns) + " values (as many as the header names), found " +
@@ -45,7 +37,7 @@ Matrix read_matrix(const std::string& path) {
     }
     ++m.rows;
     m.last_line = line_number;
-  }
+  });
   if (header) throw InputError(path, 0, "empty trace file (expected a header line and rows of workload values)");
   return m;
 }
