@@ -302,7 +302,14 @@ void ApiServer::touch() {
   if (on_activity_) on_activity_();
 }
 
-void ApiServer::notify_watchers() { events_cv_.notify_all(); }
+void ApiServer::notify_watchers() {
+  // Only when something was recorded: waking every watch thread on every request (most are
+  // reads, or writes the scheduler's own watch already saw) cost serve about half its CPU
+  // under a real scheduler's load, CPU the scheduler then lacked on a small machine.
+  if (!watchers_behind_) return;
+  watchers_behind_ = false;
+  events_cv_.notify_all();
+}
 
 std::string ApiServer::generate_name(const std::string& base) {
   // apiserver's names.SimpleNameGenerator: base + 5 characters of utilrand's alphabet.
@@ -328,6 +335,7 @@ void ApiServer::record(std::uint8_t resource, WatchEventType type, Json object, 
   snap->text = object.dump();
   snap->object = std::move(object);
   cache_.record(resource, type, std::move(snap));
+  watchers_behind_ = true;
 }
 
 void ApiServer::publish_model(ObjectKind kind, std::uint32_t id, ChangeType change) {
@@ -624,7 +632,7 @@ ApiResponse ApiServer::handle(const ApiRequest& request, std::shared_ptr<Watch>*
     response = status_response(500, "InternalError", std::string("Internal error occurred: ") + e.what());
   }
   touch();
-  events_cv_.notify_all();
+  notify_watchers();
   return response;
 }
 

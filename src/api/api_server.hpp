@@ -169,6 +169,7 @@ class ApiServer final : public ChangeListener {
   WatchCache cache_;
   std::mutex mutex_;
   std::condition_variable events_cv_;
+  bool watchers_behind_ = false;  // something was recorded since events_cv_ was last notified
   bool stopping_ = false;
   int in_flight_ = 0;
   std::uint64_t requests_ = 0;

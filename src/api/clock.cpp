@@ -24,8 +24,12 @@ std::optional<ClockOptions> parse_clock(const std::string& text) {
 
 ClockDriver::ClockDriver(Simulation& sim, ApiServer& api, ClockOptions options)
     : sim_(sim), api_(api), options_(options), wall_start_(std::chrono::steady_clock::now()), sim_start_(sim.now()) {
-  api_.set_activity_callback([this] { wake(); });
-  if (options_.mode == ClockOptions::Mode::kRealtime) {
+  if (options_.mode == ClockOptions::Mode::kCosim) {
+    // Cosim's rules look at each request (in flight, quiet periods); real time needs no
+    // wake-up per request: each request advances the clock itself (below), and the loop
+    // looks again within 250 ms.
+    api_.set_activity_callback([this] { wake(); });
+  } else {
     // Runs under the API lock before each request: writes happen at the current time.
     api_.set_before_request([this] {
       const SimTime target = std::min(realtime_target(), options_.until);

@@ -1,7 +1,11 @@
 #include "core/yaml_input.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "core/parse_number.hpp"
 
@@ -48,11 +52,53 @@ YAML::Node load_yaml_file(const std::string& path, const std::string& syntax_pre
   }
 }
 
+namespace {
+
+// yaml-cpp 0.7's LoadAll loops forever, piling up null documents, when a document begins with a
+// token no node can start with (a ',' outside [ ] or { }): SingleDocParser::HandleNode emits a
+// null without consuming the token, and Parser::HandleNextDocument then starts the next document
+// at the same token. This event handler only checks progress: a document that starts where the
+// previous one started is that loop, reported as a syntax error at the token.
+class DocumentProgressCheck final : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (started_ && mark.pos == last_start_.pos)
+      throw YAML::ParserException(mark, "expected a YAML node, found a token that cannot start one (a ',' outside [ ] or { }?)");
+    started_ = true;
+    last_start_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  bool started_ = false;
+  YAML::Mark last_start_;
+};
+
+}  // namespace
+
+std::vector<YAML::Node> load_all_yaml(const std::string& text) {
+  std::istringstream events_in(text);
+  YAML::Parser parser(events_in);
+  DocumentProgressCheck check;
+  while (parser.HandleNextDocument(check)) {
+  }
+  return YAML::LoadAll(text);
+}
+
 std::vector<YAML::Node> load_yaml_documents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
   try {
-    return YAML::LoadAllFromFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError(path, 0, "cannot open file");
+    return load_all_yaml(text.str());
   } catch (const YAML::Exception& e) {
     throw yaml_error(path, e);
   }

@@ -41,6 +41,9 @@ InputError yaml_error(const std::string& path, const YAML::Exception& e,
 // cannot be read, yaml_error(path, e, syntax_prefix) when it is not YAML.
 YAML::Node load_yaml_file(const std::string& path, const std::string& syntax_prefix = "malformed YAML: ");
 std::vector<YAML::Node> load_yaml_documents(const std::string& path);
+// YAML::LoadAll(text), except that an input on which yaml-cpp 0.7 would loop forever throws a
+// YAML::ParserException at the offending token instead. Use it instead of YAML::LoadAll.
+std::vector<YAML::Node> load_all_yaml(const std::string& text);
 
 // The checks of one input file. Readers derive from it (privately) or hold one.
 class YamlInput {

@@ -461,6 +461,15 @@ TEST(K8sManifest, Errors) {
                7, "duplicate PriorityClass \"a\"");
 }
 
+// Found by fuzz/manifest_yaml_fuzz: a document starting with a stray ',' made yaml-cpp 0.7's
+// LoadAll loop forever (core/yaml_input.cpp load_all_yaml); now a syntax error at the ','.
+TEST(K8sManifest, StrayCommaIsASyntaxErrorNotAHang) {
+  expect_error(", unchanged.\napiVersion: v1\n", 1, "cannot start");
+  expect_error("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: a}\nvalue: 1\n---\n,\n", 6,
+               "cannot start");
+  expect_error("!t ,\n", 1, "cannot start");
+}
+
 TEST(K8sManifest, MissingFile) {
   ResourceNames names;
   try {

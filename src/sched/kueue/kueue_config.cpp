@@ -291,7 +291,7 @@ Config parse_config(const std::string& text, const std::string& path, ResourceNa
   // A node of the wrong kind (a map where a scalar is expected, ...) throws from yaml-cpp's
   // conversions while reading: reported with the node's line like a syntax error.
   try {
-    return Reader(path, names).read(YAML::LoadAll(text));
+    return Reader(path, names).read(load_all_yaml(text));
   } catch (const YAML::Exception& e) {
     throw yaml_error(path, e);
   }
