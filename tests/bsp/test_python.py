@@ -150,6 +150,11 @@ def cluster_env_e3():
             check(info["startup"] > 0 and info["deletion"] > 0, f"step {k}: the reconfiguration costs more than the penalty")
     files = env.finish()
     check(len(files["bsp_steps"]) == 40 and "report.html" in files, "finish() returns the run's outputs")
+    # The same policy as a Python controller of the scenario's job: the same run.
+    run = kubesim.run_bsp_policy(e3, lambda obs, info: scripted(info["time_step"]), seed=5)
+    check(run["report.html"] == files["report.html"], "run_bsp_policy is the environment's episode")
+    check(int(run["bsp_summary"]["checkpoints"].iloc[0]) == sum(scripted(k) != 0 for k in range(40)),
+          "run_bsp_policy: one checkpoint per re-plan")
 
 
 def bad_input():
