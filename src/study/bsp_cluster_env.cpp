@@ -51,10 +51,10 @@ BspClusterEnv::Step BspClusterEnv::step(int action) {
   if (!job_) throw std::logic_error("call reset() before step()");
   if (action < 0 || action >= env_.num_actions)
     throw std::invalid_argument("action must be in 0.." + std::to_string(env_.num_actions - 1) + ", got " + std::to_string(action));
-  if (over_ || t_ >= episode_end()) throw std::logic_error("the episode is over: call reset()");
+  if (t_ >= episode_end()) throw std::logic_error("the episode is over: call reset()");
   Step out;
-  if (!job_->step(t_, action, until_)) {
-    // The scenario's duration ended the run before this step did.
+  if (over_ || !job_->step(t_, action, until_)) {
+    // The scenario's duration ended the run before the job's start, its launch or this step.
     over_ = true;
     out.truncated = true;
     out.observation = bsp::env_observation(job_->planner(), job_->current_shares(), t_, env_);
@@ -71,7 +71,6 @@ BspClusterEnv::Step BspClusterEnv::step(int action) {
 
 std::vector<ReportFile> BspClusterEnv::finish() {
   if (!job_) throw std::logic_error("call reset() before finish()");
-  over_ = true;
   job_->finish(until_);
   run_->add_gang_report(job_->result());
   run_->sim().run();

@@ -65,7 +65,7 @@ class BspClusterEnv {
   std::unique_ptr<bsp::GangRun> job_;
   SimTime until_ = SimTime::never();
   int t_ = 0;
-  bool over_ = true;
+  bool over_ = true;  // the scenario's duration stopped the job: every step is truncated
 };
 
 }  // namespace kubesim
