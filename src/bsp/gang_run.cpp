@@ -45,7 +45,9 @@ GangRun::GangRun(Simulation& sim, const GangSpec& spec, int first_row)
       current_(data_.model.task_count(), settings_.starting_shares) {
   const int columns = std::max(settings_.window_size, spec_.controller == "static-window" ? spec_.window : 1);
   const int rows = first_row + settings_.simulation_length;
-  const std::string run = "the scenario's bsp job (" + std::to_string(rows) + " steps)";
+  const std::string run = first_row == 0 ? "the scenario's bsp job (" + std::to_string(rows) + " steps)"
+                                          : "the scenario's bsp job (rows " + std::to_string(first_row) + " .. " +
+                                                std::to_string(rows - 1) + ")";
   try {
     data_.trace(spec_.plan).require(rows, columns, run);
     data_.trace(spec_.execute).require(rows, 1, run);
@@ -97,7 +99,7 @@ PodId GangRun::create_task_pod(std::size_t task, int shares) {
   return std::get<Simulation::Created>(created).pod;
 }
 
-void GangRun::create_pod_group() {
+void GangRun::set_up_gang_scheduler() {
   // The task pods need a scheduler of their schedulerName with the gang scheduler's machinery.
   SchedulerModel* model = sim_.scheduler_serving(spec_.scheduler_name);
   const std::string where = "bsp: gangScheduler " + spec_.gang_scheduler + " needs ";
@@ -206,7 +208,7 @@ bool GangRun::start(SimTime until) {
     return false;
   }
   sim_.advance_to(start);
-  create_pod_group();
+  set_up_gang_scheduler();
   return true;
 }
 

@@ -91,6 +91,8 @@ class GangRun {
   bool step(int row, int w, SimTime until);
   // The job ends: its pods are deleted, the totals and the study's ideal table computed.
   void finish(SimTime until);
+  // The controller's name in the report, for a controller outside (run() names its own).
+  void name_controller(std::string name) { result_.controller = std::move(name); }
 
   const GangRunResult& result() const { return result_; }
   Planner& planner() { return planner_; }
@@ -104,7 +106,8 @@ class GangRun {
   void delete_gang(GangStepRecord& record, SimTime until);
   PodId create_task_pod(std::size_t task, int shares);
   void check_fits(const Shares& shares, int step) const;
-  void create_pod_group();
+  // Checks the gang scheduler serves the task pods; creates the PodGroup (coscheduling).
+  void set_up_gang_scheduler();
   bool advance_one(SimTime until);
 
   Simulation& sim_;

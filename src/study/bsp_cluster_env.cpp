@@ -33,6 +33,7 @@ std::vector<double> BspClusterEnv::reset(std::uint64_t seed) {
   options.until = until_;
   run_ = std::make_unique<RunPipeline>(std::move(inputs), options, &report_, "env");
   job_ = std::make_unique<bsp::GangRun>(run_->sim(), *scenario_.bsp, env_.default_time_step);
+  job_->name_controller("RL environment");
   // The last observation is taken at row default_time_step + simulation_length.
   const int last = env_.default_time_step + job_->settings().simulation_length;
   try {
