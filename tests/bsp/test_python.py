@@ -164,6 +164,11 @@ def bad_input():
     except kubesim.InputError as e:
         check("the trace is shorter than the run" in str(e), f"message: {e}")
     check(issubclass(kubesim.InputError, ValueError), "InputError is a ValueError")
+    try:
+        kubesim.BspGangEnv(scenario=os.path.join(ROOT, "examples", "multitenant", "e3.yaml"))
+        check(False, "no error for an environment on a scenario without a bsp: job")
+    except kubesim.InputError as e:
+        check("needs a scenario with a bsp: section" in str(e), f"message: {e}")
 
 
 for test in (lambda: scripted_static_window(3), lambda: scripted_static_window(1), observation_matches_definition,
