@@ -9,7 +9,7 @@
 namespace kubesim {
 
 BspClusterEnv::BspClusterEnv(const std::string& scenario_path, const std::string& model, const bsp::EnvSettings& env)
-    : scenario_(read_scenario(scenario_path)), scenario_path_(scenario_path), model_(model), env_(env) {
+    : scenario_(read_scenario(scenario_path)), model_(model), env_(env) {
   if (!scenario_.bsp) throw InputError(scenario_path, 0, "the environment on the cluster needs a scenario with a bsp: section");
   if (scenario_.each_tenant_alone)
     throw InputError(scenario_path, scenario_.bsp->line, "a bsp: job runs with the tenants together (not eachTenantAlone)");

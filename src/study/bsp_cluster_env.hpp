@@ -57,7 +57,6 @@ class BspClusterEnv {
   int episode_end() const;  // the row after the last step
 
   Scenario scenario_;
-  std::string scenario_path_;
   std::string model_;
   bsp::EnvSettings env_;
   ReportSettings report_;
