@@ -1,7 +1,8 @@
 // The `kubesim` Python package's native part (_kubesim, pybind11): runs a scenario or a
 // comparison in process and returns its output files (the Python side turns the CSVs into
 // pandas DataFrames), computes the BSP study's table, and exposes the study's RL environment
-// (bsp/rl_env.hpp) for python/kubesim/gym_env.py. Bad input raises kubesim.InputError
+// (bsp/rl_env.hpp; on the simulated cluster: study/bsp_cluster_env.hpp) for
+// python/kubesim/gym_env.py. Bad input raises kubesim.InputError
 // (a ValueError) with the CLI's one-line message.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -14,6 +15,7 @@
 #include "core/error.hpp"
 #include "scenario/scenario.hpp"
 #include "setups/scheduler_setup.hpp"
+#include "study/bsp_cluster_env.hpp"
 #include "study/compare.hpp"
 #include "study/compare_report.hpp"
 #include "study/run_pipeline.hpp"
@@ -52,16 +54,7 @@ Files run_scenario_files(const std::string& path, std::uint64_t seed, const std:
   if (!sc.schedulers.empty()) install_setups(sc.schedulers, sc.inputs);
   RunPipeline run(std::move(sc.inputs), options, &report, KUBESIM_VERSION);
   py::gil_scoped_release unlocked;
-  if (sc.bsp) {
-    bsp::GangRun job(run.sim(), *sc.bsp);
-    job.run(options.until);
-    auto bsp_report = bsp::build_gang_report(job.result());
-    std::vector<ReportFile> files;
-    for (auto& [name, content] : bsp_report.files) files.push_back({name, std::move(content)});
-    run.add_report_section(std::move(bsp_report.html_section), std::move(files));
-  } else {
-    run.sim().run();
-  }
+  run.run(sc.bsp ? &*sc.bsp : nullptr);
   return to_pairs(run.finish());
 }
 
@@ -96,6 +89,20 @@ std::pair<std::string, std::string> study_table(const std::string& data_dir, con
   if (horizon > 0) settings.window_size = horizon;
   const auto results = bsp::run_study_table(data.model, data.trace(plan), data.trace(execute), settings);
   return {bsp::results_csv(results), bsp::steps_csv(results, data.model)};
+}
+
+// A step on the cluster as the info dict's entries (seconds).
+py::dict step_info(const bsp::GangStepRecord& r) {
+  py::dict d;
+  d["superstep"] = r.superstep;
+  d["penalty"] = r.penalty;
+  d["deletion"] = r.deletion;
+  d["gang_wait"] = r.gang_wait;
+  d["startup"] = r.startup;
+  d["start"] = r.start;
+  d["end"] = r.end;
+  d["replaced_pods"] = r.replaced_pods;
+  return d;
 }
 
 // The environment with the data it reads.
@@ -165,4 +172,32 @@ PYBIND11_MODULE(_kubesim, m) {
       .def_property_readonly("time_step", [](PyStudyEnv& e) { return e.env().time_step(); })
       .def_property_readonly("current_config", [](PyStudyEnv& e) { return e.env().current_config(); })
       .def_property_readonly("task_names", &PyStudyEnv::task_names);
+  py::class_<BspClusterEnv>(m, "ClusterEnv")
+      .def(py::init<const std::string&, const std::string&, const bsp::EnvSettings&>(), py::arg("scenario"),
+           py::arg("model") = "", py::arg("settings"))
+      .def("reset",
+           [](BspClusterEnv& e, std::uint64_t seed) {
+             py::gil_scoped_release unlocked;
+             return e.reset(seed);
+           },
+           py::arg("seed"))
+      .def("step",
+           [](BspClusterEnv& e, int action) {
+             BspClusterEnv::Step s;
+             {
+               py::gil_scoped_release unlocked;
+               s = e.step(action);
+             }
+             return py::make_tuple(s.observation, s.reward, s.done, s.truncated, step_info(s.record));
+           })
+      .def("finish",
+           [](BspClusterEnv& e) {
+             py::gil_scoped_release unlocked;
+             return to_pairs(e.finish());
+           },
+           "After the episode: the run's output files [(name, content)] as `kubesim run` writes them.")
+      .def_property_readonly("launch", [](BspClusterEnv& e) { return step_info(e.launch_record()); })
+      .def_property_readonly("time_step", &BspClusterEnv::time_step)
+      .def_property_readonly("current_config", &BspClusterEnv::current_config)
+      .def_property_readonly("task_names", &BspClusterEnv::task_names);
 }

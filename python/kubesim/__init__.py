@@ -5,6 +5,7 @@ BSP gang study's table, and drive the study's RL environment (BspGangEnv, Gymnas
     run = kubesim.run_scenario("examples/bsp/e3-bsp.yaml", seed=1)
     run["jobs"], run["pods"], run["timeseries"], run["summary"], run["bsp_steps"]
     table, steps = kubesim.study_table("data/gang")
+    run = kubesim.run_bsp_policy("examples/bsp/e3-bsp.yaml", lambda obs, info: 2, seed=1)
 
 Errors in the input raise kubesim.InputError (a ValueError) with kubesim's one-line message.
 """
@@ -15,7 +16,8 @@ import pandas
 from . import _kubesim
 from ._kubesim import InputError, __version__
 
-__all__ = ["run_scenario", "compare", "study_table", "frames", "BspGangEnv", "InputError", "__version__"]
+__all__ = ["run_scenario", "run_bsp_policy", "compare", "study_table", "frames", "BspGangEnv", "InputError",
+           "__version__"]
 
 
 def frames(files):
@@ -51,3 +53,18 @@ def study_table(data="data/gang", plan="forecasts", execute="actual", steps=0, p
 
 
 from .gym_env import BspGangEnv  # noqa: E402
+
+
+def run_bsp_policy(path, policy, seed=1, **env_options):
+    """Runs a scenario with a bsp: job whose reconfigurations a Python controller decides:
+    `policy(observation, info)` returns the action of each step (0 keeps the shares, a > 0
+    re-plans them for a steps; BspGangEnv's observation and info). One episode of
+    BspGangEnv(scenario=path, default_time_step=0, **env_options) on the simulated cluster
+    with `seed`; returns its outputs as run_scenario does (bsp_steps, bsp_summary, jobs, ...)."""
+    env_options.setdefault("default_time_step", 0)
+    env = BspGangEnv(scenario=path, **env_options)
+    observation, info = env.reset(seed=seed)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        observation, _, terminated, truncated, info = env.step(policy(observation, info))
+    return env.finish()

@@ -6,16 +6,14 @@
 #include "bsp/number_text.hpp"
 #include "core/error.hpp"
 #include "sched/plugins/coscheduling/coscheduling.hpp"
+#include "sched/scheduler.hpp"
+#include "sched/yunikorn/yunikorn.hpp"
 #include "workload/workload.hpp"
 
 namespace kubesim::bsp {
 namespace {
 
 double seconds_between(SimTime from, SimTime to) { return (to - from).to_seconds(); }
-
-}  // namespace
-
-namespace {
 
 // The study's data, with errors naming the scenario's bsp: line and then the data file's.
 StudyData load_for(const GangSpec& spec) {
@@ -26,18 +24,33 @@ StudyData load_for(const GangSpec& spec) {
   }
 }
 
+// The study's settings with the scenario's overrides.
+StudySettings settings_for(const GangSpec& spec, const StudyData& data) {
+  StudySettings settings = data.settings;
+  if (spec.steps > 0) settings.simulation_length = spec.steps;
+  if (spec.horizon > 0) settings.window_size = spec.horizon;
+  if (spec.penalty >= 0) settings.checkpoint_penalty = spec.penalty;
+  return settings;
+}
+
 }  // namespace
 
-GangRun::GangRun(Simulation& sim, const GangSpec& spec) : sim_(sim), spec_(spec), data_(load_for(spec)) {
-  settings_ = data_.settings;
-  if (spec_.steps > 0) settings_.simulation_length = spec_.steps;
-  if (spec_.horizon > 0) settings_.window_size = spec_.horizon;
-  if (spec_.penalty >= 0) settings_.checkpoint_penalty = spec_.penalty;
+GangRun::GangRun(Simulation& sim, const GangSpec& spec, int first_row)
+    : sim_(sim),
+      spec_(spec),
+      data_(load_for(spec)),
+      settings_(settings_for(spec, data_)),
+      planner_(data_.model, data_.trace(spec.plan), settings_),
+      executed_(data_.model, data_.trace(spec.execute), settings_),
+      current_(data_.model.task_count(), settings_.starting_shares) {
   const int columns = std::max(settings_.window_size, spec_.controller == "static-window" ? spec_.window : 1);
-  const std::string run = "the scenario's bsp job (" + std::to_string(settings_.simulation_length) + " steps)";
+  const int rows = first_row + settings_.simulation_length;
+  const std::string run = first_row == 0 ? "the scenario's bsp job (" + std::to_string(rows) + " steps)"
+                                          : "the scenario's bsp job (rows " + std::to_string(first_row) + " .. " +
+                                                std::to_string(rows - 1) + ")";
   try {
-    data_.trace(spec_.plan).require(settings_.simulation_length, columns, run);
-    data_.trace(spec_.execute).require(settings_.simulation_length, 1, run);
+    data_.trace(spec_.plan).require(rows, columns, run);
+    data_.trace(spec_.execute).require(rows, 1, run);
   } catch (const InputError& e) {
     throw InputError(spec_.source, spec_.line, std::string("bsp: ") + e.what());
   }
@@ -59,21 +72,60 @@ void GangRun::check_fits(const Shares& shares, int step) const {
 }
 
 PodId GangRun::create_task_pod(std::size_t task, int shares) {
+  const std::string& task_name = data_.model.task_name(task);
   WorkloadJob job;
-  job.name = "bsp-" + data_.model.task_name(task) + "-" + std::to_string(generation_);
+  job.name = "bsp-" + task_name + "-" + std::to_string(generation_);
   job.ns = sim_.ensure_namespace(spec_.namespace_name);
   job.profile = "bsp-task";
   job.run_time = Duration::max();  // runs until the job deletes it
   PodTemplate spec = batch_job_template(shares, std::nullopt, spec_.scheduler_name);
-  if (!spec_.pod_group.empty()) set_label(spec.labels, kPodGroupLabel, spec_.pod_group);
-  set_label(spec.labels, "kubesim.io/bsp-task", data_.model.task_name(task));
+  if (!spec_.pod_group.empty()) {
+    if (spec_.gang_scheduler == "coscheduling") {
+      set_label(spec.labels, kPodGroupLabel, spec_.pod_group);
+    } else {  // yunikorn: k8shim utils.go GetApplicationIDFromPod, GetQueueNameFromPod; task_group.go
+      set_label(spec.labels, "applicationId", spec_.pod_group + "-" + std::to_string(generation_));
+      set_label(spec.annotations, yunikorn::kAnnotationTaskGroups, task_groups_);
+      set_label(spec.annotations, yunikorn::kAnnotationTaskGroupName, task_name);
+    }
+  }
+  if (!spec_.queue.empty()) set_label(spec.labels, "queue", spec_.queue);
+  set_label(spec.labels, "kubesim.io/bsp-task", task_name);
   spec.priority_class_name = spec_.priority_class_name;
   spec.termination_grace_period_seconds = spec_.termination_grace_period_seconds;
   spec.exits_on_sigterm = true;  // stress-ng stops at SIGTERM
   auto created = sim_.create_from_api(std::move(job), std::move(spec));
   if (const auto* refused = std::get_if<std::string>(&created))
-    throw InputError(spec_.source, spec_.line, "bsp: the API refused task pod " + data_.model.task_name(task) + ": " + *refused);
+    throw InputError(spec_.source, spec_.line, "bsp: the API refused task pod " + task_name + ": " + *refused);
   return std::get<Simulation::Created>(created).pod;
+}
+
+void GangRun::set_up_gang_scheduler() {
+  // The task pods need a scheduler of their schedulerName with the gang scheduler's machinery.
+  SchedulerModel* model = sim_.scheduler_serving(spec_.scheduler_name);
+  const std::string where = "bsp: gangScheduler " + spec_.gang_scheduler + " needs ";
+  if (spec_.gang_scheduler == "yunikorn") {
+    if (!dynamic_cast<yunikorn::YuniKorn*>(model))
+      throw InputError(spec_.source, spec_.line,
+                       where + "YuniKorn to serve schedulerName " + spec_.scheduler_name + " (list the yunikorn setup under schedulers:)");
+    return;
+  }
+  if (spec_.pod_group.empty()) return;
+  auto* scheduler = dynamic_cast<Scheduler*>(model);
+  auto* coscheduling = scheduler ? dynamic_cast<Coscheduling*>(scheduler->plugin("Coscheduling")) : nullptr;
+  if (!coscheduling)
+    throw InputError(spec_.source, spec_.line,
+                     where + "a scheduler with the Coscheduling plugin serving schedulerName " + spec_.scheduler_name +
+                         " (list the scheduler-plugins setup under schedulers:)");
+  // The job's PodGroup (pkg/apis/scheduling/v1alpha1 PodGroupSpec): minMember = the task
+  // count; no minResources, no scheduleTimeoutSeconds (the plugin's defaults apply).
+  PodGroupObject group;
+  group.ns = spec_.namespace_name;
+  group.name = spec_.pod_group;
+  group.min_member = static_cast<std::int32_t>(data_.model.task_count());
+  group.created = sim_.now();
+  if (!coscheduling->add_group(std::move(group)))
+    throw InputError(spec_.source, spec_.line,
+                     "bsp: PodGroup " + spec_.namespace_name + "/" + spec_.pod_group + " already exists");
 }
 
 bool GangRun::advance_one(SimTime until) {
@@ -90,6 +142,15 @@ bool GangRun::advance_one(SimTime until) {
 void GangRun::create_gang(const Shares& shares, GangStepRecord& record, SimTime until) {
   check_fits(shares, record.step);
   ++generation_;
+  if (spec_.gang_scheduler == "yunikorn") {
+    // The task-groups annotation: one group per task, in task order (JSON as upstream's
+    // examples write it).
+    task_groups_ = "[";
+    for (std::size_t i = 0; i < shares.size(); ++i)
+      task_groups_ += std::string(i ? "," : "") + "{\"name\":\"" + data_.model.task_name(i) +
+                      "\",\"minMember\":1,\"minResource\":{\"cpu\":\"" + std::to_string(shares[i]) + "m\"}}";
+    task_groups_ += "]";
+  }
   const SimTime created = sim_.now();
   pods_.clear();
   for (std::size_t i = 0; i < shares.size(); ++i) pods_.push_back(create_task_pod(i, shares[i]));
@@ -140,65 +201,89 @@ void GangRun::delete_gang(GangStepRecord& record, SimTime until) {
   record.deletion = seconds_between(begin, sim_.now());
 }
 
-void GangRun::run(SimTime until) {
+bool GangRun::start(SimTime until) {
   const SimTime start = SimTime::from_seconds(spec_.start_seconds);
   if (start > until) {
-    sim_.run();
-    return;
+    stopped_ = true;
+    return false;
   }
   sim_.advance_to(start);
-  Planner planner(data_.model, data_.trace(spec_.plan), settings_);
-  Planner executed(data_.model, data_.trace(spec_.execute), settings_);
-  std::unique_ptr<Controller> controller;
-  if (spec_.controller == "static-window") controller = std::make_unique<StaticWindowController>(spec_.window);
-  if (spec_.controller == "dynamic-mpc") controller = std::make_unique<DynamicMpcController>(settings_.window_size);
-  result_.controller = controller ? controller->name() : "EXPPO";
-  Shares current(data_.model.task_count(), settings_.starting_shares);
-  for (int t = 0; t < settings_.simulation_length && !stopped_; ++t) {
-    GangStepRecord record;
-    record.step = t;
-    record.start = sim_.now().to_seconds();
-    int w = 0;
-    if (!controller) {
-      if (t == 0) current = planner.static_configuration();
-    } else {
-      w = controller->horizon(t, current, planner);
-      if (w != 0) current = planner.plan(t, w, 0);
-    }
-    record.plan_window = w;
-    record.shares = current;
-    if (w != 0 || t == 0) {
-      record.reconfigured = true;
-      if (t != 0) {
-        ++result_.checkpoints;
-        // The checkpoint: the task pods keep their resources while the job saves its state.
-        const SimTime checkpointed = sim_.now() + Duration::from_seconds(settings_.checkpoint_penalty);
-        if (checkpointed > until) break;
-        sim_.advance_to(checkpointed);
-        record.penalty = settings_.checkpoint_penalty;
-        delete_gang(record, until);
+  set_up_gang_scheduler();
+  return true;
+}
+
+bool GangRun::launch(SimTime until) {
+  launch_record_ = GangStepRecord{};
+  launch_record_.start = sim_.now().to_seconds();
+  launch_record_.shares = current_;
+  create_gang(current_, launch_record_, until);
+  launch_record_.end = sim_.now().to_seconds();
+  return !stopped_;
+}
+
+bool GangRun::step(int row, int w, SimTime until) {
+  if (stopped_) return false;
+  GangStepRecord record;
+  record.step = row;
+  record.start = sim_.now().to_seconds();
+  if (w != 0) current_ = planner_.plan(row, w, 0);
+  record.plan_window = w;
+  record.shares = current_;
+  const bool running = !pods_.empty();
+  if (w != 0 || !running) {
+    record.reconfigured = true;
+    if (running) {
+      // The checkpoint: the task pods keep their resources while the job saves its state.
+      const SimTime checkpointed = sim_.now() + Duration::from_seconds(settings_.checkpoint_penalty);
+      if (checkpointed > until) {
+        stopped_ = true;
+        return false;
       }
-      create_gang(current, record, until);
-      if (stopped_) break;
+      ++result_.checkpoints;
+      sim_.advance_to(checkpointed);
+      record.penalty = settings_.checkpoint_penalty;
+      delete_gang(record, until);
     }
-    record.superstep = executed.step_duration(current, t, 0);
-    const SimTime end = sim_.now() + Duration::from_seconds(record.superstep);
-    if (end > until) break;
-    sim_.advance_to(end);
-    record.end = sim_.now().to_seconds();
-    result_.duration_without_penalty += record.superstep;
-    result_.penalty_total += record.penalty;
-    result_.deletion_total += record.deletion;
-    result_.gang_wait_total += record.gang_wait;
-    result_.startup_total += record.startup;
-    result_.steps.push_back(std::move(record));
+    create_gang(current_, record, until);
+    if (stopped_) return false;
   }
+  record.superstep = executed_.step_duration(current_, row, 0);
+  const SimTime end = sim_.now() + Duration::from_seconds(record.superstep);
+  if (end > until) {
+    stopped_ = true;
+    return false;
+  }
+  sim_.advance_to(end);
+  record.end = sim_.now().to_seconds();
+  result_.duration_without_penalty += record.superstep;
+  result_.penalty_total += record.penalty;
+  result_.deletion_total += record.deletion;
+  result_.gang_wait_total += record.gang_wait;
+  result_.startup_total += record.startup;
+  result_.steps.push_back(std::move(record));
+  return true;
+}
+
+void GangRun::finish(SimTime until) {
   if (!result_.steps.empty()) result_.cluster_total = result_.steps.back().end - result_.steps.front().start;
   result_.study_total = result_.duration_without_penalty + settings_.checkpoint_penalty * result_.checkpoints;
   // The job ends: its pods are deleted; the rest of the cluster's work goes on.
   GangStepRecord final_deletion;
   if (!stopped_) delete_gang(final_deletion, until);
   result_.study_table = run_study_table(data_.model, data_.trace(spec_.plan), data_.trace(spec_.execute), settings_);
+}
+
+void GangRun::run(SimTime until) {
+  std::unique_ptr<Controller> controller;
+  if (spec_.controller == "static-window") controller = std::make_unique<StaticWindowController>(spec_.window);
+  if (spec_.controller == "dynamic-mpc") controller = std::make_unique<DynamicMpcController>(settings_.window_size);
+  result_.controller = controller ? controller->name() : "EXPPO";
+  if (start(until)) {
+    if (!controller) current_ = planner_.static_configuration();  // kept for the whole run
+    for (int t = 0; t < settings_.simulation_length; ++t)
+      if (!step(t, controller ? controller->horizon(t, current_, planner_) : 0, until)) break;
+  }
+  finish(until);
   sim_.run();
 }
 

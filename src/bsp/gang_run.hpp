@@ -5,8 +5,20 @@
 // (controllers.hpp) reconfigures, the job checkpoints (the penalty, in simulated seconds),
 // deletes its task pods and waits until they are gone (the study deletes its Jobs with
 // propagationPolicy Foreground), then creates new pods with the new requests and waits until
-// the scheduler (Coscheduling's PodGroup by default) has placed the whole gang and every
-// container has started. Other tenants share the cluster, so a plan may wait for resources.
+// the gang scheduler has placed the whole gang and every container has started. Other
+// tenants share the cluster, so a plan may wait for resources.
+//
+// The gang, as each real gang scheduler sees it (GangSpec::gang_scheduler):
+//  - coscheduling (scheduler-plugins, pkg/coscheduling): at its start the job creates its
+//    PodGroup (scheduling.x-k8s.io/v1alpha1, minMember = the task count, in its namespace);
+//    every task pod carries the label scheduling.x-k8s.io/pod-group. One PodGroup serves
+//    every set of task pods: the plugin counts the group's current (non-terminal) pods.
+//  - yunikorn (yunikorn-k8shim, docs/user_guide/gang_scheduling.md): each set of task pods is
+//    one application (label applicationId "<podGroup>-<generation>", label queue) whose pods
+//    carry the annotation yunikorn.apache.org/task-groups, one task group per task (minMember
+//    1, minResource its cpu shares: the tasks' requests differ, and a task group's members
+//    share one shape), and yunikorn.apache.org/task-group-name; YuniKorn reserves the gang
+//    with placeholder pods, then swaps in the real pods.
 //
 // Follows: simulation/simulator.py (MPCSimulator.simulate, real_simulation=True: delete_jobs,
 // create_workloads_from_configuration; the barrier of N+1 members). Modelled, not measured:
@@ -56,28 +68,59 @@ struct GangRunResult {
 
 class GangRun {
  public:
-  // Loads the study's data (InputError naming the files) and checks the traces cover the run.
-  GangRun(Simulation& sim, const GangSpec& spec);
-  // Runs the BSP job to its end, then the rest of the simulation (sim.run()); stops at `until`.
-  // A gang that can never be placed (shares that fit no node, a cluster too small) is an
-  // InputError at the scenario's bsp: line.
+  // Loads the study's data (InputError naming the files) and checks the traces cover rows
+  // first_row .. first_row + steps - 1 (and the plan's columns).
+  GangRun(Simulation& sim, const GangSpec& spec, int first_row = 0);
+  // Runs the spec's controller over the job's steps (rows 0 ..), ends the job, then the rest of
+  // the simulation (sim.run()); stops at `until`. A gang that can never be placed (shares
+  // that fit no node, a cluster too small) is an InputError at the scenario's bsp: line.
   void run(SimTime until);
+
+  // ---- Step by step, for a controller outside (the Python environment); run() uses them ----
+  // Moves to the job's start and creates its PodGroup (coscheduling). False if `until` comes
+  // first. InputError when no scheduler serves the task pods' schedulerName with the gang
+  // scheduler's machinery.
+  bool start(SimTime until);
+  // Creates the task pods with the current shares and waits for the gang (no superstep):
+  // the job's launch before its first step. False if `until` came first.
+  bool launch(SimTime until);
+  // Superstep at trace row `row`: w = 0 keeps the shares, w > 0 re-plans them with
+  // plan(row, w, 0) (a checkpoint, the deletion and the new gang when the gang runs; the
+  // first gang when none runs yet); then the superstep. Appends its record to result().steps.
+  // False if `until` came first (nothing recorded).
+  bool step(int row, int w, SimTime until);
+  // The job ends: its pods are deleted, the totals and the study's ideal table computed.
+  void finish(SimTime until);
+  // The controller's name in the report, for a controller outside (run() names its own).
+  void name_controller(std::string name) { result_.controller = std::move(name); }
+
   const GangRunResult& result() const { return result_; }
+  Planner& planner() { return planner_; }
+  const Shares& current_shares() const { return current_; }
+  const StudySettings& settings() const { return settings_; }
+  // The launch's record (its gang wait and start-up).
+  const GangStepRecord& launch_record() const { return launch_record_; }
 
  private:
   void create_gang(const Shares& shares, GangStepRecord& record, SimTime until);
   void delete_gang(GangStepRecord& record, SimTime until);
   PodId create_task_pod(std::size_t task, int shares);
   void check_fits(const Shares& shares, int step) const;
+  // Checks the gang scheduler serves the task pods; creates the PodGroup (coscheduling).
+  void set_up_gang_scheduler();
   bool advance_one(SimTime until);
 
   Simulation& sim_;
   GangSpec spec_;
   StudyData data_;
   StudySettings settings_;
+  Planner planner_, executed_;
+  Shares current_;
+  std::string task_groups_;  // yunikorn: the task-groups annotation of the current gang
   std::vector<PodId> pods_;
   int generation_ = 0;
   GangRunResult result_;
+  GangStepRecord launch_record_;
   bool stopped_ = false;  // reached `until`
 };
 

@@ -3,16 +3,22 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "bsp/gang_run.hpp"
 #include "core/test_paths.hpp"
+#include "sched/plugins/coscheduling/coscheduling.hpp"
+#include "sched/scheduler.hpp"
+#include "sched/yunikorn/yk_gang.hpp"
 #include "scenario/scenario.hpp"
 #include "setups/scheduler_setup.hpp"
 
 namespace kubesim::bsp {
 namespace {
 
-GangRunResult run_scenario(const std::string& file, ModelConfig model, int steps) {
+// Runs the scenario's BSP job for `steps` supersteps; `inspect` sees the simulation after.
+GangRunResult run_scenario(const std::string& file, ModelConfig model, int steps,
+                           const std::function<void(Simulation&)>& inspect = {}) {
   Scenario sc = read_scenario(testing::source_dir() + "/examples/bsp/" + file);
   EXPECT_TRUE(sc.bsp.has_value());
   install_setups(sc.schedulers, sc.inputs);
@@ -23,7 +29,18 @@ GangRunResult run_scenario(const std::string& file, ModelConfig model, int steps
   spec.steps = steps;
   GangRun job(sim, spec);
   job.run(SimTime::never());
+  if (inspect) inspect(sim);
   return job.result();
+}
+
+// The task pods of the run, in creation order.
+std::vector<PodId> task_pods(const ObjectStore& store) {
+  std::vector<PodId> out;
+  for (std::size_t i = 0; i < store.pod_count(); ++i) {
+    const PodId pod(static_cast<std::uint32_t>(i));
+    if (find_label(store.spec_of(pod).labels, "kubesim.io/bsp-task")) out.push_back(pod);
+  }
+  return out;
 }
 
 TEST(GangRun, IdealClusterIsTheStudysSimulator) {
@@ -49,8 +66,56 @@ TEST(GangRun, SharedClusterChargesTheRealReconfigurationCost) {
   EXPECT_GT(r.checkpoints, 0);
   EXPECT_GT(r.startup_total, 0.0);  // pod start-up at every (re)creation
   EXPECT_GT(r.cluster_total, r.study_total);
-  for (const auto& s : r.steps)
-    if (s.reconfigured) EXPECT_GT(s.startup, 0.0) << s.step;
+  for (const auto& s : r.steps) {
+    if (s.reconfigured) {
+      EXPECT_GT(s.startup, 0.0) << s.step;
+    }
+  }
+}
+
+TEST(GangRun, CreatesItsOwnPodGroup) {
+  // No PodGroup manifest: the job creates bsp/bsp (minMember 8) at its start, and
+  // Coscheduling counts every set of task pods as that group's members.
+  run_scenario("e3-bsp.yaml", ModelConfig::realistic(), 6, [](Simulation& sim) {
+    auto* scheduler = dynamic_cast<Scheduler*>(sim.scheduler_serving("scheduler-plugins-scheduler"));
+    ASSERT_NE(scheduler, nullptr);
+    auto* coscheduling = dynamic_cast<Coscheduling*>(scheduler->plugin("Coscheduling"));
+    ASSERT_NE(coscheduling, nullptr);
+    const std::vector<PodId> pods = task_pods(sim.store());
+    ASSERT_GE(pods.size(), 16u);  // the launch and at least one reconfiguration
+    for (const PodId pod : pods) EXPECT_EQ(coscheduling->group_of(pod), 0) << sim.store().pod(pod).name;
+    PodGroupObject again;
+    again.ns = "bsp";
+    again.name = "bsp";
+    EXPECT_FALSE(coscheduling->add_group(again));  // AlreadyExists
+  });
+}
+
+TEST(GangRun, YuniKornTaskGroupsWithPlaceholders) {
+  const GangRunResult r = run_scenario("e3-bsp-yunikorn.yaml", ModelConfig::realistic(), 8, [](Simulation& sim) {
+    const ObjectStore& store = sim.store();
+    const std::vector<PodId> pods = task_pods(store);
+    ASSERT_GE(pods.size(), 16u);
+    // One application per set of task pods, one task group per task.
+    const PodTemplate& first = store.spec_of(pods.front());
+    EXPECT_EQ(*find_label(first.labels, "applicationId"), "bsp-1");
+    EXPECT_EQ(*find_label(first.labels, "queue"), "root.bsp");
+    EXPECT_EQ(*find_label(first.annotations, yunikorn::kAnnotationTaskGroupName), "affinity");
+    EXPECT_EQ(find_label(first.annotations, yunikorn::kAnnotationTaskGroups)->rfind("[{\"name\":\"affinity\",\"minMember\":1,", 0), 0u);
+    EXPECT_EQ(*find_label(store.spec_of(pods.back()).labels, "applicationId"), "bsp-" + std::to_string(pods.size() / 8));
+    // YuniKorn placed a placeholder for every task group of every application.
+    std::size_t placeholders = 0;
+    for (std::size_t i = 0; i < store.pod_count(); ++i)
+      placeholders += yunikorn::is_placeholder(store.spec_of(PodId(static_cast<std::uint32_t>(i))));
+    EXPECT_EQ(placeholders, pods.size());
+    for (const PodId pod : pods) EXPECT_FALSE(store.pod(pod).scheduled.is_never());
+  });
+  ASSERT_EQ(r.steps.size(), 8u);
+  for (const auto& s : r.steps) {
+    if (s.reconfigured) {
+      EXPECT_GT(s.gang_wait + s.startup, 0.0) << s.step;
+    }
+  }
 }
 
 }  // namespace

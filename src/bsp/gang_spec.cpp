@@ -8,7 +8,8 @@ GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::
   in.require_map(node, "bsp");
   in.check_keys(node,
                 {"data", "namespace", "start", "steps", "plan", "execute", "controller", "window", "horizon",
-                 "checkpointPenalty", "schedulerName", "podGroup", "priorityClassName", "terminationGracePeriodSeconds"},
+                 "checkpointPenalty", "gangScheduler", "schedulerName", "podGroup", "queue", "priorityClassName",
+                 "terminationGracePeriodSeconds"},
                 "bsp");
   GangSpec spec;
   spec.source = in.path();
@@ -46,8 +47,19 @@ GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::
   if (const auto n = node["window"]) spec.window = static_cast<int>(in.integer(n, "bsp.window", 1, 1000));
   if (const auto n = node["horizon"]) spec.horizon = static_cast<int>(in.integer(n, "bsp.horizon", 1, 1000));
   if (const auto n = node["checkpointPenalty"]) spec.penalty = seconds(n, "bsp.checkpointPenalty");
+  if (const auto n = node["gangScheduler"]) {
+    spec.gang_scheduler = one_of(n, "bsp.gangScheduler", {"coscheduling", "yunikorn"});
+    if (spec.gang_scheduler == "yunikorn") spec.scheduler_name = "yunikorn";
+  }
   if (const auto n = node["schedulerName"]) spec.scheduler_name = in.scalar(n, "bsp.schedulerName");
-  if (const auto n = node["podGroup"]) spec.pod_group = in.string_or_null(n, "bsp.podGroup");
+  if (const auto n = node["podGroup"]) {
+    spec.pod_group = in.string_or_null(n, "bsp.podGroup");
+    if (!spec.pod_group.empty() && !is_dns1123_label(spec.pod_group)) in.fail(n, "expected bsp.podGroup to be a DNS-1123 label");
+  }
+  if (const auto n = node["queue"]) {
+    if (spec.gang_scheduler != "yunikorn") in.fail(n, "bsp.queue is YuniKorn's queue: it needs gangScheduler: yunikorn");
+    spec.queue = in.scalar(n, "bsp.queue");
+  }
   if (const auto n = node["priorityClassName"]) spec.priority_class_name = in.string_or_null(n, "bsp.priorityClassName");
   if (const auto n = node["terminationGracePeriodSeconds"])
     spec.termination_grace_period_seconds = in.integer(n, "bsp.terminationGracePeriodSeconds", 0, 1'000'000);

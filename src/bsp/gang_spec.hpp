@@ -12,10 +12,18 @@
 //     window: 3                    # static-window's w
 //     horizon: 10                  # dynamic-mpc's H (default: config.ini window_size)
 //     checkpointPenalty: 15        # seconds per reconfiguration (default: config.ini's)
-//     schedulerName: scheduler-plugins-scheduler
-//     podGroup: bsp                # label scheduling.x-k8s.io/pod-group of the task pods ("": none);
-//                                  # the PodGroup object (minMember = the task count) comes with
-//                                  # the scheduler-plugins setup's configuration file
+//     gangScheduler: coscheduling  # how the task pods form a gang (gang_run.hpp):
+//                                  #   coscheduling: scheduler-plugins' Coscheduling; the job
+//                                  #     creates its PodGroup (minMember = the task count)
+//                                  #   yunikorn: YuniKorn task groups with placeholders (one
+//                                  #     application per set of task pods)
+//     schedulerName: ...           # default: scheduler-plugins-scheduler (coscheduling),
+//                                  # yunikorn (yunikorn)
+//     podGroup: bsp                # the gang's name: the PodGroup (label
+//                                  # scheduling.x-k8s.io/pod-group), or YuniKorn's
+//                                  # applicationId prefix ("<podGroup>-<generation>"); "": no gang
+//     queue: root.bsp              # yunikorn: the application's queue (label queue; default
+//                                  # root.default, as the shim's)
 //     priorityClassName: ""        # of the task pods
 //     terminationGracePeriodSeconds: 30
 #pragma once
@@ -42,8 +50,10 @@ struct GangSpec {
   int window = 1;
   int horizon = 0;        // 0: config.ini's
   double penalty = -1;    // < 0: config.ini's
+  std::string gang_scheduler = "coscheduling";  // coscheduling | yunikorn
   std::string scheduler_name = "scheduler-plugins-scheduler";
   std::string pod_group = "bsp";
+  std::string queue;  // yunikorn's queue label; empty: none
   std::string priority_class_name;
   std::int64_t termination_grace_period_seconds = 30;
 };

@@ -24,6 +24,17 @@ struct EnvSettings {
   double duration_low = 75, duration_high = 150;
 };
 
+// The observation at row t with the current shares (row-major A x W; needs rows t and columns
+// 0 .. max(W, A - 1) - 1 of the planner's trace).
+std::vector<double> env_observation(Planner& planner, const Shares& current, int t, const EnvSettings& env);
+// The reward of a step: (default_reward - penalty - duration + duration_high) /
+// (duration_high - duration_low), subtracted in the study's order; `penalty` is the
+// checkpoint penalty if the step reconfigured (else 0), `duration` the superstep (on the
+// cluster plus the deletion, the gang's wait and start-up).
+double env_reward(const EnvSettings& env, double penalty, double duration);
+// InputError unless num_actions >= 1, window_size >= 1 and duration_high > duration_low.
+void check_env_settings(const EnvSettings& env);
+
 class StudyEnv {
  public:
   // `settings` carries the study's (checkpoint penalty, simulation length, shares); the data

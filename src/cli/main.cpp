@@ -134,16 +134,9 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   bool connections_closed = true;
   if (a.serve) {
     connections_closed = serve_simulation(sim, a);
-  } else if (gang) {  // a BSP job drives the simulation (src/bsp/gang_run.hpp)
-    bsp::GangRun bsp_job(sim, *gang);
-    bsp_job.run(options.until);
-    auto bsp_report = bsp::build_gang_report(bsp_job.result());
-    std::vector<ReportFile> files;
-    for (auto& [name, content] : bsp_report.files) files.push_back({name, std::move(content)});
-    run.add_report_section(std::move(bsp_report.html_section), std::move(files));
   } else {
     ProgressBar bar;
-    sim.run([&](double f) { bar.update(f); });
+    run.run(gang, [&](double f) { bar.update(f); });
   }
   // Everything is built before anything is written.
   write_report_files(dir, run.finish());

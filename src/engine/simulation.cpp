@@ -141,6 +141,12 @@ bool Simulation::served_internally(const std::string& scheduler_name) const {
   return false;
 }
 
+SchedulerModel* Simulation::scheduler_serving(const std::string& scheduler_name) {
+  for (auto& s : schedulers_)
+    if (s.model->serves(scheduler_name)) return s.model.get();
+  return nullptr;
+}
+
 std::uint64_t Simulation::scheduling_attempts() const {
   std::uint64_t n = 0;
   for (const auto& s : schedulers_) n += s.model->attempts();

@@ -96,6 +96,9 @@ class Simulation final : public ChangeListener,
   // Whether some scheduler of the simulation serves this schedulerName (else pods wait for
   // an external one).
   bool served_internally(const std::string& scheduler_name) const;
+  // The first scheduler that serves this schedulerName (null: none), for a workload that
+  // talks to its scheduler's own objects (the BSP job creates its PodGroup).
+  SchedulerModel* scheduler_serving(const std::string& scheduler_name);
   // Scheduling attempts of all schedulers.
   std::uint64_t scheduling_attempts() const;
   std::uint64_t events_processed() const { return events_processed_; }

@@ -91,9 +91,20 @@ std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kind
   return files;
 }
 
-void RunPipeline::add_report_section(std::string html, std::vector<ReportFile> files) {
-  extra_html_ += html;
-  for (auto& f : files) extra_files_.push_back(std::move(f));
+void RunPipeline::run(const bsp::GangSpec* gang, const std::function<void(double)>& progress) {
+  if (!gang) {
+    sim_.run(progress);
+    return;
+  }
+  bsp::GangRun job(sim_, *gang);
+  job.run(options_.until);
+  add_gang_report(job.result());
+}
+
+void RunPipeline::add_gang_report(const bsp::GangRunResult& result) {
+  bsp::GangReport report = bsp::build_gang_report(result);
+  extra_html_ += report.html_section;
+  for (auto& [name, content] : report.files) extra_files_.push_back({name, std::move(content)});
 }
 
 std::size_t RunPipeline::unfinished_jobs() const {

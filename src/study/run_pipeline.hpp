@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "bsp/gang_run.hpp"
 #include "engine/simulation.hpp"
 #include "metrics/completion_recorder.hpp"
 #include "metrics/tenant_recorder.hpp"
@@ -50,9 +52,13 @@ class RunPipeline {
   // After the simulation ran: closes the recorders and builds every output file in writing
   // order (jobs.csv, schedule.csv, pods.csv, then the tenant reports). Call once.
   std::vector<ReportFile> finish();
-  // Outputs of a workload driven beside the simulation (the BSP job): `html` joins report.html
-  // (with report settings), `files` are written after the others. Call before finish().
-  void add_report_section(std::string html, std::vector<ReportFile> files);
+  // Runs the simulation to its end (options.until). With `gang`, the scenario's BSP job drives
+  // it (bsp/gang_run.hpp) and its outputs join the run's (add_gang_report); otherwise
+  // Simulation::run() with `progress`. One place for `kubesim run` and the Python module.
+  void run(const bsp::GangSpec* gang, const std::function<void(double)>& progress = {});
+  // The BSP job's outputs (bsp_steps.csv, bsp_summary.csv, bsp_study.csv, its charts; report.html's
+  // "BSP job" section with report settings), written after the others. Call before finish().
+  void add_gang_report(const bsp::GangRunResult& result);
   // As finish(), but builds only the outputs of `kinds` (jobs, schedule, pods, timeseries,
   // queue, summary, charts, report; the tenant kinds only with tenant files), in the same
   // order: `kubesim sweep` keeps what its plan collects without building the rest.

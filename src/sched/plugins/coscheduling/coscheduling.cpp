@@ -33,6 +33,16 @@ Coscheduling::Coscheduling(CoschedulingArgs args, std::vector<PodGroupObject> gr
       permitted_until_(groups_.size(), SimTime::never()),
       backed_off_until_(groups_.size(), SimTime::never()) {}
 
+bool Coscheduling::add_group(PodGroupObject group) {
+  for (const auto& g : groups_)
+    if (g.ns == group.ns && g.name == group.name) return false;
+  groups_.push_back(std::move(group));
+  members_.emplace_back();
+  permitted_until_.push_back(SimTime::never());
+  backed_off_until_.push_back(SimTime::never());
+  return true;
+}
+
 int Coscheduling::find_group(NamespaceId ns, const std::string& label) const {
   const std::string& ns_name = handle_->store().namespace_(ns).name;
   for (std::size_t g = 0; g < groups_.size(); ++g)

@@ -41,6 +41,12 @@ class Coscheduling final : public QueueSortPlugin,
                            public InformerPlugin {
  public:
   Coscheduling(CoschedulingArgs args, std::vector<PodGroupObject> groups);
+  // A PodGroup created while the run goes on (a workload that creates its own group, as the
+  // BSP job does: src/bsp/gang_run.cpp), seen by the plugin's PodGroup informer. Contract:
+  // called before the group's pods are created (upstream a PodGroup Add also re-queues
+  // unschedulable pods, which such pods cannot be yet). False (nothing added) when the
+  // namespace already has a PodGroup of that name (the API server's AlreadyExists).
+  bool add_group(PodGroupObject group);
   const char* name() const override { return "Coscheduling"; }
   // EventsToRegister: Pod/Add (and PodGroup Add/Update, which kubesim's fixed groups never emit).
   std::uint32_t events_to_register() const override { return kEventPodAdd; }
