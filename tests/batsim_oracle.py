@@ -97,7 +97,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("kubesim")
     ap.add_argument("--peer", default=os.path.join(here, "..", "..", "shared", "peers", "batsim"))
-    ap.add_argument("--seeds", type=int, default=12)
+    ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=80)
     ap.add_argument("--machines", default="8,16,32", help="machine counts, one per seed in turn")
     ap.add_argument("--policies", default=",".join(POLICIES))
