@@ -3,18 +3,22 @@
 4.2.1 + batsched 1.4.0 (../shared/peers/batsim, an oracle, never shipped).
 
 For each seed, a random Batsim workload (job sizes up to the machine count and a few beyond it,
-which both must reject; bursts of jobs submitted at the same instant; run times; walltimes that
-overestimate the run time, and some that underestimate it so the job is killed at its walltime)
-runs on a generated platform of M one-core hosts whose links have no latency, so Batsim's
-messages take no simulated time, through `batsim/run.sh` and through `kubesim run --model ideal`
-with the same policy. Every job's final state, start time, finish time and machines must match
-(jobs.csv, compared per job id, times at Batsim's printed precision).
+which both must reject; bursts of up to 8 jobs submitted at the same instant; run times and
+walltimes in whole seconds or with decimals; walltimes that overestimate the run time, and some
+that underestimate it so the job is killed at its walltime) runs on a generated platform of M
+one-core hosts (M = 8, 16, 32 in turn) whose links have no latency, so Batsim's messages take
+no simulated time, through `batsim/run.sh` and through `kubesim run --model ideal` with each
+policy. Every job's final state, start time, finish time and machines must match (jobs.csv,
+compared per job id, times at Batsim's printed precision).
 
-  tests/batsim_oracle.py KUBESIM [--peer DIR] [--seeds N] [--jobs N] [--machines M] [--keep DIR]
+  tests/batsim_oracle.py KUBESIM [--peer DIR] [--seeds N] [--jobs N] [--machines M,M..] [--policies P,P..]
+                         [--keep DIR]
 Exit status: 0 all equal, 1 a difference (the first ones are printed), 77 peer absent (skipped).
 """
 import argparse
+import concurrent.futures
 import csv
+import json
 import os
 import random
 import shutil
@@ -54,21 +58,33 @@ def workload(rng, jobs, machines):
     while i < jobs:
         # Arrivals: gaps of 0..40 s with a millisecond part, or a burst at one instant.
         t += rng.choice([0, 0, rng.randint(1, 40)]) + rng.randint(0, 999) / 1000 * rng.choice([0, 1])
-        burst = rng.choice([1, 1, 1, 2, 4])
+        burst = rng.choice([1, 1, 1, 2, 4, 8])
         for _ in range(min(burst, jobs - i)):
             i += 1
             size = rng.choice([1, 1, 2, rng.randint(1, machines), machines, rng.randint(1, machines // 2 or 1)])
             if rng.random() < 0.03:
                 size = machines + rng.randint(1, 4)  # larger than the cluster: rejected
-            run = rng.randint(1, 120)
-            walltime = run * rng.choice([1, 1.5, 2, 3]) + rng.randint(0, 20)
+            # Run times and walltimes with decimal parts (batsched plans with exact rationals of
+            # their doubles) as well as whole seconds.
+            run = rng.randint(1, 120) + rng.choice([0, 0, rng.randint(1, 999) / 1000])
+            walltime = round(run * rng.choice([1, 1.5, 2, 3]) + rng.randint(0, 20)
+                             + rng.choice([0, 0, rng.randint(1, 9) / 10]), 3)
             if rng.random() < 0.12:
-                walltime = max(1, run - rng.randint(1, run))  # killed at its walltime
+                walltime = max(1, int(run) - rng.randint(1, int(run)))  # killed at its walltime
             name = f"d{run}"
             profiles[name] = {"type": "delay", "delay": float(run)}
             out.append({"id": str(i), "subtime": round(t, 3), "walltime": float(walltime), "res": size,
                         "profile": name})
     return {"nb_res": machines, "jobs": out, "profiles": profiles}
+
+
+def run_peer(run_sh, plat, wpath, policy, out):
+    # run.sh picks a random port for batsched: retried once should two concurrent runs draw the same.
+    for _ in range(2):
+        r = subprocess.run([run_sh, plat, wpath, policy, out], capture_output=True, text=True)
+        if r.returncode == 0:
+            return True
+    return False
 
 
 def read_jobs(path):
@@ -81,9 +97,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("kubesim")
     ap.add_argument("--peer", default=os.path.join(here, "..", "..", "shared", "peers", "batsim"))
-    ap.add_argument("--seeds", type=int, default=4)
-    ap.add_argument("--jobs", type=int, default=60)
-    ap.add_argument("--machines", type=int, default=16)
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--jobs", type=int, default=80)
+    ap.add_argument("--machines", default="8,16,32", help="machine counts, one per seed in turn")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--keep", help="keep the generated files and outputs in this folder")
     a = ap.parse_args()
@@ -95,25 +111,31 @@ def main():
     if os.path.isfile(install) and subprocess.run(["bash", install], capture_output=True).returncode != 0:
         print("skipped: the oracle's runtime libraries could not be installed (install-runtime.sh failed)")
         return 77
-    import json
     work = a.keep or tempfile.mkdtemp(prefix="batsim_oracle_")
     os.makedirs(work, exist_ok=True)
+    policies = a.policies.split(",")
+    sizes = [int(m) for m in a.machines.split(",")]
     differences = 0
-    compared = 0
+    compared = {p: 0 for p in policies}
     try:
-        plat = os.path.join(work, "platform.xml")
-        with open(plat, "w") as f:
-            f.write(platform_xml(a.machines))
         for seed in range(1, a.seeds + 1):
-            w = workload(random.Random(seed), a.jobs, a.machines)
+            machines = sizes[(seed - 1) % len(sizes)]
+            plat = os.path.join(work, f"platform{machines}.xml")
+            with open(plat, "w") as f:
+                f.write(platform_xml(machines))
+            w = workload(random.Random(seed), a.jobs, machines)
             wpath = os.path.join(work, f"w{seed}.json")
             with open(wpath, "w") as f:
                 json.dump(w, f)
-            for policy in a.policies.split(","):
+            # The peer's runs of one trace at once (each mostly waits on its messages).
+            with concurrent.futures.ThreadPoolExecutor(len(policies)) as pool:
+                peer_ok = dict(zip(policies, pool.map(
+                    lambda policy: run_peer(run_sh, plat, wpath, policy, os.path.join(work, f"peer-{policy}-{seed}")),
+                    policies)))
+            for policy in policies:
                 peer_out = os.path.join(work, f"peer-{policy}-{seed}")
                 ks_out = os.path.join(work, f"kubesim-{policy}-{seed}")
-                r = subprocess.run([run_sh, plat, wpath, policy, peer_out], capture_output=True, text=True)
-                if r.returncode != 0:
+                if not peer_ok[policy]:
                     print(f"seed {seed} {policy}: the oracle failed (see {peer_out}/batsim.log)")
                     return 1
                 r = subprocess.run([a.kubesim, "run", "--platform", plat, "--workload", wpath, "--scheduler",
@@ -125,17 +147,17 @@ def main():
                 peer = read_jobs(os.path.join(peer_out, "_jobs.csv"))
                 ours = read_jobs(os.path.join(ks_out, "jobs.csv"))
                 for job_id in sorted(peer, key=int):
-                    compared += 1
+                    compared[policy] += 1
                     p, o = peer[job_id], ours.get(job_id)
-                    diff = [f"{k}: batsim {p[k]!r} kubesim {o[k]!r}" for k in FIELDS if o is None or p[k] != o[k]] \
+                    diff = [f"{k}: batsim {p[k]!r} kubesim {o[k]!r}" for k in FIELDS if p[k] != o[k]] \
                         if o else ["missing in kubesim's jobs.csv"]
                     if diff:
                         differences += 1
                         if differences <= 10:
-                            print(f"seed {seed} {policy} job {job_id} (res {p['requested_number_of_resources']}): "
-                                  + "; ".join(diff))
-        print(f"{compared} job(s) compared over {a.seeds} seed(s) x {len(a.policies.split(','))} "
-              f"polic(ies): {differences} difference(s)")
+                            print(f"seed {seed} ({machines} machines) {policy} job {job_id} "
+                                  f"(res {p['requested_number_of_resources']}): " + "; ".join(diff))
+        print(f"{sum(compared.values())} job(s) compared over {a.seeds} trace(s) ("
+              + ", ".join(f"{p} {n}" for p, n in compared.items()) + f"): {differences} difference(s)")
         return 1 if differences else 0
     finally:
         if not a.keep:

@@ -161,6 +161,47 @@ def check_other_seed(binary, args, first_out, out):
     return problems
 
 
+def check_rejected_jobs(binary, tmp):
+    """A job larger than the cluster (examples/batsim/parallel.json's job 5: 200 machines of
+    128) is rejected on release under each batch policy, as batsched does: REJECTED in jobs.csv
+    (Batsim's final state) and counted on stderr. The SWF form of the same jobs (processors =
+    machines, the default) gives the same jobs.csv but for the profile names."""
+    failures = 0
+    platform = f"{DATA}/batsim/platform_cluster128.xml"
+    cases = [(setup, ["--workload", f"{ROOT}/examples/batsim/parallel.json"], "d10")
+             for setup in ("fcfs", "easy-backfill", "conservative-backfill")]
+    cases.append(("easy-backfill", ["--swf", f"{ROOT}/examples/batsim/parallel.swf"], "swf10"))
+    jobs_csv = {}
+    for setup, workload, profile in cases:
+        label = f"{setup} {os.path.basename(workload[1])}"
+        out = os.path.join(tmp, "rejected-" + label.replace(" ", "-"))
+        r = subprocess.run([binary, "run", "--platform", platform, *workload, "--scheduler", setup, "--model", "batsim",
+                            "--out", out, "--quiet"], capture_output=True, text=True)
+        problems = []
+        want = (f"kubesim: 1 job(s) REJECTED in jobs.csv, the first: job 5: {setup}: the job needs more machines "
+                "than the cluster has (rejected on release)")
+        if r.returncode != 0:
+            problems.append(f"exit status {r.returncode}")
+        elif want not in r.stderr.splitlines():
+            problems.append(f"stderr lacks {want!r}")
+        else:
+            text = read(os.path.join(out, "jobs.csv")).decode()
+            rows = [line.split(",") for line in text.splitlines()]
+            row = [x for x in rows if x[0] == "5"]
+            if not row or row[0][rows[0].index("final_state")] != "REJECTED" or row[0][rows[0].index("profile")] != profile:
+                problems.append(f"jobs.csv's job 5 is not REJECTED: {row}")
+            jobs_csv[label] = without_column(text.encode(), "profile")
+        if problems:
+            failures += 1
+            print(f"FAIL rejected job under {label}: " + "; ".join(problems) + f": {r.stderr.strip()}")
+        else:
+            print(f"ok   rejected job under {label}")
+    if jobs_csv.get("easy-backfill parallel.json") != jobs_csv.get("easy-backfill parallel.swf"):
+        failures += 1
+        print("FAIL parallel.swf (processors = machines) does not give parallel.json's jobs.csv")
+    return failures
+
+
 def check_bad_inputs(binary, tmp):
     """tests/bad/<case>.<ext> with a first-line comment or sidecar <case>.expect holding the
     text the error must contain."""
@@ -176,7 +217,7 @@ def check_bad_inputs(binary, tmp):
             "workload": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload", path],
             "platform": ["--platform", path, "--workload", f"{DATA}/batkube/200_delay170.json"],
             "cluster": ["--cluster", path, "--workload", f"{DATA}/batkube/200_delay170.json"],
-            "swf": ["--cluster", f"{ROOT}/examples/nasa/cluster.yaml", "--swf", path],
+            "swf": ["--cluster", f"{ROOT}/examples/nasa/cluster.yaml", "--swf-processors", "cores", "--swf", path],
             "scheduler": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
                           f"{DATA}/batkube/200_delay170.json", "--scheduler-config", path],
             "model": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
@@ -215,6 +256,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="kubesim-scenarios-")
     try:
         failures = check_scenarios(binary, update, tmp)
+        failures += check_rejected_jobs(binary, tmp)
         failures += check_bad_inputs(binary, tmp)
     finally:
         shutil.rmtree(tmp)

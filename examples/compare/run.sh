@@ -24,7 +24,7 @@ HPC="default-scheduler,fcfs,easy-backfill,conservative-backfill"
     --schedulers "$HPC" --seeds 5 --out results/compare-spaced
 
 # The NASA iPSC/860 trace (SWF) on its 128-node cluster.
-"$KUBESIM" compare --cluster examples/nasa/cluster.yaml --swf "$DATA/swf/NASA-iPSC-1993-3.1-cln.swf" \
+"$KUBESIM" compare --cluster examples/nasa/cluster.yaml --swf "$DATA/swf/NASA-iPSC-1993-3.1-cln.swf" --swf-processors cores \
     --schedulers "$HPC" --seeds 3 --out results/compare-nasa
 
 # Two schedulers in one cluster (examples/multi-scheduler): kube-scheduler beside Fluxion, with

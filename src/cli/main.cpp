@@ -60,6 +60,7 @@ struct RunArgs {
   double until = -1;
   std::string swf_cpu = "1";
   std::string swf_memory = "none";
+  std::string swf_processors = "machines";
   bool quiet = false;
   // serve
   std::string clock = "realtime";
@@ -177,6 +178,13 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   if (sim.pending_pods() > 0)
     std::fprintf(stderr, "kubesim: %zu pod(s) could never be scheduled (reported as REJECTED in jobs.csv)\n",
                  sim.pending_pods());
+  if (const RunPipeline::Rejected rejected = run.rejected_jobs(); rejected.count > 0) {
+    // Batsim's REJECTED jobs, counted: e.g. batsched's rejection of a job larger than the cluster.
+    const PodId first = sim.job_pods()[rejected.first];
+    const std::string why = first.valid() ? sim.store().pod(first).unschedulable_message : std::string();
+    std::fprintf(stderr, "kubesim: %zu job(s) REJECTED in jobs.csv, the first: job %s%s%s\n", rejected.count,
+                 sim.workload().jobs[rejected.first].id.c_str(), why.empty() ? "" : ": ", why.c_str());
+  }
   if (!connections_closed) {
     // serve's clients still hold connections (serve_simulation): the outputs are in place, so
     // end now rather than wait for them; nothing else is left to do in this process.
@@ -192,7 +200,7 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
 void check_pod_budget(const Workload& w, std::size_t max_pods) {
   std::size_t pods = 0;
   for (const WorkloadJob& j : w.jobs) {
-    const std::size_t asked = j.as_job ? static_cast<std::size_t>(std::max(j.completions, j.parallelism)) : 1;
+    const std::size_t asked = j.pods_asked();
     pods += asked;
     if (pods > max_pods)
       throw InputError(w.source, 0,
@@ -414,6 +422,7 @@ SimulationInputs file_inputs(const RunArgs& a) {
     options.cpu_per_processor = a.swf_cpu;
     if (a.swf_memory == "requested") options.memory = SwfOptions::Memory::kRequested;
     if (a.swf_memory == "used") options.memory = SwfOptions::Memory::kUsed;
+    if (a.swf_processors == "cores") options.processors = SwfOptions::Processors::kCores;
     inputs.workload = swf_to_workload(read_swf(a.swf), options, inputs.resource_names);
   }
   // With --scheduler, --scheduler-config is that setup's own file (it installs kube-scheduler's).
@@ -516,7 +525,7 @@ int main(int argc, char** argv) {
       "  kubesim run --platform data/batkube/platform_graphene_16nodes.xml \\\n"
       "              --workload data/batkube/spaced_200_delay170.json --out results/spaced\n"
       "  kubesim run --cluster examples/nasa/cluster.yaml --swf data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
-      "              --model ideal --seed 3 --out results/nasa\n"
+      "              --swf-processors cores --model ideal --seed 3 --out results/nasa\n"
       "  kubesim compare --scenario examples/multitenant/e3.yaml \\\n"
       "      --schedulers default-scheduler,default-scheduler=examples/scheduler-config/most-allocated.yaml --seeds 3\n"
       "  kubesim convert swf-to-batsim data/swf/KIT-10-80.swf -o kit.json");
@@ -562,6 +571,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--swf-memory", run.swf_memory, "SWF memory request: none, requested (field 10) or used (field 7)")
       ->check(CLI::IsMember({"none", "requested", "used"}))
       ->capture_default_str();
+  run_cmd->add_option("--swf-processors", run.swf_processors,
+                      "what an SWF processor is: machines (P processors = P pods, one per node, as Batsim's res) or cores (one pod "
+                      "of P times --swf-cpu-per-processor on one node, as Batkube)")
+      ->check(CLI::IsMember({"machines", "cores"}))
+      ->capture_default_str();
   run_cmd->add_flag("--quiet", run.quiet, "print no summary");
   run_cmd->footer(
       "Examples:\n"
@@ -570,7 +584,9 @@ int main(int argc, char** argv) {
       "  kubesim run --platform data/batkube/platform_graphene_16nodes.xml \\\n"
       "              --workload data/batkube/spaced_200_delay170.json --out results/spaced\n"
       "  kubesim run --cluster examples/nasa/cluster.yaml --swf data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
-      "              --out results/nasa\n"
+      "              --swf-processors cores --out results/nasa\n"
+      "  kubesim run --platform data/batsim/platform_cluster128.xml --swf data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
+      "              --scheduler easy-backfill --out results/nasa-machines\n"
       "  kubesim run --platform data/batkube/1node_6core.xml --workload data/batkube/200_delay170.json \\\n"
       "              --model ideal --seed 7 --out results/ideal");
 
@@ -682,6 +698,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cmp_cmd->add_option("--swf-memory", cmp.swf_memory, "SWF memory request: none, requested or used")
       ->check(CLI::IsMember({"none", "requested", "used"}))
+      ->capture_default_str();
+  cmp_cmd->add_option("--swf-processors", cmp.swf_processors, "what an SWF processor is: machines or cores")
+      ->check(CLI::IsMember({"machines", "cores"}))
       ->capture_default_str();
   cmp_cmd->add_flag("--quiet", cmp.quiet, "print no summary");
   cmp_cmd->footer(

@@ -59,6 +59,7 @@ class SimTime {
 
 // "%.6f" seconds, the format Batsim's std::to_string produces; exact for integer microseconds.
 std::string format_seconds(std::int64_t micros);
+void append_seconds(std::string& out, std::int64_t micros);  // format_seconds, appended
 inline std::string format_seconds(SimTime t) { return format_seconds(t.micros()); }
 inline std::string format_seconds(Duration d) { return format_seconds(d.micros()); }
 

@@ -42,7 +42,10 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   for (auto& pc : inputs.priority_classes) store_.add_priority_class(std::move(pc));
   for (auto& q : inputs.quotas) store_.create_quota(std::move(q));
   for (auto& pdb : inputs.pod_disruption_budgets) store_.add_pod_disruption_budget(std::move(pdb));
-  store_.reserve_pods(workload_.jobs.size());
+  // Every pod the workload asks for, at once: the store never moves its pods while it grows.
+  std::size_t pods = options_.model.addon_pods.size();
+  for (const WorkloadJob& j : workload_.jobs) pods += j.pods_asked();
+  store_.reserve_pods(std::min(pods, options_.max_pods));
   for (auto& node : inputs.nodes) store_.create_node(std::move(node));
   resolve_priorities(workload_.templates);
   for (std::size_t i = 0; i < workload_.templates.size(); ++i) {

@@ -189,8 +189,6 @@ double stretch_of(const JobOutcome& o) {
   return micros_to_seconds(turnaround) / micros_to_seconds(execution);
 }
 
-std::string time_or_empty(SimTime t) { return t.is_never() ? std::string() : format_seconds(t); }
-
 void append_job_row(std::string& out, const RunOutputs& run, const WorkloadJob& job, const JobOutcome& o) {
   // Field order and formatting: batsim src/export.cpp@v4.2.1, JobsTracer::write_job. Batsim does
   // not quote fields; csv_field() only quotes values that would otherwise break the CSV.
@@ -424,13 +422,13 @@ std::string pods_csv(const RunOutputs& run) {
     out += ',';
     out += std::to_string(spec.requests[kMemory]);
     out += ',';
-    out += time_or_empty(pod.created);
+    if (!pod.created.is_never()) append_seconds(out, pod.created.micros());
     out += ',';
-    out += time_or_empty(pod.scheduled);
+    if (!pod.scheduled.is_never()) append_seconds(out, pod.scheduled.micros());
     out += ',';
-    out += time_or_empty(pod.started);
+    if (!pod.started.is_never()) append_seconds(out, pod.started.micros());
     out += ',';
-    out += time_or_empty(pod.finished);
+    if (!pod.finished.is_never()) append_seconds(out, pod.finished.micros());
     out += ',';
     out += std::to_string(pod.scheduling_attempts);
     out += '\n';

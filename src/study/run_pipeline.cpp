@@ -114,4 +114,22 @@ std::size_t RunPipeline::unfinished_jobs() const {
   return n;
 }
 
+RunPipeline::Rejected RunPipeline::rejected_jobs() const {
+  Rejected r;
+  const ObjectStore& store = sim_.store();
+  const std::vector<PodId>& first_pods = sim_.job_pods();
+  for (std::uint32_t j = 0; j < first_pods.size(); ++j) {
+    const WorkloadJob& wj = sim_.workload().jobs[j];
+    if (wj.as_job) continue;  // Job objects: unfinished_jobs()
+    bool started = first_pods[j].valid();
+    // A parallel job's pods follow its first one in PodId order (Simulation::submit).
+    for (std::uint32_t k = 0; started && k < std::max<std::uint32_t>(wj.machines, 1); ++k) {
+      const PodId id(first_pods[j].value() + k);
+      started = id.value() < store.pod_count() && store.pod(id).workload_job == j && !store.pod(id).started.is_never();
+    }
+    if (!started && r.count++ == 0) r.first = j;
+  }
+  return r;
+}
+
 }  // namespace kubesim

@@ -67,6 +67,14 @@ class RunPipeline {
   const RunSummary& summary() const { return summary_; }
   // Job objects that had not finished at the end of the run.
   std::size_t unfinished_jobs() const;
+  // Workload jobs of which some pod never started (jobs.csv: REJECTED, Batsim's state for a
+  // job it never ran, e.g. batsched's rejection of a job larger than the cluster), and the
+  // first one's index (count 0: none).
+  struct Rejected {
+    std::size_t count = 0;
+    std::uint32_t first = 0;
+  };
+  Rejected rejected_jobs() const;
 
  private:
   SimulationOptions options_;

@@ -6,6 +6,7 @@
 //
 //   name: e3-sweep                 # default: the plan file's name without extension
 //   scenarios:                     # scenario files, or {platform|cluster: F, workload|swf: F}
+//                                  # (SWF processors are machines: run's default --swf-processors)
 //     - ../multitenant/e3.yaml
 //   schedulers:                    # `run --scheduler` values: NAME, NAME=CONFIGFILE, A+B
 //     - default-scheduler          #   (default: each scenario's own schedulers)

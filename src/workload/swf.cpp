@@ -200,7 +200,9 @@ Workload swf_to_workload(const SwfTrace& trace, const SwfOptions& options, Resou
         w.skipped.add("memory unknown");
         continue;
       }
-      const double bytes = std::ceil(static_cast<double>(procs) * kb * 1024.0);
+      // Per pod: one processor's memory on each machine, or all P on one node.
+      const bool machines = options.processors == SwfOptions::Processors::kMachines;
+      const double bytes = std::ceil(static_cast<double>(machines ? 1 : procs) * kb * 1024.0);
       if (bytes > 9e18)
         throw InputError(trace.source, r.line,
                          std::string("field ") + (requested ? "10 (requested memory)" : "7 (used memory)") +
@@ -212,6 +214,8 @@ Workload swf_to_workload(const SwfTrace& trace, const SwfOptions& options, Resou
     check_seconds(r.requested_time, trace, r, 9);
     if (procs > std::numeric_limits<std::int64_t>::max() / cpu_per_proc)
       throw InputError(trace.source, r.line, "processors times cpu per processor is out of range");
+    if (options.processors == SwfOptions::Processors::kMachines && procs > 1'000'000)
+      throw InputError(trace.source, r.line, "expected at most 1000000 processors (machines), got " + std::to_string(procs));
     // Job numbers become pod names, which must be unique; SWF logs may repeat a number for the
     // partial-execution records (status 2-4) of one checkpointed job. The first record wins.
     if (!used_numbers.insert(r.job_number).second) {
@@ -227,7 +231,8 @@ Workload swf_to_workload(const SwfTrace& trace, const SwfOptions& options, Resou
   w.jobs.reserve(used.size());
   for (const Used& u : used) {
     const SwfRecord& r = *u.rec;
-    const std::int64_t cpu = u.procs * cpu_per_proc;
+    const bool machines = options.processors == SwfOptions::Processors::kMachines;
+    const std::int64_t cpu = machines ? cpu_per_proc : u.procs * cpu_per_proc;
     const auto key = std::make_pair(cpu, u.memory.value_or(-1));
     auto [it, inserted] = template_of.emplace(key, static_cast<std::uint32_t>(w.templates.size()));
     if (inserted) {
@@ -240,6 +245,7 @@ Workload swf_to_workload(const SwfTrace& trace, const SwfOptions& options, Resou
     job.run_time = Duration::from_seconds(r.run_time);
     job.walltime = r.requested_time > 0 ? Duration::from_seconds(r.requested_time) : Duration();
     job.requested_resources = u.procs;
+    if (machines) job.machines = static_cast<std::uint32_t>(u.procs);
     job.pod_template = it->second;
     job.exit_code = 0;
     w.jobs.push_back(std::move(job));

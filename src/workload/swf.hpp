@@ -56,12 +56,20 @@ struct SwfOptions {
   std::string cpu_per_processor = "1";  // Kubernetes cpu quantity per SWF processor
   enum class Memory { kNone, kRequested, kUsed };
   Memory memory = Memory::kNone;  // kRequested: field 10; kUsed: field 7 (both KB per processor)
+  // What a processor is (P = field 5, allocated, if > 0, else field 8, requested):
+  //   kMachines (the default): a machine, as Batsim's `res` (its SWF converters write res =
+  //     P; batsim docs/input-workload.rst: res is a number of machines): the job is a rigid
+  //     parallel job of P pods, one per node (WorkloadJob::machines = P), each requesting
+  //     cpu_per_processor and one processor's memory;
+  //   kCores: cpu on one multi-core node, as Batkube ran SWF traces (batkube-test
+  //     swf-to-json.go): one pod requesting P * cpu_per_processor and P processors' memory.
+  enum class Processors { kMachines, kCores };
+  Processors processors = Processors::kMachines;
 };
 
-// The direct mapping (as Batkube ran SWF traces, batkube-test swf-to-json.go): each usable job
-// is one pod with one container "main" whose requests = limits =
-//   cpu    = P * cpu_per_processor, P = field 5 (allocated) if > 0, else field 8 (requested);
-//   memory = P * field 10 (or 7) * 1024 bytes, rounded up, when a memory mode is chosen.
+// Each usable job becomes pods (see SwfOptions::processors) with one container "main" whose
+// requests = limits = cpu_per_processor times the processors the pod holds, and when a memory
+// mode is chosen field 10 (or 7) * 1024 bytes per processor (rounded up).
 // run_time = field 4; walltime = field 9 if > 0, else none; exit code 0 (the SWF status is not
 // replayed); job id = field 1; profile "swf<run time>"; requested_resources = P.
 // submit = field 2 minus the smallest field 2 of the used jobs (Batsim's converters shift to 0

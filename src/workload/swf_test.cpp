@@ -34,6 +34,12 @@ std::string swf_line(int id, double submit, double run, int alloc, int req = -1,
   return buf;
 }
 
+SwfOptions cores() {
+  SwfOptions o;
+  o.processors = SwfOptions::Processors::kCores;
+  return o;
+}
+
 const std::string* header_value(const SwfTrace& t, const std::string& key) {
   for (const auto& [k, v] : t.header)
     if (k == key) return &v;
@@ -66,7 +72,7 @@ TEST(Swf, NasaTrace) {
   EXPECT_EQ(t.records.back().job_number, 42264);
 
   ResourceNames names;
-  Workload w = swf_to_workload(t, SwfOptions{}, names);
+  Workload w = swf_to_workload(t, cores(), names);
   EXPECT_EQ(w.jobs.size() + w.skipped.total(), 18'239u);
   ASSERT_EQ(w.skipped.by_reason.size(), 1u);
   EXPECT_EQ(w.skipped.by_reason[0].first, "run time <= 0 or unknown");
@@ -91,6 +97,17 @@ TEST(Swf, NasaTrace) {
   EXPECT_EQ(pt.containers[0].limits, pt.containers[0].requests);
   EXPECT_EQ(pt.containers[0].requested_mask, 1u << kCpu);
   EXPECT_EQ(pt.scheduler_name, "default-scheduler");
+
+  // The default mapping: a processor is a machine, as Batsim's res (its converters write
+  // res = P): job 1 is 128 pods of one cpu, one per node; one template for every job.
+  Workload m = swf_to_workload(t, SwfOptions{}, names);
+  ASSERT_EQ(m.jobs.size(), w.jobs.size());
+  ASSERT_EQ(m.templates.size(), 1u);
+  EXPECT_EQ(m.templates[0].requests[kCpu], 1000);
+  EXPECT_EQ(m.jobs.front().machines, 128u);
+  EXPECT_EQ(m.jobs.front().requested_resources, 128);
+  EXPECT_EQ(m.jobs.front().pods_asked(), 128u);
+  for (std::size_t i = 0; i < m.jobs.size(); ++i) EXPECT_EQ(m.jobs[i].machines, w.jobs[i].requested_resources);
 }
 
 TEST(Swf, KitTrace) {
@@ -98,7 +115,7 @@ TEST(Swf, KitTrace) {
   ASSERT_EQ(t.records.size(), 39u);
   EXPECT_EQ(*header_value(t, "TimeZoneString"), "Europe/Berlin");
   ResourceNames names;
-  Workload w = swf_to_workload(t, SwfOptions{}, names);
+  Workload w = swf_to_workload(t, cores(), names);
   ASSERT_EQ(w.jobs.size(), 39u);
   EXPECT_EQ(w.skipped.total(), 0u);
   EXPECT_EQ(w.jobs[0].id, "982");
@@ -126,7 +143,7 @@ TEST(Swf, MappingOptionsAndSkips) {
             (std::vector<std::pair<std::string, std::string>>{{"Version", "2.2"}, {"Computer", "Test continued"}}));
 
   ResourceNames names;
-  SwfOptions plain;
+  SwfOptions plain = cores();
   plain.cpu_per_processor = "500m";
   Workload w = swf_to_workload(t, plain, names);
   ASSERT_EQ(w.jobs.size(), 4u);
@@ -148,7 +165,7 @@ TEST(Swf, MappingOptionsAndSkips) {
                                                                 {"no processors (fields 5 and 8 unknown or <= 0)", 1},
                                                                 {"negative submit time", 1}}));
 
-  SwfOptions used;
+  SwfOptions used = cores();
   used.memory = SwfOptions::Memory::kUsed;
   Workload wu = swf_to_workload(t, used, names);
   ASSERT_EQ(wu.jobs.size(), 3u);
@@ -158,7 +175,7 @@ TEST(Swf, MappingOptionsAndSkips) {
   EXPECT_EQ(tu.containers[0].requested_mask, (1u << kCpu) | (1u << kMemory));
   EXPECT_EQ(tu.containers[0].limits, tu.containers[0].requests);
 
-  SwfOptions requested;
+  SwfOptions requested = cores();
   requested.memory = SwfOptions::Memory::kRequested;
   Workload wr = swf_to_workload(t, requested, names);
   ASSERT_EQ(wr.jobs.size(), 4u);
@@ -170,6 +187,24 @@ TEST(Swf, MappingOptionsAndSkips) {
   EXPECT_THROW(swf_to_workload(t, bad, names), InputError);
   bad.cpu_per_processor = "0";
   EXPECT_THROW(swf_to_workload(t, bad, names), InputError);
+
+  // Processors as machines (the default): P pods of cpu_per_processor and one processor's
+  // memory each; the same jobs, skips and order as the cores mapping.
+  SwfOptions machines;
+  machines.cpu_per_processor = "500m";
+  machines.memory = SwfOptions::Memory::kRequested;
+  Workload wm = swf_to_workload(t, machines, names);
+  ASSERT_EQ(wm.jobs.size(), 4u);
+  EXPECT_EQ(wm.jobs[0].id, "2");
+  EXPECT_EQ(wm.jobs[0].machines, 4u);
+  EXPECT_EQ(wm.jobs[0].requested_resources, 4);
+  EXPECT_EQ(wm.jobs[1].machines, 2u);
+  EXPECT_EQ(wm.jobs[1].walltime, Duration::seconds(30));
+  const PodTemplate& tm = wm.templates[wm.jobs[0].pod_template];
+  EXPECT_EQ(tm.containers[0].requests[kCpu], 500);
+  EXPECT_EQ(tm.containers[0].requests[kMemory], 20 * 1024);
+  EXPECT_EQ(wm.templates[wm.jobs[1].pod_template].requests[kMemory], 2048 * 1024);
+  for (const WorkloadJob& j : wr.jobs) EXPECT_EQ(j.machines, 0u);  // cores: one pod
 }
 
 struct BadSwf {

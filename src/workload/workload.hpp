@@ -2,6 +2,7 @@
 // Readers (Batsim JSON, SWF) produce it; the simulation submits it; writers report on it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,13 @@ struct WorkloadJob {
   std::uint32_t machines = 0;
   std::uint32_t pod_template = 0;        // index into Workload::templates
   std::int32_t exit_code = 0;            // profile "ret"
+
+  // The pods the job asks for: its P machines, a Job's max(completions, parallelism) (retries
+  // after failures create more), else one.
+  std::size_t pods_asked() const {
+    if (machines > 0) return machines;
+    return as_job ? static_cast<std::size_t>(std::max(completions, parallelism)) : 1;
+  }
 };
 
 // Jobs a reader could not use, counted by reason (e.g. "run time <= 0"); never silent.

@@ -83,9 +83,10 @@ void BatchScheduler::on_machine_pod_change(const Change& c, const Pod& p, SimTim
   if (c.type != ChangeType::kAdded || c.node.valid()) return;
   if (mj.seen++ == 0) mj.first = PodId(c.id - p.machine_rank);
   if (mj.seen != p.machines) return;
-  // The whole job is known: Batsim's JOB_SUBMITTED. batsched plans with walltime + rjms_delay.
-  Duration walltime = p.active_deadline > Duration() ? p.active_deadline : p.run_time * missing_walltime_factor_;
-  if (walltime > Duration()) walltime = walltime + rjms_delay_;
+  // The whole job is known: Batsim's JOB_SUBMITTED. batsched plans with walltime + rjms_delay
+  // (the machine schedule adds it, in batsched's arithmetic).
+  const Duration walltime =
+      p.active_deadline > Duration() ? p.active_deadline : p.run_time * missing_walltime_factor_;
   // FCFSOrder's tie-break compares Batsim job ids ("w0!<id>"): the pods' common name prefix
   // ("w0-<id>") orders the same way.
   const Pod& first = store_.pod(mj.first);
@@ -146,7 +147,7 @@ void BatchScheduler::decide_machine_jobs(SimTime now) {
                         : depth_ == 1 ? MachineSchedule::Policy::kEasy
                                       : MachineSchedule::Policy::kConservative;
     const auto machines = static_cast<std::uint32_t>(std::max<std::size_t>(store_.node_count(), 1));
-    machine_schedule_ = std::make_unique<MachineSchedule>(policy, machines, now);
+    machine_schedule_ = std::make_unique<MachineSchedule>(policy, machines, now, rjms_delay_);
   }
   machine_starts_.clear();
   machine_rejects_.clear();

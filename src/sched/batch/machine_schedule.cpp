@@ -2,10 +2,24 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "core/error.hpp"
 
 namespace kubesim {
+
+BatschedTime BatschedTime::of(std::int64_t micros) {
+  KUBESIM_ASSERT(micros >= 0);
+  if (micros == 0) return BatschedTime();
+  // The double nearest to micros / 10^6 (both operands exact, the quotient correctly rounded),
+  // as rapidjson parses Batsim's "%f", then that double exactly: mantissa * 2^(e - 53).
+  int e = 0;
+  const double mantissa = std::frexp(static_cast<double>(micros) / 1e6, &e);
+  const auto m = static_cast<std::int64_t>(std::ldexp(mantissa, 53));
+  const int shift = e - 53 + 80;
+  KUBESIM_ASSERT(shift >= 0 && shift <= 127 - 53);  // 1 us .. 2^47 s
+  return BatschedTime(static_cast<__int128>(m) << shift);
+}
 
 MachineSet MachineSet::all(std::uint32_t machines) {
   MachineSet s(machines);
@@ -68,10 +82,13 @@ std::string MachineSet::to_string() const {
   return out;
 }
 
-MachineSchedule::MachineSchedule(Policy policy, std::uint32_t machines, SimTime start)
-    : policy_(policy), machines_(machines), fcfs_available_(MachineSet::all(machines)) {
+MachineSchedule::MachineSchedule(Policy policy, std::uint32_t machines, SimTime start, Duration rjms_delay)
+    : policy_(policy),
+      machines_(machines),
+      rjms_delay_(BatschedTime::of(rjms_delay)),
+      fcfs_available_(MachineSet::all(machines)) {
   KUBESIM_ASSERT(machines > 0);
-  slices_.push_back(Slice{start, SimTime::never(), MachineSet::all(machines), machines});
+  slices_.push_back(Slice{BatschedTime::of(start), BatschedTime::never(), MachineSet::all(machines), machines});
 }
 
 MachineSchedule::Alloc& MachineSchedule::alloc(std::uint32_t key) {
@@ -79,7 +96,7 @@ MachineSchedule::Alloc& MachineSchedule::alloc(std::uint32_t key) {
   return allocs_[key];
 }
 
-std::size_t MachineSchedule::split(std::size_t i, SimTime date) {
+std::size_t MachineSchedule::split(std::size_t i, BatschedTime date) {
   // Schedule::split_slice: only when date falls strictly inside the slice.
   Slice& s = slices_[i];
   if (!(s.begin < date) || !(s.end.is_never() || date < s.end)) return date == s.begin ? i : i + 1;
@@ -96,8 +113,8 @@ MachineSchedule::FirstFit MachineSchedule::add_first_fit(std::uint32_t key) {
   ++attempts_;
   // A job without walltime is "infinite": it must fit until the horizon.
   const bool infinite = !(a.job.walltime > Duration());
-  auto length_reaches = [&](SimTime begin, SimTime end) {
-    return end.is_never() || (!infinite && end - begin >= a.job.walltime);
+  auto length_reaches = [&](BatschedTime begin, BatschedTime end) {
+    return end.is_never() || (!infinite && end - begin >= a.walltime);
   };
   for (std::size_t i = 0; i < slices_.size(); ++i) {
     if (slices_[i].count < n) continue;  // not an anchor point
@@ -116,7 +133,7 @@ MachineSchedule::FirstFit MachineSchedule::add_first_fit(std::uint32_t key) {
     // BasicResourceSelector::fit: the lowest machine ids.
     a.machines = available.left(n);
     a.begin = slices_[i].begin;
-    a.end = infinite ? SimTime::never() : a.begin + a.job.walltime;
+    a.end = infinite ? BatschedTime::never() : a.begin + a.walltime;
     a.in_schedule = true;
     const bool first = i == 0;
     if (!a.end.is_never()) split(last, a.end);
@@ -142,7 +159,7 @@ void MachineSchedule::remove(std::uint32_t key) {
   }
 }
 
-void MachineSchedule::update_first_slice(SimTime now) {
+void MachineSchedule::update_first_slice(BatschedTime now) {
   // Schedule::update_first_slice: the first slice begins now (a slice ending now stays, of
   // length zero, as in batsched). Slices ending before now only remain here because slices
   // are not merged on removal (batsched merges slices holding the same jobs): dropping them
@@ -195,6 +212,7 @@ void MachineSchedule::make_decisions(SimTime date, const std::vector<std::uint32
     Alloc& a = alloc(key);
     a = Alloc{};
     a.job = job;
+    a.walltime = BatschedTime::of(job.walltime) + rjms_delay_;
     a.release = date;
     // easy_bf.cpp / conservative_bf.cpp / fcfs.cpp: "nb_requested_resources > _nb_machines"
     // is rejected; the backfilling policies also reject a job without walltime.
@@ -239,7 +257,7 @@ void MachineSchedule::fcfs(SimTime date, bool job_ended, const std::vector<std::
 void MachineSchedule::easy(SimTime date, bool job_ended, const std::vector<std::uint32_t>& fresh,
                            std::uint32_t priority_before, std::vector<Start>& starts) {
   for (const std::uint32_t key : fresh) queue_.push_back(key);  // Queue::append_job
-  update_first_slice(date);
+  update_first_slice(BatschedTime::of(date));
   // sort_queue_while_handling_priority_job
   sort_queue();
   std::uint32_t priority = queue_.empty() ? UINT32_MAX : queue_.front();
@@ -288,7 +306,7 @@ void MachineSchedule::easy(SimTime date, bool job_ended, const std::vector<std::
 void MachineSchedule::conservative(SimTime date, bool job_ended, const std::vector<std::uint32_t>& fresh,
                                    std::vector<Start>& starts) {
   for (const std::uint32_t key : fresh) queue_.push_back(key);
-  update_first_slice(date);
+  update_first_slice(BatschedTime::of(date));
   sort_queue();
   if (!job_ended) {
     // "If no resources have been released, we can just insert the new jobs into the schedule"

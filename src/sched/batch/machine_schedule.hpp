@@ -15,8 +15,8 @@
 //   src/json_workload.cpp  walltime += rjms_delay (main.cpp: 5 s by default).
 // Slices here keep no job lists: two adjacent slices with the same available machines give
 // the same first fit whether merged or not (a job that fits from the later one fits from the
-// earlier one, which is tried first), so merging is only a speed-up. Times are integer
-// microseconds where batsched uses exact rationals of Batsim's double dates.
+// earlier one, which is tried first), so merging is only a speed-up. Times are BatschedTime:
+// batsched's exact rationals of the doubles Batsim sends (see there).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,35 @@
 #include "core/time.hpp"
 
 namespace kubesim {
+
+// A date or duration as batsched holds it. Batsim prints every date and walltime of its
+// messages with "%f" (6 decimals: the integer microseconds kubesim computes), batsched parses
+// each into a double (rapidjson: the significand's integer divided by 10^6, so the double
+// nearest to the decimal) and computes with exact rationals of those doubles
+// (exact_numbers.hpp: Rational = boost mpq_rational; schedule.cpp: end = begin + walltime,
+// walltime = double + rjms_delay in json_workload.cpp). So a slice may end 2^-46 s after
+// another although both print the same microsecond, and a job that "fits exactly" in decimal
+// may not fit in batsched (the oracle's seed 1 under conservative_bf: at 179.704, 179.704 + 59
+// > 101.704 + 137 in doubles' rationals). Every such double >= 1 us is a multiple of 2^-72 and
+// below 2^47 s, so a fixed point of 2^-80 s in 128 bits holds them and their sums exactly.
+class BatschedTime {
+ public:
+  constexpr BatschedTime() = default;
+  static BatschedTime of(std::int64_t micros);
+  static BatschedTime of(SimTime t) { return of(t.micros()); }
+  static BatschedTime of(Duration d) { return of(d.micros()); }
+  // schedule.cpp's 1e19 horizon: after every date.
+  static constexpr BatschedTime never() { return BatschedTime(kNever); }
+  constexpr bool is_never() const { return v_ == kNever; }
+  constexpr BatschedTime operator+(BatschedTime o) const { return BatschedTime(v_ + o.v_); }
+  constexpr BatschedTime operator-(BatschedTime o) const { return BatschedTime(v_ - o.v_); }
+  constexpr auto operator<=>(const BatschedTime&) const = default;
+
+ private:
+  static constexpr __int128 kNever = static_cast<__int128>(~static_cast<unsigned __int128>(0) >> 1);
+  constexpr explicit BatschedTime(__int128 v) : v_(v) {}
+  __int128 v_ = 0;  // units of 2^-80 s
+};
 
 // A set of machine ids (0..n-1), as batsched's IntervalSet is used here.
 class MachineSet {
@@ -57,7 +86,7 @@ class MachineSchedule {
   struct Job {
     std::string id;           // the order's tie-break (batsched compares job ids as strings)
     std::uint32_t size = 1;   // machines
-    Duration walltime;        // with rjms_delay added; zero: none
+    Duration walltime;        // as requested (rjms_delay is added here); zero: none
     SimTime submitted;        // the job's subtime
   };
   // Batsim's order of the jobs of one JOB_SUBMITTED message (batsim src/jobs.cpp
@@ -68,7 +97,9 @@ class MachineSchedule {
     MachineSet machines;
   };
 
-  MachineSchedule(Policy policy, std::uint32_t machines, SimTime start = SimTime::zero());
+  // rjms_delay: batsched's --rjms_delay, added to every walltime the plan uses.
+  MachineSchedule(Policy policy, std::uint32_t machines, SimTime start = SimTime::zero(),
+                  Duration rjms_delay = Duration());
   std::uint32_t machines() const { return machines_; }
 
   // One call of make_decisions at `date` with the jobs that ended and were released since the
@@ -84,30 +115,31 @@ class MachineSchedule {
 
  private:
   struct Slice {
-    SimTime begin;
-    SimTime end;  // never(): batsched's 1e19 horizon
+    BatschedTime begin;
+    BatschedTime end;  // never(): batsched's 1e19 horizon
     MachineSet available;
     std::uint32_t count = 0;
   };
   struct Alloc {
     bool in_schedule = false;
     bool running = false;
-    SimTime begin, end;
+    BatschedTime begin, end;
+    BatschedTime walltime;  // job.walltime + rjms_delay
     MachineSet machines;
     Job job;
     SimTime release;
   };
   struct FirstFit {
     bool started_in_first_slice = false;
-    SimTime begin;
+    BatschedTime begin;
   };
 
   Alloc& alloc(std::uint32_t key);
   // Schedule::add_job_first_fit: places the job (it must not be in the schedule).
   FirstFit add_first_fit(std::uint32_t key);
   void remove(std::uint32_t key);  // Schedule::remove_job (no-op when not in it)
-  void update_first_slice(SimTime now);
-  std::size_t split(std::size_t slice, SimTime date);  // index of the slice beginning at date
+  void update_first_slice(BatschedTime now);
+  std::size_t split(std::size_t slice, BatschedTime date);  // index of the slice beginning at date
   void sort_queue();
   void start(std::uint32_t key, std::vector<Start>& starts);  // the job leaves the queue, running
   void fcfs(SimTime date, bool job_ended, const std::vector<std::uint32_t>& fresh, std::vector<Start>& starts);
@@ -118,6 +150,7 @@ class MachineSchedule {
 
   Policy policy_;
   std::uint32_t machines_;
+  BatschedTime rjms_delay_;
   std::vector<Slice> slices_;
   std::vector<Alloc> allocs_;          // by key
   std::vector<std::uint32_t> queue_;   // waiting jobs, batsched's queue order

@@ -90,6 +90,32 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// batsched computes with exact rationals of the doubles Batsim prints (BatschedTime): with
+// the 5 s rjms_delay, job 3 (54 s) started at 179.704 would end at 179.704 + 59, which is
+// 2^-46 s after job 2's reservation at 101.704 + 137 (job 0's planned end), so batsched does
+// not start it there but backfills job 4; in microseconds both ends would be 238.704 and job
+// 3 would start. Seen on the peer (tests/batsim_oracle.py seed 1, conservative_bf: job 35
+// started at 179.704 instead of job 31).
+TEST(MachineSchedule, ExactRationalsOfBatsimDoubles) {
+  EXPECT_GT(BatschedTime::of(at(179.704)) + BatschedTime::of(Duration::seconds(59)),
+            BatschedTime::of(at(101.704)) + BatschedTime::of(Duration::seconds(137)));
+  EXPECT_EQ(BatschedTime::of(at(2.5)) + BatschedTime::of(at(0.5)), BatschedTime::of(at(3)));
+  MachineSchedule s(Policy::kConservative, 2, SimTime::zero(), Duration::seconds(5));
+  std::vector<MachineSchedule::Start> starts;
+  std::vector<std::uint32_t> rejects;
+  s.make_decisions(at(101.704), {},
+                   {{0, job("w0!0", 1, 132)}, {1, job("w0!1", 1, 100)}, {2, job("w0!2", 2, 10)},
+                    {3, job("w0!3", 1, 54)}, {4, job("w0!4", 1, 34)}},
+                   starts, rejects);
+  ASSERT_EQ(starts.size(), 2u);
+  starts.clear();
+  s.make_decisions(at(179.704), {1}, {}, starts, rejects);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].key, 4u);
+  EXPECT_EQ(starts[0].machines.to_string(), "1");
+  EXPECT_TRUE(rejects.empty());
+}
+
 // Batsim's message timing on platform_cluster128 (0.6 ms master->master, 1.6 ms node->master),
 // as the peer showed: jobs submitted at 0 start at 0.0024; a job released at 1 starts at
 // 1.0024 (the submitter's drift after the first batch); a job started on a completion at e
