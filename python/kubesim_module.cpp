@@ -50,7 +50,7 @@ Files run_scenario_files(const std::string& path, std::uint64_t seed, const std:
   Scenario sc = read_scenario(path);
   if (sc.each_tenant_alone) throw InputError(path, 0, "eachTenantAlone scenarios run one simulation per tenant: use `kubesim run`");
   const SimulationOptions options = scenario_options(sc, seed, model);
-  ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, setup_parameters(sc.schedulers)};
+  ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, setup_parameters(sc.schedulers), {}, {}};
   if (!sc.schedulers.empty()) install_setups(sc.schedulers, sc.inputs);
   RunPipeline run(std::move(sc.inputs), options, &report, KUBESIM_VERSION);
   py::gil_scoped_release unlocked;
@@ -69,7 +69,7 @@ Files compare_scenario_files(const std::string& path, const std::string& schedul
   spec.threads = threads;
   spec.version = KUBESIM_VERSION;
   spec.options = scenario_options(sc, 1, model);
-  spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+  spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}, {}, {}};
   spec.title = sc.name;
   spec.source = "scenario " + std::filesystem::path(path).filename().string();
   spec.inputs = std::move(sc.inputs);

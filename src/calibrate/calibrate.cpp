@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "core/error.hpp"
@@ -30,6 +31,158 @@ double completion(const PodTimeline& p) { return p.finished - p.started - p.run_
 double observed(double start, double d, double res_start, double res_end) {
   auto floor_to = [](double t, double r) { return r > 0 ? std::floor(t / r) * r : t; };
   return floor_to(start + d, res_end) - floor_to(start, res_start);
+}
+
+// Otsu's threshold: the split of `sorted` into [0, k) and [k, n) of least within-class
+// variance (largest between-class variance). Returns k (0 when n < 4).
+std::size_t otsu_split(const std::vector<double>& sorted) {
+  const std::size_t n = sorted.size();
+  if (n < 4) return 0;
+  double total = 0;
+  for (double x : sorted) total += x;
+  double left = 0, best = -1;
+  std::size_t best_k = 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    left += sorted[k - 1];
+    if (sorted[k] == sorted[k - 1]) continue;  // a threshold lies between distinct values
+    const double wl = static_cast<double>(k), wr = static_cast<double>(n - k);
+    const double ml = left / wl, mr = (total - left) / wr;
+    const double between = wl * wr * (ml - mr) * (ml - mr);
+    if (between > best) {
+      best = between;
+      best_k = k;
+    }
+  }
+  return best_k;
+}
+
+double best_aic(const Fit& f) {
+  double a = std::numeric_limits<double>::infinity();
+  for (const auto& c : f.candidates) a = std::min(a, c.aic);
+  return a;
+}
+
+// Two modes in one interval (calibrate.hpp): the Otsu split of the values, kept when its AIC
+// (each class fitted by maximum likelihood, plus the class share and the threshold) beats the
+// best single fit. `high` holds the upper class minus the lower class's mean.
+struct TwoModes {
+  bool split = false;
+  double threshold = 0;
+  Fit low, high;
+  std::vector<double> low_values, high_values;
+  double aic_single = 0, aic_split = 0;
+};
+
+TwoModes two_modes(std::vector<double> v) {
+  TwoModes m;
+  std::sort(v.begin(), v.end());
+  const std::size_t k = otsu_split(v);
+  if (k < 2 || v.size() - k < 2) return m;
+  m.aic_single = best_aic(fit_by_likelihood(v));
+  m.low_values.assign(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k));
+  m.low = fit_by_likelihood(m.low_values);
+  const double base = mean_of(m.low_values);
+  for (std::size_t i = k; i < v.size(); ++i) m.high_values.push_back(std::max(v[i] - base, 1e-6));
+  m.high = fit_by_likelihood(m.high_values);
+  const double n = static_cast<double>(v.size()), pi = static_cast<double>(k) / n;
+  // Hard-split likelihood: each class's fit times its share; the upper fit is of shifted
+  // values, the same likelihood up to the shift.
+  m.aic_split = best_aic(m.low) + best_aic(m.high) + 4 -
+                2 * (static_cast<double>(k) * std::log(pi) + (n - static_cast<double>(k)) * std::log(1 - pi));
+  m.threshold = (v[k - 1] + v[k]) / 2;
+  m.split = m.aic_split < m.aic_single;
+  return m;
+}
+
+// The stalled starts of podStartup (calibrate.hpp). `shift` is subtracted from Scheduled ->
+// Pulling (the watch delay's mean) before fitting.
+struct StallSplit {
+  bool found = false;
+  double threshold = 0;  // Scheduled -> Pulling above it: stalled
+  TwoModes modes;
+  FittedProbability first, after_unstalled, after_stalled;
+};
+
+StallSplit find_stalls(const std::vector<MeasuredRun>& runs, const std::vector<double>& measured, double shift) {
+  StallSplit s;
+  std::vector<double> v = measured;
+  for (double& d : v) d = std::max(d - shift, 1e-6);
+  s.modes = two_modes(std::move(v));
+  if (!s.modes.split) return s;
+  s.threshold = s.modes.threshold + shift;
+  s.first = {"podStartupStallProbabilityFirst", "stalled starts among the first pods of a node", 0, 0};
+  s.after_unstalled = {"podStartupStallProbabilityAfterUnstalled",
+                       "stalled starts among pods following, on their node, a start that did not stall", 0, 0};
+  s.after_stalled = {"podStartupStallProbabilityAfterStalled",
+                     "stalled starts among pods following, on their node, a stalled start", 0, 0};
+  for (const auto& run : runs) {
+    double first_exit = kUnknown;
+    for (const auto& p : run.pods) {
+      const double exit = known(p.started) && known(p.run_time) ? p.started + p.run_time : kUnknown;
+      if (known(exit) && (!known(first_exit) || exit < first_exit)) first_exit = exit;
+    }
+    std::map<std::string, std::vector<const PodTimeline*>> by_node;
+    for (const auto& p : run.pods)
+      if (!p.node.empty() && known(p.scheduled) && known(p.pulling) && known(p.run_time)) by_node[p.node].push_back(&p);
+    for (auto& [node, pods] : by_node) {
+      std::sort(pods.begin(), pods.end(), [](const PodTimeline* a, const PodTimeline* b) {
+        return a->scheduled < b->scheduled || (a->scheduled == b->scheduled && a->id < b->id);
+      });
+      for (std::size_t i = 0; i < pods.size(); ++i) {
+        const bool stalled = pods[i]->pulling - pods[i]->scheduled > s.threshold;
+        FittedProbability* slot = nullptr;
+        if (i == 0) {
+          if (known(first_exit) && pods[i]->scheduled < first_exit) slot = &s.first;
+        } else if (pods[i]->scheduled - pods[i - 1]->scheduled < 2 * pods[i - 1]->run_time) {
+          slot = pods[i - 1]->pulling - pods[i - 1]->scheduled > s.threshold ? &s.after_stalled : &s.after_unstalled;
+        }
+        if (slot) {
+          slot->trials += 1;
+          slot->hits += stalled;
+        }
+      }
+    }
+  }
+  // The rule needs the node's history: without nodes (or without successive pods on one)
+  // the split is not kept.
+  s.found = s.first.trials > 0 && s.after_unstalled.trials > 0;
+  return s;
+}
+
+// The image downloads of imagePull (calibrate.hpp).
+struct Downloads : TwoModes {
+  std::vector<double> raw_high;  // the download pulls' durations
+  std::size_t first_pulls = 0, first_pulls_downloading = 0;
+};
+
+Downloads find_downloads(const std::vector<MeasuredRun>& runs, const std::vector<double>& measured) {
+  Downloads d;
+  static_cast<TwoModes&>(d) = two_modes(measured);
+  if (!d.split) return d;
+  std::size_t downloads = 0;
+  for (const auto& run : runs) {
+    std::map<std::string, const PodTimeline*> first;  // node -> its first pull
+    for (const auto& p : run.pods) {
+      const double pull = image_pull(p);
+      if (!known(pull)) continue;
+      if (pull > d.threshold) {
+        ++downloads;
+        d.raw_high.push_back(pull);
+      }
+      if (p.node.empty() || !known(p.pulling)) continue;
+      auto [it, fresh] = first.emplace(p.node, &p);
+      if (!fresh && (p.pulling < it->second->pulling || (p.pulling == it->second->pulling && p.id < it->second->id)))
+        it->second = &p;
+    }
+    for (const auto& [node, p] : first) {
+      ++d.first_pulls;
+      if (image_pull(*p) > d.threshold) ++d.first_pulls_downloading;
+    }
+  }
+  // The mechanism explains the upper mode only if every download is a node's first pull.
+  if (downloads == 0 || d.first_pulls_downloading != downloads) d.split = false;
+  std::sort(d.raw_high.begin(), d.raw_high.end());
+  return d;
 }
 
 }  // namespace
@@ -107,6 +260,8 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
       {"containerCreate", "Pulled -> Created", container_create},
       {"containerStart", "Created -> Started", container_start},
   };
+  StallSplit stalls;
+  Downloads downloads;
   for (const auto& step : kKubeletSteps) {
     FittedLatency f;
     f.key = step.key;
@@ -132,7 +287,24 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
     // Scheduled -> Pulling after the fitted watch delay.
     const double shift = f.key == "podStartup" ? watch_delay.mean() : 0.0;
     if (shift > 0) f.interval += ", minus watchDelay's mean";
-    if (exact || !coarse_kubelet) {
+    if (f.key == "podStartup" && !coarse_kubelet && (stalls = find_stalls(runs, f.measured, shift)).found) {
+      f.fit = stalls.modes.low;
+      f.interval += ", of the starts that did not stall (at most " + format_seconds_value(stalls.threshold) +
+                    " s; split AIC " + svg::num(stalls.modes.aic_split, 1) + " against " + svg::num(stalls.modes.aic_single, 1) +
+                    " for one fit)";
+      std::vector<double> unstalled;
+      for (double d : f.measured)
+        if (d <= stalls.threshold) unstalled.push_back(d);
+      f.skipped += f.measured.size() - unstalled.size();
+      f.measured = std::move(unstalled);
+    } else if (f.key == "imagePull" && (exact || !coarse_kubelet) && (downloads = find_downloads(runs, f.measured)).split) {
+      f.fit = downloads.low;
+      f.interval += ", of the pulls that did not download the image (at most " +
+                    format_seconds_value(downloads.threshold) + " s; split AIC " + svg::num(downloads.aic_split, 1) +
+                    " against " + svg::num(downloads.aic_single, 1) + " for one fit)";
+      f.skipped += downloads.high_values.size();
+      f.measured = downloads.low_values;
+    } else if (exact || !coarse_kubelet) {
       std::vector<double> shifted;
       for (double d : f.measured) shifted.push_back(std::max(d - shift, 1e-6));
       f.fit = fit_by_likelihood(std::move(shifted));
@@ -150,6 +322,37 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
       f.modelled.push_back(exact ? d : observed(start, d, res_a, ks_res));
     }
     c.latencies.push_back(std::move(f));
+    if (step.key == std::string("podStartup") && stalls.found) {
+      FittedLatency st;
+      st.key = "podStartupStall";
+      st.interval = "Scheduled -> Pulling of the stalled starts (above " + format_seconds_value(stalls.threshold) +
+                    " s) minus the others' mean";
+      st.measured = stalls.modes.high_values;
+      st.fit = stalls.modes.high;
+      RandomStream srng(1, "calibrate/podStartupStall");
+      for (std::size_t i = 0, n = std::max<std::size_t>(4000, st.measured.size() * 4); i < n; ++i)
+        st.modelled.push_back(st.fit.distribution.sample(srng).to_seconds());
+      c.latencies.push_back(std::move(st));
+      c.probabilities = {stalls.first, stalls.after_unstalled, stalls.after_stalled};
+    }
+    if (step.key == std::string("imagePull") && downloads.split) {
+      FittedLatency dl;
+      dl.key = "imagePullFirst";
+      dl.interval = "Pulling -> Pulled of the pulls above " + format_seconds_value(downloads.threshold) +
+                    " s, each the first pull on its node in its run";
+      dl.measured = downloads.raw_high;
+      dl.fit = fit_by_likelihood(dl.measured);
+      RandomStream drng(1, "calibrate/imagePullFirst");
+      for (std::size_t i = 0, n = std::max<std::size_t>(4000, dl.measured.size() * 4); i < n; ++i)
+        dl.modelled.push_back(dl.fit.distribution.sample(drng).to_seconds());
+      dl.commented = downloads.first_pulls_downloading < downloads.first_pulls;
+      dl.note = std::to_string(downloads.first_pulls_downloading) + " of the " + std::to_string(downloads.first_pulls) +
+                " first pulls on a node downloaded the image" +
+                (dl.commented ? ": the other nodes had it already, so it is not applied (set imagePullFirst for a "
+                                "cluster whose nodes do not have the image)"
+                              : "");
+      c.latencies.push_back(std::move(dl));
+    }
   }
 
   {  // statusUpdateLatency: completion seen - exit = PLEG wait + status update (+ the rest)
@@ -200,7 +403,12 @@ std::string calibration_yaml(const Calibration& c) {
                   format_seconds_value(std::sqrt(variance_of(f.measured, mean_of(f.measured)))).c_str(),
                   format_seconds_value(f.fit.distribution.mean()).c_str(), format_seconds_value(f.ks).c_str());
     out += "# " + f.key + ": " + f.interval + "; " + f.fit.method + "; " + stats + "\n";
-    out += f.key + ": " + f.fit.spec + "\n";
+    if (!f.note.empty()) out += "# " + f.key + ": " + f.note + "\n";
+    out += (f.commented ? "# " : "") + f.key + ": " + f.fit.spec + "\n";
+    if (f.key == "podStartupStall")
+      for (const auto& p : c.probabilities)
+        out += "# " + p.key + ": " + p.counted + ": " + std::to_string(p.hits) + " of " + std::to_string(p.trials) +
+               "\n" + p.key + ": " + format_seconds_value(p.value()) + "\n";
   }
   return out;
 }
@@ -227,7 +435,15 @@ std::string calibration_report_html(const Calibration& c) {
            "</td><td>" + std::to_string(f.skipped) + "</td><td>" + format_seconds_value(mean_of(f.measured)) +
            "</td><td>" + esc(f.fit.spec) + "</td><td>" + esc(f.fit.method) + "</td><td>" + svg::num(f.ks, 3) +
            "</td></tr>\n";
-  out += "</table>\n</section>\n";
+  out += "</table>\n";
+  if (!c.probabilities.empty()) {
+    out += "<table>\n<tr><th>key</th><th>counted</th><th>stalled</th><th>of</th><th>probability</th></tr>\n";
+    for (const auto& p : c.probabilities)
+      out += "<tr><td>" + esc(p.key) + "</td><td>" + esc(p.counted) + "</td><td>" + std::to_string(p.hits) + "</td><td>" +
+             std::to_string(p.trials) + "</td><td>" + svg::num(p.value(), 3) + "</td></tr>\n";
+    out += "</table>\n";
+  }
+  out += "</section>\n";
   for (const auto& f : c.latencies) {
     out += "<section class=\"latency\" id=\"" + esc(f.key) + "\"><h2>" + esc(f.key) + "</h2>\n";
     if (!f.fit.candidates.empty()) {

@@ -1,7 +1,25 @@
 // `kubesim calibrate`: fits the latency model (engine/model_config.hpp) to measured pod
 // timelines (measurements.hpp) and writes a model file whose every key says, in a comment,
 // what it was fitted from. Which measured interval gives which latency:
-//   podStartup       Scheduled -> Pulling (the kubelet's watch, admission, pod sandbox)
+//   podStartup       Scheduled -> Pulling (the kubelet's watch, admission, pod sandbox) of
+//                    the starts that did not stall, when the measurements have two modes:
+//                    the values are split in two at the threshold of least within-class
+//                    variance (Otsu) and the split is kept when its AIC (each class fitted by
+//                    maximum likelihood, plus the class probability and the threshold) beats
+//                    the best single fit. Then
+//   podStartupStall  a stalled start's Scheduled -> Pulling minus the mean of the others, and
+//   imagePull        likewise split when Pulling -> Pulled has two modes and every pull of the
+//                    upper one is the first pull on its node in its run (the image was not
+//                    on the node: the download; kubelet images/image_manager.go pulls with
+//                    policy Always, the runtime fetches only missing layers): imagePull from
+//                    the others, imagePullFirst from those; imagePullFirst is written as a
+//                    key only if every node's first pull in every run downloaded, else as a
+//                    comment (the nodes already had the image in some runs).
+//   podStartupStallProbability{First,AfterUnstalled,AfterStalled}  the share of stalled
+//                    starts among a node's first pods (scheduled before any pod of the run
+//                    finished) and among pods following, on the same node, one that did not
+//                    or did stall (the previous pod on the node scheduled less than two run
+//                    times before: no unseen pod between). Needs the pod's node.
 //   imagePull        Pulling -> Pulled (the Pulled message's duration when given)
 //   containerCreate  Pulled -> Created
 //   containerStart   Created -> Started
@@ -18,6 +36,7 @@
 // bindLatency, statusPatchLatency (kept, and said so in the file).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,11 +53,24 @@ struct FittedLatency {
   std::size_t skipped = 0;  // pods lacking a timestamp or with timestamps out of order
   Fit fit;
   double ks = 0.0;          // KS distance measured vs modelled interval
+  // Written as a comment, not a key: the measurements do not support applying it (the note
+  // says why).
+  bool commented = false;
+  std::string note;
+};
+
+// A probability of the model file, from counts (podStartupStallProbability*).
+struct FittedProbability {
+  std::string key;
+  std::string counted;  // what was counted, e.g. "stalled starts among first pods of a node"
+  std::uint64_t hits = 0, trials = 0;
+  double value() const { return trials ? static_cast<double>(hits) / static_cast<double>(trials) : 0.0; }
 };
 
 struct Calibration {
   std::vector<std::string> sources;
   std::vector<FittedLatency> latencies;
+  std::vector<FittedProbability> probabilities;
   std::vector<std::pair<std::string, std::uint64_t>> skipped;  // input rows/cells, by reason
 };
 

@@ -242,6 +242,52 @@ TEST(CalibrateRoundTrip, ServedPodsAndEventsGiveBackTheModelsMeans) {
   EXPECT_EQ(calibration_yaml(c), calibration_yaml(calibrate({timelines_from_cluster(pods, events, "kubesim", kUnknown, kUnknown)})));
 }
 
+// Stalled starts: the real-k3s runs' Scheduled -> Pulling has two modes; calibrate splits them
+// and counts the per-node rule (data/batkube/real-k3s: a stall never follows a stall on its
+// node, 1 exception in 361; about 40% after an unstalled start; about 73% of first pods).
+TEST_F(JobsCsvTest, RealRunsSplitStalledStartsByNodeHistory) {
+  std::vector<MeasuredRun> runs;
+  for (int i = 0; i < 10; ++i) runs.push_back(read_measured_jobs_csv(real(i), workload_));
+  const Calibration c = calibrate(runs);
+  ASSERT_EQ(c.probabilities.size(), 3u);
+  EXPECT_EQ(c.probabilities[0].key, "podStartupStallProbabilityFirst");
+  EXPECT_NEAR(c.probabilities[0].value(), 0.73, 0.05);
+  EXPECT_NEAR(c.probabilities[1].value(), 0.40, 0.05);
+  EXPECT_LT(c.probabilities[2].value(), 0.01);
+  const auto stall = std::find_if(c.latencies.begin(), c.latencies.end(),
+                                  [](const FittedLatency& f) { return f.key == "podStartupStall"; });
+  ASSERT_NE(stall, c.latencies.end());
+  EXPECT_NEAR(stall->fit.distribution.mean(), 2.45, 0.15);
+  const std::string yaml = calibration_yaml(c);
+  const ModelConfig m = ModelConfig::parse(yaml, "fitted.yaml");
+  EXPECT_FALSE(m.kubelet.startup_stall.is_zero());
+  EXPECT_NEAR(m.kubelet.startup.mean(), 0.5, 0.1);  // the unstalled starts only
+}
+
+// One mode (a plain normal start-up) is not split: no stall keys.
+TEST(CalibrateStall, OneModeIsNotSplit) {
+  MeasuredRun run;
+  run.source = "synthetic";
+  const std::vector<double> d = draws("normal:1.5:0.3", 600, "one-mode");
+  for (int i = 0; i < 600; ++i) {
+    PodTimeline p;
+    p.id = std::to_string(i);
+    p.node = std::to_string(i % 10);
+    p.submitted = 200.0 * (i / 10);
+    p.scheduled = p.submitted + 0.2;
+    p.pulling = p.scheduled + d[static_cast<std::size_t>(i)];
+    p.pulled = p.pulling + 1;
+    p.created = p.pulled + 0.05;
+    p.started = p.created + 0.05;
+    p.run_time = 170;
+    p.finished = p.started + 170.5;
+    run.pods.push_back(p);
+  }
+  const Calibration c = calibrate({run});
+  EXPECT_TRUE(c.probabilities.empty());
+  EXPECT_EQ(calibration_yaml(c).find("podStartupStall"), std::string::npos);
+}
+
 // The acceptance check of the shipped model: the ten real-k3s burst runs replayed
 // with their submission times, seeds 1-5: makespan and mean wait inside the measured range,
 // per-pod wait KS distance < 0.1 (docs/fidelity.md; `kubesim fidelity` prints the same).
@@ -262,6 +308,9 @@ TEST(CalibrateFidelity, K3sBatkubeModelLandsInsideTheMeasuredRuns) {
   EXPECT_TRUE(r.makespan_inside()) << r.sim_makespan;
   EXPECT_TRUE(r.wait_inside()) << r.sim_mean_wait;
   EXPECT_LT(r.ks_wait, 0.1);
+  // Stalled starts and image downloads fitted apart bring the start-up from 0.190 to 0.106;
+  // the 0.1 is not met yet (the unstalled starts differ between runs, docs/fidelity.md).
+  EXPECT_LT(r.ks_startup, 0.11);
   // The realistic guesses were outside (README "Latency model"): the check can fail.
   const FidelityResult guess = replay_measured_runs({runs[0]}, make_inputs, ModelConfig::realistic(), 1);
   EXPECT_FALSE(guess.makespan_inside());

@@ -139,6 +139,9 @@ MeasuredRun read_measured_jobs_csv(const std::string& path, const Workload& work
     pod.started = number("starting_time");
     pod.finished = number("finish_time");
     pod.run_time = j.run_time.to_seconds();
+    // Optional column (the real-k3s files have it): the node index in order of first use,
+    // blank when the Scheduled event was missed.
+    if (const auto col = column.find("allocated_resources"); col != column.end()) pod.node = fields[col->second];
     run.pods.push_back(std::move(pod));
   }
   if (header.empty()) throw InputError(path, 1, "empty file: expected a jobs.csv header");
@@ -184,6 +187,7 @@ MeasuredRun timelines_from_cluster(const Json& pods, const Json& events, const s
     double created = kUnknown, scheduled = kUnknown, pulling = kUnknown, pulled = kUnknown, container_created = kUnknown,
            started = kUnknown, finished = kUnknown, exited = kUnknown, pull = kUnknown;
     bool job = false;
+    std::string node;
   };
   std::map<std::string, Absolute> by_name;  // pod name
   for (const Json& p : pods["items"]) {
@@ -194,6 +198,7 @@ MeasuredRun timelines_from_cluster(const Json& pods, const Json& events, const s
       run.skipped.add("pods created outside the time window");
       continue;
     }
+    if (const Json& node = at(p, {"spec", "nodeName"}); node.is_string()) a.node = node.get<std::string>();
     for (const Json& o : at(p, {"metadata", "ownerReferences"}).is_array() ? at(p, {"metadata", "ownerReferences"}) : Json::array())
       if (o.value("kind", "") == "Job") a.job = true;
     const Json& statuses = at(p, {"status", "containerStatuses"});
@@ -253,6 +258,7 @@ MeasuredRun timelines_from_cluster(const Json& pods, const Json& events, const s
     pod.started = rel(a.started);
     pod.finished = rel(a.finished);
     pod.pull_duration = a.pull;
+    pod.node = a.node;
     if (known(a.exited) && known(a.started)) pod.run_time = a.exited - a.started;
     if (!known(pod.scheduled)) run.skipped.add("pods without a Scheduled Event");
     if (!known(pod.started)) run.skipped.add("pods without a Started Event");

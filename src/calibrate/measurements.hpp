@@ -35,6 +35,9 @@ struct PodTimeline {
   double finished = kUnknown;   // completion seen (see MeasuredRun::finish_meaning)
   double run_time = kUnknown;   // how long the container was asked to run (the workload's)
   double pull_duration = kUnknown;  // from the Pulled message ("... in 1.234s"), when given
+  // The node the pod ran on (jobs.csv allocated_resources, a pod's spec.nodeName); empty when
+  // not measured. Per-node start-up history (calibrate.hpp podStartupStall) needs it.
+  std::string node;
 };
 
 struct MeasuredRun {

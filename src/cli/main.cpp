@@ -33,6 +33,7 @@
 #include "platform/cluster_yaml.hpp"
 #include "platform/simgrid_platform.hpp"
 #include "report/batsim_csv.hpp"
+#include "report/measured_results.hpp"
 #include "report/tenant_report.hpp"
 #include "scenario/scenario.hpp"
 #include "setups/scheduler_setup.hpp"
@@ -370,9 +371,16 @@ int scenario_command(const RunArgs& a) {
   } else if (sc.duration) {
     options.until = SimTime::at(*sc.duration);
   }
-  ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+  ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}, {}, {}};
   const std::vector<SetupChoice> setups = chosen_setups(a, sc.schedulers);
   report.parameters = setup_parameters(setups);
+  if (!sc.measured_results_file.empty()) {
+    report.measured = read_measured_results(sc.measured_results_file, sc.measured_experiment);
+    report.measured.source = std::filesystem::path(sc.measured_results_file).filename().string();
+    // One setup (or none: kube-scheduler) has a real counterpart; several side by side do not.
+    if (setups.size() > 1) report.measured = {};
+    if (setups.size() == 1) report.setup = setups[0].setup;
+  }
   // Setups are installed on each run's own inputs (eachTenantAlone copies them per tenant).
   const auto prepare = [&](SimulationInputs& in) {
     if (!setups.empty()) install_setups(setups, in);
@@ -467,7 +475,11 @@ int compare_command(const RunArgs& a, const std::string& schedulers, std::uint64
     if (sc.bsp) throw InputError(a.scenario, sc.bsp->line, "compare does not drive a bsp: job; use `kubesim run`");
     spec.options.model = ModelConfig::load(a.model_given || sc.model.empty() ? a.model : sc.model);
     if (sc.duration) spec.options.until = SimTime::at(*sc.duration);
-    spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+    spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}, {}, {}};
+    if (!sc.measured_results_file.empty()) {
+      spec.report.measured = read_measured_results(sc.measured_results_file, sc.measured_experiment);
+      spec.report.measured.source = std::filesystem::path(sc.measured_results_file).filename().string();
+    }
     spec.title = sc.name;
     spec.source = "scenario " + std::filesystem::path(a.scenario).filename().string();
     spec.inputs = std::move(sc.inputs);

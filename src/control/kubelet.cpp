@@ -9,7 +9,9 @@ Kubelets::Kubelets(ObjectStore& store, KubeletLatencies latencies, std::uint64_t
     : store_(store),
       latencies_(latencies),
       startup_rng_(seed, "kubelet/startup"),
+      stall_rng_(seed, "kubelet/startup-stall"),
       pull_rng_(seed, "kubelet/image-pull"),
+      pull_first_rng_(seed, "kubelet/image-pull-first"),
       create_rng_(seed, "kubelet/container-create"),
       start_rng_(seed, "kubelet/container-start"),
       status_rng_(seed, "kubelet/status"),
@@ -184,7 +186,21 @@ void Kubelets::admit(PodId pod, NodeId node, SimTime now) {
   // SyncPod's steps in order (kuberuntime_manager.go): sandbox, image, create, start. A fixed
   // zero step draws nothing, so models without the split keep their random sequences.
   stats.pulling = now + latencies_.startup.sample(startup_rng_);
-  stats.pulled = stats.pulling + latencies_.image_pull.sample(pull_rng_);
+  if (!latencies_.startup_stall.is_zero()) {
+    using Last = NodeState::LastStart;
+    const double p = ns.last_start == Last::kNone        ? latencies_.stall_probability_first
+                     : ns.last_start == Last::kUnstalled ? latencies_.stall_probability_after_unstalled
+                                                         : latencies_.stall_probability_after_stalled;
+    const bool stalled = stall_rng_.uniform01() < p;
+    if (stalled) stats.pulling = stats.pulling + latencies_.startup_stall.sample(stall_rng_);
+    ns.last_start = stalled ? Last::kStalled : Last::kUnstalled;
+  }
+  if (!latencies_.image_pull_first.is_zero() && !ns.has_image) {
+    stats.pulled = stats.pulling + latencies_.image_pull_first.sample(pull_first_rng_);
+    ns.has_image = true;
+  } else {
+    stats.pulled = stats.pulling + latencies_.image_pull.sample(pull_rng_);
+  }
   stats.container_created = stats.pulled + latencies_.container_create.sample(create_rng_);
   host_.post(stats.container_created + latencies_.container_start.sample(start_rng_), Phase::kKubelet,
              KubeletEvent{KubeletEvent::Kind::kContainerStarted, pod});

@@ -262,3 +262,44 @@ TEST(KubeletRun, ActiveDeadlineKillsPod) {
 
 }  // namespace
 }  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+// A stalled start (podStartupStall) delays Pulling by the stall; whether a start stalls
+// follows the node's previous start: here always for the first pod and after an unstalled
+// start, never after a stalled one, so starts alternate on the node.
+TEST(KubeletStartupStall, FollowsTheNodesPreviousStart) {
+  KubeletLatencies lat = zero_latencies();
+  lat.startup = Distribution::fixed(Duration::millis(500));
+  lat.startup_stall = Distribution::fixed(Duration::seconds(2));
+  lat.stall_probability_first = 1.0;
+  lat.stall_probability_after_unstalled = 1.0;
+  lat.stall_probability_after_stalled = 0.0;
+  Fixture f(lat, /*cpu=*/1000);
+  std::vector<double> startup;
+  SimTime t = SimTime::zero();
+  for (int i = 0; i < 4; ++i) {
+    const PodId p = f.bind(f.tmpl(1000, 0), Duration::seconds(10), t);
+    f.loop.run(*f.kubelets);
+    const Pod& pod = f.store.pod(p);
+    startup.push_back((pod.pulling - pod.scheduled).to_seconds());
+    EXPECT_EQ(pod.started, pod.pulling);  // the other steps take no time here
+    t = pod.finished;
+  }
+  EXPECT_EQ(startup, (std::vector<double>{2.5, 0.5, 2.5, 0.5}));
+}
+
+// Without a stall (every built-in model) nothing is drawn: start-ups are the plain draw.
+TEST(KubeletStartupStall, NoneWithoutAStall) {
+  KubeletLatencies lat = zero_latencies();
+  lat.startup = Distribution::fixed(Duration::millis(500));
+  lat.stall_probability_first = 1.0;
+  Fixture f(lat);
+  const PodId p = f.bind(f.tmpl(1000, 0), Duration::seconds(10));
+  f.loop.run(*f.kubelets);
+  EXPECT_EQ(f.store.pod(p).pulling, SimTime::from_seconds(0.5));
+}
+
+}  // namespace
+}  // namespace kubesim

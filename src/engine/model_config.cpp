@@ -177,8 +177,20 @@ ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std:
       m.scheduler.status_patch = dist();
     } else if (key == "podStartup") {
       m.kubelet.startup = dist();
+    } else if (key == "podStartupStall") {
+      m.kubelet.startup_stall = dist();
+    } else if (key == "podStartupStallProbabilityFirst" || key == "podStartupStallProbabilityAfterUnstalled" ||
+               key == "podStartupStallProbabilityAfterStalled") {
+      const auto v = parse_double(value);
+      if (!v || !(*v >= 0 && *v <= 1))
+        throw InputError(name_or_path, line, key + " must be a probability between 0 and 1, got \"" + value + "\"");
+      (key == "podStartupStallProbabilityFirst"            ? m.kubelet.stall_probability_first
+       : key == "podStartupStallProbabilityAfterUnstalled" ? m.kubelet.stall_probability_after_unstalled
+                                                           : m.kubelet.stall_probability_after_stalled) = *v;
     } else if (key == "imagePull") {
       m.kubelet.image_pull = dist();
+    } else if (key == "imagePullFirst") {
+      m.kubelet.image_pull_first = dist();
     } else if (key == "containerCreate") {
       m.kubelet.container_create = dist();
     } else if (key == "containerStart") {
@@ -246,7 +258,9 @@ ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std:
                        "unknown model parameter \"" + key +
                            "\" (expected watchDelay, schedulingCycle, cyclePerFilteredNodePlugin, cyclePerScoredNodePlugin, "
                            "cyclePerPodOnScoredNode, cyclePerDryRunNode, cyclePerPodOnDryRunNode, schedulerCores, "
-                           "clientRateLimit, bindLatency, statusPatchLatency, podStartup, imagePull, containerCreate, "
+                           "clientRateLimit, bindLatency, statusPatchLatency, podStartup, podStartupStall, "
+                           "podStartupStallProbabilityFirst, podStartupStallProbabilityAfterUnstalled, "
+                           "podStartupStallProbabilityAfterStalled, imagePull, imagePullFirst, containerCreate, "
                            "containerStart, statusUpdateLatency, plegRelistPeriod, jobControllerVersion, "
                            "nodeMonitorGracePeriod, defaultTolerationSeconds, containersExitOnSigterm, schedulerVersion, "
                            "addonPods, base, batsimServerLatency or batsimNodeLatency)");
@@ -270,7 +284,13 @@ std::string ModelConfig::describe() const {
          (scheduler.client_rate_limit ? "true" : "false") +
          ", bindLatency " + scheduler.bind.to_string() + ", statusPatchLatency " + scheduler.status_patch.to_string() +
          ", podStartup " + kubelet.startup.to_string() +
+         (kubelet.startup_stall.is_zero()
+              ? ""
+              : ", podStartupStall " + kubelet.startup_stall.to_string() + " with probability " +
+                    num(kubelet.stall_probability_first) + " (first) / " + num(kubelet.stall_probability_after_unstalled) +
+                    " / " + num(kubelet.stall_probability_after_stalled)) +
          (kubelet.image_pull.is_zero() ? "" : ", imagePull " + kubelet.image_pull.to_string()) +
+         (kubelet.image_pull_first.is_zero() ? "" : ", imagePullFirst " + kubelet.image_pull_first.to_string()) +
          (kubelet.container_create.is_zero() ? "" : ", containerCreate " + kubelet.container_create.to_string()) +
          (kubelet.container_start.is_zero() ? "" : ", containerStart " + kubelet.container_start.to_string()) +
          ", statusUpdateLatency " + kubelet.status_update.to_string() +

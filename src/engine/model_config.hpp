@@ -62,7 +62,9 @@ struct ModelConfig {
   // file whose keys override "realistic" (or the model named by a first key `base`;
   // batsimServerLatency and batsimNodeLatency in seconds):
   // watchDelay, schedulingCycle, bindLatency, statusPatchLatency, podStartup (admission ->
-  // image pull begins), imagePull, containerCreate, containerStart (zero unless given),
+  // image pull begins), podStartupStall (a stalled start's extra delay) with
+  // podStartupStallProbabilityFirst, ...AfterUnstalled, ...AfterStalled (control/kubelet.hpp),
+  // imagePull, imagePullFirst (a node's first pull: the download), containerCreate, containerStart (zero unless given),
   // the cycle's cost (sched/scheduler.hpp CycleCost: cyclePerFilteredNodePlugin,
   // cyclePerScoredNodePlugin, cyclePerPodOnScoredNode, cyclePerDryRunNode,
   // cyclePerPodOnDryRunNode in CPU seconds, schedulerCores), clientRateLimit (true/false),

@@ -110,7 +110,8 @@ class ScenarioReader : YamlInput {
     require_map(root, "the scenario");
     check_keys(root,
                {"name", "description", "cluster", "capacityCores", "schedulerConfig", "model", "sampleInterval",
-                "duration", "eachTenantAlone", "manifests", "tenants", "jobs", "failures", "schedulers", "bsp"},
+                "duration", "eachTenantAlone", "manifests", "tenants", "jobs", "failures", "schedulers", "bsp",
+                "measuredResults"},
                "the scenario");
     s_.path = path();
     s_.name = fs::path(path()).stem().string();
@@ -186,6 +187,14 @@ class ScenarioReader : YamlInput {
       if (s_.each_tenant_alone && s_.tenants.empty()) fail(n, "expected tenants when eachTenantAlone is true");
     }
     if (const YAML::Node f = root["failures"]; f && !f.IsNull()) failures(f);
+    if (const YAML::Node m = root["measuredResults"]; m && !m.IsNull()) {
+      require_map(m, "measuredResults");
+      check_keys(m, {"file", "experiment"}, "measuredResults");
+      if (!m["file"] || !m["experiment"]) fail(m, "expected measuredResults to have a file and an experiment");
+      s_.measured_results_file = file(m["file"], "measuredResults.file");
+      s_.measured_experiment = scalar(m["experiment"], "measuredResults.experiment");
+      if (s_.measured_experiment.empty()) fail(m["experiment"], "expected measuredResults.experiment to be non-empty");
+    }
     if (const YAML::Node b = root["bsp"]; b && !b.IsNull()) s_.bsp = bsp::read_gang_spec(*this, b, dir_);
 
     assemble();

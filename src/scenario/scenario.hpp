@@ -78,7 +78,11 @@ struct Scenario {
   std::vector<std::string> tenants;  // tenant namespaces, in declaration order
   bool each_tenant_alone = false;
   std::optional<Duration> duration;  // simulation time limit, when given
-  std::optional<bsp::GangSpec> bsp;  // `bsp:` a BSP job of the gang study beside the tenants (bsp/gang_spec.hpp)
+  std::optional<bsp::GangSpec> bsp;
+  // `measuredResults: {file, experiment}`: real results shown beside the run's in its reports
+  // (report/measured_results.hpp); the file resolved against the scenario's folder, empty: none.
+  std::string measured_results_file;
+  std::string measured_experiment;  // `bsp:` a BSP job of the gang study beside the tenants (bsp/gang_spec.hpp)
 };
 
 Scenario read_scenario(const std::string& path);

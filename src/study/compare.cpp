@@ -49,6 +49,8 @@ RunRecord run_one(SimulationInputs inputs, SimulationOptions options, const Comp
   const Contender& c = spec.contenders[contender];
   ReportSettings report = spec.report;
   report.parameters = setup_parameters(c.setups);
+  report.setup = c.setups.size() == 1 ? c.setups[0].setup : "";
+  if (c.setups.size() > 1) report.measured = {};  // several schedulers side by side: no real counterpart
   RunPipeline pipeline(std::move(inputs), options, &report, spec.version);
   pipeline.sim().run();
   std::vector<ReportFile> files = pipeline.finish();
@@ -81,6 +83,7 @@ Comparison run_comparison(CompareSpec spec) {
   cmp.seeds = spec.seeds;
   cmp.interval = spec.report.sample_interval;
   cmp.capacity_milli = spec.report.capacity_milli;
+  cmp.measured = spec.report.measured;
   std::mutex install_mutex;
   const auto install = [&](std::size_t contender) {
     const std::lock_guard<std::mutex> lock(install_mutex);

@@ -69,6 +69,7 @@ struct Comparison {
   std::vector<std::string> tenants;    // every tenant of every run, in first-seen order
   std::vector<RunRecord> runs;         // runs[c * seeds + (seed - 1)]
   unsigned threads_used = 1;
+  MeasuredExperiment measured;         // the scenario's measuredResults (empty: none)
 
   const RunRecord& run(std::size_t contender, std::uint64_t seed) const {
     return runs[contender * seeds + static_cast<std::size_t>(seed - 1)];

@@ -7,6 +7,7 @@
 
 #include "report/batsim_csv.hpp"
 #include "report/html_page.hpp"
+#include "report/measured_results.hpp"
 #include "report/svg_chart.hpp"
 #include "report/tenant_report.hpp"
 
@@ -540,6 +541,21 @@ std::string compare_html(const Comparison& cmp, const std::vector<ReportFile>& c
   }
   out += "</table></div>\n</section>\n";
 
+  if (!cmp.measured.empty()) {
+    std::vector<SimulatedTenantFigures> figures;
+    for (std::size_t c = 0; c < cmp.contenders.size(); ++c) {
+      const Contender& k = cmp.contenders[c];
+      if (k.setups.size() > 1) continue;  // several schedulers side by side: no real counterpart
+      for (const StatRow& row : rows[c]) {
+        if (row.tenant == kClusterRow) continue;
+        const SeedStat& q = *row.cols[kAverageQueue];
+        const SeedStat& m = *row.cols[kMakespan];
+        figures.push_back({k.setups.empty() ? "" : k.setups[0].setup, k.label, row.tenant, q.mean, q.min, q.max, m.mean,
+                           m.min, m.max});
+      }
+    }
+    out += measured_results_section_html(cmp.measured, figures, cmp.seeds);
+  }
   out += "<section id=\"charts\"><h2>Charts</h2>\n";
   for (const ReportFile& c : charts) {
     out += "<figure class=\"chart\" id=\"fig-" + esc(c.name.substr(0, c.name.size() - 4)) + "\">\n";

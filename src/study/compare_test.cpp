@@ -162,7 +162,7 @@ CompareSpec small_spec(unsigned threads) {
   spec.inputs = std::move(sc.inputs);
   spec.scheduler_config = sc.scheduler_config;
   spec.options.model = ModelConfig::realistic();
-  spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+  spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}, {}, {}};
   spec.contenders = parse_contenders("default-scheduler,default-scheduler=" + kMostAllocated);
   spec.seeds = 3;
   spec.threads = threads;

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "report/batsim_csv.hpp"
+#include "report/measured_results.hpp"
 #include "report/tenant_report.hpp"
 
 namespace kubesim {
@@ -70,6 +71,19 @@ std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kind
                      {"pod creations refused by quota", std::to_string(sim_.job_controller().failed_creates())}};
     for (const auto& p : report_.parameters) in.parameters.push_back(p);
     in.extra_sections_html = extra_html_;
+    if (!report_.measured.empty()) {
+      std::vector<SimulatedTenantFigures> figures;
+      for (const TenantSummary& t : summary_.tenants) {
+        SimulatedTenantFigures f;
+        f.setup = report_.setup;
+        f.label = report_.setup.empty() ? "default-scheduler" : report_.setup;
+        f.tenant = t.tenant;
+        f.queue_mean = f.queue_min = f.queue_max = t.average_queue_s;
+        f.makespan_mean = f.makespan_min = f.makespan_max = t.makespan_s;
+        figures.push_back(std::move(f));
+      }
+      in.extra_sections_html = measured_results_section_html(report_.measured, figures, 1) + in.extra_sections_html;
+    }
     if (wanted("charts") && wanted("report") && wanted("timeseries") && wanted("queue") && wanted("summary")) {
       for (auto& f : build_tenant_reports(in)) files.push_back(std::move(f));
     } else {

@@ -14,6 +14,7 @@
 #include "engine/simulation.hpp"
 #include "metrics/completion_recorder.hpp"
 #include "metrics/tenant_recorder.hpp"
+#include "report/measured_results.hpp"
 #include "report/run_outputs.hpp"
 #include "setups/scheduler_setup.hpp"
 
@@ -30,6 +31,10 @@ struct ReportSettings {
   bool tenant_files = true;
   // Extra rows for report.html's parameters table (after the standard ones).
   std::vector<std::pair<std::string, std::string>> parameters;
+  // A scenario's measuredResults: report.html shows them beside the run's per-tenant figures
+  // (report/measured_results.hpp) for the run's scheduler setup (`setup`, "" = the default).
+  MeasuredExperiment measured;
+  std::string setup;
 };
 
 // report.html's parameter rows naming the run's scheduler setups (with their configuration

@@ -85,7 +85,7 @@ Configuration configure(const SweepPlan& plan, const SweepCell& cell, std::map<s
       throw InputError(in.scenario, 0, "sweep runs the tenants together: a scenario with eachTenantAlone needs `kubesim run`");
     scenario_model = sc.model;
     if (sc.duration) cfg.options.until = SimTime::at(*sc.duration);
-    cfg.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+    cfg.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}, {}, {}};
     cfg.scheduler_config = sc.scheduler_config;
     cfg.setups = sc.schedulers;
     cfg.inputs = std::move(sc.inputs);

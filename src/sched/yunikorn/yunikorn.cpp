@@ -547,7 +547,7 @@ void YuniKorn::arm_timed(SimTime now) {
       const Duration delay = config_.queues[app.queue].preemption_delay;
       for (int s : app.asks) {
         const Ask& ask = asks_[s];
-        if (app.reservations == 0 && now - ask.created <= kReservationDelay) t = std::min(t, ask.created + kReservationDelay + Duration::micros(1));
+        if (ask.reserved_node < 0 && now - ask.created <= kReservationDelay) t = std::min(t, ask.created + kReservationDelay + Duration::micros(1));
         if (!config_.preemption_enabled || ask.triggered || !ask.allow_preempt_other) continue;
         if (now < ask.created + delay) t = std::min(t, ask.created + delay);
         else if (!ask.last_check.is_never() && now < ask.last_check + kPreemptAttemptFrequency && ask.checked_version != version_)
@@ -1242,9 +1242,13 @@ YuniKorn::AppResult YuniKorn::try_allocate(int a, const Res& head, int* preempt_
     }
     sort_nodes();
     // tryNodes: nodes in sort order, reserved ones skipped; the first that fits wins. After
-    // reservationDelay an ask of an app without a reservation reserves the node with the
-    // lowest FitInScore among those that passed the predicates (preReserveConditions).
-    const bool allow_reserve = now - ask.created > kReservationDelay && app.reservations == 0;
+    // reservationDelay an ask without a reservation reserves the node with the lowest
+    // FitInScore among those that passed the predicates (preReserveConditions). The limit is
+    // per ask, not per application (v1.4-v1.6 application.go tryNodes: allowReserve :=
+    // len(reservedAsks) < ask.GetPendingAskRepeat(), a pod's ask repeats once; partition.go
+    // reserve refuses only a node the application has reserved already, and a reserved node
+    // is skipped here): an application with many pending pods reserves one node per ask.
+    const bool allow_reserve = now - ask.created > kReservationDelay && ask.reserved_node < 0;
     int best = -1;
     double best_score = 0;
     for (int n : node_order_) {
