@@ -39,8 +39,9 @@
 //   the Unix stream socket SOCKET; one line per request, one line per answer:
 //     STATUS            -> "now <ns> quiet <0|1> deadline <ns|-1> threads <n>"
 //         now: virtual ns; quiet = 1 when every thread of the target is blocked in an
-//         untimed wait (futex, epoll, pause, waitid/wait4, read of a pipe...) or in a timed
-//         wait on a virtual deadline, i.e. nothing will happen until virtual time moves or
+//         untimed wait (futex, epoll, pause, waitid/wait4, read of a pipe...), in a short real
+//         sleep (see --real-sleep-max: Go's sysmon paces itself so while it waits for virtual
+//         time to pass), or in a timed wait on a virtual deadline, i.e. nothing will happen until virtual time moves or
 //         something outside the target writes to it; deadline: the earliest virtual deadline
 //         of a waiting thread (-1: none).
 //     ADVANCE <ns>      -> "now <ns>"   sets virtual time to max(now, ns) and wakes the
