@@ -9,8 +9,8 @@ Checks:
      futex under a condition variable, an epoll_wait, a second thread's sleep) reports its
      virtual deadline, ends exactly when the controller advances to it and not before; the
      probe then sees exactly the virtual time;
-  b. --speed 50: the same waits last their virtual length on the probe's clocks (at least,
-     plus a tolerance for a loaded machine) in a fiftieth of it in wall time, and the exit
+  b. --speed 10: the same waits last their virtual length on the probe's clocks (at least,
+     plus a tolerance for a loaded machine) in a tenth of it in wall time, and the exit
      status is the probe's;
   c. bad command lines: one line on stderr, exit 2.
 Prints PASS/FAIL lines; exit 1 on any failure.
@@ -97,21 +97,21 @@ def controller(shim, probe, work):
 
 def speed(shim, probe):
     t0 = time.monotonic()
-    r = subprocess.run([shim, "--speed", "50", "--", probe, "2000"], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([shim, "--speed", "10", "--", probe, "2000"], capture_output=True, text=True, timeout=120)
     wall = time.monotonic() - t0
     got = clocks(r.stdout)
     gaps = [(b[2] - a[2]) / 1e9 for a, b in zip(got, got[1:])]
     want = [2.0, 2.0, 2.0, 1.5]
-    # Each gap is at least its wait; a late wake-up costs 50x its wall latency (tolerance 1 s
-    # virtual, 20 ms of wall time on a loaded machine).
+    # Each gap is at least its wait; a late wake-up costs 10x its wall latency (tolerance 1 s
+    # virtual, 100 ms of wall time on a loaded machine).
     ok = r.returncode == 0 and len(gaps) == 4 and all(w <= g <= w + 1.0 for g, w in zip(gaps, want))
     real_gaps = [(b[1] - a[1]) / 1e9 for a, b in zip(got, got[1:])]
     # The two clocks are read one after the other, while virtual time runs: near, not equal.
-    same = all(abs(a - b) < 0.1 for a, b in zip(real_gaps, gaps))
-    check("--speed 50: virtual waits, 50x faster", ok and wall < sum(want) / 5 and same,
+    same = all(abs(a - b) < 0.5 for a, b in zip(real_gaps, gaps))
+    check("--speed 10: virtual waits, 10x faster", ok and wall < sum(want) / 3 and same,
           f"exit {r.returncode}; MONOTONIC gaps {['%.3f' % g for g in gaps]} s (waits {want}), REALTIME gaps "
           f"{['%.3f' % g for g in real_gaps]} s; wall {wall:.2f} s for {sum(want)} s of waits")
-    r = subprocess.run([shim, "--speed", "50", "--", "sh", "-c", "exit 7"], capture_output=True, text=True, timeout=60)
+    r = subprocess.run([shim, "--speed", "10", "--", "sh", "-c", "exit 7"], capture_output=True, text=True, timeout=60)
     check("exit status passed on", r.returncode == 7, f"sh -c 'exit 7' under the shim exits {r.returncode}")
 
 
