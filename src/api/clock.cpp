@@ -70,7 +70,7 @@ std::string ClockDriver::shimmed_step(std::chrono::steady_clock::time_point now,
   };
   // Pods waiting for a decision do not hold the clock here: a quiet scheduler waits for one
   // of its timers (the informers' 100 ms sync poll, a back-off), which must be let fire.
-  if (api_.in_flight() != 0) return busy();
+  if (api_.in_flight() != 0 || !api_.watches_delivered()) return busy();
   const Clock::time_point last = std::max(api_.last_activity(), shim_advanced_);
   if (now - last < options_.quiet) {
     shim_quiet_since_ = {};

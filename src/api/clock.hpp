@@ -63,7 +63,8 @@
 //   would in real time. Rules 3 and 4 are then not needed: the clock moves only when
 //     1. (rule 1 above does not hold the clock: a quiet scheduler with a pod undecided waits
 //        for a timer of its own, e.g. its informers' 100 ms sync poll or a back-off),
-//     2. no API request is being handled, none was for `quiet` of wall time, and no TCP
+//     2. no API request is being handled, none was for `quiet` of wall time, every watch
+//        stream has written every change (ApiServer::watches_delivered), and no TCP
 //        connection to the server holds unread bytes (a request not yet taken, watch events
 //        not yet read),
 //     3. the shim reports every scheduler thread blocked (an untimed wait, or a timed one
