@@ -77,7 +77,6 @@ def main():
 
     # a. --speed 20 against realtime=20.
     out = os.path.join(work, "timeshim-speed20")
-    t0 = time.monotonic()
     status, wall = real_scheduler.run_pair(kubesim, scheduler, out, common + ["--clock", "realtime=20"], timeout=300,
                                            wrapper=[timeshim, "--speed", "20", "--"])
     lines = log_seconds(os.path.join(out, "scheduler-0.log"))

@@ -393,9 +393,9 @@ void Shim::on_stop(pid_t tid, int status) {
   } else if (sig == SIGTRAP && (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK)) {
     unsigned long child = 0;
     if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child) == 0) threads_[static_cast<pid_t>(child)];
-  } else if (event == PTRACE_EVENT_STOP || event != 0) {
-    // A new thread's first stop, the stop after PTRACE_INTERRUPT, or a group stop (job
-    // control is not supported: the program keeps running).
+  } else if (event != 0) {
+    // PTRACE_EVENT_STOP: a new thread's first stop, the stop after PTRACE_INTERRUPT, or a
+    // group stop (job control is not supported: the program keeps running).
   } else {
     ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));  // deliver the signal
     return;
