@@ -3,6 +3,7 @@
 
 Usage: cosim_vs_realtime.py KUBESIM KUBE_SCHEDULER [--workload W] [--platform P]
                             [--realtime-out DIR] [--cosim-hold frozen|paced] [--out DIR]
+                            [--timeshim build/kubesim-timeshim]
 
 Runs `kubesim serve --clock cosim --model ideal --builtin-scheduler off` with the real binary
 as the scheduler, and the same with `--clock realtime=1` (about 38 min for the default, the
@@ -53,6 +54,8 @@ def main():
     ap.add_argument("--realtime-out")
     ap.add_argument("--cosim-hold", default="frozen")
     ap.add_argument("--out", default="/tmp/kubesim-cosim-bench")
+    ap.add_argument("--timeshim", help="kubesim-timeshim: run the cosim run's scheduler on simulated time "
+                                       "(serve --scheduler-command) instead of on its wall clock")
     a = ap.parse_args()
     common = ["--platform", a.platform, "--workload", a.workload, "--model", "ideal", "--builtin-scheduler", "off"]
 
@@ -63,8 +66,20 @@ def main():
     show("built-in", figures(os.path.join(builtin_out, "jobs.csv")), time.monotonic() - t0)
 
     cosim_dir = os.path.join(a.out, "cosim")
-    status, cosim_wall = real_scheduler.run_pair(a.kubesim, a.scheduler, cosim_dir,
-                                                 common + ["--clock", "cosim", "--cosim-hold", a.cosim_hold])
+    if a.timeshim:
+        # The scheduler on simulated time: serve starts it under kubesim-timeshim.
+        os.makedirs(cosim_dir, exist_ok=True)
+        command = " ".join(real_scheduler.scheduler_command(a.scheduler, "{kubeconfig}"))
+        t0 = time.monotonic()
+        status = subprocess.run([a.kubesim, "serve", *common, "--clock", "cosim", "--cosim-quiet-ms", "1", "--port", "0",
+                                 "--kubeconfig", os.path.join(cosim_dir, "kubeconfig"), "--out",
+                                 os.path.join(cosim_dir, "out"), "--scheduler-log", os.path.join(cosim_dir, "scheduler.log"),
+                                 "--timeshim", a.timeshim, "--scheduler-command", command],
+                                stdout=subprocess.DEVNULL).returncode
+        cosim_wall = time.monotonic() - t0
+    else:
+        status, cosim_wall = real_scheduler.run_pair(a.kubesim, a.scheduler, cosim_dir,
+                                                     common + ["--clock", "cosim", "--cosim-hold", a.cosim_hold])
     if status != 0:
         sys.exit(f"cosim run failed (exit {status}), see {cosim_dir}")
     cosim = figures(os.path.join(cosim_dir, "out", "jobs.csv"))

@@ -16,6 +16,7 @@ sync) is not counted. It also records the load average before and after, and the
 Usage:
   scripts/measure-scheduler-throughput.py [--kubesim build/kubesim] [--nodes 16,100,500,1000,5000]
       [--pods 10000] [--qps 5000 --burst 5000] [--repeat 1] [--builtin-only] [--pct PERCENT]
+      [--timeshim build/kubesim-timeshim]
 Prints one CSV line per run: who, the case, bindings with the first and last binding time and
 their rate, failed attempts ("Unable to schedule pod" log lines, real runs only) and their
 rate (from the log's timestamps), the CPU times, and the load averages.
@@ -166,7 +167,8 @@ def run_real(args, scheduler_bin, nodes, d):
     serve.stdout.readline()  # "serving the Kubernetes API on ..." once the kubeconfig exists
     log_path = os.path.join(d, "scheduler.log")
     with open(log_path, "w") as log:
-        sched = subprocess.Popen([scheduler_bin, "--config", config, "--secure-port=0", "--v=2"],
+        wrapper = [args.timeshim, "--speed", "1", "--"] if args.timeshim else []
+        sched = subprocess.Popen(wrapper + [scheduler_bin, "--config", config, "--secure-port=0", "--v=2"],
                                  stdout=log, stderr=subprocess.STDOUT,
                                  start_new_session=True, preexec_fn=raise_priority(args.nice))
     deadline = time.time() + args.timeout
@@ -182,6 +184,9 @@ def run_real(args, scheduler_bin, nodes, d):
         if bound >= fitting and failed >= args.pods - fitting:
             break
     sched_cpu = cpu_seconds(sched.pid)
+    if args.timeshim:  # the shim's and the scheduler's (its child) CPU time
+        with open("/proc/%d/task/%d/children" % (sched.pid, sched.pid)) as f:
+            sched_cpu += sum(cpu_seconds(int(c)) for c in f.read().split())
     serve_cpu = cpu_seconds(serve.pid)
     load_after = loadavg()
     sched.send_signal(signal.SIGTERM)
@@ -191,7 +196,7 @@ def run_real(args, scheduler_bin, nodes, d):
     _, failed = scheduler_log(log_path)
     if args.keep:
         subprocess.run(["cp", "-r", d, args.keep + "-%d-%d" % (nodes, int(time.time()))])
-    summarise("real", args, nodes, binding_times(os.path.join(out, "pods.csv")), failed, sched_cpu, serve_cpu,
+    summarise("real+timeshim" if args.timeshim else "real", args, nodes, binding_times(os.path.join(out, "pods.csv")), failed, sched_cpu, serve_cpu,
               load_before, load_after)
 
 
@@ -221,6 +226,8 @@ def main():
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--timeout", type=float, default=600, help="wall seconds per real run")
     p.add_argument("--builtin-only", action="store_true", help="only the built-in model")
+    p.add_argument("--timeshim", help="run the real scheduler under this kubesim-timeshim at --speed 1 "
+                                      "(the shim's cost: its binding rate against the scheduler's alone)")
     args = p.parse_args()
     args.qps = None if args.qps == "default" else args.qps
     args.burst = None if args.burst == "default" else args.burst

@@ -865,10 +865,20 @@ ApiResponse ApiServer::start_watch(const Target& t, const ApiRequest& r, std::sh
   const auto now = std::chrono::steady_clock::now();
   w->deadline = now + std::chrono::seconds(timeout);
   w->next_bookmark = std::min(now + kBookmarkFrequency, w->deadline - kBookmarkBeforeDeadline);
+  watches_.push_back(w);
   *watch = std::move(w);
   // The apiserver's watch media type (endpoints/handlers/watch.go); it also keeps the
   // HTTP layer from compressing (and so buffering) the stream.
   return ApiResponse{200, {}, "application/json;stream=watch"};
+}
+
+bool ApiServer::watches_delivered() {
+  if (watch_writes_.load() != 0) return false;
+  std::erase_if(watches_, [](const std::weak_ptr<Watch>& w) { return w.expired(); });
+  const std::size_t end = cache_.end_index();
+  for (const auto& weak : watches_)
+    if (const auto w = weak.lock(); w && (w->send_initial || w->cursor < end)) return false;
+  return true;
 }
 
 bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds wait) {
@@ -922,7 +932,11 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
     }
   };
   drain();
-  if (!out.empty()) return true;
+  // Events handed out count as undelivered until the HTTP layer has written them.
+  if (!out.empty()) {
+    ++watch_writes_;
+    return true;
+  }
   if (stopping_) return false;
   const auto now = std::chrono::steady_clock::now();
   if (now >= w.deadline) return false;
@@ -934,6 +948,7 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
     emit("BOOKMARK", s, nullptr);
     w.next_bookmark = std::min(now + kBookmarkFrequency, w.deadline - kBookmarkBeforeDeadline);
     if (w.next_bookmark <= now) w.next_bookmark = w.deadline;
+    ++watch_writes_;
     return true;
   }
   auto until = now + wait;
@@ -941,6 +956,7 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
   until = std::min(until, w.deadline);
   events_cv_.wait_until(lock, until);
   drain();
+  if (!out.empty()) ++watch_writes_;
   return !stopping_ || !out.empty();
 }
 

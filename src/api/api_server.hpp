@@ -8,6 +8,8 @@
 // Simulation; the clock driver advances the simulation under the same lock (locked()).
 #pragma once
 
+#include <atomic>
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -122,6 +124,12 @@ class ApiServer final : public ChangeListener {
   void set_activity_callback(std::function<void()> f) { on_activity_ = std::move(f); }
   // Requests currently being handled (watches excluded).
   int in_flight() const { return in_flight_; }
+  // Whether every open watch has taken every change recorded so far and its stream has
+  // written them out (watch_written()): then a client has been told everything. Cosim with
+  // a scheduler on simulated time moves on only then. Call under the lock.
+  bool watches_delivered();
+  // Called by the HTTP layer once the events poll_watch() returned are written.
+  void watch_written() { --watch_writes_; }
   // Called by the clock (under the lock) before a request acts, to bring the simulated
   // clock up to date in realtime mode.
   void set_before_request(std::function<void()> f) { before_request_ = std::move(f); }
@@ -172,6 +180,8 @@ class ApiServer final : public ChangeListener {
   bool watchers_behind_ = false;  // something was recorded since events_cv_ was last notified
   bool stopping_ = false;
   int in_flight_ = 0;
+  std::vector<std::weak_ptr<Watch>> watches_;  // open watches (expired ones pruned)
+  std::atomic<int> watch_writes_{0};           // events returned by poll_watch, not yet written
   std::uint64_t requests_ = 0;
   RandomStream name_rng_;
   std::uint32_t generic_uid_ = 0;

@@ -61,6 +61,64 @@ bool ClockDriver::workload_over(std::chrono::steady_clock::time_point now) const
          !api_.given_up_pod_fits() || now - api_.last_activity() >= options_.grace;
 }
 
+std::string ClockDriver::shimmed_step(std::chrono::steady_clock::time_point now,
+                                      std::chrono::steady_clock::time_point& wake_at) {
+  using Clock = std::chrono::steady_clock;
+  const auto look_again = [&] {
+    wake_at = std::min(wake_at, now + std::chrono::milliseconds(1));
+    return std::string();
+  };
+  const auto busy = [&] {
+    shim_quiet_since_ = {};
+    return look_again();
+  };
+  // Pods waiting for a decision do not hold the clock here: a quiet scheduler waits for one
+  // of its timers (the informers' 100 ms sync poll, a back-off), which must be let fire.
+  if (api_.in_flight() != 0 || !api_.watches_delivered()) return busy();
+  const Clock::time_point last = std::max(api_.last_activity(), shim_advanced_);
+  if (now - last < options_.quiet) {
+    shim_quiet_since_ = {};
+    wake_at = std::min(wake_at, last + options_.quiet);
+    return {};
+  }
+  const auto st = shimmed_->status();
+  if (!st) {
+    std::fprintf(stderr, "kubesim: cosim: the scheduler under --scheduler-command has exited\n");
+    return "scheduler exited";
+  }
+  if (!st->quiet || shimmed_->bytes_in_flight()) return busy();
+  if (shim_quiet_since_ == Clock::time_point{}) {
+    shim_quiet_since_ = now;
+    wake_at = std::min(wake_at, now + options_.quiet);
+    return {};
+  }
+  if (now - shim_quiet_since_ < options_.quiet) {
+    wake_at = std::min(wake_at, shim_quiet_since_ + options_.quiet);
+    return {};
+  }
+  shim_quiet_since_ = {};
+  // Quiet: move to the earlier of the next cluster event and the scheduler's next timer
+  // (rounded up to the simulation's microsecond).
+  const SimTime event = sim_.has_work() ? sim_.next_event_time() : SimTime::never();
+  const SimTime timer = st->deadline_ns < 0 ? SimTime::never() : SimTime::at(Duration::micros((st->deadline_ns + 999) / 1000));
+  if (options_.end_with_workload && sim_.arrivals_done() && !sim_.has_work() &&
+      (api_.given_up_external_pods() == 0 || sim_.now() - last_event_sim_ >= Duration::seconds(330)))
+    return "workload finished";
+  SimTime next = std::min(event, timer);
+  if (next.is_never()) return look_again();
+  if (next > options_.until) {
+    sim_.advance_to(options_.until);
+    return "until";
+  }
+  next = std::max(next, sim_.now());
+  if (event <= next) last_event_sim_ = next;
+  sim_.advance_to(next);
+  api_.notify_watchers();
+  shimmed_->advance(next.micros() * 1000);
+  shim_advanced_ = Clock::now();
+  return look_again();
+}
+
 std::string ClockDriver::run(const std::atomic<bool>& stop) {
   using Clock = std::chrono::steady_clock;
   bool warned = false;
@@ -86,6 +144,7 @@ std::string ClockDriver::run(const std::atomic<bool>& stop) {
         }
         return {};
       }
+      if (shimmed_) return shimmed_step(now, wake_at);
       // cosim (see clock.hpp for the rule).
       // The quiet period grows with the scheduler's observed reaction time (twice its
       // slowest recent decision), so a slow or loaded scheduler still gets to retry.

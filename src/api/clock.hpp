@@ -56,6 +56,25 @@
 //   timestamps differ), and which waiting pod gets freed room first can differ; totals
 //   that do not depend on the order (makespan, mean wait of equal jobs) agree, the
 //   order-dependent tail less so (README, "Co-simulation with a real scheduler").
+//
+// cosim with --scheduler-command (a ShimmedScheduler): the scheduler runs under
+//   kubesim-timeshim, whose clock is simulated time (virtual ns = simulated time since 0), so
+//   its timers (back-off, flushes, the unschedulable limit) fire at the simulated times they
+//   would in real time. Rules 3 and 4 are then not needed: the clock moves only when
+//     1. (rule 1 above does not hold the clock: a quiet scheduler with a pod undecided waits
+//        for a timer of its own, e.g. its informers' 100 ms sync poll or a back-off),
+//     2. no API request is being handled, none was for `quiet` of wall time, every watch
+//        stream has written every change (ApiServer::watches_delivered), and no TCP
+//        connection to the server holds unread bytes (a request not yet taken, watch events
+//        not yet read),
+//     3. the shim reports every scheduler thread blocked (an untimed wait, or a timed one
+//        it holds until its virtual deadline), twice, `quiet` of wall time apart,
+//   and it moves to the earlier of the next cluster event and the scheduler's earliest
+//   timer, then sets the scheduler's clock to it (which wakes the timers due). The run
+//   ends when the workload was submitted, nothing can change the cluster, no pod waits
+//   for a decision and either no pod of an external scheduler is pending or 330 s of
+//   simulated time (kube-scheduler's 5-minute unschedulable limit plus its 30 s flush)
+//   passed since the last cluster event.
 #pragma once
 
 #include <atomic>
@@ -67,6 +86,7 @@
 #include <string>
 
 #include "api/api_server.hpp"
+#include "api/shimmed_scheduler.hpp"
 #include "engine/simulation.hpp"
 
 namespace kubesim::api {
@@ -97,11 +117,15 @@ class ClockDriver {
   std::string run(const std::atomic<bool>& stop);
   // Wakes run() (after `stop` was set, or on API activity).
   void wake();
+  // cosim: the scheduler runs on simulated time under kubesim-timeshim (see above).
+  void set_shimmed_scheduler(ShimmedScheduler* scheduler) { shimmed_ = scheduler; }
   // Times cosim moved on after `grace` although a pod given up on would fit (rule 4).
   std::uint64_t grace_expiries() const { return grace_expiries_; }
 
  private:
   SimTime realtime_target() const;
+  // One look of cosim with a shimmed scheduler; sets wake_at; returns why the run ended or "".
+  std::string shimmed_step(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::time_point& wake_at);
   bool workload_over(std::chrono::steady_clock::time_point now) const;
 
   Simulation& sim_;
@@ -116,6 +140,10 @@ class ClockDriver {
   bool holding_ = false;  // a paced hold is running, since (hold_wall_, hold_sim_)
   std::chrono::steady_clock::time_point hold_wall_;
   SimTime hold_sim_;
+  ShimmedScheduler* shimmed_ = nullptr;
+  std::chrono::steady_clock::time_point shim_quiet_since_{};  // first of two quiet looks, or epoch
+  std::chrono::steady_clock::time_point shim_advanced_{};     // wall time of the last advance
+  SimTime last_event_sim_;  // simulated time of the last step to a cluster event
 };
 
 }  // namespace kubesim::api

@@ -146,7 +146,11 @@ HttpServer::HttpServer(ApiServer& api, Options options)
     res.set_chunked_content_provider(out.content_type, [this, w = std::move(watch)](std::size_t, httplib::DataSink& sink) {
       std::string events;
       const bool alive = api_.poll_watch(*w, events, std::chrono::milliseconds(500));
-      if (!events.empty() && !sink.write(events.data(), events.size())) return false;
+      if (!events.empty()) {
+        const bool written = sink.write(events.data(), events.size());
+        api_.watch_written();
+        if (!written) return false;
+      }
       if (!alive) {
         sink.done();
         return true;

@@ -18,6 +18,7 @@
 
 #include "api/api_server.hpp"
 #include "api/clock.hpp"
+#include "api/shimmed_scheduler.hpp"
 #include "api/http_server.hpp"
 #include "calibrate/calibrate_command.hpp"
 #include "bsp/gang_run.hpp"
@@ -74,6 +75,9 @@ struct RunArgs {
   double cosim_grace = 15;
   std::string decisions;  // --decisions FILE
   std::string cosim_hold = "frozen";
+  std::string scheduler_command;  // serve --scheduler-command: run under kubesim-timeshim
+  std::string scheduler_log = "kubesim-scheduler.log";
+  std::string timeshim;           // default: kubesim-timeshim beside this binary
   bool keep_serving = false;
   std::string auth = "auto";  // serve: token, none, or auto (token unless the address is loopback)
   bool tls = false;
@@ -296,6 +300,25 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
   std::atomic<bool> stop{false};
   std::atomic<bool> finished{false};
   api::ClockDriver driver(sim, server, *clock);
+  // --scheduler-command: the scheduler on simulated time, under kubesim-timeshim (clock.hpp).
+  std::unique_ptr<api::ShimmedScheduler> shimmed;
+  if (!a.scheduler_command.empty()) {
+    if (clock->mode != api::ClockOptions::Mode::kCosim)
+      throw InputError("", 0, "--scheduler-command needs --clock cosim (it runs the scheduler on simulated time)");
+    std::string timeshim = a.timeshim;
+    if (timeshim.empty()) {
+      std::error_code ec;
+      timeshim = (std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "kubesim-timeshim").string();
+    }
+    try {
+      shimmed = std::make_unique<api::ShimmedScheduler>(api::ShimmedScheduler::Options{
+          timeshim, api::scheduler_command_words(a.scheduler_command, a.kubeconfig), a.kubeconfig + ".timeshim.sock",
+          a.scheduler_log, options.epoch_unix_micros / 1'000'000, port});
+    } catch (const std::runtime_error& e) {
+      throw InputError("", 0, e.what());
+    }
+    driver.set_shimmed_scheduler(shimmed.get());
+  }
   std::thread signal_thread([&] {
     const timespec poll{0, 200'000'000};
     while (!finished.load()) {
@@ -309,6 +332,7 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
   const std::string reason = driver.run(stop);
   finished = true;
   signal_thread.join();
+  shimmed.reset();
   // Pods an external scheduler left pending, by name (the count follows with run's message).
   const std::vector<std::string> pending = server.locked([&] { return server.pending_external_pods(); });
   if (!pending.empty()) {
@@ -647,6 +671,13 @@ int main(int argc, char** argv) {
                         "still (frozen) or runs with wall time (paced)")
       ->check(CLI::IsMember({"frozen", "paced"}))
       ->capture_default_str();
+  serve_cmd->add_option("--scheduler-command", serve.scheduler_command,
+                        "cosim: start this scheduler (words split on blanks, {kubeconfig} replaced) under "
+                        "kubesim-timeshim, with simulated time as its clock (Linux x86-64)");
+  serve_cmd->add_option("--scheduler-log", serve.scheduler_log, "the --scheduler-command's output")
+      ->capture_default_str();
+  serve_cmd->add_option("--timeshim", serve.timeshim,
+                        "the kubesim-timeshim binary for --scheduler-command (default: beside kubesim)");
   serve_cmd->add_option("--address", serve.address, "address to listen on")->capture_default_str();
   serve_cmd->add_option("--port", serve.port, "port (0: any free port)")->capture_default_str();
   serve_cmd->add_option("--kubeconfig", serve.kubeconfig, "kubeconfig file to write for clients (mode 0600)")

@@ -40,8 +40,9 @@ def write_config_with_kubeconfig(config, kubeconfig, out_path):
     return out_path
 
 
-def run_pair(kubesim, scheduler, outdir, serve_args, configs=(None,), timeout=None, nice=0):
-    """Returns (kubesim exit status, wall seconds). configs: one entry per scheduler."""
+def run_pair(kubesim, scheduler, outdir, serve_args, configs=(None,), timeout=None, nice=0, wrapper=(), verbosity=1):
+    """Returns (kubesim exit status, wall seconds). configs: one entry per scheduler; wrapper: a
+    command the schedulers run under (e.g. kubesim-timeshim --speed 20 --)."""
     os.makedirs(outdir, exist_ok=True)
     kubeconfig = os.path.join(outdir, "kubeconfig")
     if os.path.exists(kubeconfig):
@@ -60,7 +61,7 @@ def run_pair(kubesim, scheduler, outdir, serve_args, configs=(None,), timeout=No
             time.sleep(0.02)
         for i, config in enumerate(configs):
             cfg = write_config_with_kubeconfig(config, kubeconfig, os.path.join(outdir, f"config-{i}.yaml")) if config else None
-            schedulers.append(subprocess.Popen(pre + scheduler_command(scheduler, kubeconfig, cfg),
+            schedulers.append(subprocess.Popen(pre + list(wrapper) + scheduler_command(scheduler, kubeconfig, cfg, verbosity),
                                                stdin=subprocess.DEVNULL,
                                                stdout=subprocess.DEVNULL,
                                                stderr=open(os.path.join(outdir, f"scheduler-{i}.log"), "w")))

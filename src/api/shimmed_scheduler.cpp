@@ -1,0 +1,140 @@
+#include "api/shimmed_scheduler.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace kubesim::api {
+
+std::vector<std::string> scheduler_command_words(const std::string& text, const std::string& kubeconfig) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) {
+    for (std::size_t at; (at = w.find("{kubeconfig}")) != std::string::npos;) w.replace(at, 12, kubeconfig);
+    words.push_back(w);
+  }
+  return words;
+}
+
+ShimmedScheduler::ShimmedScheduler(Options options) : options_(std::move(options)) {
+  if (options_.command.empty()) throw std::runtime_error("--scheduler-command: empty command");
+  std::vector<std::string> argv = {options_.timeshim, "--control", options_.socket_path, "--epoch",
+                                   std::to_string(options_.epoch_unix_seconds), "--"};
+  argv.insert(argv.end(), options_.command.begin(), options_.command.end());
+  std::vector<char*> args;
+  for (auto& s : argv) args.push_back(s.data());
+  args.push_back(nullptr);
+  unlink(options_.socket_path.c_str());
+  const int log = open(options_.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log < 0) throw std::runtime_error("--scheduler-log " + options_.log_path + ": " + std::strerror(errno));
+  pid_ = fork();
+  if (pid_ == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);  // serve blocks SIGINT/SIGTERM in its threads
+    dup2(log, 1);
+    dup2(log, 2);
+    const int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    execv(args[0], args.data());
+    std::fprintf(stderr, "kubesim: cannot run %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(log);
+  if (pid_ < 0) throw std::runtime_error(std::string("--scheduler-command: fork: ") + std::strerror(errno));
+  // The shim creates the socket before it starts the scheduler.
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", options_.socket_path.c_str());
+  for (int i = 0; i < 1000; ++i) {
+    fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return;
+    close(fd_);
+    fd_ = -1;
+    int st = 0;
+    if (waitpid(pid_, &st, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw std::runtime_error("--scheduler-command: " + options_.timeshim + " exited at once (see " + options_.log_path + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  throw std::runtime_error("--scheduler-command: no controller socket at " + options_.socket_path);
+}
+
+ShimmedScheduler::~ShimmedScheduler() {
+  if (fd_ >= 0) close(fd_);
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  for (int i = 0; i < 500; ++i) {
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+}
+
+std::string ShimmedScheduler::ask(const std::string& request) {
+  if (fd_ < 0) return {};
+  const std::string line = request + "\n";
+  if (send(fd_, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) {
+    close(fd_);
+    fd_ = -1;
+    return {};
+  }
+  std::string reply;
+  char c;
+  while (read(fd_, &c, 1) == 1) {
+    if (c == '\n') return reply;
+    reply += c;
+  }
+  close(fd_);
+  fd_ = -1;
+  return {};
+}
+
+std::optional<ShimmedScheduler::Status> ShimmedScheduler::status() {
+  std::istringstream in(ask("STATUS"));
+  std::string now, quiet, deadline;
+  Status s{};
+  int q = 0;
+  if (!(in >> now >> s.now_ns >> quiet >> q >> deadline >> s.deadline_ns)) return std::nullopt;
+  s.quiet = q == 1;
+  return s;
+}
+
+void ShimmedScheduler::advance(std::int64_t ns) { ask("ADVANCE " + std::to_string(ns)); }
+
+bool ShimmedScheduler::bytes_in_flight() const {
+  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      // "  sl  local_address rem_address   st tx_queue:rx_queue ..." (addresses hex ip:port)
+      std::istringstream f(line);
+      std::string sl, local, remote, st, queues;
+      if (!(f >> sl >> local >> remote >> st >> queues)) continue;
+      auto port = [](const std::string& a) {
+        const auto colon = a.rfind(':');
+        return colon == std::string::npos ? -1 : static_cast<int>(std::strtol(a.c_str() + colon + 1, nullptr, 16));
+      };
+      if (port(local) != options_.api_port && port(remote) != options_.api_port) continue;
+      const auto colon = queues.find(':');
+      if (colon != std::string::npos && std::strtoul(queues.c_str() + colon + 1, nullptr, 16) != 0) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace kubesim::api

@@ -1,0 +1,58 @@
+// An external scheduler that kubesim serve starts itself, under kubesim-timeshim's controller
+// mode (tools/timeshim/timeshim.hpp), so that its clock is the simulated clock: cosim then
+// moves simulated time only when the scheduler is blocked, to the earlier of the next cluster
+// event and the scheduler's own earliest timer (clock.hpp, "cosim with --scheduler-command").
+// Linux only (the shim traces the scheduler with ptrace).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace kubesim::api {
+
+class ShimmedScheduler {
+ public:
+  struct Options {
+    std::string timeshim;              // the kubesim-timeshim binary
+    std::vector<std::string> command;  // the scheduler's command line
+    std::string socket_path;           // the controller socket
+    std::string log_path;              // the scheduler's stdout and stderr
+    std::int64_t epoch_unix_seconds;   // REALTIME of virtual time 0 (= simulated time 0)
+    int api_port;                      // serve's port: unread bytes on its connections mean "busy"
+  };
+  struct Status {
+    std::int64_t now_ns;
+    bool quiet;                // every scheduler thread is blocked (shim's STATUS)
+    std::int64_t deadline_ns;  // its earliest timer, -1: none
+  };
+
+  // Starts the shim and connects to its socket; throws std::runtime_error with one line.
+  explicit ShimmedScheduler(Options options);
+  ~ShimmedScheduler();  // SIGTERM (the shim passes it on), then SIGKILL after 5 s
+  ShimmedScheduler(const ShimmedScheduler&) = delete;
+  ShimmedScheduler& operator=(const ShimmedScheduler&) = delete;
+
+  // nullopt once the scheduler has exited.
+  std::optional<Status> status();
+  // Sets the scheduler's virtual time (ns since simulated time 0); wakes its due timers.
+  void advance(std::int64_t ns);
+  // Whether some TCP connection to serve's port has bytes its reader has not read yet
+  // (/proc/net/tcp and tcp6 rx_queue): a request the server has yet to take, or watch
+  // events the scheduler has yet to read. Time must not move then.
+  bool bytes_in_flight() const;
+
+ private:
+  std::string ask(const std::string& request);
+
+  Options options_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+};
+
+// Splits a --scheduler-command string on blanks and replaces "{kubeconfig}" in each word.
+std::vector<std::string> scheduler_command_words(const std::string& text, const std::string& kubeconfig);
+
+}  // namespace kubesim::api

@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""kubesim-timeshim on the real kube-scheduler v1.26.7 (a static Go 1.19 binary), for ctest.
+
+Usage: timeshim_real_scheduler.py KUBESIM KUBESIM_TIMESHIM PEERS_DIR WORK_DIR
+PEERS_DIR "-" means $KUBESIM_PEERS, else ../shared/peers beside the repository. Skips (exit 0,
+one line) when PEERS_DIR/kube-scheduler-v1.26.7.xz is absent; unpacks it into WORK_DIR once.
+
+On the first 30 jobs of the Batkube spaced workload (16 one-core nodes, --model ideal):
+  a. `kubesim-timeshim --speed 20 -- kube-scheduler` against `kubesim serve --clock
+     realtime=20`: every pod finishes, and the scheduler's own log timestamps run 20x faster
+     than wall time (its clock is the shim's);
+  b. `kubesim serve --clock cosim --scheduler-command "kube-scheduler ..."` (the scheduler on
+     simulated time): every pod finishes, the scheduler's log starts at the cosim epoch
+     (2026-01-01T00:00:00Z) and its last binding is logged at the simulated time serve
+     recorded for it; makespan within 1% and mean wait within 5% of the built-in model's
+     (the real binary at --clock realtime=1 is itself +0.94% from the built-in model on the
+     full workload; the README has the comparison with real time).
+Prints PASS/FAIL lines; exit 1 on any failure.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import real_scheduler  # noqa: E402
+from run_peer_tests import figures  # noqa: E402
+
+failures = []
+
+
+def check(name, ok, detail):
+    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
+    if not ok:
+        failures.append(name)
+
+
+def log_seconds(path):
+    """klog header times (seconds of the day, day changes ignored: runs are < 1 day) of each line."""
+    out = []
+    for line in open(path, errors="replace"):
+        m = re.match(r"[IWE](\d{4}) (\d\d):(\d\d):(\d\d\.\d+)", line)
+        if m:
+            out.append((m.group(1), int(m.group(2)) * 3600 + int(m.group(3)) * 60 + float(m.group(4)), line))
+    return out
+
+
+def main():
+    kubesim, timeshim, peers, work = sys.argv[1:5]
+    if peers == "-":
+        peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
+    packed = os.path.join(peers, "kube-scheduler-v1.26.7.xz")
+    if not os.path.exists(packed):
+        print(f"SKIP timeshim on the real kube-scheduler: {packed} not found (the oracle binaries live in ../shared/peers)")
+        return 0
+    os.makedirs(work, exist_ok=True)
+    scheduler = os.path.join(work, "kube-scheduler")
+    if not os.path.exists(scheduler):
+        with open(scheduler + ".tmp", "wb") as f:
+            subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
+        os.chmod(scheduler + ".tmp", 0o755)
+        os.replace(scheduler + ".tmp", scheduler)
+    platform = os.path.join(REPO, "data/batkube/platform_graphene_16nodes.xml")
+    d = json.load(open(os.path.join(REPO, "data/batkube/spaced_200_delay170.json")))
+    d["jobs"] = d["jobs"][:30]
+    workload = os.path.join(work, "spaced30.json")
+    json.dump(d, open(workload, "w"))
+    common = ["--platform", platform, "--workload", workload, "--model", "ideal", "--builtin-scheduler", "off"]
+    builtin = os.path.join(work, "timeshim-builtin")
+    subprocess.run([kubesim, "run", "--platform", platform, "--workload", workload, "--model", "ideal", "--out", builtin,
+                    "--quiet"], check=True)
+    _, _, bmakespan, bmean = figures(os.path.join(builtin, "jobs.csv"))
+
+    # a. --speed 20 against realtime=20.
+    out = os.path.join(work, "timeshim-speed20")
+    status, wall = real_scheduler.run_pair(kubesim, scheduler, out, common + ["--clock", "realtime=20"], timeout=300,
+                                           wrapper=[timeshim, "--speed", "20", "--"])
+    lines = log_seconds(os.path.join(out, "scheduler-0.log"))
+    span = lines[-1][1] - lines[0][1] if len(lines) > 1 else 0.0
+    jobs, done, makespan, mean = figures(os.path.join(out, "out", "jobs.csv")) if status == 0 else (0, 0, 0, 0)
+    # The log spans from the scheduler's start to its last line, within the run's wall time.
+    check("--speed 20: the scheduler's clock runs 20x", status == 0 and done == jobs and 10 * wall <= span <= 21 * wall,
+          f"exit {status}; {done}/{jobs} finished (makespan {makespan:.1f} s, mean wait {mean:.2f} s); its log spans "
+          f"{span:.1f} s in {wall:.1f} s of wall time ({span / wall if wall else 0:.1f}x)")
+
+    # b. cosim with the scheduler on simulated time.
+    out = os.path.join(work, "timeshim-cosim")
+    os.makedirs(out, exist_ok=True)
+    log = os.path.join(out, "scheduler.log")
+    kubeconfig = os.path.join(out, "kubeconfig")
+    command = " ".join(real_scheduler.scheduler_command(scheduler, "{kubeconfig}", verbosity=2))
+    t0 = time.monotonic()
+    r = subprocess.run([kubesim, "serve", *common, "--clock", "cosim", "--cosim-quiet-ms", "1", "--port", "0",
+                        "--kubeconfig", kubeconfig, "--out", os.path.join(out, "out"), "--scheduler-log", log,
+                        "--timeshim", timeshim, "--scheduler-command", command],
+                       capture_output=True, text=True, timeout=600)
+    wall = time.monotonic() - t0
+    jobs, done, makespan, mean = figures(os.path.join(out, "out", "jobs.csv")) if r.returncode == 0 else (0, 0, 0, 0)
+    lines = log_seconds(log)
+    bound = [t for day, t, line in lines if "Successfully bound" in line]
+    starts_at_epoch = bool(lines) and lines[0][0] == "0101" and lines[0][1] < 1.0
+    dm = (makespan - bmakespan) / bmakespan * 100
+    dw = (mean - bmean) / bmean * 100 if bmean else 0.0
+    check("cosim --scheduler-command: the scheduler on simulated time",
+          r.returncode == 0 and done == jobs and starts_at_epoch and bound and abs(dm) <= 1 and abs(dw) <= 5,
+          f"exit {r.returncode}; {done}/{jobs} finished, makespan {makespan:.1f} s, mean wait {mean:.2f} s; built-in "
+          f"{bmakespan:.1f} s, {bmean:.2f} s ({dm:+.2f}%, {dw:+.2f}%); scheduler log starts "
+          f"{lines[0][0] if lines else '-'} {lines[0][1] if lines else 0:.3f} s, last binding logged at "
+          f"{bound[-1] if bound else 0:.1f} s; {wall:.1f} s wall ({makespan / wall if wall else 0:.1f}x)")
+    print(f"{'FAIL' if failures else 'PASS'}: timeshim on the real kube-scheduler ({', '.join(failures) or 'all passed'})")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,639 @@
+// The tracer of kubesim-timeshim; the design and the controller protocol are in timeshim.hpp.
+#include "timeshim.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/ptrace.h>
+#include <linux/seccomp.h>
+#include <stdexcept>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// <sys/ptrace.h> conflicts with <linux/ptrace.h>; the request numbers come from the latter.
+extern "C" long ptrace(int request, pid_t pid, void* addr, void* data);
+
+namespace kubesim::timeshim {
+namespace {
+
+constexpr std::int64_t kNs = 1'000'000'000;
+constexpr std::int64_t kMonotonicBase = kNs;       // MONOTONIC = 1 s + virtual (never 0)
+constexpr std::int64_t kCosimEpoch = 1767225600;   // 2026-01-01T00:00:00Z, kubesim's cosim epoch
+constexpr unsigned long kAtIgnore = 1, kAtSysinfoEhdr = 33;
+// Kernel-internal restart codes a syscall-exit stop can show (include/linux/errno.h).
+constexpr long kErestartsys = 512, kErestartnointr = 513, kErestartnohand = 514, kErestartRestartblock = 516;
+
+std::int64_t parse_int(const std::string& text, const char* what) {
+  try {
+    std::size_t used = 0;
+    long long value = std::stoll(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(std::string("kubesim-timeshim: ") + what + ": expected an integer, got '" + text + "'");
+}
+
+// ---- seccomp filter: a tiny assembler with labels, so the jumps are computed, not counted.
+class Bpf {
+ public:
+  void label(const std::string& name) { labels_[name] = code_.size(); }
+  void stmt(std::uint16_t code, std::uint32_t k) { code_.push_back(BPF_STMT(code, k)); }
+  // Jumps to jt when the condition holds, else to jf ("" = the next instruction).
+  void jump(std::uint16_t code, std::uint32_t k, const std::string& jt, const std::string& jf = "") {
+    fixups_.push_back({code_.size(), jt, jf});
+    code_.push_back(BPF_JUMP(code, k, 0, 0));
+  }
+  std::vector<sock_filter> finish() {
+    for (const auto& f : fixups_) {
+      auto target = [&](const std::string& name) -> std::uint8_t {
+        if (name.empty()) return 0;
+        return static_cast<std::uint8_t>(labels_.at(name) - f.at - 1);
+      };
+      code_[f.at].jt = target(f.jt);
+      code_[f.at].jf = target(f.jf);
+    }
+    return code_;
+  }
+
+ private:
+  struct Fixup {
+    std::size_t at;
+    std::string jt, jf;
+  };
+  std::vector<sock_filter> code_;
+  std::vector<Fixup> fixups_;
+  std::map<std::string, std::size_t> labels_;
+};
+
+constexpr std::uint32_t arg_lo(int i) { return offsetof(seccomp_data, args) + 8 * i; }
+constexpr std::uint32_t arg_hi(int i) { return offsetof(seccomp_data, args) + 8 * i + 4; }
+
+bool realtime_clock(std::uint64_t id) {
+  return id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_REALTIME_ALARM || id == CLOCK_TAI;
+}
+
+std::vector<sock_filter> build_filter() {
+  Bpf b;
+  b.stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch));
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, "", "allow");
+  b.stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr));
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clock_gettime, "clockid");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clock_nanosleep, "clockid");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_gettimeofday, "trace");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_time, "trace");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_nanosleep, "trace");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, "futex");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_epoll_wait, "epoll");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_epoll_pwait, "epoll", "allow");
+  b.label("clockid");  // only the clocks the shim virtualizes (not the CPU-time clocks)
+  b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_hi(0));
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "", "allow");
+  b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(0));
+  for (std::uint32_t id : {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
+                           CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME, CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM})
+    b.jump(BPF_JMP | BPF_JEQ | BPF_K, id, "trace");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, CLOCK_TAI, "trace", "allow");
+  b.label("futex");  // FUTEX_WAIT / FUTEX_WAIT_BITSET with a timeout
+  b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(1));
+  b.stmt(BPF_ALU | BPF_AND | BPF_K, FUTEX_CMD_MASK);
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, FUTEX_WAIT, "futex_timeout");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, FUTEX_WAIT_BITSET, "futex_timeout", "allow");
+  b.label("futex_timeout");
+  b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(3));
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "", "trace");
+  b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_hi(3));
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "allow", "trace");
+  b.label("epoll");  // a timeout > 0 ms (0 polls, < 0 waits without a timeout)
+  b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(3));
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "allow");
+  b.jump(BPF_JMP | BPF_JSET | BPF_K, 0x80000000u, "allow", "trace");
+  b.label("trace");
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+  b.label("allow");
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  return b.finish();
+}
+
+std::int64_t wall_ns(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return ts.tv_sec * kNs + ts.tv_nsec;
+}
+
+enum class Wait { none, futex, epoll, sleep };
+
+struct Thread {
+  Wait wait = Wait::none;
+  std::int64_t deadline = 0;    // virtual ns
+  bool wake_sent = false;       // PTRACE_INTERRUPT sent for the deadline
+  std::uint64_t remaining = 0;  // nanosleep's rem pointer (relative sleeps), 0: none
+};
+
+struct Client {
+  int fd;
+  std::string input;
+};
+
+class Shim {
+ public:
+  explicit Shim(const Options& o) : opt_(o) {
+    if (opt_.epoch_ns >= 0)
+      epoch_ = opt_.epoch_ns;
+    else
+      epoch_ = opt_.speed > 0 ? wall_ns(CLOCK_REALTIME) : kCosimEpoch * kNs;
+    wall0_ = wall_ns(CLOCK_MONOTONIC);
+  }
+
+  int run();
+
+ private:
+  std::int64_t now() const {
+    if (opt_.speed > 0) return static_cast<std::int64_t>((wall_ns(CLOCK_MONOTONIC) - wall0_) * opt_.speed);
+    return virtual_;
+  }
+  std::int64_t clock_value(std::uint64_t id, std::int64_t v) const {
+    return realtime_clock(id) ? epoch_ + v : kMonotonicBase + v;
+  }
+
+  bool read_mem(pid_t tid, std::uint64_t addr, void* out, std::size_t n) {
+    iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
+    return process_vm_readv(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
+  }
+  bool write_mem(pid_t tid, std::uint64_t addr, const void* in, std::size_t n) {
+    iovec local{const_cast<void*>(in), n}, remote{reinterpret_cast<void*>(addr), n};
+    return process_vm_writev(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
+  }
+  bool read_timespec(pid_t tid, std::uint64_t addr, std::int64_t& ns) {
+    timespec ts{};
+    if (addr == 0 || !read_mem(tid, addr, &ts, sizeof ts)) return false;
+    ns = ts.tv_sec * kNs + ts.tv_nsec;
+    return true;
+  }
+
+  void spawn();
+  void drain_children();
+  void on_stop(pid_t tid, int status);
+  void on_seccomp(pid_t tid);
+  void on_syscall_exit(pid_t tid);
+  void hide_vdso(pid_t tid);
+  void start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline);
+  void wake_due();
+  void arm_timer();
+  std::int64_t earliest_deadline() const;
+  bool quiet();
+  std::string answer(const std::string& request);
+  void on_client(Client& c);
+  void log(pid_t tid, const char* what, std::int64_t value) const {
+    if (opt_.verbose) std::fprintf(stderr, "timeshim: [%d] %s %lld (virtual %.6f s)\n", tid, what,
+                                   static_cast<long long>(value), static_cast<double>(now()) / kNs);
+  }
+
+  Options opt_;
+  std::int64_t epoch_ = 0, wall0_ = 0, virtual_ = 0;
+  pid_t main_pid_ = -1;
+  int exit_status_ = 0;
+  std::map<pid_t, Thread> threads_;
+  int epoll_ = -1, signal_fd_ = -1, timer_fd_ = -1, listen_fd_ = -1;
+  std::map<int, Client> clients_;
+  sigset_t original_mask_{};
+};
+
+void Shim::spawn() {
+  int gate[2];
+  if (pipe2(gate, O_CLOEXEC) != 0) throw std::runtime_error("kubesim-timeshim: pipe: " + std::string(std::strerror(errno)));
+  std::vector<sock_filter> filter = build_filter();
+  std::vector<char*> argv;
+  for (const auto& a : opt_.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("kubesim-timeshim: fork: " + std::string(std::strerror(errno)));
+  if (pid == 0) {
+    // The child waits until the tracer has seized it, then installs the filter and execs.
+    close(gate[1]);
+    char byte;
+    if (read(gate[0], &byte, 1) != 1) _exit(127);
+    sigprocmask(SIG_SETMASK, &original_mask_, nullptr);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    sock_fprog prog{static_cast<unsigned short>(filter.size()), filter.data()};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+      std::fprintf(stderr, "kubesim-timeshim: seccomp: %s\n", std::strerror(errno));
+      _exit(127);
+    }
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "kubesim-timeshim: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(gate[0]);
+  long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+                 PTRACE_O_TRACEVFORK | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL;
+  if (ptrace(PTRACE_SEIZE, pid, nullptr, reinterpret_cast<void*>(options)) != 0) {
+    kill(pid, SIGKILL);
+    throw std::runtime_error("kubesim-timeshim: ptrace(PTRACE_SEIZE): " + std::string(std::strerror(errno)) +
+                             " (is ptrace allowed here? see /proc/sys/kernel/yama/ptrace_scope)");
+  }
+  main_pid_ = pid;
+  threads_[pid];
+  if (write(gate[1], "x", 1) != 1) throw std::runtime_error("kubesim-timeshim: cannot start the child");
+  close(gate[1]);
+}
+
+// At the exec stop the new program's stack holds argc, argv, NULL, envp, NULL, auxv: hiding
+// AT_SYSINFO_EHDR makes the program find no vDSO, so its clock reads become system calls.
+void Shim::hide_vdso(pid_t tid) {
+  user_regs_struct regs{};
+  if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return;
+  std::uint64_t p = regs.rsp, word = 0;
+  if (!read_mem(tid, p, &word, 8)) return;
+  p += 8 * (word + 2);                       // argc, argv[argc], NULL
+  while (read_mem(tid, p, &word, 8) && word != 0) p += 8;  // envp
+  p += 8;
+  for (int i = 0; i < 64; ++i, p += 16) {
+    std::uint64_t entry[2];
+    if (!read_mem(tid, p, entry, sizeof entry) || entry[0] == 0) return;
+    if (entry[0] == kAtSysinfoEhdr) {
+      write_mem(tid, p, &kAtIgnore, 8);
+      return;
+    }
+  }
+}
+
+void Shim::start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline) {
+  Thread& t = threads_[tid];
+  t.wait = kind;
+  t.deadline = deadline;
+  t.wake_sent = false;
+  ptrace(PTRACE_SETREGS, tid, nullptr, &regs);
+  ptrace(PTRACE_SYSCALL, tid, nullptr, nullptr);  // to see the wait's syscall-exit stop
+}
+
+void Shim::on_seccomp(pid_t tid) {
+  user_regs_struct regs{};
+  if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return;
+  const std::int64_t v = now();
+  auto skip = [&](long result) {
+    regs.orig_rax = static_cast<unsigned long long>(-1);
+    regs.rax = static_cast<unsigned long long>(result);
+    ptrace(PTRACE_SETREGS, tid, nullptr, &regs);
+    ptrace(PTRACE_CONT, tid, nullptr, nullptr);
+  };
+  auto pass = [&] { ptrace(PTRACE_CONT, tid, nullptr, nullptr); };
+  switch (regs.orig_rax) {
+    case SYS_clock_gettime: {
+      std::int64_t ns = clock_value(regs.rdi, v);
+      timespec ts{ns / kNs, ns % kNs};
+      skip(write_mem(tid, regs.rsi, &ts, sizeof ts) ? 0 : -EFAULT);
+      return;
+    }
+    case SYS_gettimeofday: {
+      std::int64_t ns = clock_value(CLOCK_REALTIME, v);
+      timeval tv{ns / kNs, (ns % kNs) / 1000};
+      struct { int minuteswest = 0, dsttime = 0; } tz;
+      bool ok = (regs.rdi == 0 || write_mem(tid, regs.rdi, &tv, sizeof tv)) &&
+                (regs.rsi == 0 || write_mem(tid, regs.rsi, &tz, sizeof tz));
+      skip(ok ? 0 : -EFAULT);
+      return;
+    }
+    case SYS_time: {
+      std::int64_t sec = clock_value(CLOCK_REALTIME, v) / kNs;
+      skip(regs.rdi == 0 || write_mem(tid, regs.rdi, &sec, sizeof sec) ? sec : -EFAULT);
+      return;
+    }
+    case SYS_futex: {
+      const int op = static_cast<int>(regs.rsi);
+      std::int64_t t = 0;
+      if (!read_timespec(tid, regs.r10, t)) return pass();  // the kernel reports the bad pointer
+      // FUTEX_WAIT's timeout is relative; FUTEX_WAIT_BITSET's is absolute on MONOTONIC, or on
+      // REALTIME with FUTEX_CLOCK_REALTIME (futex(2)).
+      std::int64_t deadline = (op & FUTEX_CMD_MASK) == FUTEX_WAIT ? v + t
+                              : (op & FUTEX_CLOCK_REALTIME)       ? t - epoch_
+                                                                  : t - kMonotonicBase;
+      if (deadline <= v) return skip(-ETIMEDOUT);
+      regs.r10 = 0;  // untimed: the shim ends it at the deadline
+      log(tid, "futex wait until", deadline);
+      return start_wait(tid, regs, Wait::futex, deadline);
+    }
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait: {
+      std::int64_t deadline = v + static_cast<std::int64_t>(static_cast<int>(regs.r10)) * 1'000'000;
+      regs.r10 = static_cast<unsigned long long>(-1);
+      log(tid, "epoll wait until", deadline);
+      return start_wait(tid, regs, Wait::epoll, deadline);
+    }
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep: {
+      const bool clock_call = regs.orig_rax == SYS_clock_nanosleep;
+      const std::uint64_t clock = clock_call ? regs.rdi : CLOCK_MONOTONIC;
+      const bool absolute = clock_call && (regs.rsi & TIMER_ABSTIME);
+      std::int64_t t = 0;
+      if (!read_timespec(tid, clock_call ? regs.rdx : regs.rdi, t) || t < 0) return pass();
+      if (!absolute && t <= opt_.real_sleep_max_ns) return pass();  // pacing, not time (see header)
+      std::int64_t deadline = absolute ? t - (realtime_clock(clock) ? epoch_ : kMonotonicBase) : v + t;
+      if (deadline <= v) return skip(0);
+      threads_[tid].remaining = absolute ? 0 : (clock_call ? regs.r10 : regs.rsi);
+      regs.orig_rax = SYS_pause;  // an untimed sleep the shim ends at the deadline
+      log(tid, "sleep until", deadline);
+      return start_wait(tid, regs, Wait::sleep, deadline);
+    }
+    default:
+      return pass();
+  }
+}
+
+void Shim::on_syscall_exit(pid_t tid) {
+  Thread& t = threads_[tid];
+  user_regs_struct regs{};
+  if (t.wait != Wait::none && ptrace(PTRACE_GETREGS, tid, nullptr, &regs) == 0) {
+    const long result = static_cast<long>(regs.rax);
+    const bool restart = result == -kErestartsys || result == -kErestartnointr || result == -kErestartnohand ||
+                         result == -kErestartRestartblock;
+    long value = result;
+    if (t.wake_sent && (restart || result == -EINTR)) {
+      value = t.wait == Wait::futex ? -ETIMEDOUT : 0;  // what the timeout would have returned
+    } else if (restart || result == -EINTR) {
+      value = -EINTR;  // a real signal interrupted the wait
+      std::int64_t left = std::max<std::int64_t>(0, t.deadline - now());
+      timespec rem{left / kNs, left % kNs};
+      if (t.wait == Wait::sleep && t.remaining != 0) write_mem(tid, t.remaining, &rem, sizeof rem);
+    }
+    if (value != result) {
+      regs.rax = static_cast<unsigned long long>(value);
+      ptrace(PTRACE_SETREGS, tid, nullptr, &regs);
+    }
+  }
+  t = Thread{};
+  ptrace(PTRACE_CONT, tid, nullptr, nullptr);
+}
+
+void Shim::on_stop(pid_t tid, int status) {
+  const int sig = WSTOPSIG(status), event = status >> 16;
+  if (sig == (SIGTRAP | 0x80)) return on_syscall_exit(tid);
+  if (sig == SIGTRAP && event == PTRACE_EVENT_SECCOMP) return on_seccomp(tid);
+  if (sig == SIGTRAP && event == PTRACE_EVENT_EXEC) {
+    unsigned long former = 0;
+    ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &former);
+    if (static_cast<pid_t>(former) != tid) threads_.erase(static_cast<pid_t>(former));
+    threads_[tid] = Thread{};
+    hide_vdso(tid);
+  } else if (sig == SIGTRAP && (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK)) {
+    unsigned long child = 0;
+    if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child) == 0) threads_[static_cast<pid_t>(child)];
+  } else if (event != 0) {
+    // PTRACE_EVENT_STOP: a new thread's first stop, the stop after PTRACE_INTERRUPT, or a
+    // group stop (job control is not supported: the program keeps running).
+  } else {
+    ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));  // deliver the signal
+    return;
+  }
+  ptrace(PTRACE_CONT, tid, nullptr, nullptr);
+}
+
+void Shim::drain_children() {
+  for (;;) {
+    int status = 0;
+    pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+    if (tid == 0) return;
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      threads_.clear();  // ECHILD: everything has exited
+      return;
+    }
+    if (WIFSTOPPED(status)) {
+      threads_[tid];
+      on_stop(tid, status);
+    } else if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      threads_.erase(tid);
+      if (tid == main_pid_) exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+  }
+}
+
+std::int64_t Shim::earliest_deadline() const {
+  std::int64_t best = -1;
+  for (const auto& [tid, t] : threads_)
+    if (t.wait != Wait::none && !t.wake_sent && (best < 0 || t.deadline < best)) best = t.deadline;
+  return best;
+}
+
+void Shim::wake_due() {
+  const std::int64_t v = now();
+  for (auto& [tid, t] : threads_)
+    if (t.wait != Wait::none && !t.wake_sent && t.deadline <= v) {
+      t.wake_sent = true;
+      ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+    }
+}
+
+void Shim::arm_timer() {
+  if (timer_fd_ < 0) return;
+  itimerspec spec{};
+  std::int64_t d = earliest_deadline();
+  if (d >= 0) {
+    std::int64_t at = wall0_ + static_cast<std::int64_t>(static_cast<double>(d) / opt_.speed) + 1;
+    spec.it_value = {at / kNs, at % kNs};
+  }
+  timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+// Quiet: every thread sleeps in the kernel (state S) in an untimed wait, a short real sleep,
+// or a wait the shim holds until a virtual deadline; not quiet when a thread runs, is stopped
+// with an event the shim has yet to handle, has been woken, or waits in a poll / select the
+// shim does not virtualize.
+bool Shim::quiet() {
+  for (const auto& [tid, t] : threads_) {
+    if (t.wake_sent) return false;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", tid);
+    FILE* f = std::fopen(path, "r");
+    if (!f) return false;
+    char buf[512] = {};
+    std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    const char* close_paren = std::strrchr(buf, ')');
+    if (n == 0 || !close_paren || close_paren[1] != ' ' || close_paren[2] != 'S') return false;
+    if (t.wait != Wait::none) continue;
+    std::snprintf(path, sizeof path, "/proc/%d/syscall", tid);
+    f = std::fopen(path, "r");
+    if (!f) return false;
+    long nr = -1;
+    int got = std::fscanf(f, "%ld", &nr);
+    std::fclose(f);
+    if (got != 1) return false;
+    // A short real sleep (--real-sleep-max) counts as blocked: in Go it is sysmon pacing
+    // itself, which waits for *virtual* time to pass (e.g. retake() hands off a P held in a
+    // syscall only after 10 ms of nanotime), so waiting for it to end would never end.
+    if (nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6 || nr == SYS_epoll_pwait2)
+      return false;
+  }
+  return true;
+}
+
+std::string Shim::answer(const std::string& request) {
+  if (request == "STATUS") {
+    return "now " + std::to_string(now()) + " quiet " + (quiet() ? "1" : "0") + " deadline " +
+           std::to_string(earliest_deadline()) + " threads " + std::to_string(threads_.size());
+  }
+  if (opt_.speed > 0 && request.rfind("ADVANCE", 0) == 0) return "error ADVANCE needs --control mode";
+  if (request == "ADVANCE_TO_DEADLINE") {
+    virtual_ = std::max(virtual_, earliest_deadline());
+    wake_due();
+    return "now " + std::to_string(virtual_);
+  }
+  if (request.rfind("ADVANCE ", 0) == 0) {
+    try {
+      virtual_ = std::max(virtual_, parse_int(request.substr(8), "ADVANCE"));
+    } catch (const std::invalid_argument& e) {
+      return std::string("error ") + e.what();
+    }
+    wake_due();
+    return "now " + std::to_string(virtual_);
+  }
+  return "error unknown request '" + request + "' (STATUS, ADVANCE <ns>, ADVANCE_TO_DEADLINE)";
+}
+
+void Shim::on_client(Client& c) {
+  char buf[4096];
+  ssize_t n = read(c.fd, buf, sizeof buf);
+  if (n <= 0) {
+    epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+    close(c.fd);
+    clients_.erase(c.fd);
+    return;
+  }
+  c.input.append(buf, static_cast<std::size_t>(n));
+  for (std::size_t nl; (nl = c.input.find('\n')) != std::string::npos;) {
+    std::string line = c.input.substr(0, nl);
+    c.input.erase(0, nl + 1);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    drain_children();  // answer about the target as it is now
+    std::string reply = answer(line) + "\n";
+    send(c.fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+  }
+}
+
+int Shim::run() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
+  sigprocmask(SIG_BLOCK, &mask, &original_mask_);
+  signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  epoll_ = epoll_create1(EPOLL_CLOEXEC);
+  auto watch = [&](int fd) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);
+  };
+  watch(signal_fd_);
+  if (opt_.speed > 0) {
+    timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    watch(timer_fd_);
+  } else {
+    listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (opt_.control_socket.size() >= sizeof addr.sun_path)
+      throw std::invalid_argument("kubesim-timeshim: --control: socket path too long: " + opt_.control_socket);
+    std::strcpy(addr.sun_path, opt_.control_socket.c_str());
+    unlink(addr.sun_path);
+    if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listen_fd_, 8) != 0)
+      throw std::runtime_error("kubesim-timeshim: --control " + opt_.control_socket + ": " + std::strerror(errno));
+    watch(listen_fd_);
+  }
+  spawn();
+  while (true) {
+    drain_children();
+    if (threads_.empty()) break;
+    if (opt_.speed > 0) {
+      wake_due();
+      arm_timer();
+    }
+    epoll_event events[16];
+    int n = epoll_wait(epoll_, events, 16, -1);
+    for (int i = 0; i < n; ++i) {
+      int fd = events[i].data.fd;
+      if (fd == signal_fd_) {
+        signalfd_siginfo info;
+        while (read(signal_fd_, &info, sizeof info) == sizeof info)
+          if (info.ssi_signo != SIGCHLD && main_pid_ > 0) kill(main_pid_, static_cast<int>(info.ssi_signo));
+      } else if (fd == timer_fd_) {
+        std::uint64_t expirations;
+        while (read(timer_fd_, &expirations, sizeof expirations) > 0) {
+        }
+      } else if (fd == listen_fd_) {
+        int c = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (c >= 0) {
+          clients_[c] = Client{c, {}};
+          watch(c);
+        }
+      } else if (auto it = clients_.find(fd); it != clients_.end()) {
+        on_client(it->second);
+      }
+    }
+  }
+  for (auto& [fd, c] : clients_) close(fd);
+  if (listen_fd_ >= 0) unlink(opt_.control_socket.c_str());
+  return exit_status_;
+}
+
+}  // namespace
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  int i = 1;
+  auto value = [&](const std::string& flag) -> std::string {
+    if (i + 1 >= argc) throw std::invalid_argument("kubesim-timeshim: " + flag + " needs a value");
+    return argv[++i];
+  };
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a == "--speed") {
+      std::string v = value(a);
+      try {
+        std::size_t used = 0;
+        o.speed = std::stod(v, &used);
+        if (used != v.size() || !(o.speed > 0)) throw std::invalid_argument(v);
+      } catch (const std::exception&) {
+        throw std::invalid_argument("kubesim-timeshim: --speed: expected a number > 0, got '" + v + "'");
+      }
+    } else if (a == "--control") {
+      o.control_socket = value(a);
+    } else if (a == "--epoch") {
+      o.epoch_ns = parse_int(value(a), "--epoch (Unix seconds)") * kNs;
+    } else if (a == "--real-sleep-max-us") {
+      o.real_sleep_max_ns = parse_int(value(a), "--real-sleep-max-us") * 1000;
+    } else if (a == "--verbose") {
+      o.verbose = true;
+    } else {
+      throw std::invalid_argument("kubesim-timeshim: unknown option '" + a + "'");
+    }
+  }
+  for (; i < argc; ++i) o.command.emplace_back(argv[i]);
+  if (o.command.empty()) throw std::invalid_argument("kubesim-timeshim: no command after --");
+  if ((o.speed > 0) == !o.control_socket.empty())
+    throw std::invalid_argument("kubesim-timeshim: give exactly one of --speed X and --control SOCKET");
+  return o;
+}
+
+int run(const Options& options) { return Shim(options).run(); }
+
+}  // namespace kubesim::timeshim

@@ -1,0 +1,80 @@
+// kubesim-timeshim: runs an unmodified Linux x86-64 program (e.g. the static Go binary of
+// kube-scheduler) on a virtual clock.
+//
+// Why: kube-scheduler's queue timers (back-off 1-10 s, the 1 s / 30 s flushes, the 5-minute
+// unschedulable limit; pkg/scheduler/internal/queue/scheduling_queue.go) run on its own clock.
+// A static Go binary cannot be given another clock by LD_PRELOAD, so the shim traces it
+// (ptrace) and answers its clock reads and timed waits itself.
+//
+// How (each point checked on Linux 6.18 with Go 1.19.8's runtime):
+// - The target starts under PTRACE_SEIZE with TRACEEXEC|TRACECLONE|TRACEFORK|TRACEVFORK|
+//   TRACESYSGOOD|EXITKILL and a seccomp filter that returns SECCOMP_RET_TRACE only for the
+//   clock reads and the *timed* waits (futex WAIT/WAIT_BITSET with a timeout, epoll_wait /
+//   epoll_pwait with a timeout > 0, nanosleep, clock_nanosleep); every other system call,
+//   untimed waits and polls included, runs at full speed without a stop.
+// - At the exec stop the AT_SYSINFO_EHDR entry of the new program's auxiliary vector (on its
+//   stack) is turned into AT_IGNORE, so there is no vDSO: Go (runtime/vdso_linux.go finds
+//   __vdso_clock_gettime only through that entry; sys_linux_amd64.s nanotime1/walltime then
+//   fall back to SYSCALL clock_gettime) and glibc both make real clock_gettime calls.
+// - clock_gettime (REALTIME, MONOTONIC, their RAW/COARSE/BOOTTIME/TAI variants),
+//   gettimeofday and time are skipped and answered from virtual time:
+//   REALTIME = epoch + virtual, MONOTONIC = 1 s + virtual (never 0: Go treats 0 as unset in
+//   places). CPU-time clocks run as usual.
+// - A timed wait records the thread's virtual deadline and is made untimed (futex: NULL
+//   timeout; epoll: -1; a sleep becomes pause()). When virtual time reaches the deadline the
+//   shim interrupts the thread (PTRACE_INTERRUPT: no signal reaches the program) and, at the
+//   syscall-exit stop, makes the call return what its timeout would have: futex -ETIMEDOUT,
+//   epoll 0 events, sleeps 0. A real signal that interrupts such a wait makes it return
+//   -EINTR (nanosleep writes the virtual time remaining). A deadline already reached returns
+//   at once.
+// - Relative sleeps of at most --real-sleep-max (default 10 ms) run in real time: Go's
+//   runtime usleep (sysmon's 20 us-10 ms pacing, spinning back-off) paces CPU work, not time,
+//   and virtualizing it would make an idle program look busy.
+//
+// Clock sources:
+// - `--speed X`: virtual time = X x wall time since start (REALTIME epoch: the wall clock at
+//   start unless --epoch).
+// - `--control SOCKET`: virtual time moves only when a controller says so (REALTIME epoch
+//   2026-01-01T00:00:00Z unless --epoch, as kubesim serve's cosim clock). The shim listens on
+//   the Unix stream socket SOCKET; one line per request, one line per answer:
+//     STATUS            -> "now <ns> quiet <0|1> deadline <ns|-1> threads <n>"
+//         now: virtual ns; quiet = 1 when every thread of the target is blocked in an
+//         untimed wait (futex, epoll, pause, waitid/wait4, read of a pipe...), in a short real
+//         sleep (see --real-sleep-max: Go's sysmon paces itself so while it waits for virtual
+//         time to pass), or in a timed wait on a virtual deadline, i.e. nothing will happen until virtual time moves or
+//         something outside the target writes to it; deadline: the earliest virtual deadline
+//         of a waiting thread (-1: none).
+//     ADVANCE <ns>      -> "now <ns>"   sets virtual time to max(now, ns) and wakes the
+//         threads whose deadline is reached.
+//     ADVANCE_TO_DEADLINE -> "now <ns>" advances to the earliest deadline (no change if none).
+//   Wrong requests get "error <what>". When the target exits the socket closes.
+//
+// The shim exits with the target's exit status (128 + signal if it was killed) and forwards
+// SIGINT/SIGTERM/SIGHUP to it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace kubesim::timeshim {
+
+struct Options {
+  double speed = 0;                 // > 0: virtual = speed x wall; 0: controller mode
+  std::string control_socket;       // controller mode: Unix socket path
+  std::int64_t epoch_ns = -1;       // REALTIME at virtual 0; -1: default of the mode
+  std::int64_t real_sleep_max_ns = 10'000'000;
+  bool verbose = false;             // one stderr line per virtualized call
+  std::vector<std::string> command;
+};
+
+// Parses argv ("kubesim-timeshim [options] -- CMD ARGS..."); throws std::invalid_argument
+// with a one-line message on bad input.
+Options parse_options(int argc, char** argv);
+
+// Runs the command under the shim until it exits; returns the exit status to report.
+int run(const Options& options);
+
+}  // namespace kubesim::timeshim
