@@ -184,6 +184,12 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   if (sim.pending_pods() > 0)
     std::fprintf(stderr, "kubesim: %zu pod(s) could never be scheduled (reported as REJECTED in jobs.csv)\n",
                  sim.pending_pods());
+  if (const Simulation::StuckJobs stuck = sim.stuck_parallel_jobs(); stuck.jobs > 0)
+    std::fprintf(stderr,
+                 "kubesim: %zu parallel job(s) partially placed when the run ended (deadlock): %zu pod(s) holding "
+                 "nodes while waiting for the other ranks, %zu pod(s) pending, e.g. %s (in jobs.csv with the "
+                 "nodes they held, COMPLETED_KILLED)\n",
+                 stuck.jobs, stuck.waiting_pods, stuck.pending_pods, stuck.example.c_str());
   if (!connections_closed) {
     // serve's clients still hold connections (serve_simulation): the outputs are in place, so
     // end now rather than wait for them; nothing else is left to do in this process.
