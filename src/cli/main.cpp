@@ -182,7 +182,8 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     std::fprintf(stderr, "kubesim: %zu pod(s) refused at creation, e.g.: %s\n", sim.rejected_pods().size(),
                  sim.rejected_pods().front().second.c_str());
   if (sim.pending_pods() > 0)
-    std::fprintf(stderr, "kubesim: %zu pod(s) could never be scheduled (reported as REJECTED in jobs.csv)\n",
+    std::fprintf(stderr,
+                 "kubesim: %zu pod(s) could never be scheduled (a job none of whose pods ran is REJECTED in jobs.csv)\n",
                  sim.pending_pods());
   if (const Simulation::StuckJobs stuck = sim.stuck_parallel_jobs(); stuck.jobs > 0)
     std::fprintf(stderr,
@@ -205,7 +206,8 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
 void check_pod_budget(const Workload& w, std::size_t max_pods) {
   std::size_t pods = 0;
   for (const WorkloadJob& j : w.jobs) {
-    const std::size_t asked = j.as_job ? static_cast<std::size_t>(std::max(j.completions, j.parallelism)) : 1;
+    const std::size_t asked = j.as_job ? static_cast<std::size_t>(std::max(j.completions, j.parallelism))
+                                       : std::max<std::size_t>(j.machines, 1);  // a rigid job: one pod per machine
     pods += asked;
     if (pods > max_pods)
       throw InputError(w.source, 0,

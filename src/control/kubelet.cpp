@@ -205,10 +205,11 @@ void Kubelets::run_container(PodId pod, SimTime now) {
   const Pod& p = store_.pod(pod);
   ps.exit_at = p.run_time == Duration::max() ? SimTime::never() : now + p.run_time;
   // The deadline is only armed when it would end the pod before its container exits,
-  // so a finished pod leaves no pending event behind.
+  // so a finished pod leaves no pending event behind (a rank's is armed when it starts).
   if (p.active_deadline > Duration() && p.start_time + p.active_deadline < ps.exit_at) {
-    const SimTime deadline = std::max(now, p.start_time + p.active_deadline);
-    host_.post(deadline, Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kDeadline, pod});
+    if (!ps.in_rendezvous)
+      host_.post(std::max(now, p.start_time + p.active_deadline), Phase::kKubelet,
+                 KubeletEvent{KubeletEvent::Kind::kDeadline, pod});
     return;
   }
   if (ps.exit_at.is_never()) return;  // a container that runs until the pod is deleted
@@ -222,26 +223,16 @@ void Kubelets::join_rendezvous(PodId pod, SimTime now) {
   Rendezvous& r = rendezvous_[p.workload_job];
   ps.in_rendezvous = true;
   ++r.running;
-  if (r.running < p.machines) {
-    // Waiting for the other ranks: only the walltime (or a deletion) can end it.
-    r.waiting.push_back(pod);
-    if (p.active_deadline > Duration())
-      host_.post(std::max(now, p.start_time + p.active_deadline), Phase::kKubelet,
-                 KubeletEvent{KubeletEvent::Kind::kDeadline, pod});
-    return;
-  }
-  // Every rank is running: the job's work begins now on all of them. A waiting rank's
-  // deadline is already armed; run_container arms only the exits it does not cover.
-  for (const PodId w : r.waiting) {
-    const Pod& wp = store_.pod(w);
-    PodState& ws = pods_[w.value()];
-    ws.exit_at = wp.run_time == Duration::max() ? SimTime::never() : now + wp.run_time;
-    if (wp.active_deadline > Duration() && wp.start_time + wp.active_deadline < ws.exit_at) continue;
-    if (!ws.exit_at.is_never())
-      host_.post(pleg_sees(wp.node, ws.exit_at), Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kContainerExitSeen, w});
-  }
+  // Until all ranks run, only the walltime (or a deletion) can end this one. Its deadline is
+  // armed now; if the job's work ends first, is_stale() drops it.
+  if (p.active_deadline > Duration())
+    host_.post(std::max(now, p.start_time + p.active_deadline), Phase::kKubelet,
+               KubeletEvent{KubeletEvent::Kind::kDeadline, pod});
+  r.waiting.push_back(pod);
+  if (r.running < p.machines) return;
+  // Every rank is running: the job's work begins now on all of them.
+  for (const PodId w : r.waiting) run_container(w, now);
   r.waiting.clear();
-  run_container(pod, now);
 }
 
 void Kubelets::leave_rendezvous(PodId pod) {

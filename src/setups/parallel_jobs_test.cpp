@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include "core/test_paths.hpp"
 #include "model/test_nodes.hpp"
+#include "platform/simgrid_platform.hpp"
+#include "workload/batsim_workload.hpp"
 #include "sched/yunikorn/yk_gang.hpp"
 #include "setups/scheduler_setup.hpp"
 
@@ -100,10 +103,10 @@ TEST(ParallelJobs, KueueGetsIndexedJobsOfParallelismP) {
 }
 
 // Four one-core nodes; job "7" (4 machines, 10 s) at 5 s and job "8" (4 machines) at 6 s:
-// under every setup "7" runs 5..15 and "8" 15..25 on all four nodes (kube-scheduler's default
-// profile too: the jobs arrive one after the other, so its ranks do not interleave).
+// under every setup "7" runs first on all four nodes and "8" after it (kube-scheduler's
+// default profile too: the jobs arrive one after the other, so its ranks do not interleave).
 TEST(ParallelJobs, EverySetupRunsTheTwoJobsOneAfterTheOther) {
-  const std::string kueue = testing::TempDir() + "/parallel-jobs-kueue.yaml";
+  const std::string kueue = ::testing::TempDir() + "/parallel-jobs-kueue.yaml";
   std::ofstream(kueue) << R"(kind: ResourceFlavor
 metadata: {name: f}
 ---
@@ -132,22 +135,65 @@ kubesim: {apiLatencyMicros: 0}
     in.workload = workload();
     in.workload.jobs.resize(2);
     in.scheduler = default_scheduler_config(in.resource_names);
-    install_setups({SetupChoice{setup, setup == "kueue" ? kueue : "", Duration()}}, in);
+    const std::string config = setup == "kueue"      ? kueue
+                               : setup == "yunikorn" ? testing::source_dir() + "/examples/parallel-jobs/yunikorn.yaml"
+                                                     : "";
+    install_setups({SetupChoice{setup, config, Duration()}}, in);
     SimulationOptions options;
     options.model = ModelConfig::ideal();
     Simulation sim(std::move(in), options);
     sim.run();
     std::size_t ranks = 0;
+    SimTime finished[2] = {SimTime::never(), SimTime::never()};
+    SimTime first_start[2] = {SimTime::never(), SimTime::never()};
     for (std::size_t i = 0; i < sim.store().pod_count(); ++i) {
       const Pod& p = sim.store().pod(PodId(static_cast<std::uint32_t>(i)));
       if (p.workload_job == kNoWorkloadJob) continue;  // YuniKorn's placeholders
       ++ranks;
+      ASSERT_LT(p.workload_job, 2u);
       EXPECT_EQ(p.machines, 4u);
       EXPECT_EQ(p.phase, PodPhase::kSucceeded) << p.name;
-      EXPECT_EQ(p.finished, SimTime::from_seconds(p.workload_job == 0 ? 15 : 25)) << p.name;
+      // A job's ranks end together, at least 10 s after its last rank started.
+      if (finished[p.workload_job].is_never()) finished[p.workload_job] = p.finished;
+      EXPECT_EQ(p.finished, finished[p.workload_job]) << p.name;
+      EXPECT_GE(p.finished, p.started + Duration::seconds(10)) << p.name;
+      first_start[p.workload_job] = std::min(first_start[p.workload_job], p.started);
     }
+    // "7" at 5 s (within a second of scheduling work), "8" once "7" has freed the machines.
+    EXPECT_GE(finished[0], SimTime::from_seconds(15));
+    EXPECT_LT(finished[0], SimTime::from_seconds(16));
+    EXPECT_GE(first_start[1], finished[0]);
     EXPECT_EQ(ranks, 8u);
     EXPECT_EQ(sim.stuck_parallel_jobs().jobs, 0u);
+  }
+}
+
+// examples/parallel-jobs/deadlock.json on 16 one-core machines (realistic model, seed 1, as
+// `kubesim run` by default): without a gang, A holds 11 machines and B 5, both wait for ever
+// and the run ends with them stuck; Coscheduling runs both.
+TEST(ParallelJobs, PartialPlacementDeadlocksWithoutAGang) {
+  for (const std::string setup : {"default-scheduler", "scheduler-plugins"}) {
+    SCOPED_TRACE(setup);
+    SimulationInputs in;
+    in.nodes = read_simgrid_platform(testing::data_dir() + "/batsim/platform_graphene_16nodes.xml", in.resource_names).nodes;
+    in.workload = read_batsim_workload(testing::source_dir() + "/examples/parallel-jobs/deadlock.json", in.resource_names);
+    in.scheduler = default_scheduler_config(in.resource_names);
+    install_setups({SetupChoice{setup, "", Duration()}}, in);
+    SimulationOptions options;
+    options.model = ModelConfig::realistic();
+    Simulation sim(std::move(in), options);
+    sim.run();
+    const Simulation::StuckJobs stuck = sim.stuck_parallel_jobs();
+    if (setup == "default-scheduler") {
+      EXPECT_EQ(stuck.jobs, 2u);
+      EXPECT_EQ(stuck.waiting_pods, 16u);
+      EXPECT_EQ(stuck.pending_pods, 8u);
+      EXPECT_EQ(stuck.example, "w0-A: 11 of 12 ranks placed");
+      EXPECT_EQ(sim.finished_pods(), 16u);  // the one-machine jobs only
+    } else {
+      EXPECT_EQ(stuck.jobs, 0u);
+      EXPECT_EQ(sim.finished_pods(), 40u);
+    }
   }
 }
 
