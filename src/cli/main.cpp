@@ -181,7 +181,8 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     std::fprintf(stderr, "kubesim: %zu pod(s) refused at creation, e.g.: %s\n", sim.rejected_pods().size(),
                  sim.rejected_pods().front().second.c_str());
   if (sim.pending_pods() > 0)
-    std::fprintf(stderr, "kubesim: %zu pod(s) could never be scheduled (reported as REJECTED in jobs.csv)\n",
+    std::fprintf(stderr,
+                 "kubesim: %zu pod(s) could never be scheduled (a job none of whose pods ran is REJECTED in jobs.csv)\n",
                  sim.pending_pods());
   if (const RunPipeline::Rejected rejected = run.rejected_jobs(); rejected.count > 0) {
     // Batsim's REJECTED jobs, counted: e.g. batsched's rejection of a job larger than the cluster.
@@ -190,6 +191,12 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     std::fprintf(stderr, "kubesim: %zu job(s) REJECTED in jobs.csv, the first: job %s%s%s\n", rejected.count,
                  sim.workload().jobs[rejected.first].id.c_str(), why.empty() ? "" : ": ", why.c_str());
   }
+  if (const Simulation::StuckJobs stuck = sim.stuck_parallel_jobs(); stuck.jobs > 0)
+    std::fprintf(stderr,
+                 "kubesim: %zu parallel job(s) partially placed when the run ended (deadlock): %zu pod(s) holding "
+                 "nodes while waiting for the other ranks, %zu pod(s) pending, e.g. %s (in jobs.csv with the "
+                 "nodes they held, COMPLETED_KILLED)\n",
+                 stuck.jobs, stuck.waiting_pods, stuck.pending_pods, stuck.example.c_str());
   if (!connections_closed) {
     // serve's clients still hold connections (serve_simulation): the outputs are in place, so
     // end now rather than wait for them; nothing else is left to do in this process.

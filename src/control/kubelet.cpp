@@ -90,6 +90,7 @@ void Kubelets::stop(PodId pod, SimTime now, bool killed) {
   ps.state = State::kDone;
   ps.exit_at = now;
   ps.killed = killed;
+  leave_rendezvous(pod);
   Pod& stats = store_.pod_statistics(pod);
   stats.finished = now;
   if (killed) stats.exit_code = 137;  // 128 + SIGKILL
@@ -111,6 +112,7 @@ void Kubelets::on_node_down(NodeId node, SimTime now) {
       Pod& stats = store_.pod_statistics(pod);
       if (!stats.started.is_never()) stats.finished = now;
       stats.exit_code = 137;
+      leave_rendezvous(pod);
       release(pod);
     }
   }
@@ -214,6 +216,50 @@ void Kubelets::release(PodId pod) {
   --active_;
 }
 
+void Kubelets::run_container(PodId pod, SimTime now) {
+  PodState& ps = pods_[pod.value()];
+  const Pod& p = store_.pod(pod);
+  ps.exit_at = p.run_time == Duration::max() ? SimTime::never() : now + p.run_time;
+  // The deadline is only armed when it would end the pod before its container exits,
+  // so a finished pod leaves no pending event behind (a rank's is armed when it starts).
+  if (p.active_deadline > Duration() && p.start_time + p.active_deadline < ps.exit_at) {
+    if (!ps.in_rendezvous)
+      host_.post(std::max(now, p.start_time + p.active_deadline), Phase::kKubelet,
+                 KubeletEvent{KubeletEvent::Kind::kDeadline, pod});
+    return;
+  }
+  if (ps.exit_at.is_never()) return;  // a container that runs until the pod is deleted
+  host_.post(pleg_sees(p.node, ps.exit_at), Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kContainerExitSeen, pod});
+}
+
+void Kubelets::join_rendezvous(PodId pod, SimTime now) {
+  PodState& ps = pods_[pod.value()];
+  const Pod& p = store_.pod(pod);
+  if (p.workload_job >= rendezvous_.size()) rendezvous_.resize(p.workload_job + 1);
+  Rendezvous& r = rendezvous_[p.workload_job];
+  ps.in_rendezvous = true;
+  ++r.running;
+  // Until all ranks run, only the walltime (or a deletion) can end this one. Its deadline is
+  // armed now; if the job's work ends first, is_stale() drops it.
+  if (p.active_deadline > Duration())
+    host_.post(std::max(now, p.start_time + p.active_deadline), Phase::kKubelet,
+               KubeletEvent{KubeletEvent::Kind::kDeadline, pod});
+  r.waiting.push_back(pod);
+  if (r.running < p.machines) return;
+  // Every rank is running: the job's work begins now on all of them.
+  for (const PodId w : r.waiting) run_container(w, now);
+  r.waiting.clear();
+}
+
+void Kubelets::leave_rendezvous(PodId pod) {
+  PodState& ps = pods_[pod.value()];
+  if (!ps.in_rendezvous) return;
+  ps.in_rendezvous = false;
+  Rendezvous& r = rendezvous_[store_.pod(pod).workload_job];
+  --r.running;
+  if (auto it = std::find(r.waiting.begin(), r.waiting.end(), pod); it != r.waiting.end()) r.waiting.erase(it);
+}
+
 void Kubelets::report(PodId pod, SimTime seen) {
   PodState& ps = pods_[pod.value()];
   SimTime at = seen + latencies_.status_update.sample(status_rng_);
@@ -223,11 +269,17 @@ void Kubelets::report(PodId pod, SimTime seen) {
 }
 
 bool Kubelets::is_stale(const KubeletEvent& e) const {
-  const State s = pods_[e.pod.value()].state;
+  const PodState& ps = pods_[e.pod.value()];
+  const State s = ps.state;
   switch (e.kind) {
     case KubeletEvent::Kind::kContainerStarted: return s != State::kStarting;
+    case KubeletEvent::Kind::kDeadline: {
+      // A waiting rank's deadline is armed when it starts; if the job's work began and ends
+      // before it, the container exits first and the deadline does nothing.
+      const Pod& p = store_.pod(e.pod);
+      return s != State::kRunning || (!ps.exit_at.is_never() && p.start_time + p.active_deadline >= ps.exit_at);
+    }
     case KubeletEvent::Kind::kContainerExitSeen:
-    case KubeletEvent::Kind::kDeadline:
     case KubeletEvent::Kind::kKilled: return s != State::kRunning;
     case KubeletEvent::Kind::kReport: return false;
   }
@@ -242,24 +294,19 @@ void Kubelets::on_event(const KubeletEvent& e, SimTime now) {
       if (ps.state != State::kStarting) return;
       ps.state = State::kRunning;
       store_.pod_statistics(e.pod).started = now;
-      ps.exit_at = now + p.run_time;
       report(e.pod, pleg_sees(p.node, now));
-      // The deadline is only armed when it would end the pod before its container exits,
-      // so a finished pod leaves no pending event behind.
-      if (p.active_deadline > Duration() && p.start_time + p.active_deadline < ps.exit_at) {
-        const SimTime deadline = std::max(now, p.start_time + p.active_deadline);
-        host_.post(deadline, Phase::kKubelet, KubeletEvent{KubeletEvent::Kind::kDeadline, e.pod});
-        return;
+      if (p.machines > 1 && p.workload_job != kNoWorkloadJob) {
+        join_rendezvous(e.pod, now);
+      } else {
+        run_container(e.pod, now);
       }
-      if (p.run_time == Duration::max()) return;  // a container that runs until the pod is deleted
-      host_.post(pleg_sees(p.node, ps.exit_at), Phase::kKubelet,
-                 KubeletEvent{KubeletEvent::Kind::kContainerExitSeen, e.pod});
       return;
     }
     case KubeletEvent::Kind::kContainerExitSeen:
       if (ps.state != State::kRunning) return;
       ps.state = State::kDone;
       store_.pod_statistics(e.pod).finished = ps.exit_at;
+      leave_rendezvous(e.pod);
       release(e.pod);
       report(e.pod, now);
       return;
@@ -267,7 +314,7 @@ void Kubelets::on_event(const KubeletEvent& e, SimTime now) {
       // pkg/kubelet/active_deadline.go: the pod has been active (since status.startTime)
       // longer than spec.activeDeadlineSeconds; the container is killed now. A container
       // that exits at this very instant completes first (Phase ordering).
-      if (ps.state != State::kRunning) return;
+      if (is_stale(e)) return;
       ps.deadline_exceeded = true;
       stop(e.pod, now, false);
       return;

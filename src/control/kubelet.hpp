@@ -19,6 +19,15 @@
 //   ends Failed with exit code 137 and the kubelet removes it from the API;
 // - goes down with its node (node failure): nothing on the node is started, stopped or
 //   reported until the node recovers; containers that were running are gone.
+// The ranks of a rigid parallel job (Pod::machines > 1: one pod per machine of a Batsim job)
+// are one program, as the processes of an MPI job: a rank whose container has started waits,
+// Running and holding its node, until all the job's ranks are running at once (MPI_Init's
+// rendezvous); from that instant each rank runs its run time, so the job's ranks end
+// together. A rank waits until then, or until its activeDeadlineSeconds (the walltime) or a
+// deletion stops it: under a scheduler that places pods one by one, a job holding part of the
+// machines while another holds the rest never starts (the deadlock a gang scheduler avoids).
+// This is kubesim's model of the application, not a Kubernetes rule: Kubernetes itself runs
+// every container on its own.
 #pragma once
 
 #include <cstdint>
@@ -102,8 +111,14 @@ class Kubelets {
     State state = State::kNone;
     bool deadline_exceeded = false;
     bool killed = false;  // stopped by SIGKILL at the end of a graceful deletion
-    SimTime exit_at = SimTime::never();
+    bool in_rendezvous = false;  // a rank counted in its job's running ranks
+    SimTime exit_at = SimTime::never();  // never: not running, or a rank waiting for the others
     SimTime last_report = SimTime::never();
+  };
+  // The running ranks of one rigid parallel job, by workload job index.
+  struct Rendezvous {
+    std::uint32_t running = 0;
+    std::vector<PodId> waiting;  // ranks running whose work has not begun, in start order
   };
   struct NodeState {
     Resources used;
@@ -118,6 +133,11 @@ class Kubelets {
   void terminate(PodId pod, SimTime now);
   void stop(PodId pod, SimTime now, bool killed);
   void release(PodId pod);
+  // Arms the end of a running container's work (its exit, or the deadline that comes first).
+  void run_container(PodId pod, SimTime now);
+  // A rank whose container started joins its job's rendezvous; the last one starts them all.
+  void join_rendezvous(PodId pod, SimTime now);
+  void leave_rendezvous(PodId pod);
   SimTime pleg_sees(NodeId node, SimTime t) const;
   void report(PodId pod, SimTime seen);
   PodState& state(PodId pod);
@@ -135,6 +155,7 @@ class Kubelets {
   KubeletHost& host_;
   std::vector<NodeState> nodes_;
   std::vector<PodState> pods_;
+  std::vector<Rendezvous> rendezvous_;  // by workload job index (rigid parallel jobs only)
   std::size_t active_ = 0;
 };
 

@@ -20,8 +20,8 @@ class Loop final : public KubeletHost {
     posted.push_back({at, event.kind});
     queue.push(at, phase, event);
   }
-  void run(Kubelets& k) {
-    while (!queue.empty()) {
+  void run(Kubelets& k, SimTime until = SimTime::never()) {
+    while (!queue.empty() && queue.top().time <= until) {
       auto e = queue.pop();
       k.on_event(e.payload, e.time);
     }
@@ -258,6 +258,88 @@ TEST(KubeletRun, ActiveDeadlineKillsPod) {
   EXPECT_EQ(pod.message, "Pod was active on the node longer than the specified deadline");
   EXPECT_EQ(pod.finished, SimTime::from_seconds(32));  // startTime 2 s + 30 s
   EXPECT_EQ(f.kubelets->active_pods(), 0u);
+}
+
+// The ranks of a rigid parallel job (control/kubelet.hpp): a rank that starts waits for the
+// others; once all run, each runs its run time, so they end together.
+struct RankFixture : Fixture {
+  RankFixture() : Fixture(zero_latencies(), /*cpu=*/8000) {}
+  PodId bind_rank(std::uint32_t rank, std::uint32_t machines, SimTime now, Duration deadline = Duration()) {
+    Pod p;
+    p.name = "job-" + std::to_string(rank);
+    p.ns = NamespaceId(0);
+    p.spec = spec;
+    p.run_time = Duration::seconds(5);
+    p.active_deadline = deadline;
+    p.machines = machines;
+    p.machine_rank = rank;
+    p.workload_job = 7;
+    const PodId id = store.create_pod(std::move(p));
+    store.update_pod(id, [&](Pod& x) { x.node = node; });
+    loop.run(*kubelets, now);
+    kubelets->on_pod_change(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), node, PodPhase::kPending,
+                                   PodPhase::kPending, NodeId()},
+                            now);
+    return id;
+  }
+  PodTemplateId spec = tmpl(1000, 0);
+};
+
+TEST(KubeletRanks, WaitForAllRanksThenEndTogether) {
+  RankFixture f;
+  const PodId a = f.bind_rank(0, 3, SimTime::from_seconds(0));
+  const PodId b = f.bind_rank(1, 3, SimTime::from_seconds(10));
+  f.loop.run(*f.kubelets, SimTime::from_seconds(19));
+  // Two ranks running, waiting: neither has ended after far more than its 5 s.
+  EXPECT_EQ(f.store.pod(a).phase, PodPhase::kRunning);
+  EXPECT_TRUE(f.store.pod(a).finished.is_never());
+  EXPECT_EQ(f.kubelets->active_pods(), 2u);
+  const PodId c = f.bind_rank(2, 3, SimTime::from_seconds(20));
+  f.loop.run(*f.kubelets);
+  for (const PodId id : {a, b, c}) {
+    EXPECT_EQ(f.store.pod(id).phase, PodPhase::kSucceeded);
+    EXPECT_EQ(f.store.pod(id).finished, SimTime::from_seconds(25));  // the last rank's start + 5 s
+  }
+  EXPECT_EQ(f.store.pod(a).started, SimTime::from_seconds(0));
+  EXPECT_EQ(f.kubelets->active_pods(), 0u);
+}
+
+TEST(KubeletRanks, WaitingRanksEndAtTheirDeadline) {
+  RankFixture f;
+  const PodId a = f.bind_rank(0, 3, SimTime::from_seconds(0), Duration::seconds(30));
+  const PodId b = f.bind_rank(1, 3, SimTime::from_seconds(10), Duration::seconds(30));
+  f.loop.run(*f.kubelets);  // rank 2 is never placed: a partially placed job
+  EXPECT_EQ(f.store.pod(a).phase, PodPhase::kFailed);
+  EXPECT_EQ(f.store.pod(a).reason, "DeadlineExceeded");
+  EXPECT_EQ(f.store.pod(a).finished, SimTime::from_seconds(30));
+  EXPECT_EQ(f.store.pod(b).finished, SimTime::from_seconds(40));
+  // A rank placed after its siblings died waits for them again, until its own deadline.
+  const PodId c = f.bind_rank(2, 3, SimTime::from_seconds(50), Duration::seconds(30));
+  f.loop.run(*f.kubelets);
+  EXPECT_EQ(f.store.pod(c).reason, "DeadlineExceeded");
+  EXPECT_EQ(f.store.pod(c).finished, SimTime::from_seconds(80));
+}
+
+TEST(KubeletRanks, DeadlineAfterTheJobsEndDoesNothing) {
+  RankFixture f;
+  const PodId a = f.bind_rank(0, 2, SimTime::from_seconds(0), Duration::seconds(30));
+  const PodId b = f.bind_rank(1, 2, SimTime::from_seconds(20), Duration::seconds(30));
+  f.loop.run(*f.kubelets);
+  // Rank 0's deadline (30 s) is armed while it waits; the job's work ends at 25 s, first.
+  EXPECT_EQ(f.store.pod(a).phase, PodPhase::kSucceeded);
+  EXPECT_EQ(f.store.pod(a).finished, SimTime::from_seconds(25));
+  EXPECT_EQ(f.store.pod(b).finished, SimTime::from_seconds(25));
+}
+
+TEST(KubeletRanks, WalltimeDuringTheWorkKillsTheRanksThatReachIt) {
+  RankFixture f;
+  const PodId a = f.bind_rank(0, 2, SimTime::from_seconds(0), Duration::seconds(22));
+  const PodId b = f.bind_rank(1, 2, SimTime::from_seconds(20), Duration::seconds(22));
+  f.loop.run(*f.kubelets);
+  EXPECT_EQ(f.store.pod(a).reason, "DeadlineExceeded");  // 0 + 22 < 25
+  EXPECT_EQ(f.store.pod(a).finished, SimTime::from_seconds(22));
+  EXPECT_EQ(f.store.pod(b).phase, PodPhase::kSucceeded);  // 20 + 22 > 25
+  EXPECT_EQ(f.store.pod(b).finished, SimTime::from_seconds(25));
 }
 
 }  // namespace

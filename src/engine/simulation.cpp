@@ -251,7 +251,10 @@ std::variant<PodId, std::string> Simulation::create_job_pod(JobId job_id, const 
   pod.spec = job.spec;
   pod.job = job_id;
   pod.workload_job = job.workload_job;
-  draw_container(pod, workload_.jobs[job.workload_job]);
+  const WorkloadJob& wj = workload_.jobs[job.workload_job];
+  draw_container(pod, wj);
+  // A rigid parallel job run as an Indexed Job (the kueue setup): its completion index is the rank.
+  if (wj.machines > 0 && completion_index >= 0) make_rank(pod, wj, static_cast<std::uint32_t>(completion_index));
   auto created = create_pod(std::move(pod));
   if (const PodId* id = std::get_if<PodId>(&created)) {
     job_pods_[job.workload_job] = *id;
@@ -259,6 +262,16 @@ std::variant<PodId, std::string> Simulation::create_job_pod(JobId job_id, const 
     pods_of_job_[job_id.value()].push_back(*id);
   }
   return created;
+}
+
+void Simulation::make_rank(Pod& pod, const WorkloadJob& wj, std::uint32_t rank) {
+  pod.machines = wj.machines;
+  pod.machine_rank = rank;
+  // Batsim's do_delay_task (jobs_execution.cpp): a delay that reaches the walltime
+  // ("sleeptime < remaining_time" fails) is killed at the walltime, even when equal; the
+  // container here outlives its deadline by 1 us so the kubelet's deadline kill comes first.
+  if (pod.active_deadline > Duration() && pod.run_time >= pod.active_deadline)
+    pod.run_time = pod.active_deadline + Duration::micros(1);
 }
 
 void Simulation::submit(std::uint32_t job_index) {
@@ -290,14 +303,8 @@ void Simulation::submit(std::uint32_t job_index) {
       pod.ns = wj.ns;
       pod.spec = spec;
       pod.workload_job = job_index;
-      pod.machines = wj.machines;
-      pod.machine_rank = rank;
       draw_container(pod, wj);
-      // Batsim's do_delay_task (jobs_execution.cpp): a delay that reaches the walltime
-      // ("sleeptime < remaining_time" fails) is killed at the walltime, even when equal; the
-      // container here outlives its deadline by 1 us so the kubelet's deadline kill comes first.
-      if (pod.active_deadline > Duration() && pod.run_time >= pod.active_deadline)
-        pod.run_time = pod.active_deadline + Duration::micros(1);
+      make_rank(pod, wj, rank);
       auto created = create_pod(std::move(pod));
       if (const PodId* id = std::get_if<PodId>(&created)) {
         if (rank == 0) job_pods_[job_index] = *id;
@@ -330,6 +337,44 @@ std::size_t Simulation::pending_pods() const {
     if (p.phase == PodPhase::kPending && !p.node.valid() && !p.deleted) ++n;
   }
   return n;
+}
+
+Simulation::StuckJobs Simulation::stuck_parallel_jobs() const {
+  struct Count {
+    std::uint32_t machines = 0;
+    std::size_t bound = 0;    // bound, not terminal
+    std::size_t pending = 0;  // not bound, not deleted
+    PodId first;
+  };
+  std::vector<Count> by_job;
+  for (std::size_t i = 0; i < store_.pod_count(); ++i) {
+    const PodId id(static_cast<std::uint32_t>(i));
+    const Pod& p = store_.pod(id);
+    if (p.machines <= 1 || p.workload_job == kNoWorkloadJob || p.deleted || is_terminal(p.phase)) continue;
+    if (by_job.size() <= p.workload_job) by_job.resize(p.workload_job + 1);
+    Count& c = by_job[p.workload_job];
+    c.machines = p.machines;
+    if (!c.first.valid()) c.first = id;
+    if (p.node.valid()) {
+      ++c.bound;
+    } else {
+      ++c.pending;
+    }
+  }
+  StuckJobs out;
+  for (const Count& c : by_job) {
+    // Bound ranks still running at the end are waiting: ranks that all ran would have ended.
+    if (c.bound == 0 || c.bound == c.machines) continue;
+    ++out.jobs;
+    out.waiting_pods += c.bound;
+    out.pending_pods += c.pending;
+    if (out.example.empty()) {
+      const std::string& name = store_.pod(c.first).name;
+      out.example = name.substr(0, name.rfind('-')) + ": " + std::to_string(c.bound) + " of " +
+                    std::to_string(c.machines) + " ranks placed";
+    }
+  }
+  return out;
 }
 
 Simulation::Stop Simulation::stop_reason() {

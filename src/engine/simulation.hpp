@@ -107,6 +107,16 @@ class Simulation final : public ChangeListener,
   bool pod_limit_reached() const { return pod_limit_reached_; }
   // Pods that are still pending when the run ended.
   std::size_t pending_pods() const;
+  // Rigid parallel jobs (Pod::machines > 1) stuck when the run ended: some of their ranks
+  // bound and not finished (running and waiting for the others, control/kubelet.hpp), while
+  // the job never had all its ranks running. A scan of the pods, for the end of a run.
+  struct StuckJobs {
+    std::size_t jobs = 0;
+    std::size_t waiting_pods = 0;  // their ranks bound and not finished (holding nodes)
+    std::size_t pending_pods = 0;  // their ranks not bound
+    std::string example;           // "<job>: <bound> of <P> ranks placed", the first such job
+  };
+  StuckJobs stuck_parallel_jobs() const;
   void add_listener(ChangeListener* listener) { store_.add_listener(listener); }
 
   // ---- Stepping, for a clock that is not the simulation's own (kubesim serve) ----
@@ -185,6 +195,8 @@ class Simulation final : public ChangeListener,
   // The container behaviour of a new pod of workload job `job`: its run time and exit code,
   // with the job's failure model drawn from the seeded stream.
   void draw_container(Pod& pod, const WorkloadJob& job);
+  // Makes `pod` rank `rank` of a rigid parallel job (Pod::machines), after draw_container.
+  static void make_rank(Pod& pod, const WorkloadJob& job, std::uint32_t rank);
   void resolve_priorities(std::vector<PodTemplate>& templates) const;
   // A template from the API (a client's pod or Job, a scheduler's pod): priority admission,
   // then it joins the workload's templates (keeping store id = template_base_ + index).

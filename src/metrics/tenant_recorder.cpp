@@ -94,6 +94,10 @@ void TenantRecorder::on_change(const Change& c) {
     State next = State::kPending;
     if (job.succeeded >= job.completions) {
       next = State::kCompleted;
+    } else if (job.condition == JobCondition::kFailed) {
+      // Failed (e.g. backoffLimit reached): the controller no longer updates its status, so
+      // `ready` may keep the count of pods being deleted when it failed.
+      next = State::kPreempted;
     } else if (job.ready > 0) {
       next = State::kRunning;  // a replacement pod runs: the cores are in use
     } else if (job.failed > 0) {
@@ -172,7 +176,8 @@ RunSummary TenantRecorder::summary() const {
     } else if (pod.valid()) {
       created = store.pod(pod).created;
       if (store.pod(pod).phase == PodPhase::kSucceeded) ++ts.completed;
-      ts.total_cores_milli += store.spec_of(pod).requests[kCpu];
+      // A rigid parallel job's ranks: one pod per machine.
+      ts.total_cores_milli += store.spec_of(pod).requests[kCpu] * std::max<std::uint32_t>(store.pod(pod).machines, 1);
     } else {
       continue;  // submitted but never created (admission refused the bare pod)
     }

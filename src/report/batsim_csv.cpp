@@ -77,7 +77,7 @@ std::vector<JobRow> jobs_in_output_order(const RunOutputs& run) {
     if (++ended[pod->workload_job] < std::max<std::uint32_t>(pod->machines, 1)) continue;
     emitted[pod->workload_job] = true;
     const std::uint32_t job = pod->workload_job;
-    rows.push_back(JobRow{job, pod->machines > 1 ? pod_or_null(run.store, run.job_pods[job]) : pod});
+    rows.push_back(JobRow{job, pod});
   }
   for (std::uint32_t j = 0; j < n; ++j) {
     if (emitted[j]) continue;
@@ -93,25 +93,48 @@ std::vector<JobRow> jobs_in_output_order(const RunOutputs& run) {
 // end, never created) is REJECTED: Batsim has no start time to write for it.
 JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* pod);
 
+// The ranks of each rigid parallel job (Pod::machines > 1): rank -> its latest pod (invalid:
+// never created). Bare pods of one job are consecutive; a Job's pods (the kueue setup runs a
+// parallel job as an Indexed Job) are not, and an index recreated replaces its earlier pod.
+using JobRanks = std::vector<std::vector<PodId>>;
+JobRanks ranks_of_jobs(const RunOutputs& run) {
+  JobRanks ranks(run.workload.jobs.size());
+  for (std::size_t i = 0; i < run.store.pod_count(); ++i) {
+    const PodId id(static_cast<std::uint32_t>(i));
+    const Pod& p = run.store.pod(id);
+    if (p.machines <= 1 || p.workload_job >= ranks.size()) continue;
+    std::vector<PodId>& r = ranks[p.workload_job];
+    if (r.empty()) r.assign(p.machines, PodId());
+    if (p.machine_rank < r.size()) r[p.machine_rank] = id;
+  }
+  return ranks;
+}
+
 // A rigid parallel job (Batsim's `res` machines, one pod per machine): it started when its
-// first pod started and ended with its last; its state is its pods' worst (walltime reached,
-// failed, killed over success); if a pod never started, the job never ran as a whole and is
-// REJECTED (kube-scheduler's partial placement). The allocation lists the pods' nodes.
-JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* first) {
+// first rank started (it began to hold machines) and ended with its last; its state is its
+// started ranks' worst (walltime reached, failed, killed over success). The allocation lists
+// the started ranks' nodes. A job of which no rank started is REJECTED. A job placed in part
+// (kube-scheduler without a gang: some ranks never started, or never all at once, see
+// control/kubelet.hpp) is reported with the machines it held, and the state that ended its
+// waiting ranks: COMPLETED_WALLTIME_REACHED (activeDeadlineSeconds) or COMPLETED_KILLED (cut
+// off by the end of the run, deleted).
+JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, const std::vector<PodId>& ranks) {
+  // Submitted when the job was (its pods, or its Job, created at the job's subtime; a Job's
+  // pods later, once admitted).
   JobOutcome out;
-  out.submission = first->created.is_never() ? job.submit : first->created;
-  const PodId first_id = run.job_pods[&job - run.workload.jobs.data()];
+  out.submission = job.submit;
   std::vector<std::uint32_t> nodes;
-  for (std::uint32_t k = 0; k < first->machines; ++k) {
-    const Pod* pod = pod_or_null(run.store, PodId(first_id.value() + k));
-    if (pod == nullptr || pod->workload_job != first->workload_job) return JobOutcome{BatsimJobState::kRejected, out.submission};
+  for (const PodId id : ranks) {
+    const Pod* pod = pod_or_null(run.store, id);
+    if (pod == nullptr) continue;
     const JobOutcome o = pod_outcome_of(run, job, pod);
-    if (o.rejected()) return JobOutcome{BatsimJobState::kRejected, out.submission};
-    out.start = k == 0 ? o.start : std::min(out.start, o.start);
-    out.finish = k == 0 ? o.finish : std::max(out.finish, o.finish);
-    if (k == 0 || static_cast<int>(o.state) > static_cast<int>(out.state)) out.state = o.state;
+    if (o.rejected()) continue;
+    out.start = nodes.empty() ? o.start : std::min(out.start, o.start);
+    out.finish = nodes.empty() ? o.finish : std::max(out.finish, o.finish);
+    if (nodes.empty() || static_cast<int>(o.state) > static_cast<int>(out.state)) out.state = o.state;
     nodes.push_back(o.node.value());
   }
+  if (nodes.empty()) return JobOutcome{BatsimJobState::kRejected, out.submission};
   std::sort(nodes.begin(), nodes.end());
   for (std::size_t i = 0; i < nodes.size();) {
     std::size_t j = i;
@@ -163,9 +186,9 @@ JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const P
   return out;
 }
 
-// `pod`: the job's pod, the first one of a parallel job.
-JobOutcome outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* pod) {
-  if (pod != nullptr && pod->machines > 1) return parallel_outcome_of(run, job, pod);
+// `pod`: the job's pod (any rank of a parallel job, whose ranks `ranks` holds).
+JobOutcome outcome_of(const RunOutputs& run, const JobRanks& ranks, const WorkloadJob& job, const Pod* pod) {
+  if (pod != nullptr && pod->machines > 1) return parallel_outcome_of(run, job, ranks[pod->workload_job]);
   return pod_outcome_of(run, job, pod);
 }
 
@@ -261,9 +284,10 @@ std::string batsim_jobs_csv(const RunOutputs& run) {
   out.reserve(64 + run.workload.jobs.size() * 160);
   out += kBatsimJobsHeader;
   out += '\n';
+  const JobRanks ranks = ranks_of_jobs(run);
   for (const JobRow& row : jobs_in_output_order(run)) {
     const WorkloadJob& job = run.workload.jobs[row.job];
-    append_job_row(out, run, job, outcome_of(run, job, row.pod));
+    append_job_row(out, run, job, outcome_of(run, ranks, job, row.pod));
   }
   return out;
 }
@@ -287,8 +311,9 @@ std::string batsim_schedule_csv(const RunOutputs& run) {
   // Busy intervals per node, for the machine-state times.
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> busy(run.store.node_count());
 
+  const JobRanks ranks = ranks_of_jobs(run);
   for (const JobRow& row : jobs_in_output_order(run)) {
-    const JobOutcome o = outcome_of(run, run.workload.jobs[row.job], row.pod);
+    const JobOutcome o = outcome_of(run, ranks, run.workload.jobs[row.job], row.pod);
     ++nb_jobs;
     if (o.rejected()) {
       ++nb_rejected;

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "sched/kueue/kueue_controller.hpp"
+#include "setups/parallel_jobs.hpp"
 
 namespace kubesim {
 
@@ -9,6 +10,7 @@ void install_kueue(SimulationInputs& in, const SetupOptions& o) {
   if (o.config_file.empty())
     throw InputError("", 0, "the kueue setup needs --scheduler-config with its ClusterQueue/LocalQueue/ResourceFlavor YAML");
   kueue::Config config = kueue::load_config(o.config_file, in.resource_names);
+  parallel_jobs_as_indexed_jobs(in.workload, "default-scheduler");  // what Kueue admits: Jobs (then labelled below)
   for (auto& j : in.workload.jobs) {
     if (!j.as_job) continue;
     const std::string& ns = in.workload.namespaces[j.ns.value()];

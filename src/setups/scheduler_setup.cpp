@@ -7,6 +7,7 @@
 #include "sched/batch/backfill.hpp"
 #include "setups/batch_setup.hpp"
 #include "setups/kueue_setup.hpp"
+#include "setups/parallel_jobs.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 #include "sched/fluxion/fluxion.hpp"
@@ -31,6 +32,7 @@ void install_yunikorn(SimulationInputs& in, const SetupOptions& o) {
       Duration()});
   Workload& w = in.workload;
   const std::size_t shared = w.templates.size();
+  // (A parallel job's ranks share its template: one application, with its task group below.)
   for (auto& j : w.jobs) {
     if (j.pod_template >= shared) continue;
     const PodTemplate& t = w.templates[j.pod_template];
@@ -47,6 +49,7 @@ void install_yunikorn(SimulationInputs& in, const SetupOptions& o) {
     j.pod_template = static_cast<std::uint32_t>(w.templates.size());
     w.templates.push_back(std::move(copy));
   }
+  annotate_parallel_job_task_groups(w, in.resource_names, "yunikorn");
 }
 
 // Fluxion runs beside kube-scheduler (which keeps serving default-scheduler pods); its
@@ -84,11 +87,14 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
        "NodeResourcesAllocatable); --scheduler-config: ElasticQuota and PodGroup objects",
        "scheduler-plugins-scheduler", true,
        [](ResourceNames& names, const SetupOptions& o) -> std::optional<SchedulerConfig> {
-         const SchedulerPluginsObjects objects =
+         SchedulerPluginsObjects objects =
              o.config_file.empty() ? SchedulerPluginsObjects{} : read_scheduler_plugins_objects(o.config_file, names);
+         // The parallel jobs' PodGroups after the file's (a group of the same name in the
+         // file is the one Coscheduling finds).
+         objects.pod_groups.insert(objects.pod_groups.end(), o.pod_groups.begin(), o.pod_groups.end());
          return scheduler_plugins_config(names, objects);
        },
-       nullptr},
+       [](SimulationInputs& in, const SetupOptions&) { label_parallel_job_pod_groups(in.workload, "scheduler-plugins-scheduler"); }},
       {"yunikorn", "Apache YuniKorn 1.5 (core + k8shim) with a queues.yaml (default: the study's yunikorn-configs.yaml)",
        "yunikorn", true, nullptr, install_yunikorn},
       {"fluxion", "KubeFlux/Fluence: Fluxion's resource graph, informer on (--scheduler-config: Fluxion YAML)",
@@ -160,7 +166,7 @@ void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& i
   KUBESIM_ASSERT(!choices.empty());
   if (choices.size() == 1) {
     const SchedulerSetup& setup = find_setup(choices[0].setup);
-    const SetupOptions options{choices[0].config_file};
+    const SetupOptions options{choices[0].config_file, parallel_job_pod_groups(in.workload)};
     for (auto& t : in.workload.templates) t.scheduler_name = setup.scheduler_name;
     if (setup.kube_scheduler)
       if (std::optional<SchedulerConfig> own = setup.kube_scheduler(in.resource_names, options)) in.scheduler = std::move(*own);
@@ -177,7 +183,7 @@ void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& i
                                       setup.scheduler_name + " (list one of them)");
       scheduling.push_back(&setup);
     }
-    const SetupOptions options{c.config_file};
+    const SetupOptions options{c.config_file, parallel_job_pod_groups(in.workload)};
     std::optional<SchedulerConfig> own;
     if (setup.kube_scheduler) own = setup.kube_scheduler(in.resource_names, options);
     const bool deployed = own && !own->profile("default-scheduler");

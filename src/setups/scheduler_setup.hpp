@@ -16,11 +16,15 @@
 #include <vector>
 
 #include "engine/simulation.hpp"
+#include "sched/plugins/coscheduling/coscheduling.hpp"
 
 namespace kubesim {
 
 struct SetupOptions {
   std::string config_file;  // the setup's own configuration file; empty: its default
+  // The PodGroups the workload's rigid parallel jobs come with (setups/parallel_jobs.hpp),
+  // filled by install_setups; scheduler-plugins' Coscheduling reads them.
+  std::vector<PodGroupObject> pod_groups;
 };
 
 struct SchedulerSetup {

@@ -31,7 +31,10 @@ Coscheduling::Coscheduling(CoschedulingArgs args, std::vector<PodGroupObject> gr
       groups_(std::move(groups)),
       members_(groups_.size()),
       permitted_until_(groups_.size(), SimTime::never()),
-      backed_off_until_(groups_.size(), SimTime::never()) {}
+      backed_off_until_(groups_.size(), SimTime::never()) {
+  // The first of two PodGroups with one namespace/name is the one found.
+  for (std::size_t g = 0; g < groups_.size(); ++g) by_name_.emplace(std::make_pair(groups_[g].ns, groups_[g].name), static_cast<int>(g));
+}
 
 bool Coscheduling::add_group(PodGroupObject group) {
   for (const auto& g : groups_)
@@ -44,10 +47,8 @@ bool Coscheduling::add_group(PodGroupObject group) {
 }
 
 int Coscheduling::find_group(NamespaceId ns, const std::string& label) const {
-  const std::string& ns_name = handle_->store().namespace_(ns).name;
-  for (std::size_t g = 0; g < groups_.size(); ++g)
-    if (groups_[g].name == label && groups_[g].ns == ns_name) return static_cast<int>(g);
-  return -1;
+  const auto it = by_name_.find(std::make_pair(handle_->store().namespace_(ns).name, label));
+  return it == by_name_.end() ? -1 : it->second;
 }
 
 int Coscheduling::group_of(PodId pod) const {

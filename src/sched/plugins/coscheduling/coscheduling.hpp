@@ -6,6 +6,7 @@
 // group until minMember of them are assumed, PostFilter and Unreserve reject the whole group.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,7 @@ class Coscheduling final : public QueueSortPlugin,
 
   CoschedulingArgs args_;
   std::vector<PodGroupObject> groups_;
+  std::map<std::pair<std::string, std::string>, int> by_name_;  // (namespace, name) -> group
   FrameworkHandle* handle_ = nullptr;
   std::vector<std::vector<PodId>> members_;  // by group, non-terminal pods in arrival order
   std::vector<int> group_of_;                // by PodId (-1: none), set when the pod is added

@@ -1,0 +1,201 @@
+// The gang metadata each scheduler setup gives a rigid parallel job (setups/parallel_jobs.hpp),
+// and whole runs of two such jobs under each setup (ideal model: exact times).
+#include "setups/parallel_jobs.hpp"
+
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/test_paths.hpp"
+#include "model/test_nodes.hpp"
+#include "platform/simgrid_platform.hpp"
+#include "workload/batsim_workload.hpp"
+#include "sched/yunikorn/yk_gang.hpp"
+#include "setups/scheduler_setup.hpp"
+
+namespace kubesim {
+namespace {
+
+// Template 0: one core, the given schedulerName. Jobs: "7" of 4 machines at 5 s, "8" of 4
+// machines at 6 s (same template), "9" of 1 machine, "10" a one-pod cpu job (machines 0).
+Workload workload(const std::string& scheduler_name = "default-scheduler") {
+  Workload w;
+  w.templates.push_back(batch_job_template(1000, std::nullopt, scheduler_name));
+  const struct {
+    const char* id;
+    std::uint32_t machines;
+    double submit;
+  } jobs[] = {{"7", 4, 5}, {"8", 4, 6}, {"9", 1, 7}, {"10", 0, 8}};
+  for (const auto& spec : jobs) {
+    WorkloadJob j;
+    j.id = spec.id;
+    j.machines = spec.machines;
+    j.requested_resources = spec.machines;
+    j.submit = SimTime::from_seconds(spec.submit);
+    j.run_time = Duration::seconds(10);
+    j.pod_template = 0;
+    w.jobs.push_back(j);
+  }
+  return w;
+}
+
+TEST(ParallelJobs, OnePodGroupPerJobOfSeveralMachines) {
+  const Workload w = workload();
+  const std::vector<PodGroupObject> groups = parallel_job_pod_groups(w);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].ns, "default");
+  EXPECT_EQ(groups[0].name, "w0-7");  // the job's pods are w0-7-0 .. w0-7-3
+  EXPECT_EQ(groups[0].min_member, 4);
+  EXPECT_FALSE(groups[0].min_resources.has_value());
+  EXPECT_EQ(groups[0].schedule_timeout_seconds, 0);
+  EXPECT_EQ(groups[0].created, SimTime::from_seconds(5));
+  EXPECT_EQ(groups[1].name, "w0-8");
+}
+
+TEST(ParallelJobs, PodGroupLabelOnEachJobsOwnTemplate) {
+  Workload w = workload("scheduler-plugins-scheduler");
+  w.jobs[1].name = "named";
+  label_parallel_job_pod_groups(w, "scheduler-plugins-scheduler");
+  ASSERT_EQ(w.templates.size(), 3u);
+  EXPECT_EQ(w.jobs[0].pod_template, 1u);
+  EXPECT_EQ(*find_label(w.templates[1].labels, kPodGroupLabel), "w0-7");
+  EXPECT_EQ(w.jobs[1].pod_template, 2u);
+  EXPECT_EQ(*find_label(w.templates[2].labels, "scheduling.x-k8s.io/pod-group"), "named");
+  EXPECT_EQ(w.jobs[2].pod_template, 0u);  // one machine, or a cpu job: no gang
+  EXPECT_EQ(w.jobs[3].pod_template, 0u);
+  EXPECT_EQ(find_label(w.templates[0].labels, kPodGroupLabel), nullptr);
+
+  Workload other = workload("default-scheduler");  // not this setup's pods
+  label_parallel_job_pod_groups(other, "scheduler-plugins-scheduler");
+  EXPECT_EQ(other.templates.size(), 1u);
+}
+
+TEST(ParallelJobs, TaskGroupAnnotationsReadAsTheShimReadsThem) {
+  Workload w = workload("yunikorn");
+  ResourceNames names;
+  annotate_parallel_job_task_groups(w, names, "yunikorn");
+  const PodTemplate& t = w.templates[w.jobs[0].pod_template];
+  EXPECT_EQ(*find_label(t.annotations, yunikorn::kAnnotationTaskGroupName), "ranks");
+  const std::string& groups = *find_label(t.annotations, yunikorn::kAnnotationTaskGroups);
+  EXPECT_EQ(groups, R"([{"name": "ranks", "minMember": 4, "minResource": {"cpu": "1"}}])");
+  const yunikorn::TaskGroupsResult parsed = yunikorn::parse_task_groups(groups, names);
+  ASSERT_EQ(parsed.error, "");
+  ASSERT_EQ(parsed.groups.size(), 1u);
+  EXPECT_EQ(parsed.groups[0].name, "ranks");
+  EXPECT_EQ(parsed.groups[0].min_member, 4);
+  EXPECT_EQ(parsed.groups[0].min_resource[kCpu], 1000);
+  EXPECT_EQ(find_label(w.templates[0].annotations, yunikorn::kAnnotationTaskGroups), nullptr);
+}
+
+TEST(ParallelJobs, KueueGetsIndexedJobsOfParallelismP) {
+  Workload w = workload();
+  parallel_jobs_as_indexed_jobs(w, "default-scheduler");
+  const WorkloadJob& j = w.jobs[0];
+  EXPECT_TRUE(j.as_job);
+  EXPECT_TRUE(j.indexed);
+  EXPECT_EQ(j.parallelism, 4);
+  EXPECT_EQ(j.completions, 4);
+  EXPECT_EQ(j.backoff_limit, 0);
+  EXPECT_TRUE(w.jobs[2].as_job);  // one machine: through Kueue's quota too
+  EXPECT_EQ(w.jobs[2].parallelism, 1);
+  EXPECT_FALSE(w.jobs[3].as_job);  // a cpu job (one pod of that request): unchanged
+}
+
+// Four one-core nodes; job "7" (4 machines, 10 s) at 5 s and job "8" (4 machines) at 6 s:
+// under every setup "7" runs first on all four nodes and "8" after it (kube-scheduler's
+// default profile too: the jobs arrive one after the other, so its ranks do not interleave).
+TEST(ParallelJobs, EverySetupRunsTheTwoJobsOneAfterTheOther) {
+  const std::string kueue = ::testing::TempDir() + "/parallel-jobs-kueue.yaml";
+  std::ofstream(kueue) << R"(kind: ResourceFlavor
+metadata: {name: f}
+---
+kind: ClusterQueue
+metadata: {name: c}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: f
+      resources: [{name: cpu, nominalQuota: 4}]
+---
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: c}
+---
+kind: Configuration
+clientConnection: {qps: 1000000, burst: 1000000}
+kubesim: {apiLatencyMicros: 0}
+)";
+  for (const std::string setup : {"default-scheduler", "scheduler-plugins", "yunikorn", "kueue", "fcfs"}) {
+    SCOPED_TRACE(setup);
+    SimulationInputs in;
+    for (int i = 0; i < 4; ++i) in.nodes.push_back(test_node("n" + std::to_string(i), 1000, 4LL << 30));
+    in.workload = workload();
+    in.workload.jobs.resize(2);
+    in.scheduler = default_scheduler_config(in.resource_names);
+    const std::string config = setup == "kueue"      ? kueue
+                               : setup == "yunikorn" ? testing::source_dir() + "/examples/parallel-jobs/yunikorn.yaml"
+                                                     : "";
+    install_setups({SetupChoice{setup, config, Duration()}}, in);
+    SimulationOptions options;
+    options.model = ModelConfig::ideal();
+    Simulation sim(std::move(in), options);
+    sim.run();
+    std::size_t ranks = 0;
+    SimTime finished[2] = {SimTime::never(), SimTime::never()};
+    SimTime first_start[2] = {SimTime::never(), SimTime::never()};
+    for (std::size_t i = 0; i < sim.store().pod_count(); ++i) {
+      const Pod& p = sim.store().pod(PodId(static_cast<std::uint32_t>(i)));
+      if (p.workload_job == kNoWorkloadJob) continue;  // YuniKorn's placeholders
+      ++ranks;
+      ASSERT_LT(p.workload_job, 2u);
+      EXPECT_EQ(p.machines, 4u);
+      EXPECT_EQ(p.phase, PodPhase::kSucceeded) << p.name;
+      // A job's ranks end together, at least 10 s after its last rank started.
+      if (finished[p.workload_job].is_never()) finished[p.workload_job] = p.finished;
+      EXPECT_EQ(p.finished, finished[p.workload_job]) << p.name;
+      EXPECT_GE(p.finished, p.started + Duration::seconds(10)) << p.name;
+      first_start[p.workload_job] = std::min(first_start[p.workload_job], p.started);
+    }
+    // "7" at 5 s (within a second of scheduling work), "8" once "7" has freed the machines.
+    EXPECT_GE(finished[0], SimTime::from_seconds(15));
+    EXPECT_LT(finished[0], SimTime::from_seconds(16));
+    EXPECT_GE(first_start[1], finished[0]);
+    EXPECT_EQ(ranks, 8u);
+    EXPECT_EQ(sim.stuck_parallel_jobs().jobs, 0u);
+  }
+}
+
+// examples/parallel-jobs/deadlock.json on 16 one-core machines (realistic model, seed 1, as
+// `kubesim run` by default): without a gang, A holds 11 machines and B 5, both wait for ever
+// and the run ends with them stuck; Coscheduling runs both.
+TEST(ParallelJobs, PartialPlacementDeadlocksWithoutAGang) {
+  for (const std::string setup : {"default-scheduler", "scheduler-plugins"}) {
+    SCOPED_TRACE(setup);
+    SimulationInputs in;
+    in.nodes = read_simgrid_platform(testing::data_dir() + "/batsim/platform_graphene_16nodes.xml", in.resource_names).nodes;
+    in.workload = read_batsim_workload(testing::source_dir() + "/examples/parallel-jobs/deadlock.json", in.resource_names);
+    in.scheduler = default_scheduler_config(in.resource_names);
+    install_setups({SetupChoice{setup, "", Duration()}}, in);
+    SimulationOptions options;
+    options.model = ModelConfig::realistic();
+    Simulation sim(std::move(in), options);
+    sim.run();
+    const Simulation::StuckJobs stuck = sim.stuck_parallel_jobs();
+    if (setup == "default-scheduler") {
+      EXPECT_EQ(stuck.jobs, 2u);
+      EXPECT_EQ(stuck.waiting_pods, 16u);
+      EXPECT_EQ(stuck.pending_pods, 8u);
+      EXPECT_EQ(stuck.example, "w0-A: 11 of 12 ranks placed");
+      EXPECT_EQ(sim.finished_pods(), 16u);  // the one-machine jobs only
+    } else {
+      EXPECT_EQ(stuck.jobs, 0u);
+      EXPECT_EQ(sim.finished_pods(), 40u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kubesim
