@@ -1,35 +1,62 @@
 #include "api/http_server.hpp"
 
 #include <httplib.h>
+#include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <future>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 namespace kubesim::api {
 
 namespace {
 
-// httplib serves a connection on one pool thread for its whole life: each open watch holds
-// one, and so does an idle keep-alive connection until kKeepAliveSeconds or a slow sender
-// until a read times out (kReadTimeoutSeconds without a byte). The pool is sized so that
-// hundreds of such connections still leave threads for real requests.
-constexpr std::size_t kThreads = 1024;
+// A worker runs httplib's keep-alive loop on one connection: it is held while a request is
+// read and answered, while a watch streams, and while the connection idles up to
+// kKeepAliveSeconds after a request (or a body arrives slower than a byte per
+// kReadTimeoutSeconds). Connections that have not sent a request hold none (the gate).
+constexpr std::size_t kMaxWorkers = 4096;
 constexpr time_t kKeepAliveSeconds = 5;  // httplib's and Go net/http clients' usual idle reuse
 constexpr time_t kReadTimeoutSeconds = 5;
+// kube-apiserver's http.Server (staging/src/k8s.io/apiserver/pkg/server/secure_serving.go):
+// ReadHeaderTimeout 32 s, MaxHeaderBytes 1 MiB.
+constexpr auto kReadHeaderTimeout = std::chrono::seconds(32);
+// The gate looks at this much of a new connection's bytes for the end of the header; a client
+// that has sent this much without one is no slow sender, and httplib answers it (400/414/431).
+constexpr std::size_t kHeaderPeekBytes = 64 * 1024;
 
 // kube-apiserver's max-in-flight filter (staging/src/k8s.io/apiserver/pkg/server/filters/
 // maxinflight.go, defaults --max-requests-inflight=400 and --max-mutating-requests-inflight=200
 // in pkg/server/options/server_run_options.go): requests beyond the limit are answered 429
 // at once with Retry-After: 1; long-running requests (watches) are not counted.
 constexpr int kMaxReadOnlyInFlight = 400;
-// The listen backlog. Debian's httplib is a compiled library that listens with a backlog of
-// 5 (CPPHTTPLIB_LISTEN_BACKLOG), which reset connections under 50 concurrent clients;
-// listen() again on the bound socket raises it (Linux; the kernel caps it at somaxconn).
-constexpr int kListenBacklog = 4096;
 constexpr int kMaxMutatingInFlight = 200;
+// The listen backlog (the kernel caps it at net.core.somaxconn): httplib listens with 5, which
+// reset connections under 50 concurrent clients.
+constexpr int kListenBacklog = 4096;
+
+// httplib 0.11 serves a connection only from its own accept loop: Server::process_and_close_socket
+// (TLS handshake, keep-alive loop, close) is private. An explicit instantiation may name a
+// private member (C++20 [temp.spec.general]/6: access checking does not apply to the names in
+// it), which is how the gate hands httplib the connections it accepted. The call through the
+// member pointer is virtual: an SSLServer does its handshake.
+using ProcessSocket = bool (httplib::Server::*)(socket_t);
+ProcessSocket process_socket_member();
+template <ProcessSocket Member>
+struct ProcessSocketAccess {
+  friend ProcessSocket process_socket_member() { return Member; }
+};
+template struct ProcessSocketAccess<&httplib::Server::process_and_close_socket>;
 
 std::string error_body(int code, const char* reason, const std::string& message) {
   return nlohmann::json{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
@@ -70,7 +97,16 @@ bool is_public_path(const std::string& path) {
 
 HttpServer::HttpServer(ApiServer& api, Options options)
     : api_(api), options_(std::move(options)), server_(make_server(options_.tls)) {
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+  // httplib's own accept loop (on the loopback socket of start()) runs its tasks on the pool
+  // too; the pool outlives that loop, which ends before stop() shuts the pool down.
+  struct PoolQueue : httplib::TaskQueue {
+    std::shared_ptr<WorkerPool> pool;
+    explicit PoolQueue(std::shared_ptr<WorkerPool> p) : pool(std::move(p)) {}
+    void enqueue(std::function<void()> fn) override { pool->enqueue(std::move(fn)); }
+    void shutdown() override {}
+  };
+  pool_ = std::make_shared<WorkerPool>(kMaxWorkers);
+  server_->new_task_queue = [pool = pool_] { return new PoolQueue(pool); };
   server_->set_payload_max_length(kMaxRequestBytes);
   server_->set_keep_alive_max_count(1'000'000);
   server_->set_keep_alive_timeout(kKeepAliveSeconds);
@@ -78,8 +114,7 @@ HttpServer::HttpServer(ApiServer& api, Options options)
   server_->set_write_timeout(kReadTimeoutSeconds, 0);
   // TCP_NODELAY (inherited by accepted sockets on Linux): without it Nagle's algorithm and
   // the client's delayed ACK add ~40 ms to every response on a keep-alive connection.
-  server_->set_socket_options([this](socket_t sock) {
-    listen_socket_ = sock;
+  server_->set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
@@ -164,17 +199,176 @@ HttpServer::HttpServer(ApiServer& api, Options options)
 
 HttpServer::~HttpServer() { stop(); }
 
-int HttpServer::start(const std::string& address, int port) {
-  int bound = port;
-  if (port == 0) {
-    bound = server_->bind_to_any_port(address);
-    if (bound < 0) throw std::runtime_error("cannot bind " + address);
-  } else if (!server_->bind_to_port(address, port)) {
-    throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(port) + " (in use?)");
+void HttpServer::WorkerPool::enqueue(std::function<void()> task) {
+  std::lock_guard lock(mutex_);
+  tasks_.push_back(std::move(task));
+  if (idle_ >= tasks_.size() || threads_.size() >= max_threads_) {
+    ready_.notify_one();
+    return;
   }
-  if (listen_socket_ >= 0) ::listen(listen_socket_, kListenBacklog);
+  threads_.emplace_back([this] { work(); });
+}
+
+void HttpServer::WorkerPool::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    ++idle_;
+    ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+    --idle_;
+    if (tasks_.empty()) return;  // stopping
+    std::function<void()> task = std::move(tasks_.front());
+    tasks_.pop_front();
+    lock.unlock();
+    task();
+    lock.lock();
+  }
+}
+
+void HttpServer::WorkerPool::shutdown() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    threads.swap(threads_);
+  }
+  ready_.notify_all();
+  for (std::thread& t : threads) t.join();
+}
+
+namespace {
+
+// A listening socket on address:port (port 0: an ephemeral one), non-blocking, with the
+// server's backlog; returns the fd and sets `bound` to the port. Throws std::runtime_error.
+int listen_on(const std::string& address, int port, int& bound) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (const int rc = ::getaddrinfo(address.c_str(), service.c_str(), &hints, &found); rc != 0)
+    throw std::runtime_error("cannot listen on " + address + ": " + ::gai_strerror(rc));
+  std::string error = "no address";
+  int fd = -1;
+  for (addrinfo* a = found; a && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, kListenBacklog) != 0) {
+      error = std::strerror(errno);
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ::freeaddrinfo(found);
+  if (fd < 0)
+    throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(port) + " (" + error + ")");
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  bound = ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
+                                           : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  return fd;
+}
+
+}  // namespace
+
+int HttpServer::start(const std::string& address, int port) {
+  // As Go programs do (os package, since Go 1.19): the soft limit on open files raised to the
+  // hard one, so that thousands of connections can be open (Debian's soft default is 1024).
+  if (rlimit files{}; ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  int bound = 0;
+  listen_fd_ = listen_on(address, port, bound);
+  // httplib's keep-alive loop runs only while its server listens (Server::stop() ends the loops
+  // by closing that socket), so it listens too, on a loopback port nobody is told about.
+  if (server_->bind_to_any_port("127.0.0.1") < 0 && server_->bind_to_any_port("::1") < 0)
+    throw std::runtime_error("cannot bind a loopback port");
   listener_ = std::thread([this] { server_->listen_after_bind(); });
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = listen_fd_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+  ev.data.fd = wake_fd_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  gate_ = std::thread([this] { run_gate(); });
   return bound;
+}
+
+void HttpServer::run_gate() {
+  using Clock = std::chrono::steady_clock;
+  std::unordered_map<int, Clock::time_point> waiting;  // fd -> header deadline
+  const auto close_waiting = [&](int fd) {
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+    waiting.erase(fd);
+  };
+  std::vector<char> peek(kHeaderPeekBytes);
+  std::vector<epoll_event> events(256);
+  Clock::time_point next_sweep = Clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 1000);
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[i].data.fd;
+      if (fd == wake_fd_) {
+        for (const auto& [open_fd, deadline] : waiting) ::close(open_fd);
+        return;
+      }
+      if (fd == listen_fd_) {
+        for (;;) {
+          const int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+          if (c < 0) {
+            // EMFILE/ENFILE: out of descriptors; the connection stays in the backlog until a
+            // waiting one is closed (level-triggered: the gate tries again after its sweep).
+            if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            break;
+          }
+          int yes = 1;
+          ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+          epoll_event ev{};
+          ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;  // woken by new bytes, not by unread ones
+          ev.data.fd = c;
+          ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c, &ev);
+          waiting.emplace(c, Clock::now() + kReadHeaderTimeout);
+        }
+        continue;
+      }
+      // Bytes (or the end) on a waiting connection: ready once the header is complete.
+      const ssize_t got = ::recv(fd, peek.data(), peek.size(), MSG_PEEK);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+        close_waiting(fd);
+        continue;
+      }
+      if (got < 0) continue;
+      const std::string_view seen(peek.data(), static_cast<std::size_t>(got));
+      if (!options_.tls && static_cast<std::size_t>(got) < peek.size() && seen.find("\r\n\r\n") == seen.npos)
+        continue;
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+      waiting.erase(fd);
+      pool_->enqueue([this, fd] { serve_connection(fd); });
+    }
+    if (const auto now = Clock::now(); now >= next_sweep) {
+      next_sweep = now + std::chrono::seconds(1);
+      std::vector<int> expired;
+      for (const auto& [fd, deadline] : waiting)
+        if (deadline <= now) expired.push_back(fd);
+      for (int fd : expired) close_waiting(fd);
+    }
+  }
+}
+
+void HttpServer::serve_connection(int fd) {
+  // httplib's accept loop leaves sockets blocking with these timeouts (SO_RCVTIMEO/SO_SNDTIMEO).
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const timeval read_timeout{kReadTimeoutSeconds, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &read_timeout, sizeof read_timeout);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &read_timeout, sizeof read_timeout);
+  (server_.get()->*process_socket_member())(fd);  // serves, then closes fd
 }
 
 bool HttpServer::stop_within(std::chrono::milliseconds deadline) {
@@ -190,8 +384,17 @@ bool HttpServer::stop_within(std::chrono::milliseconds deadline) {
 
 void HttpServer::stop() {
   if (!listener_.joinable()) return;
+  // The gate first (no connection is handed on after it), then httplib's loop (which ends the
+  // keep-alive loops of the workers), then the workers.
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);  // cannot fail: a fresh eventfd
+  gate_.join();
+  ::close(listen_fd_);
+  ::close(epoll_fd_);
+  ::close(wake_fd_);
   server_->stop();
   listener_.join();
+  pool_->shutdown();
 }
 
 }  // namespace kubesim::api
