@@ -68,6 +68,7 @@ class Probe:
         self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--probe",
                                       srv.host, str(srv.port)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
+        self.t0 = time.monotonic()
         self.results = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -87,7 +88,8 @@ class Probe:
 
 def summarize(name, results):
     lat = sorted(r[1] for r in results if r[1] is not None)
-    bad = [r for r in results if r[1] is None or r[2] != 200 or r[1] > LATENCY_LIMIT]
+    bad = [[round(r[0], 2), r[1] and round(r[1], 3), r[2]] for r in results
+           if r[1] is None or r[2] != 200 or r[1] > LATENCY_LIMIT]
     ok = bool(results) and not bad
     detail = (f"{len(results)} GETs, max {1000 * lat[-1]:.1f} ms, p99 "
               f"{1000 * lat[int(0.99 * (len(lat) - 1))]:.1f} ms" if lat else f"{len(results)} GETs")
@@ -253,7 +255,7 @@ def soak(kubesim, tmp):
     created = Created()
 
     def phase(name):
-        note(f"{name} from probe {probe.mark()}")
+        note(f"{name} from {time.monotonic() - probe.t0:.2f} s")
     try:
         time.sleep(0.5)
         before = probe.mark()
