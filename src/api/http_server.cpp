@@ -1,10 +1,12 @@
 #include "api/http_server.hpp"
 
 #include <httplib.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -29,8 +31,9 @@ constexpr std::size_t kMaxWorkers = 4096;
 constexpr time_t kKeepAliveSeconds = 5;  // httplib's and Go net/http clients' usual idle reuse
 constexpr time_t kReadTimeoutSeconds = 5;
 // kube-apiserver's http.Server (staging/src/k8s.io/apiserver/pkg/server/secure_serving.go):
-// ReadHeaderTimeout 32 s, MaxHeaderBytes 1 MiB.
+// ReadHeaderTimeout 32 s, IdleTimeout 90 s ("matches http.DefaultTransport keep-alive timeout").
 constexpr auto kReadHeaderTimeout = std::chrono::seconds(32);
+constexpr auto kIdleTimeout = std::chrono::seconds(90);
 // The gate looks at this much of a new connection's bytes for the end of the header; a client
 // that has sent this much without one is no slow sender, and httplib answers it (400/414/431).
 constexpr std::size_t kHeaderPeekBytes = 64 * 1024;
@@ -64,8 +67,92 @@ std::string error_body(int code, const char* reason, const std::string& message)
       .dump();
 }
 
-std::unique_ptr<httplib::Server> make_server(const std::optional<TlsIdentity>& tls) {
-  if (!tls) return std::make_unique<httplib::Server>();
+// One plain-HTTP connection for httplib's request parser, as httplib's own SocketStream (read
+// through a 4 KiB buffer, the socket's timeouts), so that a worker can serve one request and
+// hand the connection back: whatever is still buffered is a pipelined request, served at once.
+class ConnectionStream final : public httplib::Stream {
+ public:
+  explicit ConnectionStream(int fd) : fd_(fd) {}
+  bool is_readable() const override { return pos_ < end_ || wait(POLLIN, kReadTimeoutSeconds); }
+  bool is_writable() const override { return wait(POLLOUT, kReadTimeoutSeconds) && alive(); }
+  ssize_t read(char* out, std::size_t size) override {
+    if (pos_ == end_) {
+      if (!wait(POLLIN, kReadTimeoutSeconds)) return -1;
+      ssize_t got;
+      do got = ::recv(fd_, buffer_, sizeof buffer_, 0);
+      while (got < 0 && errno == EINTR);
+      if (got <= 0) return got;
+      pos_ = 0;
+      end_ = static_cast<std::size_t>(got);
+    }
+    const std::size_t n = std::min(size, end_ - pos_);
+    std::memcpy(out, buffer_ + pos_, n);
+    pos_ += n;
+    return static_cast<ssize_t>(n);
+  }
+  ssize_t write(const char* data, std::size_t size) override {
+    if (!wait(POLLOUT, kReadTimeoutSeconds)) return -1;
+    ssize_t sent;
+    do sent = ::send(fd_, data, size, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    return sent;
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { address(::getpeername, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { address(::getsockname, ip, port); }
+  socket_t socket() const override { return fd_; }
+  bool buffered() const { return pos_ < end_; }
+
+ private:
+  bool wait(short events, time_t seconds) const {
+    pollfd p{fd_, events, 0};
+    int rc;
+    do rc = ::poll(&p, 1, static_cast<int>(seconds * 1000));
+    while (rc < 0 && errno == EINTR);
+    return rc > 0 && !(p.revents & (POLLERR | POLLNVAL));
+  }
+  // Not closed by the peer (a watch stops streaming to a client that is gone).
+  bool alive() const {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) return true;
+    char c;
+    return ::recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+  }
+  void address(int (*get)(int, sockaddr*, socklen_t*), std::string& ip, int& port) const {
+    sockaddr_storage a{};
+    socklen_t len = sizeof a;
+    ip.clear();
+    port = 0;
+    if (get(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) return;
+    char text[INET6_ADDRSTRLEN] = {};
+    const bool v6 = a.ss_family == AF_INET6;
+    const void* raw = v6 ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&a)->sin6_addr)
+                         : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&a)->sin_addr);
+    if (::inet_ntop(a.ss_family, raw, text, sizeof text)) ip = text;
+    port = ntohs(v6 ? reinterpret_cast<sockaddr_in6*>(&a)->sin6_port : reinterpret_cast<sockaddr_in*>(&a)->sin_port);
+  }
+
+  int fd_;
+  char buffer_[4096];
+  std::size_t pos_ = 0, end_ = 0;
+};
+
+}  // namespace
+
+// httplib's request parser and router for one request (Server::process_request is protected).
+class HttpServer::PlainServer : public httplib::Server {
+ public:
+  // Serves one request; false when the connection must be closed (read error or the end,
+  // "Connection: close", HTTP/1.0, or an answer httplib closes after).
+  bool serve_request(httplib::Stream& stream) {
+    bool closed = false;
+    return process_request(stream, false, closed, nullptr) && !closed;
+  }
+};
+
+namespace {
+
+std::unique_ptr<httplib::Server> make_tls_server(const std::optional<TlsIdentity>& tls) {
+  if (!tls) return nullptr;
   auto read_pem = [](const std::string& pem) {
     BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
     if (!bio) throw std::runtime_error("TLS set-up failed: BIO_new_mem_buf");
@@ -96,7 +183,12 @@ bool is_public_path(const std::string& path) {
 }  // namespace
 
 HttpServer::HttpServer(ApiServer& api, Options options)
-    : api_(api), options_(std::move(options)), server_(make_server(options_.tls)) {
+    : api_(api), options_(std::move(options)), server_(make_tls_server(options_.tls)) {
+  if (!server_) {
+    auto plain = std::make_unique<PlainServer>();
+    plain_ = plain.get();
+    server_ = std::move(plain);
+  }
   // httplib's own accept loop (on the loopback socket of start()) runs its tasks on the pool
   // too; the pool outlives that loop, which ends before stop() shuts the pool down.
   struct PoolQueue : httplib::TaskQueue {
@@ -302,7 +394,20 @@ int HttpServer::start(const std::string& address, int port) {
 
 void HttpServer::run_gate() {
   using Clock = std::chrono::steady_clock;
-  std::unordered_map<int, Clock::time_point> waiting;  // fd -> header deadline
+  // A waiting connection's deadline: kReadHeaderTimeout once a request has begun (at accept for
+  // a new connection, at its first byte for a kept-alive one), else kIdleTimeout.
+  struct Waiting {
+    Clock::time_point deadline;
+    bool reading;
+  };
+  std::unordered_map<int, Waiting> waiting;
+  const auto add = [&](int fd, bool reading) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;  // woken by new bytes, not by unread ones
+    ev.data.fd = fd;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    waiting[fd] = Waiting{Clock::now() + (reading ? kReadHeaderTimeout : kIdleTimeout), reading};
+  };
   const auto close_waiting = [&](int fd) {
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
     ::close(fd);
@@ -310,14 +415,29 @@ void HttpServer::run_gate() {
   };
   std::vector<char> peek(kHeaderPeekBytes);
   std::vector<epoll_event> events(256);
+  std::vector<int> returned;
   Clock::time_point next_sweep = Clock::now() + std::chrono::seconds(1);
   for (;;) {
     const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 1000);
     for (int i = 0; i < n; ++i) {
       const int fd = events[i].data.fd;
       if (fd == wake_fd_) {
-        for (const auto& [open_fd, deadline] : waiting) ::close(open_fd);
-        return;
+        std::uint64_t count;
+        [[maybe_unused]] const ssize_t got = ::read(wake_fd_, &count, sizeof count);
+        if (stopping_) {
+          for (const auto& [open_fd, w] : waiting) ::close(open_fd);
+          std::lock_guard lock(returned_mutex_);
+          for (int r : returned_) ::close(r);
+          returned_.clear();
+          return;
+        }
+        {
+          std::lock_guard lock(returned_mutex_);
+          returned.swap(returned_);
+        }
+        for (int r : returned) add(r, false);
+        returned.clear();
+        continue;
       }
       if (fd == listen_fd_) {
         for (;;) {
@@ -330,11 +450,7 @@ void HttpServer::run_gate() {
           }
           int yes = 1;
           ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
-          epoll_event ev{};
-          ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;  // woken by new bytes, not by unread ones
-          ev.data.fd = c;
-          ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c, &ev);
-          waiting.emplace(c, Clock::now() + kReadHeaderTimeout);
+          add(c, true);
         }
         continue;
       }
@@ -346,8 +462,10 @@ void HttpServer::run_gate() {
       }
       if (got < 0) continue;
       const std::string_view seen(peek.data(), static_cast<std::size_t>(got));
-      if (!options_.tls && static_cast<std::size_t>(got) < peek.size() && seen.find("\r\n\r\n") == seen.npos)
+      if (!options_.tls && static_cast<std::size_t>(got) < peek.size() && seen.find("\r\n\r\n") == seen.npos) {
+        if (Waiting& w = waiting[fd]; !w.reading) w = Waiting{Clock::now() + kReadHeaderTimeout, true};
         continue;
+      }
       ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
       waiting.erase(fd);
       pool_->enqueue([this, fd] { serve_connection(fd); });
@@ -355,20 +473,45 @@ void HttpServer::run_gate() {
     if (const auto now = Clock::now(); now >= next_sweep) {
       next_sweep = now + std::chrono::seconds(1);
       std::vector<int> expired;
-      for (const auto& [fd, deadline] : waiting)
-        if (deadline <= now) expired.push_back(fd);
+      for (const auto& [fd, w] : waiting)
+        if (w.deadline <= now) expired.push_back(fd);
       for (int fd : expired) close_waiting(fd);
     }
   }
 }
 
 void HttpServer::serve_connection(int fd) {
-  // httplib's accept loop leaves sockets blocking with these timeouts (SO_RCVTIMEO/SO_SNDTIMEO).
+  // Blocking, as httplib's accept loop leaves its sockets, with these timeouts.
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   const timeval read_timeout{kReadTimeoutSeconds, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &read_timeout, sizeof read_timeout);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &read_timeout, sizeof read_timeout);
-  (server_.get()->*process_socket_member())(fd);  // serves, then closes fd
+  if (!plain_) {
+    (server_.get()->*process_socket_member())(fd);  // TLS: handshake, keep-alive loop, close
+    return;
+  }
+  ConnectionStream stream(fd);
+  do {
+    if (!plain_->serve_request(stream) || stopping_) {
+      ::close(fd);
+      return;
+    }
+  } while (stream.buffered());  // a pipelined request is already here
+  return_to_gate(fd);
+}
+
+void HttpServer::return_to_gate(int fd) {
+  if (stopping_) {
+    ::close(fd);
+    return;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  {
+    std::lock_guard lock(returned_mutex_);
+    returned_.push_back(fd);
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);
 }
 
 bool HttpServer::stop_within(std::chrono::milliseconds deadline) {
@@ -385,16 +528,20 @@ bool HttpServer::stop_within(std::chrono::milliseconds deadline) {
 void HttpServer::stop() {
   if (!listener_.joinable()) return;
   // The gate first (no connection is handed on after it), then httplib's loop (which ends the
-  // keep-alive loops of the workers), then the workers.
+  // TLS workers' keep-alive loops), then the workers; the wake-up descriptor is closed only
+  // once no worker can hand a connection back.
+  stopping_ = true;
   const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);  // cannot fail: a fresh eventfd
+  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);
   gate_.join();
   ::close(listen_fd_);
-  ::close(epoll_fd_);
-  ::close(wake_fd_);
   server_->stop();
   listener_.join();
   pool_->shutdown();
+  for (int fd : returned_) ::close(fd);
+  returned_.clear();
+  ::close(epoll_fd_);
+  ::close(wake_fd_);
 }
 
 }  // namespace kubesim::api

@@ -8,7 +8,9 @@
 // until the first bytes of the handshake), as Go's net/http reads headers under a deadline:
 // a connection that has not sent a complete header within kube-apiserver's ReadHeaderTimeout
 // (32 s) is closed. Only then does a worker of an elastic pool (threads made on demand, up to
-// kMaxWorkers) run httplib's keep-alive loop on it.
+// kMaxWorkers) serve it: plain HTTP one request at a time (httplib's Server::process_request),
+// after which a keep-alive connection goes back to the gate until its next request or
+// kube-apiserver's IdleTimeout (90 s); with TLS, httplib's own keep-alive loop on the worker.
 #pragma once
 
 #include <atomic>
@@ -82,18 +84,24 @@ class HttpServer {
     bool stopping_ = false;
   };
 
+  class PlainServer;
   void run_gate();
   void serve_connection(int fd);
+  void return_to_gate(int fd);
 
   ApiServer& api_;
   Options options_;
   std::unique_ptr<httplib::Server> server_;
+  PlainServer* plain_ = nullptr;  // server_ when it serves plain HTTP
   std::shared_ptr<WorkerPool> pool_;
   std::thread listener_;  // httplib's own accept loop, on a loopback socket (see start())
   std::thread gate_;
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
-  int wake_fd_ = -1;  // an eventfd that ends the gate
+  int wake_fd_ = -1;  // an eventfd that wakes the gate: stopping, or connections returned
+  std::atomic<bool> stopping_{false};
+  std::mutex returned_mutex_;
+  std::vector<int> returned_;  // keep-alive connections back from a worker
   std::atomic<int> read_only_in_flight_{0};
   std::atomic<int> mutating_in_flight_{0};
 };
