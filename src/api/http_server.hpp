@@ -59,8 +59,8 @@ class HttpServer {
   int start(const std::string& address, int port);
   // Stops accepting and closes the connections; returns once the listener has ended.
   void stop();
-  // stop(), but waits at most `deadline`: a keep-alive connection or a slow body can hold a
-  // worker for up to kKeepAliveSeconds / kReadTimeoutSeconds. Returns false when the
+  // stop(), but waits at most `deadline`: a slow body (or, with TLS, a keep-alive connection)
+  // can hold a worker for up to kReadTimeoutSeconds (kKeepAliveSeconds). Returns false when the
   // connections were still open at the deadline; the stop then goes on in the background and
   // this object (and the ApiServer) must stay alive until the process ends.
   bool stop_within(std::chrono::milliseconds deadline);
