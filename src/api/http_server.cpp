@@ -23,10 +23,10 @@ namespace kubesim::api {
 
 namespace {
 
-// A worker runs httplib's keep-alive loop on one connection: it is held while a request is
-// read and answered, while a watch streams, and while the connection idles up to
-// kKeepAliveSeconds after a request (or a body arrives slower than a byte per
-// kReadTimeoutSeconds). Connections that have not sent a request hold none (the gate).
+// A worker is held while a request is read and answered and while a watch streams (a body
+// may arrive as slowly as a byte per kReadTimeoutSeconds); with TLS also while the connection
+// idles up to kKeepAliveSeconds in httplib's keep-alive loop. Connections waiting for a
+// request hold none (the gate).
 constexpr std::size_t kMaxWorkers = 4096;
 constexpr time_t kKeepAliveSeconds = 5;  // httplib's and Go net/http clients' usual idle reuse
 constexpr time_t kReadTimeoutSeconds = 5;
