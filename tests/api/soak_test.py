@@ -14,8 +14,8 @@ process opens a fresh connection every 50 ms and GETs /api/v1/namespaces/default
      connections; every answer is 201/200 or 429 with Retry-After;
   5. bad bodies: 250 creates whose JSON holds invalid UTF-8 and 20 nested 100,000 deep, each
      answered with a 4xx Status; afterwards a create still gets 201 (no in-flight slot leaked).
-Checks: every probe GET (during the abuse and after it) answered 200 within 100 ms (1 s, "no
-stall", when the machine's load average is above twice its cores); every pod
+Checks: every probe GET (during the abuse and after it) answered 200 within 100 ms (times the
+load average over the cores on an overloaded machine, see latency_limit); every pod
 whose create got 201 is listed at the end; SIGTERM ends the server within a second, exit 0.
 Prints one PASS/FAIL line per check with the figures; exit status 1 when any check failed.
 """
@@ -38,20 +38,20 @@ sys.path.insert(0, HERE)
 from run_api_tests import Server, check, failures, note, pod_body  # noqa: E402
 
 LATENCY_LIMIT = 0.100  # seconds: the issue's "answering a GET within 100 ms"
-# On a machine busy with other work (a load average above twice its cores) a process waits for
-# a core for hundreds of ms whatever it does, so there the check is that nothing stalls: every
-# GET within STALL_LIMIT; the figures are printed either way.
-STALL_LIMIT = 1.0
 
 
 def latency_limit():
+    """100 ms, stretched by the machine's overload: with a load average L above its C cores, any
+    runnable process waits about L / C times as long for a core, whatever the server does (the
+    project's shared 2-core machine runs at load 20-30 during the day). CI runs this test alone,
+    where the bound is 100 ms; the figures are printed either way."""
     load = os.getloadavg()[0]
     cores = os.cpu_count() or 1
-    if load > 2 * cores:
-        note(f"load average {load:.1f} on {cores} cores: GETs must answer within {STALL_LIMIT:.0f} s "
-             f"(no stall) instead of {int(LATENCY_LIMIT * 1000)} ms")
-        return STALL_LIMIT
-    return LATENCY_LIMIT
+    if load <= cores:
+        return LATENCY_LIMIT
+    note(f"load average {load:.1f} on {cores} cores: GETs must answer within "
+         f"{LATENCY_LIMIT * load / cores * 1000:.0f} ms (100 ms x {load / cores:.1f})")
+    return LATENCY_LIMIT * load / cores
 PROBE_PERIOD = 0.05
 PROBE_PATH = "/api/v1/namespaces/default"
 
