@@ -5,10 +5,13 @@
      not rebuilt) and prints its results;
   2. no file of the repository names the steering repository's shared folder, except the
      oracle tests (tests/peers/, files named *oracle*), the data README's origin notes and
-     the CI script.
+     the CI script;
+  3. every hand derivation a file cites (a markdown file of docs/derivations) is in the
+     repository, and no source or test cites notes outside it (the machine's work folder).
 
 Usage: standalone_test.py KUBESIM_BINARY"""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -47,6 +50,26 @@ def check_no_shared(files):
     return bad
 
 
+def check_citations(files):
+    """Cited derivations that are missing, and citations of paths outside the repository."""
+    bad = []
+    outside = "/" + "work/"  # spelled so that this file does not match itself
+    for path in files:
+        if path.startswith("data/") or is_oracle_test(path) or path in ALLOWED:
+            continue
+        try:
+            with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                for n, line in enumerate(f, 1):
+                    for cited in re.findall(r"docs/derivations/[\w.-]+\.md", line):
+                        if not os.path.isfile(os.path.join(ROOT, cited)):
+                            bad.append(f"{path}:{n}: cites {cited}, which does not exist")
+                    if path.startswith(("src/", "tests/", "bench/", "python/")) and outside in line:
+                        bad.append(f"{path}:{n}: cites a path outside the repository: {line.strip()[:120]}")
+        except UnicodeDecodeError:
+            continue
+    return bad
+
+
 def run_in_copy(kubesim, files):
     with tempfile.TemporaryDirectory(prefix="kubesim-clone-") as tmp:
         clone = os.path.join(tmp, "kubesim")
@@ -69,10 +92,11 @@ def main():
     kubesim = os.path.abspath(sys.argv[1])
     files = repository_files()
     failures = [f"names {NEEDLE}: {b}" for b in check_no_shared(files)]
+    failures += check_citations(files)
     failures += run_in_copy(kubesim, files)
     for f in failures:
         print("FAILED:", f)
-    print(f"standalone: {2 - min(2, len(failures))} passed, {len(failures)} failed")
+    print(f"standalone: {3 - min(3, len(failures))} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 

@@ -1,35 +1,65 @@
 #include "api/http_server.hpp"
 
 #include <httplib.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <future>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 namespace kubesim::api {
 
 namespace {
 
-// httplib serves a connection on one pool thread for its whole life: each open watch holds
-// one, and so does an idle keep-alive connection until kKeepAliveSeconds or a slow sender
-// until a read times out (kReadTimeoutSeconds without a byte). The pool is sized so that
-// hundreds of such connections still leave threads for real requests.
-constexpr std::size_t kThreads = 1024;
+// A worker is held while a request is read and answered and while a watch streams (a body
+// may arrive as slowly as a byte per kReadTimeoutSeconds); with TLS also while the connection
+// idles up to kKeepAliveSeconds in httplib's keep-alive loop. Connections waiting for a
+// request hold none (the gate).
+constexpr std::size_t kMaxWorkers = 4096;
 constexpr time_t kKeepAliveSeconds = 5;  // httplib's and Go net/http clients' usual idle reuse
 constexpr time_t kReadTimeoutSeconds = 5;
+// kube-apiserver's http.Server (staging/src/k8s.io/apiserver/pkg/server/secure_serving.go):
+// ReadHeaderTimeout 32 s, IdleTimeout 90 s ("matches http.DefaultTransport keep-alive timeout").
+constexpr auto kReadHeaderTimeout = std::chrono::seconds(32);
+constexpr auto kIdleTimeout = std::chrono::seconds(90);
+// The gate looks at this much of a new connection's bytes for the end of the header; a client
+// that has sent this much without one is no slow sender, and httplib answers it (400/414/431).
+constexpr std::size_t kHeaderPeekBytes = 64 * 1024;
 
 // kube-apiserver's max-in-flight filter (staging/src/k8s.io/apiserver/pkg/server/filters/
 // maxinflight.go, defaults --max-requests-inflight=400 and --max-mutating-requests-inflight=200
 // in pkg/server/options/server_run_options.go): requests beyond the limit are answered 429
 // at once with Retry-After: 1; long-running requests (watches) are not counted.
 constexpr int kMaxReadOnlyInFlight = 400;
-// The listen backlog. Debian's httplib is a compiled library that listens with a backlog of
-// 5 (CPPHTTPLIB_LISTEN_BACKLOG), which reset connections under 50 concurrent clients;
-// listen() again on the bound socket raises it (Linux; the kernel caps it at somaxconn).
-constexpr int kListenBacklog = 4096;
 constexpr int kMaxMutatingInFlight = 200;
+// The listen backlog (the kernel caps it at net.core.somaxconn): httplib listens with 5, which
+// reset connections under 50 concurrent clients.
+constexpr int kListenBacklog = 4096;
+
+// httplib 0.11 serves a connection only from its own accept loop: Server::process_and_close_socket
+// (TLS handshake, keep-alive loop, close) is private. An explicit instantiation may name a
+// private member (C++20 [temp.spec.general]/6: access checking does not apply to the names in
+// it), which is how the gate hands httplib the connections it accepted. The call through the
+// member pointer is virtual: an SSLServer does its handshake.
+using ProcessSocket = bool (httplib::Server::*)(socket_t);
+ProcessSocket process_socket_member();
+template <ProcessSocket Member>
+struct ProcessSocketAccess {
+  friend ProcessSocket process_socket_member() { return Member; }
+};
+template struct ProcessSocketAccess<&httplib::Server::process_and_close_socket>;
 
 std::string error_body(int code, const char* reason, const std::string& message) {
   return nlohmann::json{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
@@ -37,8 +67,92 @@ std::string error_body(int code, const char* reason, const std::string& message)
       .dump();
 }
 
-std::unique_ptr<httplib::Server> make_server(const std::optional<TlsIdentity>& tls) {
-  if (!tls) return std::make_unique<httplib::Server>();
+// One plain-HTTP connection for httplib's request parser, as httplib's own SocketStream (read
+// through a 4 KiB buffer, the socket's timeouts), so that a worker can serve one request and
+// hand the connection back: whatever is still buffered is a pipelined request, served at once.
+class ConnectionStream final : public httplib::Stream {
+ public:
+  explicit ConnectionStream(int fd) : fd_(fd) {}
+  bool is_readable() const override { return pos_ < end_ || wait(POLLIN, kReadTimeoutSeconds); }
+  bool is_writable() const override { return wait(POLLOUT, kReadTimeoutSeconds) && alive(); }
+  ssize_t read(char* out, std::size_t size) override {
+    if (pos_ == end_) {
+      if (!wait(POLLIN, kReadTimeoutSeconds)) return -1;
+      ssize_t got;
+      do got = ::recv(fd_, buffer_, sizeof buffer_, 0);
+      while (got < 0 && errno == EINTR);
+      if (got <= 0) return got;
+      pos_ = 0;
+      end_ = static_cast<std::size_t>(got);
+    }
+    const std::size_t n = std::min(size, end_ - pos_);
+    std::memcpy(out, buffer_ + pos_, n);
+    pos_ += n;
+    return static_cast<ssize_t>(n);
+  }
+  ssize_t write(const char* data, std::size_t size) override {
+    if (!wait(POLLOUT, kReadTimeoutSeconds)) return -1;
+    ssize_t sent;
+    do sent = ::send(fd_, data, size, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    return sent;
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { address(::getpeername, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { address(::getsockname, ip, port); }
+  socket_t socket() const override { return fd_; }
+  bool buffered() const { return pos_ < end_; }
+
+ private:
+  bool wait(short events, time_t seconds) const {
+    pollfd p{fd_, events, 0};
+    int rc;
+    do rc = ::poll(&p, 1, static_cast<int>(seconds * 1000));
+    while (rc < 0 && errno == EINTR);
+    return rc > 0 && !(p.revents & (POLLERR | POLLNVAL));
+  }
+  // Not closed by the peer (a watch stops streaming to a client that is gone).
+  bool alive() const {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) return true;
+    char c;
+    return ::recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+  }
+  void address(int (*get)(int, sockaddr*, socklen_t*), std::string& ip, int& port) const {
+    sockaddr_storage a{};
+    socklen_t len = sizeof a;
+    ip.clear();
+    port = 0;
+    if (get(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) return;
+    char text[INET6_ADDRSTRLEN] = {};
+    const bool v6 = a.ss_family == AF_INET6;
+    const void* raw = v6 ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&a)->sin6_addr)
+                         : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&a)->sin_addr);
+    if (::inet_ntop(a.ss_family, raw, text, sizeof text)) ip = text;
+    port = ntohs(v6 ? reinterpret_cast<sockaddr_in6*>(&a)->sin6_port : reinterpret_cast<sockaddr_in*>(&a)->sin_port);
+  }
+
+  int fd_;
+  char buffer_[4096];
+  std::size_t pos_ = 0, end_ = 0;
+};
+
+}  // namespace
+
+// httplib's request parser and router for one request (Server::process_request is protected).
+class HttpServer::PlainServer : public httplib::Server {
+ public:
+  // Serves one request; false when the connection must be closed (read error or the end,
+  // "Connection: close", HTTP/1.0, or an answer httplib closes after).
+  bool serve_request(httplib::Stream& stream) {
+    bool closed = false;
+    return process_request(stream, false, closed, nullptr) && !closed;
+  }
+};
+
+namespace {
+
+std::unique_ptr<httplib::Server> make_tls_server(const std::optional<TlsIdentity>& tls) {
+  if (!tls) return nullptr;
   auto read_pem = [](const std::string& pem) {
     BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
     if (!bio) throw std::runtime_error("TLS set-up failed: BIO_new_mem_buf");
@@ -69,8 +183,22 @@ bool is_public_path(const std::string& path) {
 }  // namespace
 
 HttpServer::HttpServer(ApiServer& api, Options options)
-    : api_(api), options_(std::move(options)), server_(make_server(options_.tls)) {
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+    : api_(api), options_(std::move(options)), server_(make_tls_server(options_.tls)) {
+  if (!server_) {
+    auto plain = std::make_unique<PlainServer>();
+    plain_ = plain.get();
+    server_ = std::move(plain);
+  }
+  // httplib's own accept loop (on the loopback socket of start()) runs its tasks on the pool
+  // too; the pool outlives that loop, which ends before stop() shuts the pool down.
+  struct PoolQueue : httplib::TaskQueue {
+    std::shared_ptr<WorkerPool> pool;
+    explicit PoolQueue(std::shared_ptr<WorkerPool> p) : pool(std::move(p)) {}
+    void enqueue(std::function<void()> fn) override { pool->enqueue(std::move(fn)); }
+    void shutdown() override {}
+  };
+  pool_ = std::make_shared<WorkerPool>(kMaxWorkers);
+  server_->new_task_queue = [pool = pool_] { return new PoolQueue(pool); };
   server_->set_payload_max_length(kMaxRequestBytes);
   server_->set_keep_alive_max_count(1'000'000);
   server_->set_keep_alive_timeout(kKeepAliveSeconds);
@@ -78,8 +206,7 @@ HttpServer::HttpServer(ApiServer& api, Options options)
   server_->set_write_timeout(kReadTimeoutSeconds, 0);
   // TCP_NODELAY (inherited by accepted sockets on Linux): without it Nagle's algorithm and
   // the client's delayed ACK add ~40 ms to every response on a keep-alive connection.
-  server_->set_socket_options([this](socket_t sock) {
-    listen_socket_ = sock;
+  server_->set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
@@ -168,17 +295,227 @@ HttpServer::HttpServer(ApiServer& api, Options options)
 
 HttpServer::~HttpServer() { stop(); }
 
-int HttpServer::start(const std::string& address, int port) {
-  int bound = port;
-  if (port == 0) {
-    bound = server_->bind_to_any_port(address);
-    if (bound < 0) throw std::runtime_error("cannot bind " + address);
-  } else if (!server_->bind_to_port(address, port)) {
-    throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(port) + " (in use?)");
+void HttpServer::WorkerPool::enqueue(std::function<void()> task) {
+  std::lock_guard lock(mutex_);
+  tasks_.push_back(std::move(task));
+  if (idle_ >= tasks_.size() || threads_.size() >= max_threads_) {
+    ready_.notify_one();
+    return;
   }
-  if (listen_socket_ >= 0) ::listen(listen_socket_, kListenBacklog);
+  threads_.emplace_back([this] { work(); });
+}
+
+void HttpServer::WorkerPool::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    ++idle_;
+    ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+    --idle_;
+    if (tasks_.empty()) return;  // stopping
+    std::function<void()> task = std::move(tasks_.front());
+    tasks_.pop_front();
+    lock.unlock();
+    task();
+    lock.lock();
+  }
+}
+
+void HttpServer::WorkerPool::shutdown() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    threads.swap(threads_);
+  }
+  ready_.notify_all();
+  for (std::thread& t : threads) t.join();
+}
+
+namespace {
+
+// A listening socket on address:port (port 0: an ephemeral one), non-blocking, with the
+// server's backlog; returns the fd and sets `bound` to the port. Throws std::runtime_error.
+int listen_on(const std::string& address, int port, int& bound) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (const int rc = ::getaddrinfo(address.c_str(), service.c_str(), &hints, &found); rc != 0)
+    throw std::runtime_error("cannot listen on " + address + ": " + ::gai_strerror(rc));
+  std::string error = "no address";
+  int fd = -1;
+  for (addrinfo* a = found; a && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, kListenBacklog) != 0) {
+      error = std::strerror(errno);
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ::freeaddrinfo(found);
+  if (fd < 0)
+    throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(port) + " (" + error + ")");
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  bound = ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
+                                           : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  return fd;
+}
+
+}  // namespace
+
+int HttpServer::start(const std::string& address, int port) {
+  // As Go programs do (os package, since Go 1.19): the soft limit on open files raised to the
+  // hard one, so that thousands of connections can be open (Debian's soft default is 1024).
+  if (rlimit files{}; ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  int bound = 0;
+  listen_fd_ = listen_on(address, port, bound);
+  // httplib's keep-alive loop runs only while its server listens (Server::stop() ends the loops
+  // by closing that socket), so it listens too, on a loopback port nobody is told about.
+  if (server_->bind_to_any_port("127.0.0.1") < 0 && server_->bind_to_any_port("::1") < 0)
+    throw std::runtime_error("cannot bind a loopback port");
   listener_ = std::thread([this] { server_->listen_after_bind(); });
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = listen_fd_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+  ev.data.fd = wake_fd_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  gate_ = std::thread([this] { run_gate(); });
   return bound;
+}
+
+void HttpServer::run_gate() {
+  using Clock = std::chrono::steady_clock;
+  // A waiting connection's deadline: kReadHeaderTimeout once a request has begun (at accept for
+  // a new connection, at its first byte for a kept-alive one), else kIdleTimeout.
+  struct Waiting {
+    Clock::time_point deadline;
+    bool reading;
+  };
+  std::unordered_map<int, Waiting> waiting;
+  const auto add = [&](int fd, bool reading) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;  // woken by new bytes, not by unread ones
+    ev.data.fd = fd;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    waiting[fd] = Waiting{Clock::now() + (reading ? kReadHeaderTimeout : kIdleTimeout), reading};
+  };
+  const auto close_waiting = [&](int fd) {
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+    waiting.erase(fd);
+  };
+  std::vector<char> peek(kHeaderPeekBytes);
+  std::vector<epoll_event> events(256);
+  std::vector<int> returned;
+  Clock::time_point next_sweep = Clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 1000);
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[i].data.fd;
+      if (fd == wake_fd_) {
+        std::uint64_t count;
+        [[maybe_unused]] const ssize_t got = ::read(wake_fd_, &count, sizeof count);
+        if (stopping_) {
+          for (const auto& [open_fd, w] : waiting) ::close(open_fd);
+          std::lock_guard lock(returned_mutex_);
+          for (int r : returned_) ::close(r);
+          returned_.clear();
+          return;
+        }
+        {
+          std::lock_guard lock(returned_mutex_);
+          returned.swap(returned_);
+        }
+        for (int r : returned) add(r, false);
+        returned.clear();
+        continue;
+      }
+      if (fd == listen_fd_) {
+        for (;;) {
+          const int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+          if (c < 0) {
+            // EMFILE/ENFILE: out of descriptors; the connection stays in the backlog until a
+            // waiting one is closed (level-triggered: the gate tries again after its sweep).
+            if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            break;
+          }
+          int yes = 1;
+          ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+          add(c, true);
+        }
+        continue;
+      }
+      // Bytes (or the end) on a waiting connection: ready once the header is complete.
+      const ssize_t got = ::recv(fd, peek.data(), peek.size(), MSG_PEEK);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+        close_waiting(fd);
+        continue;
+      }
+      if (got < 0) continue;
+      const std::string_view seen(peek.data(), static_cast<std::size_t>(got));
+      if (!options_.tls && static_cast<std::size_t>(got) < peek.size() && seen.find("\r\n\r\n") == seen.npos) {
+        if (Waiting& w = waiting[fd]; !w.reading) w = Waiting{Clock::now() + kReadHeaderTimeout, true};
+        continue;
+      }
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+      waiting.erase(fd);
+      pool_->enqueue([this, fd] { serve_connection(fd); });
+    }
+    if (const auto now = Clock::now(); now >= next_sweep) {
+      next_sweep = now + std::chrono::seconds(1);
+      std::vector<int> expired;
+      for (const auto& [fd, w] : waiting)
+        if (w.deadline <= now) expired.push_back(fd);
+      for (int fd : expired) close_waiting(fd);
+    }
+  }
+}
+
+void HttpServer::serve_connection(int fd) {
+  // Blocking, as httplib's accept loop leaves its sockets, with these timeouts.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const timeval read_timeout{kReadTimeoutSeconds, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &read_timeout, sizeof read_timeout);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &read_timeout, sizeof read_timeout);
+  if (!plain_) {
+    (server_.get()->*process_socket_member())(fd);  // TLS: handshake, keep-alive loop, close
+    return;
+  }
+  ConnectionStream stream(fd);
+  do {
+    if (!plain_->serve_request(stream) || stopping_) {
+      ::close(fd);
+      return;
+    }
+  } while (stream.buffered());  // a pipelined request is already here
+  return_to_gate(fd);
+}
+
+void HttpServer::return_to_gate(int fd) {
+  if (stopping_) {
+    ::close(fd);
+    return;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  {
+    std::lock_guard lock(returned_mutex_);
+    returned_.push_back(fd);
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);
 }
 
 bool HttpServer::stop_within(std::chrono::milliseconds deadline) {
@@ -194,8 +531,21 @@ bool HttpServer::stop_within(std::chrono::milliseconds deadline) {
 
 void HttpServer::stop() {
   if (!listener_.joinable()) return;
+  // The gate first (no connection is handed on after it), then httplib's loop (which ends the
+  // TLS workers' keep-alive loops), then the workers; the wake-up descriptor is closed only
+  // once no worker can hand a connection back.
+  stopping_ = true;
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);
+  gate_.join();
+  ::close(listen_fd_);
   server_->stop();
   listener_.join();
+  pool_->shutdown();
+  for (int fd : returned_) ::close(fd);
+  returned_.clear();
+  ::close(epoll_fd_);
+  ::close(wake_fd_);
 }
 
 }  // namespace kubesim::api

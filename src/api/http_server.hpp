@@ -1,13 +1,29 @@
 // The HTTP side of the API (cpp-httplib from Debian): plain HTTP/1.1 with keep-alive, every
 // request handed to the ApiServer, watches streamed as chunked JSON lines.
+//
+// Connections (issue 16): httplib serves a connection on one thread for as long as it reads
+// from it, so idle and slowly-sending clients would each hold a thread. The server therefore
+// accepts on a socket of its own and keeps every new connection in a gate (one epoll thread,
+// no thread per connection) until its whole request header has arrived (plain HTTP; with TLS,
+// until the first bytes of the handshake), as Go's net/http reads headers under a deadline:
+// a connection that has not sent a complete header within kube-apiserver's ReadHeaderTimeout
+// (32 s) is closed. Only then does a worker of an elastic pool (threads made on demand, up to
+// kMaxWorkers) serve it: plain HTTP one request at a time (httplib's Server::process_request),
+// after which a keep-alive connection goes back to the gate until its next request or
+// kube-apiserver's IdleTimeout (90 s); with TLS, httplib's own keep-alive loop on the worker.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "api/api_server.hpp"
 #include "api/tls.hpp"
@@ -36,23 +52,56 @@ class HttpServer {
   explicit HttpServer(ApiServer& api) : HttpServer(api, Options{}) {}
   HttpServer(ApiServer& api, Options options);
   ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
   // Binds (port 0: an ephemeral port) and starts serving on a background thread. Throws
   // std::runtime_error when the address cannot be bound.
   int start(const std::string& address, int port);
   // Stops accepting and closes the connections; returns once the listener has ended.
   void stop();
-  // stop(), but waits at most `deadline`: an idle keep-alive connection or a slow sender can
-  // hold a thread for up to kKeepAliveSeconds / kReadTimeoutSeconds. Returns false when the
+  // stop(), but waits at most `deadline`: a slow body (or, with TLS, a keep-alive connection)
+  // can hold a worker for up to kReadTimeoutSeconds (kKeepAliveSeconds). Returns false when the
   // connections were still open at the deadline; the stop then goes on in the background and
   // this object (and the ApiServer) must stay alive until the process ends.
   bool stop_within(std::chrono::milliseconds deadline);
 
  private:
+  // Threads made on demand up to a maximum; beyond it, tasks wait in FIFO order.
+  class WorkerPool {
+   public:
+    explicit WorkerPool(std::size_t max_threads) : max_threads_(max_threads) {}
+    void enqueue(std::function<void()> task);
+    void shutdown();  // runs the queued tasks, then joins every thread
+
+   private:
+    void work();
+    const std::size_t max_threads_;
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::function<void()>> tasks_;
+    std::vector<std::thread> threads_;
+    std::size_t idle_ = 0;
+    bool stopping_ = false;
+  };
+
+  class PlainServer;
+  void run_gate();
+  void serve_connection(int fd);
+  void return_to_gate(int fd);
+
   ApiServer& api_;
   Options options_;
   std::unique_ptr<httplib::Server> server_;
-  std::thread listener_;
-  int listen_socket_ = -1;
+  PlainServer* plain_ = nullptr;  // server_ when it serves plain HTTP
+  std::shared_ptr<WorkerPool> pool_;
+  std::thread listener_;  // httplib's own accept loop, on a loopback socket (see start())
+  std::thread gate_;
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;  // an eventfd that wakes the gate: stopping, or connections returned
+  std::atomic<bool> stopping_{false};
+  std::mutex returned_mutex_;
+  std::vector<int> returned_;  // keep-alive connections back from a worker
   std::atomic<int> read_only_in_flight_{0};
   std::atomic<int> mutating_in_flight_{0};
 };

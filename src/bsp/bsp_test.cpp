@@ -55,7 +55,7 @@ TEST(PerformanceModel, InterpolatesTheProfilingGrid) {
   EXPECT_EQ(model.task_name(7), "zero");
   EXPECT_EQ(model.sizes().size(), 14u);
   EXPECT_EQ(model.shares().size(), 16u);
-  // gang-study.md section 2: affinity at (10, 1000) 87.27662718296051 s (the file's row).
+  // docs/derivations/bsp-gang-study.md section 2: affinity at (10, 1000) 87.27662718296051 s (the file's row).
   EXPECT_NEAR(model.duration(0, 10, 1000), 87.27662718296051, 1e-9);
   EXPECT_EQ(model.duration(0, 50, 9000), model.duration(0, 49, 8500));  // clamped to the box
 }
@@ -117,7 +117,7 @@ TEST(WorkloadTrace, ScalesEachColumnToTheRangeAndChecksLength) {
 TEST(Planner, StaticBaselineIsTheStudysConfiguration) {
   const StudyData data = load_study_data(gang_dir());
   Planner planner(data.model, data.forecasts, data.settings);
-  // gang-study.md section 6: affinity 1900, atomic 3300, bsearch 4600, cap 2600, chmod 2500,
+  // docs/derivations/bsp-gang-study.md section 6: affinity 1900, atomic 3300, bsearch 4600, cap 2600, chmod 2500,
   // memcpy 3000, vecmath 3300, zero 2800.
   EXPECT_EQ(planner.static_configuration(), (Shares{1900, 3300, 4600, 2600, 2500, 3000, 3300, 2800}));
   const Shares plan = planner.plan(0, 3, 0);

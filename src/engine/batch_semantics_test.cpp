@@ -4,7 +4,7 @@
 //
 // Every case uses the ideal latency model (ModelConfig::ideal(): watch, scheduling, binding,
 // start-up, status and PLEG delays all zero) so every time is exact, and each expectation is
-// derived by hand from the upstream rules (see /work/research/job_quota.md and the head
+// derived by hand from the upstream rules (docs/derivations/job-quota.md, and the head
 // comments of src/control/*.hpp) in the comment above the assertion. Pod names come from the
 // seeded generator and are only checked by prefix.
 #include "core/test_paths.hpp"

@@ -145,7 +145,7 @@ StatusCode Scheduler::select_victims_custom(const CycleContext& ctx, NodeId node
   sort_victims_and_split_by_pdb();
   *violations = 0;
   // reprievePod: upstream re-checks the quota for every pod, which can list a pod twice and
-  // remove it twice; kubesim re-checks only pods the filters let back (see the research note).
+  // remove it twice; kubesim re-checks only pods the filters let back, so none is listed twice.
   // Returns whether the filters passed with the pod back (upstream's `fits`).
   auto reprieve = [&](const Victim& v) {
     const PodTemplate& qs = store_.spec(v.spec);

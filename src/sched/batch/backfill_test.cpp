@@ -1,4 +1,4 @@
-// Hand-computed reservation cases (research notes issue5_backfill.md §3) for the three
+// Hand-computed reservation cases (derived in docs/derivations/backfill.md) for the three
 // policies of batsched (oar-team/batsched src/algo/fcfs_fast.cpp, easy_bf.cpp,
 // conservative_bf.cpp) run by the one BackfillSchedule with depths 0, 1 and kAll.
 // Batsched's platform of N machines is one node of N cpus here: a job of k machines requests

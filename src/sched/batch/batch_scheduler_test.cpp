@@ -1,5 +1,5 @@
 // The batch setups end to end through a Simulation with the ideal model (no latencies):
-// research notes §3.3 (EASY delays the second waiting job, conservative does not) as pods on
+// docs/derivations/backfill.md §3.3 (EASY delays the second waiting job, conservative does not) as pods on
 // one 4-cpu node, each pod's walltime its activeDeadlineSeconds.
 #include "sched/batch/batch_scheduler.hpp"
 

@@ -1,4 +1,4 @@
-// Fluxion / KubeFlux: hand-computed cases from /work/research/issue5_fluxion.md §3 (flux-sched
+// Fluxion / KubeFlux: hand-computed cases, derived in docs/derivations/fluxion.md (flux-sched
 // match policies; kubeflux.go with and without the informer).
 #include <fstream>
 #include <string>

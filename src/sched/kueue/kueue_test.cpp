@@ -1,4 +1,4 @@
-// Hand-computed Kueue cases (/work/research/issue5_kueue.md section 3, derived from
+// Hand-computed Kueue cases (derived in docs/derivations/kueue.md from
 // clusterqueue.go / clusterqueue_snapshot.go / flavorassigner.go / preemption.go /
 // scheduler.go), on the decision core (Cache) with one resource (cpu, raw units) unless
 // stated, and the config reader's messages.

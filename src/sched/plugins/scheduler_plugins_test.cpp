@@ -1,5 +1,5 @@
 // scheduler-plugins (release-1.26 chart profile): hand-computed cases from
-// research/issue5_scheduler_plugins.md §3 (upstream coscheduling.go, core.go,
+// docs/derivations/scheduler-plugins.md (upstream coscheduling.go, core.go,
 // capacity_scheduling.go, elasticquota.go, allocatable.go).
 #include "core/test_paths.hpp"
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Hand-computed cases from the upstream semantics (research notes issue5_yunikorn.md §3).
+// Hand-computed cases from the upstream semantics (derived in docs/derivations/yunikorn.md).
 #include "core/test_paths.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 
@@ -321,7 +321,7 @@ TEST(YuniKorn, NoPreemptionAboveGuaranteed) {
 
 
 // ---------------------------------------------------------------------------------------
-// Gang scheduling (research notes §1.6, §3.7): whole runs with the ideal latency model and
+// Gang scheduling (docs/derivations/yunikorn.md §3.7): whole runs with the ideal latency model and
 // YuniKorn's own latencies at zero, so every time below is exact.
 
 constexpr const char* kGangQueues =

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The sanitizer job (scripts/test.sh runs it after the normal tests; KUBESIM_SANITIZE_JOB=0 skips
+# it): AddressSanitizer + UndefinedBehaviorSanitizer over every reader and the API, in the one
+# clang build folder of the fuzz targets (build-fuzz), so that CI stays well under its limit:
+#   1. scripts/fuzz.sh SECONDS: builds the libFuzzer targets (clang-14, ASan + UBSan) and runs
+#      each reader's and the API's target for SECONDS (default 5) over its seed corpus: the
+#      shipped inputs and the malformed ones of tests/bad/;
+#   2. `kubesim` from the same objects, under the API's error-path test (tests/api part d:
+#      every 4xx Status) and the abuse soak test (tests/api/soak_test.py);
+#   3. with KUBESIM_SANITIZE_UNIT=1, also the unit tests (kubesim_tests), which CI leaves out
+#      for time: compiling them under ASan costs several minutes of the 2 cores.
+# A sanitizer report fails the job (-fno-sanitize-recover=undefined; ASan aborts).
+#   scripts/sanitize.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-5}
+start=$(date +%s)
+scripts/fuzz.sh "$seconds"
+targets=(kubesim)
+if [[ "${KUBESIM_SANITIZE_UNIT:-0}" == 1 ]]; then
+  # fuzz.sh configures build-fuzz without the tests; the libraries are shared.
+  cmake -S . -B build-fuzz -DKUBESIM_BUILD_TESTS=ON >/dev/null
+  targets+=(kubesim_tests)
+fi
+ninja -C build-fuzz "${targets[@]}"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+if [[ "${KUBESIM_SANITIZE_UNIT:-0}" == 1 ]]; then
+  build-fuzz/kubesim_tests --gtest_brief=1
+fi
+/usr/bin/python3 tests/api/run_api_tests.py build-fuzz/kubesim --only d
+/usr/bin/python3 tests/api/soak_test.py build-fuzz/kubesim
+echo "sanitizer job: $(($(date +%s) - start)) s"
