@@ -207,8 +207,8 @@ TEST(SwfToBatsim, PythonFloatRepr) {
 }
 
 // A converted SWF run through the Batsim reader asks for the same pods as the SWF run
-// directly: one pod of P cpus per job (a converted job has no "cpu", so res = P whole cores),
-// at the same submit times. Run times differ by the converter's rounding up
+// directly (its default processors mapping, machines): P pods of one core per job (a
+// converted job has no "cpu", so res = P machines), at the same submit times. Run times differ by the converter's rounding up
 // (int(run // grain + 1) * grain: +1 s for KIT's integral run times at grain 1, and no grain
 // avoids it), walltimes by its max(2 * run, field 9), and ids by its renumbering from 0.
 TEST(SwfToBatsim, ConvertedKitEqualsDirectKit) {
@@ -225,11 +225,10 @@ TEST(SwfToBatsim, ConvertedKitEqualsDirectKit) {
     EXPECT_EQ(c.id, std::to_string(i));
     EXPECT_EQ(c.submit, d.submit) << d.id;
     EXPECT_EQ(c.requested_resources, d.requested_resources) << d.id;
-    // A direct SWF job of P processors is one pod of P cpus; the converted Batsim job has no
-    // cpu, so it is Batsim's P machines: P pods of one core.
     EXPECT_EQ(c.machines, static_cast<std::uint32_t>(d.requested_resources)) << d.id;
+    EXPECT_EQ(d.machines, c.machines) << d.id;
     EXPECT_EQ(converted.templates[c.pod_template].requests[kCpu], 1000) << d.id;
-    EXPECT_EQ(direct.templates[d.pod_template].requests[kCpu], d.requested_resources * 1000) << d.id;
+    EXPECT_EQ(direct.templates[d.pod_template].requests[kCpu], 1000) << d.id;
     EXPECT_EQ(c.run_time, d.run_time + Duration::seconds(1)) << d.id;
     EXPECT_GE(c.walltime, d.walltime) << d.id;
   }

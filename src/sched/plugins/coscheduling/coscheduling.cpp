@@ -37,8 +37,7 @@ Coscheduling::Coscheduling(CoschedulingArgs args, std::vector<PodGroupObject> gr
 }
 
 bool Coscheduling::add_group(PodGroupObject group) {
-  for (const auto& g : groups_)
-    if (g.ns == group.ns && g.name == group.name) return false;
+  if (!by_name_.emplace(std::make_pair(group.ns, group.name), static_cast<int>(groups_.size())).second) return false;
   groups_.push_back(std::move(group));
   members_.emplace_back();
   permitted_until_.push_back(SimTime::never());
