@@ -30,15 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import real_scheduler  # noqa: E402
-from run_peer_tests import figures  # noqa: E402
-
-failures = []
-
-
-def check(name, ok, detail):
-    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
-    if not ok:
-        failures.append(name)
+from run_peer_tests import check, failures, figures  # noqa: E402
 
 
 def log_seconds(path):
