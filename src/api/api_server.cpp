@@ -487,7 +487,7 @@ void ApiServer::track_external(PodId pod) {
   std::uint8_t& state = external_state_[pod.value()];
   const Pod& p = sim_.store().pod(pod);
   std::uint8_t now = 0;
-  if (!p.deleted && !p.terminating() && !p.node.valid() && p.phase == PodPhase::kPending &&
+  if (!p.deleted && !p.terminating() && !p.node.valid() && !sim_.store().missing_node(pod) && p.phase == PodPhase::kPending &&
       !sim_.served_internally(sim_.store().spec(p.spec).scheduler_name))
     now = p.unschedulable_message.empty() ? 1 : 2;
   if (state == now) return;
@@ -1290,8 +1290,9 @@ ApiResponse ApiServer::bind(const Target& t, const ApiRequest& r) {
   const Json target = body.value("target", Json::object());
   const std::string node_name = json_string_of(target.value("name", Json()));
   const SnapshotPtr node = cache_.find(nodes_resource_, node_name);
-  if (!node) return status_response(404, "NotFound", "nodes \"" + node_name + "\" not found", node_name, "nodes");
-  const std::string conflict = sim_.bind(pod, NodeId(node->model_id));
+  // A node that does not exist is no error: assignPod does not look it up, and the pod
+  // garbage collector deletes the pod later (control/pod_gc.hpp).
+  const std::string conflict = node ? sim_.bind(pod, NodeId(node->model_id)) : sim_.bind_to_missing_node(pod, node_name);
   if (!conflict.empty()) return status_response(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + t.name + "\": " + conflict, t.name, "pods/binding");
   return success_status(201);
 }

@@ -176,7 +176,7 @@ TEST_F(ApiServerTest, ExternalSchedulerBindsAndWatchersSeeTheLifecycle) {
   EXPECT_EQ(api_->given_up_external_pods(), 0u);
   const Json again = json(call("POST", "/api/v1/namespaces/default/pods/a/binding", binding));
   EXPECT_EQ(again["code"], 409);
-  EXPECT_EQ(json(call("POST", "/api/v1/namespaces/default/pods/a/binding", {{"target", {{"name", "node-9"}}}}))["code"], 404);
+  EXPECT_EQ(json(call("POST", "/api/v1/namespaces/default/pods/a/binding", {{"target", {{"name", "node-9"}}}}))["code"], 409);
   advance(60);
   const auto seen = events();
   ASSERT_GE(seen.size(), 3u);
@@ -187,6 +187,52 @@ TEST_F(ApiServerTest, ExternalSchedulerBindsAndWatchersSeeTheLifecycle) {
   EXPECT_EQ(pod["spec"]["nodeName"], "node-1");
   EXPECT_EQ(pod["status"]["phase"], "Succeeded");
   EXPECT_EQ(pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 0);
+}
+
+TEST_F(ApiServerTest, BindingToAMissingNodeIsAcceptedAndThePodGarbageCollectorDeletesIt) {
+  // kube-apiserver accepts the binding (assignPod does not look the node up); no kubelet
+  // runs the pod; PodGC's pass at the first multiple of 20 s after the binding quarantines
+  // the node for 40 s, and the pass after that marks the pod Failed and deletes it.
+  advance(5);
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("lost", "ext", 1, 10)).status, 201);
+  ASSERT_EQ(call("GET", "/api/v1/namespaces/default/pods", nullptr, {{"watch", "true"}, {"resourceVersion", "0"}}).status, 200);
+  ASSERT_EQ(events().size(), 1u);  // ADDED lost
+  EXPECT_EQ(call("POST", "/api/v1/namespaces/default/pods/lost/binding", {{"target", {{"name", "node-9"}}}}).status, 201);
+  const Json bound = json(call("GET", "/api/v1/namespaces/default/pods/lost"));
+  EXPECT_EQ(bound["spec"]["nodeName"], "node-9");
+  EXPECT_EQ(bound["status"]["phase"], "Pending");
+  EXPECT_EQ(api_->undecided_external_pods(), 0u);  // decided: cosim does not wait for it
+  const Json again = json(call("POST", "/api/v1/namespaces/default/pods/lost/binding", {{"target", {{"name", "node-0"}}}}));
+  EXPECT_EQ(again["code"], 409);
+  EXPECT_EQ(again["message"], "Operation cannot be fulfilled on pods/binding \"lost\": pod lost is already assigned to node \"node-9\"");
+  advance(54.9);  // 59.9 s
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/pods/lost").status, 200);
+  advance(0.2);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/pods/lost").status, 404);
+  std::string out;
+  api_->poll_watch(*watch_, out, std::chrono::milliseconds(0));
+  Json deleted;
+  for (std::size_t start = 0, nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) deleted = Json::parse(out.substr(start, nl - start));
+  ASSERT_EQ(deleted["type"], "DELETED");
+  EXPECT_EQ(deleted["object"]["status"]["phase"], "Failed");
+  bool disruption = false;
+  for (const Json& c : deleted["object"]["status"]["conditions"])
+    disruption = disruption || (c["type"] == "DisruptionTarget" && c["reason"] == "DeletionByPodGC" &&
+                                c["message"] == "PodGC: node no longer exists");
+  EXPECT_TRUE(disruption) << deleted.dump();
+}
+
+TEST_F(ApiServerTest, ANodeCreatedLaterAdoptsPodsBoundToItsName) {
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("early", "ext", 1, 10)).status, 201);
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods/early/binding", {{"target", {{"name", "node-new"}}}}).status, 201);
+  const Json node = {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "node-new"}}},
+                     {"status", {{"allocatable", {{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}}},
+                                 {"capacity", {{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}}}}}};
+  ASSERT_EQ(call("POST", "/api/v1/nodes", node).status, 201) ;
+  advance(30);
+  const Json pod = json(call("GET", "/api/v1/namespaces/default/pods/early"));
+  EXPECT_EQ(pod["spec"]["nodeName"], "node-new");
+  EXPECT_EQ(pod["status"]["phase"], "Succeeded");
 }
 
 TEST_F(ApiServerTest, ConflictingBindingsAreRefusedByTheKubelet) {

@@ -188,13 +188,15 @@ json pod_condition(const char* type, const char* status, const std::string& time
 }
 
 // The DisruptionTarget message of each path (v1.26): framework/preemption/preemption.go,
-// pkg/controller/nodelifecycle/scheduler/taint_manager.go, pkg/registry/core/pod/storage/eviction.go.
+// pkg/controller/nodelifecycle/scheduler/taint_manager.go, pkg/registry/core/pod/storage/eviction.go,
+// pkg/controller/podgc/gc_controller.go (gcOrphaned).
 std::string disruption_message(DisruptionReason r, const std::string& scheduler_name) {
   switch (r) {
     case DisruptionReason::kPreemptionByScheduler:
       return scheduler_name + ": preempting to accommodate a higher priority pod";
     case DisruptionReason::kDeletionByTaintManager: return "Taint manager: deleting due to NoExecute taint";
     case DisruptionReason::kEvictionByEvictionAPI: return "Eviction API: evicting";
+    case DisruptionReason::kDeletionByPodGC: return "PodGC: node no longer exists";
     default: return "";
   }
 }
@@ -520,6 +522,7 @@ nlohmann::json pod_to_json(const ObjectStore& store, PodId id, const TimeFormat&
     }
   }
   if (p.node.valid()) out["spec"]["nodeName"] = store.node(p.node).name;
+  if (const std::string* missing = store.missing_node(id)) out["spec"]["nodeName"] = *missing;
   out["status"] = pod_status_json(store, id, tf);
   return out;
 }

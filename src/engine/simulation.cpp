@@ -172,6 +172,11 @@ void Simulation::post(SimTime at, Phase phase, NodeLifecycleEvent event) {
   events_.push(at, phase, event);
 }
 
+void Simulation::post(SimTime at, Phase phase, PodGcEvent event) {
+  ++external_pending_;
+  events_.push(at, phase, event);
+}
+
 void Simulation::deliver(std::uint8_t to, const Change& change, Duration extra_delay) {
   // A watch stream delivers in order: each delivery is at or after the previous one.
   SimTime at = now_ + options_.model.watch_delay.sample(watch_rng_) + extra_delay;
@@ -478,8 +483,10 @@ void Simulation::process_next() {
           schedulers_[e.scheduler].model->on_event(e, now_);
         } else if constexpr (std::is_same_v<T, JobControllerEvent>) {
           job_controller_->on_event(e, now_);
-        } else {
+        } else if constexpr (std::is_same_v<T, NodeLifecycleEvent>) {
           node_lifecycle_->on_event(e, now_);
+        } else {
+          pod_gc_.on_event(e, now_);
         }
       },
       entry.payload);
@@ -549,8 +556,22 @@ std::string Simulation::bind(PodId pod, NodeId node) {
   const Pod& p = store_.pod(pod);
   // pkg/registry/core/pod/storage/storage.go setPodHostAndAnnotations.
   if (p.terminating()) return "pod " + p.name + " is being deleted, cannot be assigned to a host";
+  if (const std::string* missing = store_.missing_node(pod))
+    return "pod " + p.name + " is already assigned to node \"" + *missing + "\"";
   if (p.node.valid()) return "pod " + p.name + " is already assigned to node \"" + store_.node(p.node).name + "\"";
   if (!apply_binding(store_, pod, node, now_)) return "pod " + p.name + " has ended, cannot be assigned to a host";
+  return {};
+}
+
+std::string Simulation::bind_to_missing_node(PodId pod, std::string node_name) {
+  const Pod& p = store_.pod(pod);
+  if (p.terminating()) return "pod " + p.name + " is being deleted, cannot be assigned to a host";
+  if (const std::string* missing = store_.missing_node(pod))
+    return "pod " + p.name + " is already assigned to node \"" + *missing + "\"";
+  if (p.node.valid()) return "pod " + p.name + " is already assigned to node \"" + store_.node(p.node).name + "\"";
+  if (is_terminal(p.phase) || p.deleted) return "pod " + p.name + " has ended, cannot be assigned to a host";
+  store_.bind_to_missing_node(pod, std::move(node_name), now_);
+  pod_gc_.on_bound_to_missing_node(pod, now_);
   return {};
 }
 

@@ -16,6 +16,7 @@
 #include "control/job_controller.hpp"
 #include "control/kubelet.hpp"
 #include "control/node_lifecycle.hpp"
+#include "control/pod_gc.hpp"
 #include "control/resource_quota.hpp"
 #include "core/event_queue.hpp"
 #include "engine/model_config.hpp"
@@ -70,7 +71,8 @@ struct SimulationInputs {
 class Simulation final : public ChangeListener,
                          private KubeletHost,
                          private JobControllerHost,
-                         private NodeLifecycleHost {
+                         private NodeLifecycleHost,
+                         private PodGcHost {
  public:
   Simulation(SimulationInputs inputs, SimulationOptions options);
 
@@ -150,6 +152,10 @@ class Simulation final : public ChangeListener,
   // spec.nodeName and PodScheduled=True. Returns the Conflict message when the pod is
   // already bound or being deleted, empty on success.
   std::string bind(PodId pod, NodeId node);
+  // POST pods/binding to a node name that no node has: accepted as kube-apiserver does
+  // (ObjectStore::bind_to_missing_node); the pod garbage collector deletes the pod later
+  // (control/pod_gc.hpp). Same conflicts as bind().
+  std::string bind_to_missing_node(PodId pod, std::string node_name);
   // DELETE of a Job with propagationPolicy Background/Foreground (the garbage collector
   // deletes its pods with their own grace period) or Orphan (its pods stay).
   void delete_job(JobId job, bool orphan_pods);
@@ -181,11 +187,13 @@ class Simulation final : public ChangeListener,
     std::unique_ptr<SchedulerPort> port;
     Duration informer_delay;
   };
-  using Event = std::variant<Arrival, Delivery, KubeletEvent, SchedulerEvent, JobControllerEvent, NodeLifecycleEvent>;
+  using Event = std::variant<Arrival, Delivery, KubeletEvent, SchedulerEvent, JobControllerEvent, NodeLifecycleEvent,
+                             PodGcEvent>;
 
   void post(SimTime at, Phase phase, KubeletEvent event) override;
   void post(SimTime at, Phase phase, JobControllerEvent event) override;
   void post(SimTime at, Phase phase, NodeLifecycleEvent event) override;
+  void post(SimTime at, Phase phase, PodGcEvent event) override;
   std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name, std::int32_t completion_index) override;
   void deliver(std::uint8_t to, const Change& change, Duration extra_delay = Duration());
   void deliver_to_schedulers(const Change& change);
@@ -219,6 +227,7 @@ class Simulation final : public ChangeListener,
   Scheduler* kube_scheduler_ = nullptr;
   std::unique_ptr<JobController> job_controller_;
   std::unique_ptr<NodeLifecycle> node_lifecycle_;
+  PodGarbageCollector pod_gc_{store_, PodGcConfig{}, *this};
   ResourceQuotaAdmission quota_;
   RandomStream watch_rng_;
   RandomStream failure_rng_;

@@ -27,7 +27,32 @@ NodeId ObjectStore::create_node(Node node) {
   nodes_.push_back(std::move(node));
   announce(Change{ObjectKind::kNode, ChangeType::kAdded, id.value(), id, PodPhase::kPending,
                   PodPhase::kPending, id});
+  // Pods bound to this name before the node existed are its pods now (their kubelet
+  // finds them when it registers).
+  for (auto it = missing_nodes_.begin(); it != missing_nodes_.end();) {
+    if (it->second != nodes_[id.value()].name) {
+      ++it;
+      continue;
+    }
+    const PodId pod(it->first);
+    it = missing_nodes_.erase(it);
+    if (!pods_[pod.value()].deleted) update_pod(pod, [&](Pod& x) { x.node = id; });
+  }
   return id;
+}
+
+void ObjectStore::bind_to_missing_node(PodId id, std::string node_name, SimTime now) {
+  missing_nodes_[id.value()] = std::move(node_name);
+  update_pod(id, [&](Pod& x) {
+    x.scheduled = now;
+    x.unschedulable_message.clear();
+  });
+}
+
+const std::string* ObjectStore::missing_node(PodId id) const {
+  if (missing_nodes_.empty()) return nullptr;
+  const auto it = missing_nodes_.find(id.value());
+  return it == missing_nodes_.end() ? nullptr : &it->second;
 }
 
 PodTemplateId ObjectStore::add_template(PodTemplate spec) {

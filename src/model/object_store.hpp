@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -63,6 +64,14 @@ class ObjectStore {
   // A namespace deleted through the API: removed at once (announces Deleted); its objects
   // are the caller's to delete. ensure_namespace() with the same name restores it.
   void remove_namespace(NamespaceId id);
+  // A binding to a node that does not exist, which kube-apiserver accepts (assignPod sets
+  // spec.nodeName without looking the node up: pkg/registry/core/pod/storage/storage.go):
+  // the pod is scheduled (PodScheduled=True, spec.nodeName `node_name`) but `Pod::node`
+  // stays unset and no kubelet runs it, until a node of that name is created (create_node
+  // binds it there) or the pod garbage collector deletes it (control/pod_gc.hpp).
+  void bind_to_missing_node(PodId id, std::string node_name, SimTime now);
+  // spec.nodeName of a pod bound to a node that does not exist; null for every other pod.
+  const std::string* missing_node(PodId id) const;
   // A resourceVersion for an object kept outside this store (events, leases, ...): the
   // API has one resourceVersion sequence across all kinds, as etcd's revision.
   std::uint64_t next_resource_version() { return ++resource_version_; }
@@ -153,6 +162,7 @@ class ObjectStore {
   std::vector<PriorityClass> priority_classes_;
   std::vector<PodDisruptionBudget> pdbs_;
   std::vector<ChangeListener*> listeners_;
+  std::map<std::uint32_t, std::string> missing_nodes_;  // by pod: bind_to_missing_node (rare)
   ResourceNames resource_names_;
   std::uint64_t resource_version_ = 0;
 };

@@ -75,6 +75,7 @@ const char* to_string(DisruptionReason r) {
     case DisruptionReason::kDeletionByTaintManager: return "DeletionByTaintManager";
     case DisruptionReason::kEvictionByEvictionAPI: return "EvictionByEvictionAPI";
     case DisruptionReason::kDeletionByUser: return "";
+    case DisruptionReason::kDeletionByPodGC: return "DeletionByPodGC";
   }
   return "";
 }

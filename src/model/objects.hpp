@@ -196,6 +196,7 @@ enum class DisruptionReason : std::uint8_t {
   kDeletionByTaintManager,  // "DeletionByTaintManager"
   kEvictionByEvictionAPI,   // "EvictionByEvictionAPI" (kubectl drain)
   kDeletionByUser,          // a plain delete: no DisruptionTarget condition
+  kDeletionByPodGC,         // "DeletionByPodGC" (a pod bound to a node that does not exist)
 };
 const char* to_string(DisruptionReason r);
 

@@ -161,7 +161,8 @@ std::pair<BarState, const char*> bar_state(const Pod& p) {
     case DisruptionReason::kPreemptionByScheduler: return {BarState::kPreempted, "preempted"};
     case DisruptionReason::kDeletionByTaintManager:
     case DisruptionReason::kEvictionByEvictionAPI: return {BarState::kFailed, "evicted"};
-    case DisruptionReason::kDeletionByUser: return {BarState::kFailed, "deleted"};
+    case DisruptionReason::kDeletionByUser:
+    case DisruptionReason::kDeletionByPodGC: return {BarState::kFailed, "deleted"};
     case DisruptionReason::kNone: break;
   }
   if (p.phase == PodPhase::kFailed) return {BarState::kFailed, p.reason == "Evicted" ? "evicted" : "failed"};

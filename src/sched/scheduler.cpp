@@ -830,7 +830,7 @@ void Scheduler::run_post_filters(PodId pod, const Decision& decision, SimTime no
 
 bool apply_binding(ObjectStore& store, PodId pod, NodeId node, SimTime now) {
   const Pod& p = store.pod(pod);
-  if (is_terminal(p.phase) || p.node.valid() || p.deleted) return false;
+  if (is_terminal(p.phase) || p.node.valid() || p.deleted || store.missing_node(pod)) return false;
   store.update_pod(pod, [&](Pod& x) {
     x.node = node;
     x.scheduled = now;

@@ -693,6 +693,20 @@ def part_d(srv, small_history):
     check("d: CoreV1Api.create_namespaced_binding (POST .../namespaces/default/bindings)",
           bst == 201 and node == "small-0", f"HTTP {bst} {short(str(braw), 200)}; nodeName {node!r}")
 
+    # A binding to a node that does not exist: kube-apiserver accepts it (201; the pod
+    # garbage collector deletes the pod later); a second binding is a 409
+    st, obj, _ = req("POST", "/api/v1/namespaces/default/pods", pod_body("bind-nowhere"))
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "bind-nowhere"},
+               "target": {"kind": "Node", "name": "no-such-node"}}
+    bst, bobj, _ = req("POST", "/api/v1/namespaces/default/pods/bind-nowhere/binding", binding)
+    st, obj, _ = req("GET", "/api/v1/namespaces/default/pods/bind-nowhere")
+    node = (obj or {}).get("spec", {}).get("nodeName") if st == 200 else None
+    check("d: binding to a missing node -> 201, spec.nodeName set", bst == 201 and node == "no-such-node",
+          f"HTTP {bst} {bobj}; nodeName {node!r}")
+    binding["target"]["name"] = "small-0"
+    st, obj, _ = req("POST", "/api/v1/namespaces/default/pods/bind-nowhere/binding", binding)
+    expect_status("second binding of a pod bound to a missing node -> 409", st, obj, 409, "Conflict")
+
     # 410: watch from a resourceVersion older than the server keeps
     expired = None
     for attempt in range(3 if small_history else 1):
