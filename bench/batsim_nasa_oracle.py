@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The NASA iPSC/860 trace on Batsim's 128-host platform under batsched's three policies:
-kubesim's time for each (its process, and the simulation + outputs it reports), its makespan
+kubesim's time for each (its process's CPU time, user + sys, which a loaded machine does not
+inflate much; its wall time; and the simulation + outputs it reports), its makespan
 and mean wait, beside Batsim 4.2.1 + batsched's time for the same run, and how many jobs start
 at the same time on the same machines under both. The peer (../shared/peers/batsim, or --peer
 DIR) is run when present; --peer-out DIR reads the outputs of an earlier peer run
@@ -14,6 +15,7 @@ import argparse
 import csv
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -35,6 +37,16 @@ def summary(jobs):
     return len(done), makespan, sum(waits) / len(waits) if waits else 0.0
 
 
+def timed(cmd, **kw):
+    """Runs cmd; returns (its CompletedProcess, wall seconds, CPU seconds: user + sys)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, **kw)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     data = os.path.join(here, "..", "data", "batsim")
@@ -54,12 +66,11 @@ def main():
     work = tempfile.mkdtemp(prefix="batsim_nasa_")
     for policy, setup in POLICIES.items():
         out = os.path.join(work, "kubesim-" + policy)
-        process, reported = float("inf"), float("inf")
+        process, reported, cpu = float("inf"), float("inf"), float("inf")
         for _ in range(a.repeat):
-            t0 = time.monotonic()
-            r = subprocess.run([a.kubesim, "run", "--platform", a.platform, "--workload", a.workload, "--scheduler",
-                                setup, "--model", a.model, "--out", out], capture_output=True, text=True)
-            process = min(process, time.monotonic() - t0)
+            r, wall, used = timed([a.kubesim, "run", "--platform", a.platform, "--workload", a.workload, "--scheduler",
+                                   setup, "--model", a.model, "--out", out], capture_output=True, text=True)
+            process, cpu = min(process, wall), min(cpu, used)
             if r.returncode != 0:
                 print(f"{policy}: kubesim failed: {r.stderr.strip()}")
                 return 1
@@ -67,21 +78,20 @@ def main():
             reported = min(reported, float(wall.group(1)) if wall else float("nan"))
         ours = read_jobs(os.path.join(out, "jobs.csv"))
         n, makespan, wait = summary(ours)
-        line = (f"{policy:16} kubesim {process:.3f} s (process; simulation + outputs {reported:.3f} s): {n} jobs run, "
-                f"makespan {makespan:.4f} s, mean wait {wait:.6f} s")
+        line = (f"{policy:16} kubesim {cpu:.3f} s CPU (user + sys), {process:.3f} s wall (process; simulation + "
+                f"outputs {reported:.3f} s): {n} jobs run, makespan {makespan:.4f} s, mean wait {wait:.6f} s")
         peer_jobs = None
         if a.peer:
             pout = os.path.join(work, "peer-" + policy)
-            t0 = time.monotonic()
-            r = subprocess.run([os.path.join(a.peer, "run.sh"), a.platform, a.workload, policy, pout],
-                               capture_output=True)
-            line += f"; Batsim + batsched {time.monotonic() - t0:.1f} s (run now)"
+            r, wall, used = timed([os.path.join(a.peer, "run.sh"), a.platform, a.workload, policy, pout],
+                                  capture_output=True)
+            line += f"; Batsim + batsched {used:.1f} s CPU, {wall:.1f} s wall (run now)"
             if r.returncode == 0:
                 peer_jobs = read_jobs(os.path.join(pout, "_jobs.csv"))
             else:
                 line += " but failed"
         else:
-            line += "; Batsim + batsched 36-42 s (recorded in issue 13 for easy_bf, not run now)"
+            line += "; Batsim + batsched 36-42 s wall (recorded in issue 13 for easy_bf, not run now)"
             if a.peer_out:
                 peer_jobs = read_jobs(os.path.join(a.peer_out, policy, "_jobs.csv"))
         if peer_jobs is not None:

@@ -206,8 +206,8 @@ json pod_status_json(const ObjectStore& store, PodId id, const TimeFormat& tf) {
   const PodTemplate& t = store.spec_of(id);
   json st = json::object();
   st["phase"] = to_string(p.phase);
-  if (!p.reason.empty()) st["reason"] = p.reason;
-  if (!p.message.empty()) st["message"] = p.message;
+  if (!p.reason.empty()) st["reason"] = p.reason.str();
+  if (!p.message.empty()) st["message"] = p.message.str();
   st["qosClass"] = pod_qos_class(t, store.resource_names());
   if (p.nominated_node.valid()) st["nominatedNodeName"] = store.node(p.nominated_node).name;
 

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/ids.hpp"
+#include "core/huge_pages.hpp"
 #include "model/objects.hpp"
 
 namespace kubesim {
@@ -155,7 +156,7 @@ class ObjectStore {
   std::unordered_map<std::string, NamespaceId> namespace_index_;  // lookups only, never iterated
   std::vector<Node> nodes_;
   std::vector<PodTemplate> templates_;
-  std::vector<Pod> pods_;
+  HugePageVector<Pod> pods_;  // the largest array of a run (core/huge_pages.hpp)
   std::vector<Job> jobs_;
   std::vector<ResourceQuota> quotas_;
   std::vector<std::vector<QuotaId>> quotas_by_namespace_;

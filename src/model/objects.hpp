@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -205,7 +206,50 @@ const char* to_string(DisruptionReason r);
 // of jobs.csv and no work item of the tenant metrics.
 inline constexpr std::uint32_t kNoWorkloadJob = 0xffffffffu;
 
+// A pod's status text (reason, message, the PodScheduled=False message): empty for almost
+// every pod of a large run, so it costs one pointer there instead of a whole std::string
+// (the pod table is the largest structure of a run, and its size is its cost: page faults
+// and cache misses). Reads as a const std::string&; assignment and comparison as one.
+class ColdText {
+ public:
+  ColdText() = default;
+  ColdText(const ColdText& o) : text_(o.text_ ? std::make_unique<std::string>(*o.text_) : nullptr) {}
+  ColdText(ColdText&&) noexcept = default;
+  ColdText& operator=(const ColdText& o) {
+    if (this != &o) *this = o.str();
+    return *this;
+  }
+  ColdText& operator=(ColdText&&) noexcept = default;
+  ColdText& operator=(std::string s) {
+    if (s.empty()) {
+      text_.reset();
+    } else if (text_) {
+      *text_ = std::move(s);
+    } else {
+      text_ = std::make_unique<std::string>(std::move(s));
+    }
+    return *this;
+  }
+  ColdText& operator=(const char* s) { return *this = std::string(s); }
+
+  const std::string& str() const { return text_ ? *text_ : empty_text(); }
+  operator const std::string&() const { return str(); }  // NOLINT: reads as the string
+  bool empty() const { return !text_; }
+  void clear() { text_.reset(); }
+  const char* c_str() const { return str().c_str(); }
+  friend bool operator==(const ColdText& a, const std::string& b) { return a.str() == b; }
+  friend bool operator==(const ColdText& a, const char* b) { return a.str() == b; }
+
+ private:
+  static const std::string& empty_text() {
+    static const std::string kEmpty;
+    return kEmpty;
+  }
+  std::unique_ptr<std::string> text_;  // null: empty
+};
+
 struct Pod {
+  // Fields ordered by size, 4-byte ones together, so the struct has no padding holes.
   std::string name;
   NamespaceId ns;
   PodTemplateId spec;
@@ -213,22 +257,26 @@ struct Pod {
   std::uint32_t workload_job = 0;  // index of the workload job this pod runs (or kNoWorkloadJob)
   // An Indexed Job's pod: its batch.kubernetes.io/job-completion-index annotation; -1 otherwise.
   std::int32_t completion_index = -1;
-  Duration run_time;               // how long the container runs once started
-  Duration active_deadline;        // spec.activeDeadlineSeconds (the walltime); zero = none
   std::int32_t exit_code = 0;
   // A rigid parallel job (Batsim `res` = P without a cpu request): the job's P pods, created
   // together, each one whole machine; `machine_rank` is this pod's index among them. Zero: a
   // pod that is not part of such a job.
   std::uint32_t machines = 0;
   std::uint32_t machine_rank = 0;
+  Duration run_time;               // how long the container runs once started
+  Duration active_deadline;        // spec.activeDeadlineSeconds (the walltime); zero = none
 
   NodeId node;  // spec.nodeName once bound
+  NodeId nominated_node;  // status.nominatedNodeName (set by preemption)
+  std::uint32_t scheduling_attempts = 0; // simulator statistic, not an API field
   PodPhase phase = PodPhase::kPending;
-  std::string reason;   // status.reason, e.g. OutOfcpu, DeadlineExceeded
-  std::string message;  // status.message
+  DisruptionReason disruption = DisruptionReason::kNone;  // see deletion_requested
+  bool deleted = false;  // removed from the API (a Deleted change was announced)
+  ColdText reason;   // status.reason, e.g. OutOfcpu, DeadlineExceeded
+  ColdText message;  // status.message
   // status.conditions[PodScheduled]: False/Unschedulable with this message after a failed
   // attempt (empty: no such condition); True once scheduled is set.
-  std::string unschedulable_message;
+  ColdText unschedulable_message;
   std::uint64_t resource_version = 0;
 
   SimTime created = SimTime::never();
@@ -239,15 +287,11 @@ struct Pod {
   SimTime container_created = SimTime::never();  // container created (Event Created)
   SimTime started = SimTime::never();    // container startedAt (Event Started)
   SimTime finished = SimTime::never();   // container finishedAt
-  std::uint32_t scheduling_attempts = 0; // simulator statistic, not an API field
 
   // Graceful deletion: metadata.deletionTimestamp is `deletion_requested` plus the grace
   // period; the pod stays (and keeps its node's resources) until its containers stop.
   SimTime deletion_requested = SimTime::never();
   Duration deletion_grace;
-  DisruptionReason disruption = DisruptionReason::kNone;
-  bool deleted = false;  // removed from the API (a Deleted change was announced)
-  NodeId nominated_node;  // status.nominatedNodeName (set by preemption)
 
   bool terminating() const { return !deletion_requested.is_never(); }
 };

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/run_outputs.hpp"
@@ -40,5 +41,7 @@ void write_run_outputs(const std::string& out_dir, const RunOutputs& run);
 // RFC 4180 field: returned as is unless it holds a comma, a double quote, CR or LF, in which
 // case it is enclosed in double quotes with inner quotes doubled.
 std::string csv_field(const std::string& s);
+// csv_field(s), appended to `out`.
+void append_csv_field(std::string& out, std::string_view s);
 
 }  // namespace kubesim

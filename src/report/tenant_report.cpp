@@ -205,7 +205,7 @@ std::string pod_tooltip(const ObjectStore& store, const Pod& p, const Bar& b) {
   if (p.ns.valid() && p.ns.value() < store.namespace_count()) s += store.namespace_(p.ns).name + "/";
   s += p.name + " on " + store.node(p.node).name + ": " + svg::num(b.start, 3) + " s - " + svg::num(b.end, 3) +
        " s, " + b.state_name;
-  if (!p.reason.empty()) s += " (" + p.reason + ")";
+  if (!p.reason.empty()) s += " (" + p.reason.str() + ")";
   return s;
 }
 

@@ -109,9 +109,9 @@ TEST(InstallSetups, SecondKubeSchedulerIsItsOwnDeployment) {
   sim.run();
   const Pod& a = sim.store().pod(sim.job_pods()[0]);
   const Pod& b = sim.store().pod(sim.job_pods()[1]);
-  EXPECT_EQ(a.phase, PodPhase::kSucceeded) << a.reason << " " << a.message;
+  EXPECT_EQ(a.phase, PodPhase::kSucceeded) << a.reason.str() << " " << a.message.str();
   EXPECT_DOUBLE_EQ(a.started.to_seconds(), 0);
-  EXPECT_EQ(b.phase, PodPhase::kSucceeded) << b.reason << " " << b.message;
+  EXPECT_EQ(b.phase, PodPhase::kSucceeded) << b.reason.str() << " " << b.message.str();
   EXPECT_DOUBLE_EQ(b.started.to_seconds(), 10.5);  // kube-scheduler learns of a's end 0.5 s late
 }
 

@@ -105,7 +105,7 @@ TEST(BatchScheduler, ConservativeRejectsAJobWithoutWalltime) {
     const Pod& p = sim.store().pod(sim.job_pods()[0]);
     if (setup == "conservative-backfill") {
       EXPECT_FALSE(p.node.valid());
-      EXPECT_NE(p.unschedulable_message.find("no walltime"), std::string::npos) << p.unschedulable_message;
+      EXPECT_NE(p.unschedulable_message.str().find("no walltime"), std::string::npos) << p.unschedulable_message.str();
     } else {
       EXPECT_EQ(p.phase, PodPhase::kSucceeded);
     }
