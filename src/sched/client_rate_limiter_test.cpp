@@ -1,4 +1,4 @@
-#include "sched/client_rate_limiter.hpp"
+#include "core/client_rate_limiter.hpp"
 
 #include <gtest/gtest.h>
 
