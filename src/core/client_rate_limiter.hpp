@@ -11,10 +11,10 @@
 // tokens, and refills at a rate of 'qps'"), a golang.org/x/time/rate Limiter; rest/request.go
 // tryThrottle calls its Wait before each request. rate.Limiter.reserveN: tokens refill
 // continuously up to burst; a request takes one, and if that leaves the count negative it
-// waits -tokens/qps; reservations are granted in call order. The defaults are qps 50 and
-// burst 100 (pkg/scheduler/apis/config/v1/defaults.go SetDefaults_KubeSchedulerConfiguration,
-// v1.26). The scheduler's events go through a second clientset (eventClient) with a bucket of
-// its own, so they do not take these tokens.
+// waits -tokens/qps; reservations are granted in call order. kube-scheduler's defaults are
+// qps 50 and burst 100 (pkg/scheduler/apis/config/v1/defaults.go
+// SetDefaults_KubeSchedulerConfiguration, v1.26). The scheduler's events go through a second
+// clientset (eventClient) with a bucket of its own, so they do not take these tokens.
 #pragma once
 
 #include <cstdint>
