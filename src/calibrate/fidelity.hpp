@@ -3,7 +3,8 @@
 // with its own measured submission times (a blank submission keeps the workload's), under
 // seeds 1..S; per-pod distributions are compared pooled over runs and seeds:
 //   wait          Started - submission (Batsim's waiting_time)
-//   start-up      Started - Scheduled (pods whose Scheduled Event was measured)
+//   start-up      Started - Scheduled, measured and simulated, of the jobs whose Scheduled
+//                 Event was measured (the real files miss it for the last pods of a run)
 // and per run the makespan (the last completion seen) and the mean wait, against the
 // measured runs' range (min-max). KS distance, ECDFs and a QQ plot per distribution.
 #pragma once

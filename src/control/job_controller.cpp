@@ -27,9 +27,29 @@ JobControllerConfig::Version JobControllerConfig::parse_version(const std::strin
   return Version::kV1_26;
 }
 
-JobController::JobController(ObjectStore& store, JobControllerConfig config, std::uint64_t seed,
-                             JobControllerHost& host)
-    : store_(store), config_(config), name_rng_(seed, "job-controller/pod-names"), host_(host) {}
+JobController::JobController(ObjectStore& store, JobControllerConfig config, JobControllerClient client,
+                             std::uint64_t seed, JobControllerHost& host)
+    : store_(store),
+      config_(config),
+      name_rng_(seed, "job-controller/pod-names"),
+      host_(host),
+      client_(client.qps, client.burst) {}
+
+void JobController::requests(SimTime now, std::int32_t count) {
+  for (std::int32_t i = 0; i < count; ++i) client_.acquire(now);
+}
+
+void JobController::run_waiting_syncs(SimTime now) {
+  while (!waiting_for_token_.empty() && client_.next_token(now) <= now) {
+    const JobId job = waiting_for_token_.front();
+    waiting_for_token_.pop_front();
+    state(job).ready = false;
+    sync(job, now);
+  }
+  if (waiting_for_token_.empty() || wake_armed_) return;
+  wake_armed_ = true;
+  host_.post(client_.next_token(now), Phase::kController, JobControllerEvent{JobId(), false});
+}
 
 JobController::JobState& JobController::state(JobId job) {
   if (jobs_.size() <= job.value()) jobs_.resize(job.value() + 1);
@@ -92,6 +112,11 @@ void JobController::on_pod_change(const Change& c, SimTime now) {
 }
 
 void JobController::on_event(const JobControllerEvent& e, SimTime now) {
+  if (!e.job.valid()) {  // the client's next token
+    wake_armed_ = false;
+    run_waiting_syncs(now);
+    return;
+  }
   JobState& st = state(e.job);
   if (e.delayed) {
     if (st.waiting_at != now) return;  // the entry was moved earlier and has fired
@@ -99,6 +124,14 @@ void JobController::on_event(const JobControllerEvent& e, SimTime now) {
     if (st.ready) return;  // already in the ready queue: Add dedupes
   } else {
     st.ready = false;
+  }
+  if (!waiting_for_token_.empty() || client_.next_token(now) > now) {
+    // The worker blocks in the client's Wait: the key stays queued (Adds meanwhile merge
+    // into this sync, which reads the store when it runs).
+    st.ready = true;
+    waiting_for_token_.push_back(e.job);
+    run_waiting_syncs(now);
+    return;
   }
   sync(e.job, now);
 }
@@ -115,6 +148,8 @@ std::string JobController::generate_name(const std::string& base) {
 void JobController::delete_job_pod(JobState& st, PodId pod, SimTime now) {
   // deleteJobPods: PATCH the tracking finalizer off, then a plain DELETE (the pod's own
   // grace period); the deleted pod leaves the tracking list, so it is not counted as failed.
+  // Three requests: the PATCH, the DELETE, the SuccessfulDelete event.
+  requests(now, 3);
   store_.delete_pod(pod, now, Duration::seconds(store_.spec_of(pod).termination_grace_period_seconds),
                     DisruptionReason::kDeletionByUser);
   PodId* link = &st.first_pod;
@@ -191,7 +226,7 @@ void JobController::sync(JobId id, SimTime now) {
     return;
   }
   // Count the tracked pods; counted ones lose the finalizer (leave the list).
-  std::int32_t new_succeeded = 0, new_failed = 0, ready = 0;
+  std::int32_t new_succeeded = 0, new_failed = 0, ready = 0, counted = 0;
   SimTime latest_failure = SimTime::never();
   scratch_active_.clear();
   PodId* link = &st.first_pod;
@@ -218,6 +253,7 @@ void JobController::sync(JobId id, SimTime now) {
         const SimTime t = !p.finished.is_never() ? p.finished : !p.deletion_requested.is_never() ? p.deletion_requested : p.created;
         if (latest_failure.is_never() || t > latest_failure) latest_failure = t;
       }
+      ++counted;
       *link = next_pod_[pod.value()];
       continue;
     }
@@ -245,7 +281,9 @@ void JobController::sync(JobId id, SimTime now) {
   bool create_error = false;
   if (exceeds_backoff_limit) {
     // deleteActivePods: a plain DELETE (the pods' own grace period); they count as failed.
+    // Two requests each: the DELETE and its SuccessfulDelete event.
     for (const PodId pod : scratch_active_) {
+      requests(now, 2);
       const Pod& p = store_.pod(pod);
       store_.delete_pod(pod, now, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
                         DisruptionReason::kDeletionByUser);
@@ -300,6 +338,7 @@ void JobController::sync(JobId id, SimTime now) {
           for (std::int32_t i = 0; i < batch; ++i) {
             const std::int32_t index = job.indexed ? pending_index() : -1;
             if (job.indexed && index < 0) break;
+            requests(now, 2);  // the POST and its SuccessfulCreate (or FailedCreate) event
             auto created = host_.create_job_pod(id, generate_name(job.indexed ? indexed_pod_base(job.name, index) : job.name), index);
             if (const PodId* pod = std::get_if<PodId>(&created)) {
               if (next_pod_.size() <= pod->value()) next_pod_.resize(pod->value() + 1);
@@ -331,11 +370,16 @@ void JobController::sync(JobId id, SimTime now) {
     }
   }
 
+  // flushUncountedAndRemoveFinalizers: the status PUT listing the finished pods as uncounted,
+  // one finalizer PATCH each, the PUT that counts them; else a changed status is one PUT.
+  if (counted > 0) requests(now, counted + 2);
+  if (condition != JobCondition::kNone) requests(now, 1);  // the Completed / BackoffLimitExceeded event
   const Job& j = store_.job(id);
   const std::string completed_indexes = job.indexed ? completed_indexes_text(st.succeeded_indexes) : std::string();
   if (j.active != active || j.succeeded != succeeded || j.failed != failed || j.ready != ready ||
       j.completed_indexes != completed_indexes ||
       set_start_time || reset_start_time || suspended != j.suspended_condition || condition != JobCondition::kNone) {
+    if (counted == 0) requests(now, 1);
     store_.update_job(id, [&](Job& x) {
       x.active = active;
       x.succeeded = succeeded;

@@ -31,13 +31,32 @@
 // The controller reads the store directly where upstream reads its informer cache and
 // guards against its lag with expectations; it hears of changes (which trigger syncs)
 // through its informer with the watch delay.
+// - Its API client is rate limited (JobControllerClient): kube-controller-manager builds the
+//   Job controller's clientset with ClientBuilder.ClientOrDie("job-controller")
+//   (cmd/kube-controller-manager/app/batch.go startJobController), from a rest.Config whose
+//   QPS and Burst are --kube-api-qps and --kube-api-burst (ClientConnection, default 20 and
+//   30: RecommendedDefaultGenericControllerManagerConfiguration, k8s.io/controller-manager
+//   config/v1alpha1/defaults.go, v1.18-v1.26), so the controller has a token bucket of its own
+//   (core/client_rate_limiter.hpp). Its events go through the same client
+//   (NewController: StartRecordingToSink(kubeClient.CoreV1().Events(""))). Requests counted
+//   per sync (v1.26 job_controller.go): a pod creation is the POST and its SuccessfulCreate
+//   event; counting finished pods is flushUncountedAndRemoveFinalizers' status PUT, one
+//   finalizer PATCH per pod and the status PUT that moves them to the counters; otherwise a
+//   changed status is one PUT; a deleted pod is the finalizer PATCH (deleteJobPods only),
+//   the DELETE and its event; a finished Job one more event. A worker blocks in the
+//   limiter's Wait before its first request, so while the bucket is empty syncs wait, in
+//   the order their workers picked them (rate.Limiter grants reservations in call order),
+//   for the next token; a sync's later requests take tokens in turn (the bucket goes
+//   negative) and so delay the syncs after it, but take effect at the sync's instant.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "core/client_rate_limiter.hpp"
 #include "core/event_queue.hpp"
 #include "core/random.hpp"
 #include "model/object_store.hpp"
@@ -57,8 +76,15 @@ struct JobControllerConfig {
   Duration pod_update_batch = Duration::seconds(1);    // podUpdateBatchPeriod / syncJobBatchPeriod
 };
 
+// kube-controller-manager's --kube-api-qps / --kube-api-burst for the Job controller's
+// client; qps <= 0: not limited (the ideal model).
+struct JobControllerClient {
+  double qps = 0;
+  std::int32_t burst = 0;
+};
+
 struct JobControllerEvent {
-  JobId job;
+  JobId job;     // invalid: the client's next token exists (syncs waiting for it go on)
   bool delayed;  // from the delaying queue's waiting heap (else an immediate Add)
 };
 
@@ -74,7 +100,8 @@ class JobControllerHost {
 
 class JobController {
  public:
-  JobController(ObjectStore& store, JobControllerConfig config, std::uint64_t seed, JobControllerHost& host);
+  JobController(ObjectStore& store, JobControllerConfig config, JobControllerClient client, std::uint64_t seed,
+                JobControllerHost& host);
 
   // Informer deliveries of Job and pod changes.
   void on_job_change(const Change& change, SimTime now);
@@ -105,6 +132,9 @@ class JobController {
   void enqueue(JobId job, SimTime at, SimTime now);
   void add_rate_limited(JobId job, SimTime now, Duration base, Duration max);
   void sync(JobId job, SimTime now);
+  // Syncs waiting for the client's token run while it has one; then the wake-up is armed.
+  void run_waiting_syncs(SimTime now);
+  void requests(SimTime now, std::int32_t count);  // takes `count` tokens
   void delete_job_pods(JobState& st, std::int32_t count, SimTime now);
   void delete_job_pod(JobState& st, PodId pod, SimTime now);
   // Indexed Jobs: deletes active pods of no use (index out of range, succeeded or a
@@ -117,6 +147,9 @@ class JobController {
   JobControllerConfig config_;
   RandomStream name_rng_;
   JobControllerHost& host_;
+  ClientRateLimiter client_;
+  std::deque<JobId> waiting_for_token_;  // in the order their workers picked them
+  bool wake_armed_ = false;
   std::vector<JobState> jobs_;
   std::vector<PodId> next_pod_;  // by PodId: the next pod in its Job's list
   std::vector<PodId> scratch_active_;

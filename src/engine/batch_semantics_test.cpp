@@ -243,6 +243,32 @@ SimulationInputs failing_job_inputs() {
   return make_inputs({make_node("node-0", 8000)}, {j}, {cpu_template(1000)});
 }
 
+// kube-controller-manager's client rate limit on the Job controller (control/
+// job_controller.hpp): qps 20 (a token every 50 ms), burst 30; a new Job's sync spends three
+// tokens (the pod POST, its SuccessfulCreate event, the status PUT). 40 Jobs at t=0 whose pods
+// fit nowhere (so no pod ever changes and no other request is made): Jobs 1-10 take the 30
+// tokens of the full bucket at t=0; Job 11 waits for the next token (50 ms) and leaves the
+// bucket at -2, so Job 12 waits until it holds one again, 3 x 50 ms later: Job k >= 11 gets
+// its pod at 0.05 + (k - 11) * 0.15 s.
+TEST(BatchSemantics, JobControllerClientRateLimitSpacesPodCreations) {
+  std::vector<WorkloadJob> jobs;
+  for (int k = 1; k <= 40; ++k) jobs.push_back(batch_job("j" + std::to_string(k), 0, 10));
+  SimulationOptions o = ideal();
+  o.model.controller_manager_client = {20, 30};
+  Simulation sim(make_inputs({make_node("n0", 1000)}, std::move(jobs), {cpu_template(2000)}), o);
+  sim.run();
+  for (std::uint32_t k = 1; k <= 40; ++k) {
+    const auto pods = pods_of(sim, k - 1);
+    ASSERT_EQ(pods.size(), 1u) << k;
+    EXPECT_EQ(pods[0]->created, k <= 10 ? at(0) : at(0.05 + (k - 11) * 0.15)) << k;
+  }
+  // Without the limit (the ideal model) every pod is created at t=0.
+  Simulation free(make_inputs({make_node("n0", 1000)}, {batch_job("a", 0, 10), batch_job("b", 0, 10)}, {cpu_template(2000)}),
+                  ideal());
+  free.run();
+  EXPECT_EQ(pods_of(free, 1)[0]->created, at(0));
+}
+
 TEST(BatchSemantics, JobBackoffLimitExceededV126) {
   // v1.26:
   //   t=0   Job added -> sync: pod #1 created (scheduled and started at 0, exits 1 at 10).

@@ -59,6 +59,7 @@ ModelConfig ModelConfig::realistic() {
   m.scheduler.cost.per_pod_on_dry_run_node = 1.05e-6;
   m.scheduler.cost.cores = 2;                         // the measuring machine's
   m.scheduler.client_rate_limit = true;               // clientConnection qps/burst (default 50/100)
+  m.controller_manager_client = {20, 30};             // kube-controller-manager --kube-api-qps/-burst
   m.scheduler.bind = d("uniform:0.002:0.006");       // POST pods/binding (an etcd write)
   m.scheduler.status_patch = d("uniform:0.002:0.006");  // PATCH pods/status (an etcd write)
   m.kubelet.startup = d("normal:1.0:0.2");           // sandbox + container start, image present
@@ -216,6 +217,15 @@ ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std:
       if (value != "true" && value != "false")
         throw InputError(name_or_path, line, "clientRateLimit must be true or false, got \"" + value + "\"");
       m.scheduler.client_rate_limit = value == "true";
+    } else if (key == "controllerManagerKubeAPIQPS" || key == "controllerManagerKubeAPIBurst") {
+      const auto v = parse_double(value);
+      const bool qps = key == "controllerManagerKubeAPIQPS";
+      if (!v || !std::isfinite(*v) || (qps ? *v < 0 : (*v < 1 || *v != std::floor(*v) || *v > 1e9)))
+        throw InputError(name_or_path, line,
+                         key + (qps ? " must be a number >= 0 (0: no limit)" : " must be a whole number >= 1") +
+                             ", got \"" + value + "\"");
+      if (qps) m.controller_manager_client.qps = *v;
+      else m.controller_manager_client.burst = static_cast<std::int32_t>(*v);
     } else if (key == "plegRelistPeriod") {
       const Distribution period = dist();
       if (period.to_string().rfind("fixed:", 0) != 0)
@@ -258,7 +268,7 @@ ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std:
                        "unknown model parameter \"" + key +
                            "\" (expected watchDelay, schedulingCycle, cyclePerFilteredNodePlugin, cyclePerScoredNodePlugin, "
                            "cyclePerPodOnScoredNode, cyclePerDryRunNode, cyclePerPodOnDryRunNode, schedulerCores, "
-                           "clientRateLimit, bindLatency, statusPatchLatency, podStartup, podStartupStall, "
+                           "clientRateLimit, controllerManagerKubeAPIQPS, controllerManagerKubeAPIBurst, bindLatency, statusPatchLatency, podStartup, podStartupStall, "
                            "podStartupStallProbabilityFirst, podStartupStallProbabilityAfterUnstalled, "
                            "podStartupStallProbabilityAfterStalled, imagePull, imagePullFirst, containerCreate, "
                            "containerStart, statusUpdateLatency, plegRelistPeriod, jobControllerVersion, "
@@ -282,6 +292,8 @@ std::string ModelConfig::describe() const {
          ", cyclePerDryRunNode " + num(c.per_dry_run_node) + ", cyclePerPodOnDryRunNode " +
          num(c.per_pod_on_dry_run_node) + ", schedulerCores " + num(c.cores) + ", clientRateLimit " +
          (scheduler.client_rate_limit ? "true" : "false") +
+         ", controllerManagerKubeAPIQPS " + num(controller_manager_client.qps) + ", controllerManagerKubeAPIBurst " +
+         std::to_string(controller_manager_client.burst) +
          ", bindLatency " + scheduler.bind.to_string() + ", statusPatchLatency " + scheduler.status_patch.to_string() +
          ", podStartup " + kubelet.startup.to_string() +
          (kubelet.startup_stall.is_zero()

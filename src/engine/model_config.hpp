@@ -39,6 +39,10 @@ struct ModelConfig {
   // Controller behaviour (upstream mechanisms and their defaults, not latencies: the ideal
   // model keeps them).
   JobControllerConfig job_controller;
+  // The Job controller's client rate limit (control/job_controller.hpp): kube-controller-
+  // manager's --kube-api-qps / --kube-api-burst, 20 / 30 by default. A latency, not a rule of
+  // the controller: the ideal model has none.
+  JobControllerClient controller_manager_client;
   NodeLifecycleConfig node_lifecycle;
   std::vector<AddonPod> addon_pods;
   // kube-scheduler's minor version (1.N): below 22 the scheduling queue moves pods left in
@@ -68,6 +72,7 @@ struct ModelConfig {
   // the cycle's cost (sched/scheduler.hpp CycleCost: cyclePerFilteredNodePlugin,
   // cyclePerScoredNodePlugin, cyclePerPodOnScoredNode, cyclePerDryRunNode,
   // cyclePerPodOnDryRunNode in CPU seconds, schedulerCores), clientRateLimit (true/false),
+  // controllerManagerKubeAPIQPS (> 0, or 0: no limit) and controllerManagerKubeAPIBurst (>= 1),
   // statusUpdateLatency (distributions, see core/distribution.hpp) and plegRelistPeriod
   // (seconds), jobControllerVersion ("1.26" or "1.28": the Job controller's back-off
   // rules), nodeMonitorGracePeriod and defaultTolerationSeconds (seconds) and

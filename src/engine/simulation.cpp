@@ -35,7 +35,8 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
     add_scheduler([&](SchedulerHost& host) { return f.make(store_, host, options_); }, f.informer_delay);
   KUBESIM_ASSERT(schedulers_.size() < 256 - kFirstScheduler);
   last_delivery_.assign(kFirstScheduler + schedulers_.size(), SimTime::zero());
-  job_controller_ = std::make_unique<JobController>(store_, options_.model.job_controller, options_.seed,
+  job_controller_ = std::make_unique<JobController>(store_, options_.model.job_controller,
+                                                    options_.model.controller_manager_client, options_.seed,
                                                     static_cast<JobControllerHost&>(*this));
   KUBESIM_ASSERT(!workload_.namespaces.empty() && workload_.namespaces[0] == "default");
   for (const auto& ns : workload_.namespaces) store_.ensure_namespace(ns);

@@ -1,4 +1,4 @@
-#include "sched/client_rate_limiter.hpp"
+#include "core/client_rate_limiter.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,6 +42,21 @@ TEST(ClientRateLimiter, Table) {
 }
 
 // Long-run rate: 1,000 requests at once drain at qps after the burst.
+// next_token: when a request would go without waiting (the Job controller's workers wait
+// for it), without taking the token.
+TEST(ClientRateLimiter, NextTokenIsWhenARequestWouldNotWait) {
+  ClientRateLimiter l(20, 2);  // a token every 50 ms
+  EXPECT_EQ(l.next_token(at_ms(0)), at_ms(0));
+  l.acquire(at_ms(0));
+  l.acquire(at_ms(0));
+  EXPECT_EQ(l.next_token(at_ms(0)), at_ms(50));
+  EXPECT_EQ(l.next_token(at_ms(0)), at_ms(50));  // asking takes nothing
+  EXPECT_EQ(l.acquire(at_ms(50)), at_ms(50));
+  l.acquire(at_ms(50));  // the bucket goes to -1: the next token exists at 150 ms
+  EXPECT_EQ(l.next_token(at_ms(60)), at_ms(150));
+  EXPECT_EQ(ClientRateLimiter(0, 0).next_token(at_ms(7)), at_ms(7));
+}
+
 TEST(ClientRateLimiter, SteadyRateIsQps) {
   ClientRateLimiter limiter(50, 100);
   SimTime last;

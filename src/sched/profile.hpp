@@ -52,7 +52,7 @@ struct SchedulerConfig {
   std::int32_t percentage_of_nodes_to_score = 0;  // 0: adaptive (defaults.go)
   QueueConfig queue;
   // clientConnection.qps and .burst: the token bucket of the scheduler's API client
-  // (sched/client_rate_limiter.hpp); defaults 50 and 100 (apis/config/v1/defaults.go, v1.26).
+  // (core/client_rate_limiter.hpp); defaults 50 and 100 (apis/config/v1/defaults.go, v1.26).
   // qps 0 in a file means the default; a negative qps, no limiter.
   double client_qps = 50;
   // parallelism: the goroutines that filter, score and dry-run preemption (default 16).

@@ -30,7 +30,7 @@
 #include "core/event_queue.hpp"
 #include "core/random.hpp"
 #include "model/object_store.hpp"
-#include "sched/client_rate_limiter.hpp"
+#include "core/client_rate_limiter.hpp"
 #include "sched/node_info.hpp"
 #include "sched/profile.hpp"
 #include "sched/scheduler_model.hpp"
@@ -64,7 +64,7 @@ struct SchedulerLatencies {
   Distribution bind;         // the binding API call
   Distribution status_patch; // the PodScheduled=False status patch after a failure
   // Whether API calls wait for the client's token bucket (clientConnection.qps/burst,
-  // sched/client_rate_limiter.hpp). The ideal model has no API cost at all.
+  // core/client_rate_limiter.hpp). The ideal model has no API cost at all.
   bool client_rate_limit = false;
 };
 

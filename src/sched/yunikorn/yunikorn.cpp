@@ -904,9 +904,8 @@ void YuniKorn::complete_app(int a, SimTime now) {
 
 void YuniKorn::release_to_shim(PodId ph, SimTime now) {
   // notifyRMAllocationReleased: the shim deletes the placeholder's pod (application.go
-  // handleReleaseAppAllocationEvent -> DeleteTaskPod), with the pod's grace period.
-  store_.delete_pod(ph, now, Duration::seconds(store_.spec_of(ph).termination_grace_period_seconds),
-                    DisruptionReason::kDeletionByUser);
+  // handleReleaseAppAllocationEvent -> DeleteTaskPod), with the shim's 3 s (kShimDeleteGrace).
+  store_.delete_pod(ph, now, kShimDeleteGrace, DisruptionReason::kDeletionByUser);
 }
 
 void YuniKorn::release_timeout(PodId ph, SimTime now) {
@@ -1534,13 +1533,13 @@ bool YuniKorn::try_preemption(int slot, const Res& head, SimTime now, bool* rese
   }
   for (QueueState& q : queues_) q.preempting = Res{};
 
-  // Victims are marked preempted and the shim deletes their pods (with their grace period);
-  // their resources stay allocated until the pods are gone.
+  // Victims are marked preempted and the shim deletes their pods (handleReleaseAppAllocationEvent,
+  // with its 3 s grace period: kShimDeleteGrace); their resources stay allocated until the
+  // pods are gone.
   last_victims_ = best_victims_;
   for (PodId v : best_victims_) {
     pods_[v.value()].preempted = true;
-    const Duration grace = Duration::seconds(store_.spec_of(v).termination_grace_period_seconds);
-    store_.delete_pod(v, now, grace, DisruptionReason::kPreemptionByScheduler);
+    store_.delete_pod(v, now, kShimDeleteGrace, DisruptionReason::kPreemptionByScheduler);
   }
   ask.triggered = true;
   ++preemptions_;

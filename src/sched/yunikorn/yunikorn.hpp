@@ -55,6 +55,11 @@ inline constexpr Duration kReservationDelay = Duration::seconds(2);
 inline constexpr Duration kPreemptAttemptFrequency = Duration::seconds(15);
 inline constexpr int kMaxPreemptionsPerQueue = 10;
 inline constexpr Duration kScheduleInterval = Duration::millis(100);
+// The grace period of every pod the shim deletes (preemption victims, placeholders):
+// yunikorn-k8shim v1.3-v1.5 pkg/client/kubeclient.go SchedulerKubeClient.Delete passes
+// GracePeriodSeconds 3 ("TODO make this configurable for pods"), whatever the pod's own
+// terminationGracePeriodSeconds; v1.6.0 (YUNIKORN-2817) switched to the pod's own.
+inline constexpr Duration kShimDeleteGrace = Duration::seconds(3);
 // application.go completingTimeout: an application in Completing with placeholders left
 // releases them after this long.
 inline constexpr Duration kCompletingTimeout = Duration::seconds(30);

@@ -255,6 +255,11 @@ TEST(YuniKorn, PreemptionVictimsAndDelay) {
   const PodId b2 = c.pod("root.tenants.backfill", 8, 16 * G, 0.5, -9999, "a");
   for (int i = 0; i < 4; ++i) c.pod("root.tenants.tenant1", 4, 8 * G, 0, 0, "b");
   EXPECT_EQ(c.drain(1), 6);
+  // b2 runs on its node in the API (the store), so its deletion is graceful.
+  c.store.update_pod(b2, [&](Pod& x) {
+    x.node = c.allocated(b2);
+    x.phase = PodPhase::kRunning;
+  });
   const PodId ask = c.pod("root.tenants.tenant2", 8, 16 * G, 1);
   EXPECT_FALSE(c.yk.schedule(SimTime::from_seconds(2)));
   // The cluster is full, so the ask is outside root's headroom (root max = the partition's
@@ -269,6 +274,8 @@ TEST(YuniKorn, PreemptionVictimsAndDelay) {
   EXPECT_EQ(c.yk.last_victims(), std::vector<PodId>{b2});
   EXPECT_TRUE(c.store.pod(b2).terminating());
   EXPECT_EQ(c.store.pod(b2).disruption, DisruptionReason::kPreemptionByScheduler);
+  // The shim deletes it with 3 s of grace, not the pod's 30 (k8shim v1.5 kubeclient.go Delete).
+  EXPECT_EQ(c.store.pod(b2).deletion_grace, Duration::seconds(3));
   // Outside the headroom the preemptor reserves nothing ("should succeed after preemption").
   EXPECT_FALSE(c.yk.reserved_node(ask).valid());
   // The victim's pod ends: the ask lands where it was freed.

@@ -1,4 +1,4 @@
-#include "sched/client_rate_limiter.hpp"
+#include "core/client_rate_limiter.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +21,13 @@ SimTime ClientRateLimiter::acquire(SimTime now) {
   empty_at_ns_ = std::max(empty_at_ns_, now_ns - burst_ns_) + interval_ns_;
   if (empty_at_ns_ <= now_ns) return now;
   return SimTime::at(Duration::micros((empty_at_ns_ + 999) / 1000));  // waits until its token exists
+}
+
+SimTime ClientRateLimiter::next_token(SimTime now) const {
+  if (qps_ <= 0) return now;
+  const std::int64_t ready_ns = empty_at_ns_ + interval_ns_;
+  if (ready_ns <= now.micros() * 1000) return now;
+  return SimTime::at(Duration::micros((ready_ns + 999) / 1000));
 }
 
 }  // namespace kubesim

@@ -1,6 +1,7 @@
-// The client-side rate limiter of kube-scheduler's API client: every request the scheduler's
-// clientset makes (the binding POST, the PodScheduled=False status PATCH, ...) first waits
-// for a token.
+// client-go's client-side rate limiter: every request a clientset makes first waits for a
+// token. kube-scheduler's client (the binding POST, the PodScheduled=False status PATCH, ...)
+// and kube-controller-manager's Job controller client (control/job_controller.hpp) each have
+// one.
 //
 // Upstream: cmd/kube-scheduler/app/options/options.go createKubeConfig copies
 // KubeSchedulerConfiguration.clientConnection.qps/burst into the rest.Config;
@@ -10,10 +11,10 @@
 // tokens, and refills at a rate of 'qps'"), a golang.org/x/time/rate Limiter; rest/request.go
 // tryThrottle calls its Wait before each request. rate.Limiter.reserveN: tokens refill
 // continuously up to burst; a request takes one, and if that leaves the count negative it
-// waits -tokens/qps; reservations are granted in call order. The defaults are qps 50 and
-// burst 100 (pkg/scheduler/apis/config/v1/defaults.go SetDefaults_KubeSchedulerConfiguration,
-// v1.26). The scheduler's events go through a second clientset (eventClient) with a bucket of
-// its own, so they do not take these tokens.
+// waits -tokens/qps; reservations are granted in call order. kube-scheduler's defaults are
+// qps 50 and burst 100 (pkg/scheduler/apis/config/v1/defaults.go
+// SetDefaults_KubeSchedulerConfiguration, v1.26). The scheduler's events go through a second
+// clientset (eventClient) with a bucket of its own, so they do not take these tokens.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,9 @@ class ClientRateLimiter {
   // go, >= now.
   SimTime acquire(SimTime now);
   bool limited() const { return qps_ > 0; }
+  // The earliest time >= now at which a request would get its token without waiting (the
+  // bucket holds one), without taking it.
+  SimTime next_token(SimTime now) const;
 
  private:
   // The bucket as the time it was (or will be) empty, in nanoseconds: at time t it holds
