@@ -523,6 +523,14 @@ nlohmann::json pod_to_json(const ObjectStore& store, PodId id, const TimeFormat&
   }
   if (p.node.valid()) out["spec"]["nodeName"] = store.node(p.node).name;
   if (const std::string* missing = store.missing_node(id)) out["spec"]["nodeName"] = *missing;
+  // spec.schedulingGates is model-owned (a webhook sets it, a controller removes it).
+  if (p.scheduling_gates.empty()) {
+    out["spec"].erase("schedulingGates");
+  } else {
+    json gates = json::array();
+    for (const std::string& g : p.scheduling_gates) gates.push_back({{"name", g}});
+    out["spec"]["schedulingGates"] = std::move(gates);
+  }
   out["status"] = pod_status_json(store, id, tf);
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include "bsp/number_text.hpp"
 #include "core/error.hpp"
+#include "sched/kueue/kueue_controller.hpp"
 #include "sched/plugins/coscheduling/coscheduling.hpp"
 #include "sched/scheduler.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
@@ -82,13 +83,22 @@ PodId GangRun::create_task_pod(std::size_t task, int shares) {
   if (!spec_.pod_group.empty()) {
     if (spec_.gang_scheduler == "coscheduling") {
       set_label(spec.labels, kPodGroupLabel, spec_.pod_group);
+    } else if (spec_.gang_scheduler == "kueue") {
+      // Kueue's plain-pod group (pod_webhook.go): one group per set of task pods, admitted as one
+      // Workload once all of them exist; retriable-in-group "false" makes the group finished
+      // (its quota released) once the job has deleted its pods, rather than waiting for
+      // replacements.
+      set_label(spec.labels, kueue::kPodGroupNameLabel, spec_.pod_group + "-" + std::to_string(generation_));
+      set_label(spec.annotations, kueue::kPodGroupTotalCountAnnotation, std::to_string(data_.model.task_count()));
+      set_label(spec.annotations, kueue::kRetriableInGroupAnnotation, "false");
     } else {  // yunikorn: k8shim utils.go GetApplicationIDFromPod, GetQueueNameFromPod; task_group.go
       set_label(spec.labels, "applicationId", spec_.pod_group + "-" + std::to_string(generation_));
       set_label(spec.annotations, yunikorn::kAnnotationTaskGroups, task_groups_);
       set_label(spec.annotations, yunikorn::kAnnotationTaskGroupName, task_name);
     }
   }
-  if (!spec_.queue.empty()) set_label(spec.labels, "queue", spec_.queue);
+  if (!spec_.queue.empty())
+    set_label(spec.labels, spec_.gang_scheduler == "kueue" ? kueue::kQueueNameLabel : "queue", spec_.queue);
   set_label(spec.labels, "kubesim.io/bsp-task", task_name);
   spec.priority_class_name = spec_.priority_class_name;
   spec.termination_grace_period_seconds = spec_.termination_grace_period_seconds;
@@ -107,6 +117,19 @@ void GangRun::set_up_gang_scheduler() {
     if (!dynamic_cast<yunikorn::YuniKorn*>(model))
       throw InputError(spec_.source, spec_.line,
                        where + "YuniKorn to serve schedulerName " + spec_.scheduler_name + " (list the yunikorn setup under schedulers:)");
+    return;
+  }
+  if (spec_.gang_scheduler == "kueue") {
+    // Kueue gates the pods and admits the group; kube-scheduler places them once ungated.
+    const kueue::Controller* kueue = nullptr;
+    for (std::size_t i = 0; i < sim_.scheduler_count() && !kueue; ++i)
+      kueue = dynamic_cast<const kueue::Controller*>(&sim_.scheduler_model(i));
+    if (!kueue || !kueue->cache().config().pod_integration)
+      throw InputError(spec_.source, spec_.line,
+                       where + "Kueue with its pod integration (list the kueue setup under schedulers:, with a "
+                               "Configuration whose integrations.frameworks lists pod)");
+    if (!dynamic_cast<Scheduler*>(model))
+      throw InputError(spec_.source, spec_.line, where + "kube-scheduler to serve schedulerName " + spec_.scheduler_name);
     return;
   }
   if (spec_.pod_group.empty()) return;

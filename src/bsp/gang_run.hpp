@@ -19,6 +19,13 @@
 //    1, minResource its cpu shares: the tasks' requests differ, and a task group's members
 //    share one shape), and yunikorn.apache.org/task-group-name; YuniKorn reserves the gang
 //    with placeholder pods, then swaps in the real pods.
+//  - kueue (Kueue v0.6+ plain pods, pkg/controller/jobs/pod/): each set of task pods is one pod
+//    group (label kueue.x-k8s.io/pod-group-name "<podGroup>-<generation>", annotation
+//    kueue.x-k8s.io/pod-group-total-count = the task count, retriable-in-group "false" so the
+//    group ends when the job deletes it; label kueue.x-k8s.io/queue-name = the LocalQueue).
+//    Kueue gates the pods, admits the group's Workload all or nothing against its
+//    ClusterQueue's quota and ungates them; kube-scheduler then places them one by one (the
+//    quota is a gang, the placement is not).
 //
 // Follows: simulation/simulator.py (MPCSimulator.simulate, real_simulation=True: delete_jobs,
 // create_workloads_from_configuration; the barrier of N+1 members). Modelled, not measured:

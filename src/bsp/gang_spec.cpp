@@ -48,8 +48,9 @@ GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::
   if (const auto n = node["horizon"]) spec.horizon = static_cast<int>(in.integer(n, "bsp.horizon", 1, 1000));
   if (const auto n = node["checkpointPenalty"]) spec.penalty = seconds(n, "bsp.checkpointPenalty");
   if (const auto n = node["gangScheduler"]) {
-    spec.gang_scheduler = one_of(n, "bsp.gangScheduler", {"coscheduling", "yunikorn"});
+    spec.gang_scheduler = one_of(n, "bsp.gangScheduler", {"coscheduling", "yunikorn", "kueue"});
     if (spec.gang_scheduler == "yunikorn") spec.scheduler_name = "yunikorn";
+    if (spec.gang_scheduler == "kueue") spec.scheduler_name = "default-scheduler";
   }
   if (const auto n = node["schedulerName"]) spec.scheduler_name = in.scalar(n, "bsp.schedulerName");
   if (const auto n = node["podGroup"]) {
@@ -57,9 +58,12 @@ GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::
     if (!spec.pod_group.empty() && !is_dns1123_label(spec.pod_group)) in.fail(n, "expected bsp.podGroup to be a DNS-1123 label");
   }
   if (const auto n = node["queue"]) {
-    if (spec.gang_scheduler != "yunikorn") in.fail(n, "bsp.queue is YuniKorn's queue: it needs gangScheduler: yunikorn");
+    if (spec.gang_scheduler == "coscheduling")
+      in.fail(n, "bsp.queue is YuniKorn's queue or Kueue's LocalQueue: it needs gangScheduler: yunikorn or kueue");
     spec.queue = in.scalar(n, "bsp.queue");
   }
+  if (spec.gang_scheduler == "kueue" && spec.queue.empty())
+    in.fail(node, "bsp.gangScheduler kueue needs bsp.queue: the LocalQueue of the task pods (label kueue.x-k8s.io/queue-name)");
   if (const auto n = node["priorityClassName"]) spec.priority_class_name = in.string_or_null(n, "bsp.priorityClassName");
   if (const auto n = node["terminationGracePeriodSeconds"])
     spec.termination_grace_period_seconds = in.integer(n, "bsp.terminationGracePeriodSeconds", 0, 1'000'000);

@@ -17,13 +17,17 @@
 //                                  #     creates its PodGroup (minMember = the task count)
 //                                  #   yunikorn: YuniKorn task groups with placeholders (one
 //                                  #     application per set of task pods)
+//                                  #   kueue: a Kueue plain-pod group (Kueue v0.6+; one pod
+//                                  #     group per set of task pods) admitted all or nothing
 //     schedulerName: ...           # default: scheduler-plugins-scheduler (coscheduling),
-//                                  # yunikorn (yunikorn)
+//                                  # yunikorn (yunikorn), default-scheduler (kueue)
 //     podGroup: bsp                # the gang's name: the PodGroup (label
 //                                  # scheduling.x-k8s.io/pod-group), or YuniKorn's
-//                                  # applicationId prefix ("<podGroup>-<generation>"); "": no gang
+//                                  # applicationId / Kueue's pod-group-name prefix
+//                                  # ("<podGroup>-<generation>"); "": no gang
 //     queue: root.bsp              # yunikorn: the application's queue (label queue; default
-//                                  # root.default, as the shim's)
+//                                  # root.default, as the shim's); kueue (required): the
+//                                  # LocalQueue (label kueue.x-k8s.io/queue-name)
 //     priorityClassName: ""        # of the task pods
 //     terminationGracePeriodSeconds: 30
 #pragma once
@@ -50,10 +54,10 @@ struct GangSpec {
   int window = 1;
   int horizon = 0;        // 0: config.ini's
   double penalty = -1;    // < 0: config.ini's
-  std::string gang_scheduler = "coscheduling";  // coscheduling | yunikorn
+  std::string gang_scheduler = "coscheduling";  // coscheduling | yunikorn | kueue
   std::string scheduler_name = "scheduler-plugins-scheduler";
   std::string pod_group = "bsp";
-  std::string queue;  // yunikorn's queue label; empty: none
+  std::string queue;  // yunikorn's queue label, or kueue's LocalQueue; empty: none
   std::string priority_class_name;
   std::int64_t termination_grace_period_seconds = 30;
 };

@@ -241,6 +241,8 @@ std::variant<PodId, std::string> Simulation::create_pod(Pod pod) {
     return "exceeded the simulation's pod limit of " + std::to_string(options_.max_pods) + " pods (--max-pods)";
   }
   pod.created = now_;
+  for (const auto& s : schedulers_)
+    if (std::string refused = s.model->admit_pod_on_create(pod); !refused.empty()) return refused;
   if (auto refused = quota_.admit(pod.ns, pod.name, store_.spec(pod.spec))) return std::move(*refused);
   const PodId id = store_.create_pod(std::move(pod));
   quota_.charged(id);

@@ -101,6 +101,10 @@ class Simulation final : public ChangeListener,
   // The first scheduler that serves this schedulerName (null: none), for a workload that
   // talks to its scheduler's own objects (the BSP job creates its PodGroup).
   SchedulerModel* scheduler_serving(const std::string& scheduler_name);
+  // Every scheduler in order ([0] kube-scheduler), e.g. to find a controller that serves no
+  // schedulerName (Kueue).
+  std::size_t scheduler_count() const { return schedulers_.size(); }
+  SchedulerModel& scheduler_model(std::size_t i) { return *schedulers_[i].model; }
   // Scheduling attempts of all schedulers.
   std::uint64_t scheduling_attempts() const;
   std::uint64_t events_processed() const { return events_processed_; }

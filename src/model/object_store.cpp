@@ -68,7 +68,7 @@ PodId ObjectStore::create_pod(Pod pod) {
   pods_.push_back(std::move(pod));
   const Pod& p = pods_.back();
   announce(Change{ObjectKind::kPod, ChangeType::kAdded, id.value(), p.node, p.phase, p.phase,
-                  p.node});
+                  p.node, false, !p.scheduling_gates.empty()});
   return id;
 }
 

@@ -33,6 +33,7 @@ struct Change {
   PodPhase old_phase;
   NodeId old_node;
   bool became_terminating = false;  // pods: this change set the deletion timestamp
+  bool gated = false;               // pods: spec.schedulingGates not empty at this change
 };
 
 class ChangeListener {
@@ -87,7 +88,7 @@ class ObjectStore {
     mutate(p);
     p.resource_version = ++resource_version_;
     announce(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), p.node, p.phase,
-                    old_phase, old_node, p.terminating() && !was_terminating});
+                    old_phase, old_node, p.terminating() && !was_terminating, !p.scheduling_gates.empty()});
   }
   template <class Mutate>
   void update_node(NodeId id, Mutate&& mutate) {

@@ -292,6 +292,11 @@ struct Pod {
   // period; the pod stays (and keeps its node's resources) until its containers stop.
   SimTime deletion_requested = SimTime::never();
   Duration deletion_grace;
+  // spec.schedulingGates (KEP-3521, beta and on by default from v1.27): set at creation (a
+  // mutating admission webhook, e.g. Kueue's kueue.x-k8s.io/admission), only ever removed;
+  // kube-scheduler does not schedule the pod while one remains. Empty for almost every pod
+  // (no allocation).
+  std::vector<std::string> scheduling_gates;
 
   bool terminating() const { return !deletion_requested.is_never(); }
 };

@@ -600,9 +600,21 @@ void Scheduler::on_pod_change(const Change& c, SimTime now) {
       cache_remove(pod);  // an assumed pod deleted before its binding landed
       return;
     }
-    if (c.type == ChangeType::kAdded) {
+    // Scheduling gates (v1.27 plugins/schedulinggates/scheduling_gates.go PreEnqueue:
+    // UnschedulableAndUnresolvable while spec.schedulingGates is not empty): a gated pod is
+    // parked in unschedulablePods (internal/queue/scheduling_queue.go Add, "Gated") without a
+    // scheduling attempt, and the update that removes its last gate moves it to activeQ at
+    // once (Update: a gated pod skips backoffQ).
+    const bool was_gated = pod.value() < gated_.size() && gated_[pod.value()];
+    if (c.type == ChangeType::kAdded || (was_gated && !c.gated)) {
       const PodTemplate& spec = store_.spec_of(pod);
       if (!serves(spec.scheduler_name)) return;
+      if (c.gated) {
+        if (gated_.size() <= pod.value()) gated_.resize(pod.value() + 1, 0);
+        gated_[pod.value()] = 1;
+        return;
+      }
+      if (was_gated) gated_[pod.value()] = 0;
       queue_.add(pod, spec.priority, now);
       schedule_next_cycle(now);
     }

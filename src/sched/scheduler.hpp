@@ -241,6 +241,8 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
     bool min_dirty = false;
   };
   std::vector<CachedPod> cached_;        // by PodId
+  // By PodId: 1 while the pod sits gated in unschedulablePods (scheduling gates at its Add).
+  std::vector<std::uint8_t> gated_;
   std::vector<NodePods> node_pods_;      // by NodeId
   std::map<std::int32_t, std::uint32_t> priority_counts_;  // cached pods per priority (ordered)
 

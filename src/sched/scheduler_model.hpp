@@ -61,6 +61,11 @@ class SchedulerModel {
   // batch/v1 Job changes, delivered only to schedulers that want them (Kueue admits whole
   // Jobs); the others' informer streams (and random draws) are unchanged.
   virtual bool wants_jobs() const { return false; }
+  // The admission webhooks of the scheduler's (e.g. Kueue's pod webhook adding its scheduling
+  // gate and validating its group labels): called on every pod the API is about to create,
+  // before the ResourceQuota admission (webhooks run before it). A non-empty result refuses
+  // the creation with that message.
+  virtual std::string admit_pod_on_create(Pod& /*pod*/) const { return {}; }
   virtual void on_job_change(const Change& /*change*/, SimTime /*now*/) {}
   virtual void on_event(const SchedulerEvent& event, SimTime now) = 0;
   // True while the scheduler has work that does not wait for a cluster change (a run ends

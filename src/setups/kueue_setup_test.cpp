@@ -136,5 +136,136 @@ TEST(KueueSetup, PreemptsBySuspendingTheJob) {
   EXPECT_EQ(lj.start_time, SimTime::from_seconds(16));
 }
 
+
+// ---- Plain pods and pod groups (the pod integration: pod_webhook.go, pod_controller.go) ----
+
+std::string pod_config_file() {
+  const std::string path = testing::TempDir() + "/kueue-pods-" +
+                           testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml";
+  std::string text = kConfig;
+  text.replace(text.find("nominalQuota: 2"), 15, "nominalQuota: 4");
+  std::ofstream(path) << text << "integrations: {frameworks: [batch/job, pod]}\n";
+  return path;
+}
+
+SimulationInputs pod_inputs() {
+  SimulationInputs in;
+  in.nodes.push_back(test_node("n1", 8000, 64LL << 30));
+  in.workload.namespaces = {"default", "t1"};
+  in.scheduler = default_scheduler_config(in.resource_names);
+  apply_setup(find_setup("kueue"), in, SetupOptions{pod_config_file()});
+  return in;
+}
+
+// A pod of group `group` ("": no group label) with total count `total` (-1: no annotation) in t1, `cpu` millicores,
+// labelled with queue lq unless `queued` is false. Returns the pod, or the API's refusal.
+std::variant<PodId, std::string> create(Simulation& sim, const std::string& name, const std::string& group, int total,
+                                        std::int64_t cpu, bool queued = true) {
+  WorkloadJob j;
+  j.name = name;
+  j.ns = NamespaceId(1);
+  j.run_time = Duration::max();
+  PodTemplate t = batch_job_template(cpu, std::nullopt);
+  if (queued) set_label(t.labels, kueue::kQueueNameLabel, "lq");
+  if (!group.empty()) set_label(t.labels, kueue::kPodGroupNameLabel, group);
+  if (total >= 0) set_label(t.annotations, kueue::kPodGroupTotalCountAnnotation, std::to_string(total));
+  auto created = sim.create_from_api(std::move(j), std::move(t));
+  if (auto* refused = std::get_if<std::string>(&created)) return *refused;
+  return std::get<Simulation::Created>(created).pod;
+}
+
+PodId must_create(Simulation& sim, const std::string& name, const std::string& group, int total, std::int64_t cpu) {
+  auto r = create(sim, name, group, total, cpu);
+  if (auto* refused = std::get_if<std::string>(&r)) ADD_FAILURE() << *refused;
+  return std::get<PodId>(r);
+}
+
+// A group of 3 pods: the webhook gates each one; nothing happens (no Workload, no scheduling
+// attempt) until the third exists; then the Workload is created and admitted, every pod is
+// ungated, and kube-scheduler binds all three at that instant (ideal model, zero API latency).
+TEST(KueuePods, GroupIsGatedUntilAllPodsExistThenAdmittedAtOnce) {
+  Simulation sim(pod_inputs(), ideal());
+  const PodId a = must_create(sim, "a", "g", 3, 1000);
+  const PodId b = must_create(sim, "b", "g", 3, 1000);
+  sim.advance_to(SimTime::from_seconds(5));
+  for (const PodId p : {a, b}) {
+    const Pod& pod = sim.store().pod(p);
+    ASSERT_EQ(pod.scheduling_gates, std::vector<std::string>{kueue::kAdmissionGate});
+    EXPECT_FALSE(pod.node.valid());
+    EXPECT_EQ(pod.scheduling_attempts, 0u);
+  }
+  const auto* kueue = dynamic_cast<const kueue::Controller*>(&sim.scheduler_model(1));
+  ASSERT_NE(kueue, nullptr);
+  EXPECT_EQ(kueue->workload_of_pod(a), -1);
+  const PodId c = must_create(sim, "c", "g", 3, 1000);
+  sim.advance_to(SimTime::from_seconds(6));
+  EXPECT_EQ(kueue->admissions(), 1u);
+  for (const PodId p : {a, b, c}) {
+    const Pod& pod = sim.store().pod(p);
+    EXPECT_TRUE(pod.scheduling_gates.empty());
+    EXPECT_EQ(pod.scheduled, SimTime::from_seconds(5)) << pod.name;
+  }
+  EXPECT_EQ(kueue->cache().usage(0, 0, kCpu), 3000);
+}
+
+// Quota 4 cpu: group "big" (3 x 2 cpu) never fits and stays gated without a scheduling
+// attempt; group "small" (2 x 1 cpu), created after it, is admitted (BestEffortFIFO). A pod
+// without the queue label is not Kueue's: not gated, bound at once.
+TEST(KueuePods, GroupOverQuotaStaysGated) {
+  Simulation sim(pod_inputs(), ideal());
+  std::vector<PodId> big;
+  for (const char* n : {"b0", "b1", "b2"}) big.push_back(must_create(sim, n, "big", 3, 2000));
+  const PodId s0 = must_create(sim, "s0", "small", 2, 1000);
+  const PodId s1 = must_create(sim, "s1", "small", 2, 1000);
+  const auto free = create(sim, "free", "", -1, 1000, false);
+  sim.run();
+  for (const PodId p : big) {
+    EXPECT_FALSE(sim.store().pod(p).node.valid());
+    EXPECT_FALSE(sim.store().pod(p).scheduling_gates.empty());
+    EXPECT_EQ(sim.store().pod(p).scheduling_attempts, 0u);
+  }
+  for (const PodId p : {s0, s1}) EXPECT_EQ(sim.store().pod(p).scheduled, SimTime::zero());
+  EXPECT_TRUE(sim.store().pod(std::get<PodId>(free)).scheduling_gates.empty());
+  EXPECT_EQ(sim.store().pod(std::get<PodId>(free)).scheduled, SimTime::zero());
+}
+
+// Group A (3 x 1 cpu) holds 3 of the 4 cpu; group B (2 x 1 cpu) waits. When A's pods are
+// deleted (at 10 s) and gone, A's Workload is released and B admitted: B's pods are bound
+// when A's last pod has left the API.
+TEST(KueuePods, DeletedGroupReleasesItsQuota) {
+  Simulation sim(pod_inputs(), ideal());
+  std::vector<PodId> a;
+  for (const char* n : {"a0", "a1", "a2"}) a.push_back(must_create(sim, n, "a", 3, 1000));
+  sim.advance_to(SimTime::from_seconds(1));
+  const PodId b0 = must_create(sim, "b0", "b", 2, 1000);
+  const PodId b1 = must_create(sim, "b1", "b", 2, 1000);
+  sim.advance_to(SimTime::from_seconds(10));
+  EXPECT_FALSE(sim.store().pod(b0).node.valid());
+  for (const PodId p : a) sim.store().delete_pod(p, sim.now(), Duration::seconds(30), DisruptionReason::kDeletionByUser);
+  while (!sim.store().pod(b1).node.valid() && sim.has_work()) sim.advance_to(sim.next_event_time());
+  SimTime gone = SimTime::zero();
+  for (const PodId p : a) {
+    ASSERT_TRUE(sim.store().pod(p).deleted);
+    gone = std::max(gone, sim.store().pod(p).finished);
+  }
+  EXPECT_GE(sim.store().pod(b0).scheduled, gone);
+  EXPECT_EQ(sim.store().pod(b0).scheduled, sim.store().pod(b1).scheduled);
+}
+
+// The webhook's validation: the group label without the total count (or the reverse, or a
+// count that is not an integer >= 1) is refused with upstream's message.
+TEST(KueuePods, WebhookRefusesIncompleteGroupMetadata) {
+  Simulation sim(pod_inputs(), ideal());
+  auto no_count = create(sim, "x", "g", -1, 1000);
+  ASSERT_TRUE(std::holds_alternative<std::string>(no_count));
+  EXPECT_NE(std::get<std::string>(no_count).find("kueue.x-k8s.io/pod-group-total-count"), std::string::npos);
+  auto no_group = create(sim, "y", "", 2, 1000);
+  ASSERT_TRUE(std::holds_alternative<std::string>(no_group));
+  EXPECT_NE(std::get<std::string>(no_group).find("Required value"), std::string::npos);
+  auto zero = create(sim, "z", "g", 0, 1000);
+  ASSERT_TRUE(std::holds_alternative<std::string>(zero));
+  EXPECT_NE(std::get<std::string>(zero).find("greater than zero"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kubesim

@@ -7,9 +7,18 @@
 namespace kubesim::kueue {
 namespace {
 
+// defaults.go: podOptions.namespaceSelector excludes kube-system and the manager's namespace.
+LabelSelector default_pod_namespace_selector(const std::string& manager_ns) {
+  LabelSelector s;
+  s.match_expressions = {{"kubernetes.io/metadata.name", NodeSelectorRequirement::Operator::kNotIn, {"kube-system", manager_ns}}};
+  return s;
+}
+
 class Reader : private YamlInput {
  public:
-  Reader(const std::string& path, ResourceNames& names) : YamlInput(path), names_(names) {}
+  Reader(const std::string& path, ResourceNames& names) : YamlInput(path), names_(names) {
+    c_.pod_namespace_selector = default_pod_namespace_selector("kueue-system");
+  }
 
   Config read(const std::vector<YAML::Node>& docs) {
     // Two passes: flavors and ClusterQueues first, so LocalQueues may come in any order.
@@ -31,6 +40,7 @@ class Reader : private YamlInput {
     for (const auto& d : docs)
       if (d.IsMap() && d["kind"] && d["kind"].as<std::string>() == "LocalQueue") read_local_queue(d);
     if (c_.cluster_queues.empty()) throw InputError(path(), 0, "no ClusterQueue in the Kueue configuration");
+
     return std::move(c_);
   }
 
@@ -62,10 +72,31 @@ class Reader : private YamlInput {
 
   void read_configuration(const YAML::Node& d) {
     // config.kueue.x-k8s.io/v1beta1 Configuration; only the client's rate limits matter here.
-    check_keys(d, {"apiVersion", "kind", "clientConnection", "kubesim"},
-               {"namespace", "manageJobsWithoutQueueName", "internalCertManagement", "health", "metrics",
-                "webhook", "leaderElection", "controller", "integrations", "queueVisibility"},
+    check_keys(d, {"apiVersion", "kind", "clientConnection", "kubesim", "namespace", "integrations"},
+               {"manageJobsWithoutQueueName", "internalCertManagement", "health", "metrics",
+                "webhook", "leaderElection", "controller", "queueVisibility"},
                {"waitForPodsReady", "fairSharing", "resources", "multiKueue"}, "Configuration");
+    const std::string manager_ns = d["namespace"] ? scalar(d["namespace"], "Configuration.namespace") : "kueue-system";
+    c_.pod_namespace_selector = default_pod_namespace_selector(manager_ns);
+    if (const YAML::Node in = d["integrations"]) {
+      require_map(in, "Configuration.integrations");
+      check_keys(in, {"frameworks", "podOptions"}, {"externalFrameworks", "labelKeysToCopy"}, {},
+                 "Configuration.integrations");
+      if (const YAML::Node f = in["frameworks"]) {
+        require_list(f, "integrations.frameworks");
+        for (const auto& name : f) c_.pod_integration |= scalar(name, "integrations.frameworks[]") == "pod";
+      }
+      if (const YAML::Node po = in["podOptions"]) {
+        require_map(po, "integrations.podOptions");
+        check_keys(po, {"namespaceSelector", "podSelector"}, "integrations.podOptions");
+        if (const YAML::Node sel = po["namespaceSelector"]) {
+          c_.pod_namespace_selector = LabelSelector{};
+          read_selector(sel, "integrations.podOptions.namespaceSelector", c_.pod_namespace_selector);
+        }
+        if (const YAML::Node sel = po["podSelector"])
+          read_selector(sel, "integrations.podOptions.podSelector", c_.pod_selector);
+      }
+    }
     if (const YAML::Node cc = d["clientConnection"]) {
       require_map(cc, "Configuration.clientConnection");
       check_keys(cc, {"qps", "burst"}, "Configuration.clientConnection");

@@ -8,7 +8,8 @@
 // queueingStrategy, resourceGroups with nominalQuota / borrowingLimit / lendingLimit,
 // preemption (withinClusterQueue, reclaimWithinCohort, borrowWithinCohort); LocalQueue
 // spec.clusterQueue; Configuration clientConnection.qps / burst (defaults 20 / 30,
-// apis/config/v1beta1 defaults.go). ResourceFlavors carry no nodeLabels / nodeTaints /
+// apis/config/v1beta1 defaults.go), namespace, integrations.frameworks (only whether "pod" is
+// listed matters: Jobs are always admitted) and integrations.podOptions. ResourceFlavors carry no nodeLabels / nodeTaints /
 // tolerations here (they would be injected into the pod template; not modelled), and
 // flavorFungibility is the default (whenCanBorrow: Borrow, whenCanPreempt: TryNextFlavor).
 // Not supported (rejected with a message): fair sharing, admission checks, hierarchical
@@ -74,6 +75,15 @@ struct Config {
   std::int32_t burst = 30;
   // kubesim: the round trip of one API write of the Kueue manager (not an upstream value).
   Duration api_latency = Duration::millis(5);
+  // integrations.frameworks lists "pod": plain pods (and pod groups) labelled queue-name are
+  // gated and admitted (Kueue v0.6+; off by default: the default frameworks are
+  // ["batch/job"], apis/config/v1beta1 defaults.go).
+  bool pod_integration = false;
+  // integrations.podOptions (defaults.go): the namespaces and pods the pod webhook manages.
+  // Default namespaceSelector: kubernetes.io/metadata.name NotIn [kube-system, <namespace>]
+  // (the manager's namespace, default kueue-system); default podSelector: every pod.
+  LabelSelector pod_namespace_selector;
+  LabelSelector pod_selector;
 };
 
 // Reads the file (multi-document YAML). Resource names are registered in `names`. Throws

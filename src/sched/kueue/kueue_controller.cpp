@@ -1,6 +1,7 @@
 #include "sched/kueue/kueue_controller.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace kubesim::kueue {
 
@@ -39,10 +40,16 @@ void Controller::kick(SimTime now) {
 void Controller::maybe_unset(std::uint32_t w, SimTime now) {
   // jobframework reconciler.go, Evicted workload: stopJob (suspend), then "if
   // !job.IsActive()" (batch Job: status.active == 0) UnsetQuotaReservationWithCondition.
+  // Pod.IsActive (pod_controller.go): a pod of the group is Running.
   const Cache::Workload& wl = cache_.workload(w);
   if (wl.state != Cache::State::kAdmitted || !wl.evicted || wl_state_[w].unset_requested) return;
-  const Job& job = store_.job(wl.job);
-  if (!job.suspend || job.active != 0) return;
+  if (const std::int32_t g = wl_state_[w].group; g >= 0) {
+    for (const PodId pod : groups_[g].pods)
+      if (store_.pod(pod).phase == PodPhase::kRunning && !store_.pod(pod).deleted) return;
+  } else {
+    const Job& job = store_.job(wl.job);
+    if (!job.suspend || job.active != 0) return;
+  }
   wl_state_[w].unset_requested = true;
   write(Write::kUnsetReservation, w, now);
 }
@@ -94,32 +101,44 @@ void Controller::landed(const Op& op, SimTime now) {
       const Job& job = store_.job(id);
       job_wl_[id.value()] = -1;
       if (job.deleted || job.finished()) return;
-      const std::string* queue = find_label(job.labels, kQueueNameLabel);
-      const std::string& ns = store_.namespace_(job.ns).name;
-      const Config& cfg = cache_.config();
-      const LocalQueueSpec* lq = nullptr;
-      for (const auto& q : cfg.local_queues)
-        if (q.ns == ns && q.name == *queue) lq = &q;
-      // "LocalQueue ... doesn't exist" / "Workload namespace doesn't match ClusterQueue
-      // selector": the Workload stays pending (and the Job suspended) for good here.
-      if (!lq) return;
-      const ClusterQueueSpec& cq = cfg.cluster_queues[lq->cluster_queue];
-      if (!cq.has_namespace_selector || !cq.namespace_selector.matches({{"kubernetes.io/metadata.name", ns}})) return;
+      const std::int32_t cq = cluster_queue_for(job.ns, *find_label(job.labels, kQueueNameLabel));
+      if (cq < 0) return;
       // jobframework: one PodSet, count = min(parallelism, completions), requests = the pod
       // template's (as the scheduler computes them); priority from its PriorityClass.
       const PodTemplate& t = store_.spec(job.spec);
       const std::int64_t count = std::min(job.parallelism, job.completions);
       Resources total;
       for (std::size_t r = 0; r < kMaxResources; ++r) total[r] = t.requests[r] * count;
-      const std::uint32_t w = cache_.add_workload(id, lq->cluster_queue, t.priority, now, total);
+      const std::uint32_t w = cache_.add_workload(id, static_cast<std::uint32_t>(cq), t.priority, now, total);
       job_wl_[id.value()] = static_cast<std::int32_t>(w);
       wl_state_.resize(cache_.workload_count());
       kick(now);
       return;
     }
+    case Write::kCreateGroupWorkload:
+      create_group_workload(op.target, now);
+      return;
     case Write::kAdmit:
+      if (const std::int32_t g = wl_state_[op.target].group; g >= 0) {
+        // jobframework startJob -> Pod.Run: every gated pod of the group ungated, one patch each.
+        for (const PodId pod : groups_[g].pods)
+          if (!store_.pod(pod).deleted && !store_.pod(pod).scheduling_gates.empty()) write(Write::kUngatePod, pod.value(), now);
+        return;
+      }
       write(Write::kUnsuspendJob, op.target, now);  // jobframework startJob
       return;
+    case Write::kUngatePod: {
+      const PodId pod(op.target);
+      const std::int32_t w = workload_of_pod(pod);
+      if (w < 0 || cache_.workload(w).state != Cache::State::kAdmitted || cache_.workload(w).evicted) return;
+      const Pod& p = store_.pod(pod);
+      if (p.deleted || p.terminating()) return;
+      const auto gate = std::find(p.scheduling_gates.begin(), p.scheduling_gates.end(), kAdmissionGate);
+      if (gate == p.scheduling_gates.end()) return;
+      const auto at = gate - p.scheduling_gates.begin();
+      store_.update_pod(pod, [at](Pod& q) { q.scheduling_gates.erase(q.scheduling_gates.begin() + at); });
+      return;
+    }
     case Write::kUnsuspendJob: {
       const Cache::Workload& wl = cache_.workload(op.target);
       if (wl.state != Cache::State::kAdmitted || wl.evicted) return;
@@ -129,8 +148,22 @@ void Controller::landed(const Op& op, SimTime now) {
       return;
     }
     case Write::kEvict:
-      write(Write::kSuspendJob, op.target, now);  // jobframework stopJob
+      // jobframework stopJob: the Job is suspended; a pod group's pods are deleted (Pod.Stop).
+      write(wl_state_[op.target].group >= 0 ? Write::kStopPods : Write::kSuspendJob, op.target, now);
       return;
+    case Write::kStopPods: {
+      // Pod.Stop: every pod of the group not already terminating, terminated or gated.
+      const Cache::Workload& wl = cache_.workload(op.target);
+      if (wl.state != Cache::State::kAdmitted) return;
+      for (const PodId pod : groups_[wl_state_[op.target].group].pods) {
+        const Pod& p = store_.pod(pod);
+        if (p.deleted || p.terminating() || is_terminal(p.phase) || !p.scheduling_gates.empty()) continue;
+        store_.delete_pod(pod, now, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
+                          DisruptionReason::kDeletionByUser);
+      }
+      maybe_unset(op.target, now);
+      return;
+    }
     case Write::kSuspendJob: {
       const Cache::Workload& wl = cache_.workload(op.target);
       if (wl.state != Cache::State::kAdmitted) return;
@@ -146,11 +179,185 @@ void Controller::landed(const Op& op, SimTime now) {
       kick(now);
       return;
     case Write::kFinish:
+      if (cache_.workload(op.target).state != Cache::State::kAdmitted) return;  // its pods all gone first
       cache_.release(op.target, true);
       kick(now);
       return;
     case Write::kPendingCondition: return;
   }
+}
+
+std::int32_t Controller::cluster_queue_for(NamespaceId ns_id, const std::string& queue) const {
+  const std::string& ns = store_.namespace_(ns_id).name;
+  const Config& cfg = cache_.config();
+  const LocalQueueSpec* lq = nullptr;
+  for (const auto& q : cfg.local_queues)
+    if (q.ns == ns && q.name == queue) lq = &q;
+  // "LocalQueue ... doesn't exist" / "Workload namespace doesn't match ClusterQueue
+  // selector": the Workload stays pending (and the Job suspended) for good here.
+  if (!lq) return -1;
+  const ClusterQueueSpec& cq = cfg.cluster_queues[lq->cluster_queue];
+  if (!cq.has_namespace_selector || !cq.namespace_selector.matches({{"kubernetes.io/metadata.name", ns}})) return -1;
+  return static_cast<std::int32_t>(lq->cluster_queue);
+}
+
+std::string Controller::admit_pod_on_create(Pod& pod) const {
+  // pod_webhook.go Default, then ValidateCreate (validatePodGroupMetadata).
+  const Config& cfg = cache_.config();
+  if (!cfg.pod_integration || pod.job.valid()) return {};  // a Job's pods: the Job integration's
+  const PodTemplate& spec = store_.spec(pod.spec);
+  if (!find_label(spec.labels, kQueueNameLabel)) return {};  // manageJobsWithoutQueueName: false
+  if (!cfg.pod_selector.matches(spec.labels) ||
+      !cfg.pod_namespace_selector.matches({{"kubernetes.io/metadata.name", store_.namespace_(pod.ns).name}}))
+    return {};
+  const std::string* group = find_label(spec.labels, kPodGroupNameLabel);
+  const std::string* count = find_label(spec.annotations, kPodGroupTotalCountAnnotation);
+  const std::string both = std::string("both the '") + kPodGroupTotalCountAnnotation + "' annotation and the '" +
+                           kPodGroupNameLabel + "' label should be set";
+  if (!group && count) return "metadata.labels[" + std::string(kPodGroupNameLabel) + "]: Required value: " + both;
+  if (group && !count) return "metadata.annotations[" + std::string(kPodGroupTotalCountAnnotation) + "]: Required value: " + both;
+  if (count) {
+    // groupTotalCount: strconv.Atoi, then >= 1.
+    std::size_t used = 0;
+    long n = 0;
+    try {
+      n = std::stol(*count, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != count->size() || n < 1 || n > std::numeric_limits<std::int32_t>::max())
+      return "metadata.annotations[" + std::string(kPodGroupTotalCountAnnotation) + "]: Invalid value: \"" + *count +
+             "\": group total count should be an integer greater than zero";
+  }
+  pod.scheduling_gates.emplace_back(kAdmissionGate);
+  return {};
+}
+
+std::int32_t Controller::workload_of_pod(PodId pod) const {
+  if (pod.value() >= pod_group_.size() || pod_group_[pod.value()] < 0) return -1;
+  return std::max(groups_[pod_group_[pod.value()]].workload, -1);
+}
+
+void Controller::on_pod_change(const Change& c, SimTime now) {
+  const PodId id(c.id);
+  if (c.type == ChangeType::kAdded) {
+    // The pods the webhook gated are Kueue's (the managed label it sets).
+    if (!c.gated) return;
+    const Pod& pod = store_.pod(id);
+    const PodTemplate& spec = store_.spec(pod.spec);
+    if (!find_label(spec.labels, kQueueNameLabel)) return;
+    std::uint32_t g;
+    const std::string* name = find_label(spec.labels, kPodGroupNameLabel);
+    const auto key = std::make_pair(pod.ns.value(), name ? *name : std::string());
+    auto it = name ? group_index_.find(key) : group_index_.end();
+    if (it != group_index_.end()) {
+      g = it->second;
+    } else {
+      g = static_cast<std::uint32_t>(groups_.size());
+      groups_.emplace_back();
+      if (name) {
+        group_index_.emplace(key, g);
+        groups_[g].total = std::stoi(*find_label(spec.annotations, kPodGroupTotalCountAnnotation));
+      }
+    }
+    // isUnretriableGroup: one pod with retriable-in-group "false" is enough.
+    const std::string* retriable = find_label(spec.annotations, kRetriableInGroupAnnotation);
+    groups_[g].unretriable |= retriable && *retriable == "false";
+    groups_[g].pods.push_back(id);
+    if (pod_group_.size() <= id.value()) pod_group_.resize(id.value() + 1, -1);
+    pod_group_[id.value()] = static_cast<std::int32_t>(g);
+    sync_group(g, now);
+    return;
+  }
+  if (id.value() < pod_group_.size() && pod_group_[id.value()] >= 0)
+    sync_group(static_cast<std::uint32_t>(pod_group_[id.value()]), now);
+}
+
+namespace {
+// isPodRunnableOrSucceeded (pod_controller.go): not Failed, and not deleted before binding.
+bool runnable(const Pod& p) { return !p.deleted && p.phase != PodPhase::kFailed && !(p.terminating() && !p.node.valid()); }
+}  // namespace
+
+void Controller::sync_group(std::uint32_t g, SimTime now) {
+  PodGroup& group = groups_[g];
+  if (group.workload == kCreating || group.workload == kRefused) return;
+  if (group.workload == kNoWorkload) {
+    // handleJobWithNoWorkload -> ConstructComposableWorkload once total-count pods are runnable.
+    std::int32_t n = 0;
+    for (const PodId pod : group.pods) n += runnable(store_.pod(pod));
+    if (n < group.total) return;
+    group.workload = kCreating;
+    write(Write::kCreateGroupWorkload, g, now);
+    return;
+  }
+  const auto w = static_cast<std::uint32_t>(group.workload);
+  std::int32_t live = 0, active = 0, succeeded = 0;
+  for (const PodId pod : group.pods) {
+    const Pod& p = store_.pod(pod);
+    if (p.deleted) continue;
+    ++live;
+    active += !is_terminal(p.phase);
+    succeeded += p.phase == PodPhase::kSucceeded;
+  }
+  const Cache::Workload& wl = cache_.workload(w);
+  if (live == 0) {
+    // Every owner gone: the garbage collector deletes the Workload (quota released); a new pod
+    // of this group name starts a new one.
+    group.workload = kNoWorkload;
+    if (wl.state == Cache::State::kAdmitted) {
+      cache_.release(w, true);
+      kick(now);
+    } else if (wl.state != Cache::State::kDone) {
+      cache_.remove_pending(w);
+    }
+    return;
+  }
+  // Pod.Finished for a group: every pod Succeeded, or nothing active in an unretriable group.
+  if (wl.state == Cache::State::kAdmitted && !wl_state_[w].finish_requested &&
+      (succeeded >= group.total || (active == 0 && group.unretriable))) {
+    wl_state_[w].finish_requested = true;
+    write(Write::kFinish, w, now);
+    return;
+  }
+  maybe_unset(w, now);
+}
+
+void Controller::create_group_workload(std::uint32_t g, SimTime now) {
+  PodGroup& group = groups_[g];
+  group.workload = kNoWorkload;
+  // The first total-count runnable pods (upstream deletes the excess ones, created last).
+  std::vector<PodId> members;
+  for (const PodId pod : group.pods)
+    if (runnable(store_.pod(pod)) && members.size() < static_cast<std::size_t>(group.total)) members.push_back(pod);
+  if (members.size() < static_cast<std::size_t>(group.total)) return;  // "fewer runnable pods than expected"
+  // One PodSet per role (getRoleHash: the containers' requests, priority, scheduling
+  // constraints; here requests and priority); more than 8 is errMsgIncorrectGroupRoleCount.
+  std::vector<const PodTemplate*> roles;
+  Resources total;
+  for (const PodId pod : members) {
+    const PodTemplate& t = store_.spec(store_.pod(pod).spec);
+    total += t.requests;
+    const bool known = std::any_of(roles.begin(), roles.end(), [&](const PodTemplate* o) {
+      return o->requests == t.requests && o->priority == t.priority;
+    });
+    if (!known) roles.push_back(&t);
+  }
+  if (roles.size() > 8) {
+    group.workload = kRefused;  // an unretryable error: the pods stay gated
+    return;
+  }
+  const Pod& first = store_.pod(members.front());
+  const PodTemplate& t = store_.spec(first.spec);
+  const std::int32_t cq = cluster_queue_for(first.ns, *find_label(t.labels, kQueueNameLabel));
+  if (cq < 0) {
+    group.workload = kRefused;
+    return;
+  }
+  const std::uint32_t w = cache_.add_workload(JobId(), static_cast<std::uint32_t>(cq), t.priority, now, total);
+  group.workload = static_cast<std::int32_t>(w);
+  wl_state_.resize(cache_.workload_count());
+  wl_state_[w].group = static_cast<std::int32_t>(g);
+  kick(now);
 }
 
 void Controller::on_event(const SchedulerEvent& e, SimTime now) {

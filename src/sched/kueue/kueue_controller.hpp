@@ -23,6 +23,34 @@
 //     (informer), the reservation is unset (API write), releasing the quota and requeueing
 //     the workload (jobframework reconciler.go: "The job is no longer active, clear the
 //     workloads admission").
+//
+// Plain pods (Kueue v0.6+, when the Configuration's integrations.frameworks lists "pod";
+// pkg/controller/jobs/pod/pod_webhook.go, pod_controller.go, read at v0.9.0):
+//  1. The pod webhook (Default) gates every new pod labelled kueue.x-k8s.io/queue-name in a
+//     namespace matching podOptions.namespaceSelector (and podSelector) with the scheduling
+//     gate kueue.x-k8s.io/admission, unless a Job owns it; its validation refuses a pod with
+//     kueue.x-k8s.io/pod-group-name but no valid kueue.x-k8s.io/pod-group-total-count (an
+//     integer >= 1), or the reverse. kube-scheduler leaves gated pods alone.
+//  2. A pod without a group name is a Workload of its own; the pods sharing a group name in a
+//     namespace are one Workload named after the group, created once the group has
+//     total-count runnable pods (ConstructComposableWorkload: fewer is "fewer runnable pods
+//     than expected", retried on the next pod event), with one PodSet per role (pods of equal
+//     requests and priority; more than 8 roles is refused for good); its quota is the sum of
+//     the first total-count runnable pods' requests.
+//  3. Admitted: the reconciler's startJob ungates every gated pod of the group (Run: one
+//     patch per pod, in parallel), and kube-scheduler schedules them.
+//  4. Finished (Pod.Finished): every pod Succeeded (count = total-count), or, in a group with
+//     kueue.x-k8s.io/retriable-in-group: "false", no pod left active (all terminated): the
+//     Workload gets its Finished condition and the quota is released. A group all of whose
+//     pods are gone has its Workload garbage-collected (its owners are the pods), which
+//     releases the quota too; a new pod of that group name starts a new Workload.
+//  5. Preempted: Stop deletes the group's running pods (one write here); once no pod runs
+//     (IsActive), the reservation is unset and the Workload requeued; re-admitted, it ungates
+//     the group's gated (replacement) pods.
+// Not modelled for pods: the kueue.x-k8s.io/managed finalizer (upstream a deleted pod's object
+// stays until Kueue's finalize patch, one API write later; it holds no node resources then),
+// the role-hash annotation, excess pods (upstream deletes the pods beyond total-count),
+// pod-group-fast-admission, waitingForReplacementPods, node selectors injected from flavors.
 // Every API write waits for the manager client's token bucket (clientConnection qps 20,
 // burst 30) and lands after Config::api_latency. A Workload's Pending condition is written
 // once per stay in the queue (scheduler.go requeueAndUpdate writes it when it changes).
@@ -31,7 +59,10 @@
 // (applies to PodsReadyTimeout evictions only), Jobs created unsuspended.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "sched/kueue/kueue_cache.hpp"
@@ -40,13 +71,19 @@
 namespace kubesim::kueue {
 
 inline constexpr const char* kQueueNameLabel = "kueue.x-k8s.io/queue-name";
+// pod_webhook.go's names.
+inline constexpr const char* kPodGroupNameLabel = "kueue.x-k8s.io/pod-group-name";
+inline constexpr const char* kPodGroupTotalCountAnnotation = "kueue.x-k8s.io/pod-group-total-count";
+inline constexpr const char* kRetriableInGroupAnnotation = "kueue.x-k8s.io/retriable-in-group";
+inline constexpr const char* kAdmissionGate = "kueue.x-k8s.io/admission";  // pkg/constants
 
 class Controller final : public SchedulerModel {
  public:
   Controller(ObjectStore& store, SchedulerHost& host, Config config);
 
   bool serves(const std::string&) const override { return false; }
-  void on_pod_change(const Change&, SimTime) override {}
+  void on_pod_change(const Change& change, SimTime now) override;
+  std::string admit_pod_on_create(Pod& pod) const override;
   void on_node_change(const Change&, SimTime) override {}
   bool wants_jobs() const override { return true; }
   void on_job_change(const Change& change, SimTime now) override;
@@ -59,24 +96,43 @@ class Controller final : public SchedulerModel {
   std::uint64_t admissions() const { return admissions_; }
   std::uint64_t evictions() const { return evictions_; }
   std::uint64_t api_writes() const { return api_writes_; }
+  // The Workload of a plain pod's group, -1 while it has none.
+  std::int32_t workload_of_pod(PodId pod) const;
 
  private:
-  enum class Write : std::uint8_t { kCreateWorkload, kAdmit, kUnsuspendJob, kEvict, kSuspendJob, kUnsetReservation,
-                                    kFinish, kPendingCondition };
+  enum class Write : std::uint8_t { kCreateWorkload, kCreateGroupWorkload, kAdmit, kUnsuspendJob, kUngatePod, kEvict,
+                                    kSuspendJob, kStopPods, kUnsetReservation, kFinish, kPendingCondition };
   struct Op {
     Write what;
-    std::uint32_t target;  // JobId for kCreateWorkload, else the workload
+    // JobId for kCreateWorkload, the pod group for kCreateGroupWorkload, PodId for
+    // kUngatePod, else the workload
+    std::uint32_t target;
   };
   struct WlState {
     bool finish_requested = false;
     bool unset_requested = false;
     bool pending_written = false;
+    std::int32_t group = -1;  // the plain-pod group it admits; -1: a Job's
+  };
+  // Plain pods: a group (pod-group-name in a namespace), or a single pod (empty name).
+  static constexpr std::int32_t kNoWorkload = -1, kCreating = -2, kRefused = -3;
+  struct PodGroup {
+    std::int32_t total = 1;       // pod-group-total-count
+    bool unretriable = false;     // a pod has retriable-in-group: "false"
+    std::vector<PodId> pods;      // in creation order
+    std::int32_t workload = kNoWorkload;  // or kCreating, kRefused, or the workload
   };
 
   void write(Write what, std::uint32_t target, SimTime now);
   void landed(const Op& op, SimTime now);
   void kick(SimTime now);
   void maybe_unset(std::uint32_t w, SimTime now);
+  void sync_group(std::uint32_t g, SimTime now);
+  void create_group_workload(std::uint32_t g, SimTime now);
+  // The LocalQueue's ClusterQueue for a workload in namespace `ns` (-1: the LocalQueue does
+  // not exist or the ClusterQueue's namespaceSelector does not match; the workload stays
+  // pending for good).
+  std::int32_t cluster_queue_for(NamespaceId ns, const std::string& queue) const;
   std::int32_t workload_of(JobId job) const {
     return job.value() < job_wl_.size() ? job_wl_[job.value()] : -1;
   }
@@ -86,6 +142,9 @@ class Controller final : public SchedulerModel {
   Cache cache_;
   std::vector<std::int32_t> job_wl_;  // by JobId: the Workload, -1 none
   std::vector<WlState> wl_state_;     // by workload
+  std::vector<PodGroup> groups_;
+  std::map<std::pair<std::uint32_t, std::string>, std::uint32_t> group_index_;  // (namespace, name) -> group
+  std::vector<std::int32_t> pod_group_;  // by PodId: its group, -1 none
   std::vector<Op> ops_;               // writes in flight (slots reused)
   std::vector<std::uint32_t> free_ops_;
   Cache::CycleResult cycle_result_;

@@ -22,6 +22,10 @@
 //   pkg/scheduler/context.go            schedule: a replacement releases the placeholder first
 //   yunikorn-k8shim pkg/cache/application.go, application_state.go (Reserving, Resuming, Running),
 //   placeholder_manager.go, placeholder.go, scheduler_callback.go, context.go (AddApplication)
+// Checked against v1.5.0 (k8shim application.go onReservationStateChange, placeholder_manager.go
+// createAppPlaceholders; core application.go removeAllocationInternal): a placeholder the
+// kubelet refuses (OutOfcpu) is Failed, never Bound and never created again, so its task
+// group stays short and the application Reserving until the placeholder timeout.
 // Not verified against the 1.5 sources (the stored copies are of other versions), taken as
 // described: the shim deletes a pending placeholder whose ask the core released at the
 // timeout (handleReleaseAppAllocationAskEvent); placeholders request minResource without
