@@ -153,7 +153,7 @@ SimulationInputs pod_inputs() {
   in.nodes.push_back(test_node("n1", 8000, 64LL << 30));
   in.workload.namespaces = {"default", "t1"};
   in.scheduler = default_scheduler_config(in.resource_names);
-  apply_setup(find_setup("kueue"), in, SetupOptions{pod_config_file()});
+  apply_setup(find_setup("kueue"), in, SetupOptions{pod_config_file(), {}});
   return in;
 }
 

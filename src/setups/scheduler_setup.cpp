@@ -80,7 +80,8 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
       batch_setup("easy-backfill", 1, "EASY backfilling (batsched easy_bf): the head job holds a reservation"),
       batch_setup("conservative-backfill", BackfillSchedule::kAll,
                   "conservative backfilling (batsched conservative_bf): every queued job holds a reservation"),
-      {"kueue", "Kueue v0.9 admitting Jobs (--scheduler-config: its ClusterQueue/LocalQueue/ResourceFlavor YAML) in front of kube-scheduler",
+      {"kueue", "Kueue v0.9 admitting Jobs, and plain pods with its pod integration (--scheduler-config: its "
+                "ClusterQueue/LocalQueue/ResourceFlavor/Configuration YAML) in front of kube-scheduler",
        "default-scheduler", false, nullptr, install_kueue},
       {"scheduler-plugins",
        "scheduler-plugins as its release-1.26 chart installs it (Coscheduling, CapacityScheduling, "

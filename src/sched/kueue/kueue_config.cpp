@@ -40,7 +40,6 @@ class Reader : private YamlInput {
     for (const auto& d : docs)
       if (d.IsMap() && d["kind"] && d["kind"].as<std::string>() == "LocalQueue") read_local_queue(d);
     if (c_.cluster_queues.empty()) throw InputError(path(), 0, "no ClusterQueue in the Kueue configuration");
-
     return std::move(c_);
   }
 
@@ -71,7 +70,8 @@ class Reader : private YamlInput {
   }
 
   void read_configuration(const YAML::Node& d) {
-    // config.kueue.x-k8s.io/v1beta1 Configuration; only the client's rate limits matter here.
+    // config.kueue.x-k8s.io/v1beta1 Configuration: the client's rate limits and the pod
+    // integration matter here.
     check_keys(d, {"apiVersion", "kind", "clientConnection", "kubesim", "namespace", "integrations"},
                {"manageJobsWithoutQueueName", "internalCertManagement", "health", "metrics",
                 "webhook", "leaderElection", "controller", "queueVisibility"},

@@ -9,8 +9,8 @@
 // preemption (withinClusterQueue, reclaimWithinCohort, borrowWithinCohort); LocalQueue
 // spec.clusterQueue; Configuration clientConnection.qps / burst (defaults 20 / 30,
 // apis/config/v1beta1 defaults.go), namespace, integrations.frameworks (only whether "pod" is
-// listed matters: Jobs are always admitted) and integrations.podOptions. ResourceFlavors carry no nodeLabels / nodeTaints /
-// tolerations here (they would be injected into the pod template; not modelled), and
+// listed matters: Jobs are always admitted) and integrations.podOptions. ResourceFlavors
+// carry no nodeLabels / nodeTaints / tolerations here (they would be injected into the pod template; not modelled), and
 // flavorFungibility is the default (whenCanBorrow: Borrow, whenCanPreempt: TryNextFlavor).
 // Not supported (rejected with a message): fair sharing, admission checks, hierarchical
 // cohorts (the Cohort kind), the "pods" resource, stopPolicy.

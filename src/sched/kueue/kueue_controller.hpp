@@ -47,10 +47,13 @@
 //  5. Preempted: Stop deletes the group's running pods (one write here); once no pod runs
 //     (IsActive), the reservation is unset and the Workload requeued; re-admitted, it ungates
 //     the group's gated (replacement) pods.
-// Not modelled for pods: the kueue.x-k8s.io/managed finalizer (upstream a deleted pod's object
-// stays until Kueue's finalize patch, one API write later; it holds no node resources then),
-// the role-hash annotation, excess pods (upstream deletes the pods beyond total-count),
-// pod-group-fast-admission, waitingForReplacementPods, node selectors injected from flavors.
+// Only kube-scheduler honours the gate (sched/scheduler.cpp): the pods of a group must be
+// kube-scheduler's (the BSP job checks it); the other scheduler models ignore gates.
+// Not modelled for pods: the kueue.x-k8s.io/managed label and finalizer (upstream a deleted
+// pod's object stays until Kueue's finalize patch, one API write later; it holds no node
+// resources then), the role-hash annotation, excess pods (upstream deletes the pods beyond
+// total-count), pod-group-fast-admission, waitingForReplacementPods, node selectors injected
+// from flavors, gates set by API clients (kubesim serve drops a created pod's own gates).
 // Every API write waits for the manager client's token bucket (clientConnection qps 20,
 // burst 30) and lands after Config::api_latency. A Workload's Pending condition is written
 // once per stay in the queue (scheduler.go requeueAndUpdate writes it when it changes).

@@ -447,5 +447,37 @@ TEST(KueueConfig, ReadsObjectsAndNamesFileLine) {
   }
 }
 
+// The pod integration (defaults.go): off unless integrations.frameworks lists "pod"; the
+// pod webhook skips kube-system and the manager's namespace unless podOptions says otherwise.
+TEST(KueueConfig, PodIntegrationAndItsNamespaces) {
+  ResourceNames names;
+  const std::string objects =
+      "kind: ResourceFlavor\nmetadata: {name: f}\n---\nkind: ClusterQueue\nmetadata: {name: cq}\nspec: {}\n---\n";
+  const Config off = parse_config(objects + "kind: Configuration\nintegrations: {frameworks: [batch/job]}\n", "k.yaml", names);
+  EXPECT_FALSE(off.pod_integration);
+  const Config on = parse_config(
+      objects + "kind: Configuration\nnamespace: queues\nintegrations: {frameworks: [batch/job, pod]}\n", "k.yaml", names);
+  EXPECT_TRUE(on.pod_integration);
+  const auto ns = [](const char* name) { return Labels{{"kubernetes.io/metadata.name", name}}; };
+  EXPECT_FALSE(on.pod_namespace_selector.matches(ns("kube-system")));
+  EXPECT_FALSE(on.pod_namespace_selector.matches(ns("queues")));
+  EXPECT_TRUE(on.pod_namespace_selector.matches(ns("kueue-system")));
+  EXPECT_TRUE(on.pod_namespace_selector.matches(ns("bsp")));
+  const Config only = parse_config(objects +
+                                       "kind: Configuration\nintegrations:\n  frameworks: [pod]\n  podOptions:\n"
+                                       "    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: bsp}}\n",
+                                   "k.yaml", names);
+  EXPECT_TRUE(only.pod_namespace_selector.matches(ns("bsp")));
+  EXPECT_FALSE(only.pod_namespace_selector.matches(ns("tenant1")));
+  try {
+    parse_config(objects + "kind: Configuration\nintegrations: {podOptions: {nodeSelector: {}}}\n", "k.yaml", names);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "k.yaml:9: unknown key \"nodeSelector\" in integrations.podOptions (expected one of: namespaceSelector, "
+              "podSelector)");
+  }
+}
+
 }  // namespace
 }  // namespace kubesim::kueue
