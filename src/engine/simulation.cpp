@@ -1,6 +1,7 @@
 #include "engine/simulation.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/error.hpp"
 
@@ -194,7 +195,63 @@ void Simulation::deliver_to_schedulers(const Change& change) {
       deliver(static_cast<std::uint8_t>(kFirstScheduler + i), change, schedulers_[i].informer_delay);
 }
 
+void Simulation::guard_progress(const Event& e) {
+  if (now_ != guard_instant_) {
+    guard_instant_ = now_;
+    guard_events_ = 0;
+    guard_pods_.clear();
+  }
+  const std::uint64_t limit =
+      options_.no_progress_event_limit != 0 ? options_.no_progress_event_limit : 1'000'000 + 16 * store_.pod_count();
+  if (++guard_events_ + 4096 <= limit) return;
+  PodId pod;
+  if (const auto* s = std::get_if<SchedulerEvent>(&e)) pod = s->pod;
+  if (const auto* d = std::get_if<Delivery>(&e); d && d->to >= kFirstScheduler && d->change.kind == ObjectKind::kPod)
+    pod = PodId(d->change.id);
+  if (pod.valid() && pod.value() < store_.pod_count()) {
+    auto it = std::find_if(guard_pods_.begin(), guard_pods_.end(), [&](const auto& p) { return p.first == pod; });
+    if (it != guard_pods_.end()) {
+      ++it->second;
+    } else if (guard_pods_.size() < 64) {
+      guard_pods_.emplace_back(pod, 1);
+    }
+  }
+  if (guard_events_ > limit) fail_no_progress();
+}
+
+void Simulation::fail_no_progress() const {
+  // The pods the last events concerned, most often first, and their schedulers.
+  auto pods = guard_pods_;
+  std::stable_sort(pods.begin(), pods.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> schedulers;
+  std::string names;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const Pod& p = store_.pod(pods[i].first);
+    const std::string& sched = store_.spec(p.spec).scheduler_name;
+    if (std::find(schedulers.begin(), schedulers.end(), sched) == schedulers.end()) schedulers.push_back(sched);
+    if (i < 5) names += (i ? ", " : "") + store_.namespace_(p.ns).name + "/" + p.name;
+  }
+  if (pods.size() > 5) names += " and " + std::to_string(pods.size() - 5) + " more";
+  std::string who;
+  for (const auto& s : schedulers) who += (who.empty() ? "\"" : ", \"") + s + "\"";
+  char when[64];
+  std::snprintf(when, sizeof when, "%.6f", now_.to_seconds());
+  throw NoProgressError(
+      "no progress at simulated time " + std::string(when) + " s: " + std::to_string(guard_events_) +
+      " events without a pod created, bound, started, ended or deleted, or a node or Job changed (a loop that time "
+      "cannot end)" +
+      (pods.empty() ? std::string(", no pod involved")
+                    : "; scheduler(s) " + who + " keep handling pod(s) " + names));
+}
+
 void Simulation::on_change(const Change& change) {
+  // Progress for the guard: anything but a status update of a pod whose phase, node and
+  // deletion did not change (the schedulers' failure messages).
+  if (change.kind != ObjectKind::kPod || change.type != ChangeType::kModified || change.node != change.old_node ||
+      change.phase != change.old_phase || change.became_terminating) {
+    guard_events_ = 0;
+    guard_pods_.clear();
+  }
   switch (change.kind) {
     case ObjectKind::kNamespace:
     case ObjectKind::kQuota: return;
@@ -397,22 +454,26 @@ Simulation::Stop Simulation::stop_reason() {
     frozen_since_ = SimTime::never();
     return Stop::kNo;
   }
+  // A busy scheduler's timers (back-off, Permit waits) retry within its retry_window.
   bool busy = false;
+  Duration max_retry = std::max({options_.model.job_controller.api_backoff_max,
+                                 options_.model.job_controller.pod_failure_backoff_max,
+                                 options_.model.job_controller.pod_update_batch});
   for (const auto& sched : schedulers_) {
     if (sched.model->expects_change()) {
       frozen_since_ = SimTime::never();
-      return Stop::kNo;  // a scheduler's timer will change the cluster
+      return Stop::kNo;  // a scheduler's timer will change the cluster, or may
     }
-    busy = busy || sched.model->busy();
+    if (sched.model->busy()) {
+      busy = true;
+      max_retry = std::max(max_retry, sched.model->retry_window());
+    }
   }
   if (!busy && job_events_pending_ == 0) return Stop::kDone;
   if (frozen_since_.is_never() || store_.resource_version() != frozen_version_) {
     frozen_since_ = now_;
     frozen_version_ = store_.resource_version();
   }
-  const Duration max_retry = std::max({options_.model.job_controller.api_backoff_max,
-                                       options_.model.job_controller.pod_failure_backoff_max,
-                                       options_.model.job_controller.pod_update_batch});
   return events_.top().time > frozen_since_ + max_retry ? Stop::kFrozen : Stop::kNo;
 }
 
@@ -444,6 +505,7 @@ void Simulation::process_next() {
   }
   now_ = entry.time;
   ++events_processed_;
+  guard_progress(entry.payload);
   if (is_external(entry.payload)) --external_pending_;
   if (std::holds_alternative<JobControllerEvent>(entry.payload)) --job_events_pending_;
   std::visit(

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -37,6 +39,20 @@ struct SimulationOptions {
   // machine's memory. 10,000,000 is far above every shipped trace and benchmark (1,000,000
   // Jobs) and a few GB of pods.
   std::size_t max_pods = 10'000'000;
+  // The progress guard: a run that processes more than this many events at one simulated
+  // instant with no progress (no pod created, bound, started, ended or deleted, no node or
+  // Job changed) is caught in a loop that time cannot end, and stops with NoProgressError.
+  // 0: 1,000,000 plus 16 per pod in the store (far above what a real instant takes: a
+  // scheduling attempt of each pending pod is a few events).
+  std::uint64_t no_progress_event_limit = 0;
+};
+
+// What the progress guard throws (SimulationOptions::no_progress_event_limit); the message
+// names the instant, the schedulers (by the schedulerName of their pods) and the pods
+// the loop keeps handling.
+class NoProgressError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // The ready-to-run inputs. Workload templates and nodes use the slots of `resource_names`.
@@ -216,6 +232,11 @@ class Simulation final : public ChangeListener,
   static bool is_external(const Event& e);
   // Pops and handles the next event.
   void process_next();
+  // The progress guard (SimulationOptions::no_progress_event_limit): counts the events of
+  // the current instant since the last progress, and in the last few before the limit the
+  // pods they concern.
+  void guard_progress(const Event& e);
+  [[noreturn]] void fail_no_progress() const;
   enum class Stop : std::uint8_t { kNo, kDone, kFrozen };
   // run()'s end test: kDone when nothing can happen, kFrozen when only retries remain and
   // the store has not changed for the largest retry back-off (see run()).
@@ -247,6 +268,9 @@ class Simulation final : public ChangeListener,
   std::uint32_t next_job_ = 0;
   SimTime now_;
   std::uint64_t events_processed_ = 0;
+  SimTime guard_instant_ = SimTime::never();
+  std::uint64_t guard_events_ = 0;
+  std::vector<std::pair<PodId, std::uint64_t>> guard_pods_;  // (pod, events) in first-seen order
   std::uint64_t external_pending_ = 0;  // posted events that can change the cluster
   std::uint64_t job_events_pending_ = 0;  // posted Job controller syncs
   std::size_t finished_pods_ = 0;

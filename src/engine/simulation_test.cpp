@@ -181,5 +181,61 @@ TEST(Simulation, UntilStopsEarly) {
   EXPECT_EQ(sim.finished_pods(), 32u);
 }
 
+// A scheduler caught in a loop at one instant: each of its timers re-arms itself at the
+// same time and touches its pod, which never changes. Time cannot advance, so the progress
+// guard stops the run and names the instant, the pod's schedulerName and the pod.
+class SpinningScheduler final : public SchedulerModel {
+ public:
+  explicit SpinningScheduler(SchedulerHost& host) : host_(host) {}
+  bool serves(const std::string& name) const override { return name == "spinner"; }
+  void on_pod_change(const Change& c, SimTime now) override {
+    if (c.type == ChangeType::kAdded) host_.post(now, Phase::kScheduler, {SchedulerEvent::Kind::kTimer, PodId(c.id), NodeId()});
+  }
+  void on_node_change(const Change&, SimTime) override {}
+  void on_event(const SchedulerEvent& e, SimTime now) override { host_.post(now, Phase::kScheduler, e); }
+  bool busy() const override { return true; }
+  std::uint64_t attempts() const override { return 0; }
+  std::uint64_t bindings() const override { return 0; }
+
+ private:
+  SchedulerHost& host_;
+};
+
+TEST(Simulation, ProgressGuardStopsALoopAtOneInstant) {
+  SimulationInputs in = inputs(1, 1000, {job(1, 7, 10)}, {batch_job_template(1000, std::nullopt, "spinner")});
+  in.other_schedulers.push_back(SchedulerFactory{
+      [](ObjectStore&, SchedulerHost& host, const SimulationOptions&) -> std::unique_ptr<SchedulerModel> {
+        return std::make_unique<SpinningScheduler>(host);
+      },
+      Duration()});
+  SimulationOptions o = options(ModelConfig::ideal());
+  o.no_progress_event_limit = 100'000;
+  Simulation sim(std::move(in), o);
+  try {
+    sim.run();
+    FAIL() << "the run should have stopped";
+  } catch (const NoProgressError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "no progress at simulated time 7.000000 s: 100001 events without a pod created, bound, started, ended or "
+              "deleted, or a node or Job changed (a loop that time cannot end); scheduler(s) \"spinner\" keep handling "
+              "pod(s) default/w0-1");
+  }
+  EXPECT_EQ(sim.now(), SimTime::from_seconds(7));
+}
+
+// A long run at one instant that makes progress (200 pods created, bound, started and ended
+// at 0 s under the ideal model, 13 waves on 16 nodes) is no loop: the guard counts only the
+// events since the last progress (each wave's 184 or fewer failed attempts, a few events each).
+TEST(Simulation, ProgressGuardLetsProgressThrough) {
+  SimulationInputs in = bag_of_tasks();
+  for (WorkloadJob& j : in.workload.jobs) j.run_time = Duration();
+  SimulationOptions o = options(ModelConfig::ideal());
+  o.no_progress_event_limit = 1000;
+  Simulation sim(std::move(in), o);
+  sim.run();
+  EXPECT_EQ(sim.finished_pods(), 200u);
+  EXPECT_EQ(sim.now(), SimTime::zero());
+}
+
 }  // namespace
 }  // namespace kubesim

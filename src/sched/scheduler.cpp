@@ -364,23 +364,44 @@ bool Scheduler::passes_filters(const CycleContext& ctx, const NodeInfo& ni, cons
 }
 
 void Scheduler::schedule_next_cycle(SimTime now) {
-  if (in_cycle_ || waiting_for_patch_ || cycle_posted_ || queue_.active_empty()) return;
+  if (in_cycle_ || waiting_for_patch_ || cycle_posted_ || parked_ || queue_.active_empty()) return;
   cycle_posted_ = true;
   host_.post(now, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kCycle, PodId(), NodeId()});
+}
+
+void Scheduler::progress(SimTime now) {
+  ++progress_gen_;
+  if (!parked_) return;
+  parked_ = false;
+  schedule_next_cycle(now);
+}
+
+bool Scheduler::attempted_too_often(PodId pod) {
+  if (instant_attempts_.size() <= pod.value()) instant_attempts_.resize(pod.value() + 1);
+  InstantAttempts& a = instant_attempts_[pod.value()];
+  if (a.gen != progress_gen_) a = InstantAttempts{progress_gen_, 0};
+  return ++a.count > kZeroTimeAttempts;
 }
 
 void Scheduler::start_cycle(SimTime now) {
   cycle_posted_ = false;
   if (in_cycle_ || waiting_for_patch_) return;
+  if (now != progress_instant_) {
+    progress_instant_ = now;
+    ++progress_gen_;
+  }
   for (;;) {
-    auto popped = queue_.pop();
-    if (!popped) return;
-    const Pod& p = store_.pod(*popped);
+    const PodId head = queue_.peek();
+    if (!head.valid()) return;
+    const Pod& p = store_.pod(head);
     // skipPodSchedule: the pod was deleted, or is already bound/assumed.
-    if (is_terminal(p.phase) || p.node.valid() ||
-        (popped->value() < cached_.size() && cached_[popped->value()].node.valid()))
+    if (is_terminal(p.phase) || p.node.valid() || (head.value() < cached_.size() && cached_[head.value()].node.valid())) {
+      queue_.pop();
       continue;
-    cycle_pod_ = *popped;
+    }
+    cycle_looping_ = attempted_too_often(head);
+    queue_.pop();
+    cycle_pod_ = head;
     break;
   }
   ++attempts_total_;
@@ -445,6 +466,7 @@ void Scheduler::finish_cycle(SimTime now) {
     if (!profile.reserves.empty() || !profile.permits.empty()) {
       const bool go_on = reserve_and_permit(pod, cycle_decision_.node, profile, now);
       process_rejections(now);
+      if (!go_on && cycle_looping_) parked_ = true;
       if (!go_on || is_waiting(pod)) {
         schedule_next_cycle(now);
         return;
@@ -453,6 +475,7 @@ void Scheduler::finish_cycle(SimTime now) {
     const Duration b = latencies_.bind.sample(latency_rng_);
     host_.post(client_limiter_.acquire(now) + b, Phase::kApi,
                SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, cycle_decision_.node});
+    ++progress_gen_;
     schedule_next_cycle(now);
     return;
   }
@@ -483,8 +506,9 @@ void Scheduler::finish_cycle(SimTime now) {
   // (AddNominatedPod with the PostFilter's NominatingInfo; without one the pod's own
   // status.nominatedNodeName), then patch PodScheduled=False and nominatedNodeName if
   // either changed (updatePod).
-  queue_.add_unschedulable_if_not_present(pod, cycle_decision_.interested_events, cycle_number_, now);
+  add_unschedulable(pod, cycle_decision_.interested_events, cycle_number_, now);
   arm_ticks(now);
+  if (cycle_looping_) parked_ = true;
   const bool override_nnn = pre.ran && pre.mode == Preemption::Mode::kOverride;
   nominate(pod, override_nnn ? pre.node : store_.pod(pod).nominated_node);
   patch_message_ = cycle_decision_.message;
@@ -513,7 +537,22 @@ void Scheduler::finish_cycle(SimTime now) {
 
 void Scheduler::arm_ticks(SimTime now) { ticks_.arm(queue_, config_.queue, now, host_); }
 
+void Scheduler::add_unschedulable(PodId pod, std::uint32_t interested_events, std::uint64_t pod_cycle, SimTime now) {
+  if (failed_at_epoch_.size() <= pod.value()) failed_at_epoch_.resize(pod.value() + 1);
+  failed_at_epoch_[pod.value()] = cluster_epoch_;
+  queue_.add_unschedulable_if_not_present(pod, interested_events, pod_cycle, now);
+}
+
+Duration Scheduler::retry_window() const {
+  Duration w = config_.queue.max_backoff + config_.queue.backoff_flush_period;
+  for (const WaitingPod& p : waiting_) w = std::max(w, p.wait);
+  return w;
+}
+
 void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
+  if (event.kind != SchedulerEvent::Kind::kCycle && event.kind != SchedulerEvent::Kind::kCycleEnd &&
+      event.kind != SchedulerEvent::Kind::kPatchDone)
+    progress(now);  // a binding landed, a timer fired, a flush of the queue
   switch (event.kind) {
     case SchedulerEvent::Kind::kCycle: start_cycle(now); break;
     case SchedulerEvent::Kind::kCycleEnd: finish_cycle(now); break;
@@ -568,6 +607,11 @@ void Scheduler::on_pod_change(const Change& c, SimTime now) {
   const bool terminal = is_terminal(c.phase) || c.type == ChangeType::kDeleted;
   const bool was_assigned = c.type != ChangeType::kAdded && c.old_node.valid() && !is_terminal(c.old_phase);
   const bool assigned = c.node.valid() && !terminal;
+  // A pending pod's status update (the scheduler's own failure patches) is no progress.
+  if (c.type != ChangeType::kModified || c.node.valid() || c.old_node.valid() || c.phase != c.old_phase ||
+      c.became_terminating)
+    progress(now);
+  if (was_assigned && !assigned) ++cluster_epoch_;
   if (assigned && !was_assigned) {
     // The unassigned-pod informer drops it; the assigned-pod informer adds it to the cache
     // (confirming our assumption, or accounting a pod another scheduler bound).
@@ -642,6 +686,8 @@ void Scheduler::refresh_nodes() {
 }
 
 void Scheduler::on_node_change(const Change& c, SimTime now) {
+  ++cluster_epoch_;
+  progress(now);
   if (c.type != ChangeType::kAdded) {
     refresh_nodes();
     queue_.move_all(kEventNodeUpdateAny, now);
@@ -700,6 +746,7 @@ void Scheduler::allow_waiting_pod(PodId pod, const char*) {
     const Duration b = latencies_.bind.sample(latency_rng_);
     host_.post(client_limiter_.acquire(permit_now_) + b, Phase::kApi,
                SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, node});
+    ++progress_gen_;
     return;
   }
 }
@@ -782,7 +829,7 @@ void Scheduler::failure_after_assume(PodId pod, const std::string& message, SimT
   const Pod& p = store_.pod(pod);
   if (!p.deleted && !is_terminal(p.phase) && !p.node.valid()) {
     // v1.26 keeps the pod's UnschedulablePlugins when the failure is not a FitError.
-    queue_.add_unschedulable_if_not_present(pod, queue_.interested_events(pod), queue_.scheduling_cycle(), now);
+    add_unschedulable(pod, queue_.interested_events(pod), queue_.scheduling_cycle(), now);
     nominate(pod, NodeId());  // clearNominatedNode
     if (p.unschedulable_message != message || p.nominated_node.valid()) {
       store_.update_pod(pod, [&](Pod& x) {

@@ -81,6 +81,21 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   bool busy() const override {
     return in_cycle_ || !queue_.active_empty() || !queue_.backoff_empty() || !waiting_.empty();
   }
+  // True while a pod waits in unschedulablePods although the cluster changed after it failed
+  // (a pod removed from a node, a node changed) without the change moving it: no plugin that
+  // rejected it registered the event (Coscheduling's PreFilter registers only Pod Add, yet
+  // a pod ending can close its minResources gap). Only the periodic flush of unschedulable
+  // pods (5 minutes, scheduling_queue.go flushUnschedulablePodsLeftover) retries it, and that
+  // retry may succeed, so the run must not end before it. O(1): the list is in insertion
+  // order, so its first pod failed first.
+  bool expects_change() const override {
+    const PodId first = queue_.first_unschedulable();
+    return first.valid() && failed_at_epoch_[first.value()] < cluster_epoch_;
+  }
+  // The back-off (podMaxBackoffSeconds plus the 1 s flush) and the longest Permit wait of
+  // the waiting pods (Coscheduling: the PodGroup's scheduleTimeoutSeconds, else
+  // permitWaitingTimeSeconds; at most 15 minutes).
+  Duration retry_window() const override;
   std::uint64_t bindings() const override { return bindings_; }
   std::uint64_t attempts() const override { return attempts_total_; }
   const SchedulingQueue& queue() const { return queue_; }
@@ -333,6 +348,35 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   std::vector<PodId> nominated_scratch_;
   std::vector<const NodeInfo*> snapshot_scratch_;
   std::deque<std::string> owned_reasons_;  // reason texts built during a preemption
+
+  // Scheduling attempts at one instant (start_cycle): with zero latencies a loop of
+  // attempts that changes nothing (Coscheduling's: a group's pod waits at Permit and
+  // activates its siblings, a sibling finds no node and PostFilter rejects the waiting
+  // pod, whose freed node the next sibling takes) never lets time advance. The real
+  // scheduler spends a few milliseconds per attempt and spins until a cluster event or a
+  // timer (scheduler-plugins issue #429); the model stops attempting (parks) when a pod
+  // fails its kZeroTimeAttempts+1-th attempt at one instant with no progress since (after
+  // its PostFilter rejected its group's waiting pods, so that no pod of the loop is left
+  // waiting on a Permit timer the spinning scheduler would never let expire), and resumes
+  // at the next progress: a new instant, a change the informers deliver (other than a
+  // pending pod's status), a binding, a timer or a flush of the queue.
+  static constexpr std::uint32_t kZeroTimeAttempts = 3;
+  void progress(SimTime now);
+  bool attempted_too_often(PodId pod);
+  bool cycle_looping_ = false;  // the cycle's pod is past kZeroTimeAttempts at this instant
+  SimTime progress_instant_ = SimTime::never();
+  std::uint64_t progress_gen_ = 0;
+  struct InstantAttempts {
+    std::uint64_t gen = 0;
+    std::uint32_t count = 0;
+  };
+  std::vector<InstantAttempts> instant_attempts_;  // by PodId
+  bool parked_ = false;
+  // Cluster changes that can let a failed pod fit (a pod left a node, a node changed), and
+  // by PodId the count when the pod last entered unschedulablePods (expects_change).
+  std::uint64_t cluster_epoch_ = 0;
+  std::vector<std::uint64_t> failed_at_epoch_;
+  void add_unschedulable(PodId pod, std::uint32_t interested_events, std::uint64_t pod_cycle, SimTime now);
 };
 
 }  // namespace kubesim

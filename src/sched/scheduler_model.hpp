@@ -75,6 +75,10 @@ class SchedulerModel {
   // placeholder timeout deletes pods): the run is not over while one is pending, even if the
   // cluster is otherwise frozen.
   virtual bool expects_change() const { return false; }
+  // How long after the cluster last changed a timer the busy scheduler has (or re-arms) can
+  // still fire with an outcome of its own; the run waits at least that long in a frozen
+  // cluster before it ends (Simulation::stop_reason). Zero: the Simulation's default window.
+  virtual Duration retry_window() const { return Duration(); }
   virtual std::uint64_t attempts() const = 0;
   virtual std::uint64_t bindings() const = 0;
 };

@@ -48,6 +48,8 @@ class SchedulingQueue {
   void add(PodId pod, std::int32_t priority, SimTime now);
   // Pop(): the head of activeQ; nullopt if empty.
   std::optional<PodId> pop();
+  // The pod Pop() would return, without popping it (invalid: activeQ is empty).
+  PodId peek() const { return active_.empty() ? PodId() : active_.top(); }
   // AddUnschedulableIfNotPresent(pod, podSchedulingCycle). `interested_events` is the union
   // of the ClusterEvents registered by the plugins that rejected the pod (0: none known,
   // then any event moves it, as upstream does for pods without UnschedulablePlugins).
@@ -82,6 +84,8 @@ class SchedulingQueue {
   SimTime next_backoff_expiry() const;
   // The oldest Timestamp in unschedulablePods, or never.
   SimTime oldest_unschedulable() const;
+  // The pod longest in unschedulablePods (the first inserted of those left), or invalid.
+  PodId first_unschedulable() const { return unschedulable_head_; }
   Duration backoff_duration(std::uint32_t attempts) const;
   const QueueConfig& config() const { return config_; }
 

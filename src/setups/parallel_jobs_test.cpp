@@ -2,6 +2,7 @@
 // and whole runs of two such jobs under each setup (ideal model: exact times).
 #include "setups/parallel_jobs.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -195,6 +196,74 @@ TEST(ParallelJobs, PartialPlacementDeadlocksWithoutAGang) {
       EXPECT_EQ(sim.finished_pods(), 40u);
     }
   }
+}
+
+// Jobs A and B of deadlock.json ("A"/"B" in jobs order: 16 and 17) under scheduler-plugins.
+struct AB {
+  SimTime a_start, a_end, b_start, b_end;
+  SimTime run_end;
+};
+
+AB run_deadlock_example(const std::string& config, const ModelConfig& model) {
+  SimulationInputs in;
+  in.nodes = read_simgrid_platform(testing::data_dir() + "/batsim/platform_graphene_16nodes.xml", in.resource_names).nodes;
+  in.workload = read_batsim_workload(testing::source_dir() + "/examples/parallel-jobs/deadlock.json", in.resource_names);
+  in.scheduler = default_scheduler_config(in.resource_names);
+  install_setups({SetupChoice{"scheduler-plugins", config, Duration()}}, in);
+  SimulationOptions options;
+  options.model = model;
+  Simulation sim(std::move(in), options);
+  sim.run();
+  AB out{SimTime::never(), SimTime::zero(), SimTime::never(), SimTime::zero(), sim.now()};
+  for (std::size_t i = 0; i < sim.store().pod_count(); ++i) {
+    const Pod& p = sim.store().pod(PodId(static_cast<std::uint32_t>(i)));
+    if (p.workload_job != 16 && p.workload_job != 17) continue;
+    EXPECT_EQ(p.phase, PodPhase::kSucceeded) << p.name;
+    SimTime& start = p.workload_job == 16 ? out.a_start : out.b_start;
+    SimTime& end = p.workload_job == 16 ? out.a_end : out.b_end;
+    start = std::min(start, p.started);
+    end = std::max(end, p.finished);
+  }
+  return out;
+}
+
+// Under the ideal model Coscheduling's loop (a rank of A waits at Permit and activates its
+// siblings, the next finds no node and PostFilter rejects the group, the next takes the
+// freed node...) runs at one instant while fewer than 12 machines are free; it used never to
+// end. The scheduler now parks until the next change, so A starts when the twelfth machine
+// is free (s12 ends at 120 s) and B when A's 12 and s13-s15's machines are (150 s).
+TEST(ParallelJobs, CoschedulingLoopUnderTheIdealModelLetsTimeAdvance) {
+  const AB r = run_deadlock_example("", ModelConfig::ideal());
+  EXPECT_EQ(r.a_start, SimTime::from_seconds(120));
+  EXPECT_EQ(r.a_end, SimTime::from_seconds(150));
+  EXPECT_EQ(r.b_start, SimTime::from_seconds(150));
+  EXPECT_EQ(r.b_end, SimTime::from_seconds(180));
+}
+
+// PodGroups with minResources (cpu 12): A and B fail Coscheduling's PreFilter (a resource
+// gap) while the one-machine jobs run; that plugin registers only Pod Add, so the machines
+// freed later do not move them and only the 5-minute flush of unschedulable pods retries
+// them. The run used to end at 160 s with both REJECTED; now A is retried at the first 30 s
+// flush after 1 s + 5 min (330 s) and runs; B, which failed again at 330 s while A held the
+// machines, at the first flush after 330 s + 5 min (660 s).
+TEST(ParallelJobs, MinResourcesGroupsWaitForTheUnschedulableFlush) {
+  const std::string config = ::testing::TempDir() + "/parallel-jobs-minresources.yaml";
+  std::ofstream(config) << R"(apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: w0-A, namespace: default}
+spec: {minMember: 12, minResources: {cpu: 12}}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: w0-B, namespace: default}
+spec: {minMember: 12, minResources: {cpu: 12}}
+)";
+  const AB r = run_deadlock_example(config, ModelConfig::ideal());
+  EXPECT_EQ(r.a_start, SimTime::from_seconds(330));
+  EXPECT_EQ(r.a_end, SimTime::from_seconds(360));
+  EXPECT_EQ(r.b_start, SimTime::from_seconds(660));
+  EXPECT_EQ(r.b_end, SimTime::from_seconds(690));
+  EXPECT_EQ(r.run_end, SimTime::from_seconds(690));
 }
 
 }  // namespace
