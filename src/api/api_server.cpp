@@ -608,7 +608,7 @@ std::chrono::steady_clock::duration ApiServer::recent_reaction_time() const {
 ApiResponse ApiServer::handle(const ApiRequest& request, std::shared_ptr<Watch>* watch) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_) return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
-  if (before_request_) before_request_();
+  if (before_request_) before_request_(request);
   // The count is released however the request ends: a request that escaped with an
   // exception once left it raised, and cosim then waited for it forever.
   struct InFlight {

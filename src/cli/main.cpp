@@ -320,7 +320,7 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
     try {
       shimmed = std::make_unique<api::ShimmedScheduler>(api::ShimmedScheduler::Options{
           timeshim, api::scheduler_command_words(a.scheduler_command, a.kubeconfig), a.kubeconfig + ".timeshim.sock",
-          a.scheduler_log, options.epoch_unix_micros / 1'000'000, port});
+          a.scheduler_log, options.epoch_unix_micros / 1'000'000, port, a.seed});
     } catch (const std::runtime_error& e) {
       throw InputError("", 0, e.what());
     }
