@@ -1,6 +1,7 @@
 #include "api/api_server.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "api/patch.hpp"
@@ -863,6 +864,10 @@ ApiResponse ApiServer::start_watch(const Target& t, const ApiRequest& r, std::sh
   std::int64_t timeout = kDefaultWatchTimeoutSeconds;
   if (const std::string* ts = r.param("timeoutSeconds")) timeout = parse_int(*ts).value_or(timeout);
   const auto now = std::chrono::steady_clock::now();
+  if (!options_.wall_clock_watch_timers) {
+    timeout = std::numeric_limits<std::int32_t>::max();  // about 68 years: never in a run
+    w->bookmarks = false;
+  }
   w->deadline = now + std::chrono::seconds(timeout);
   w->next_bookmark = std::min(now + kBookmarkFrequency, w->deadline - kBookmarkBeforeDeadline);
   watches_.push_back(w);

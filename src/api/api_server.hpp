@@ -59,6 +59,11 @@ struct ApiOptions {
   bool builtin_scheduler = true;
   std::size_t watch_log_capacity = 200000;
   std::uint64_t seed = 1;
+  // Watches end at their timeoutSeconds and carry a bookmark every minute, both on wall time
+  // (the apiserver's cacher). Off when the only client runs on simulated time (serve
+  // --scheduler-command): wall-clock timers would reach it at simulated instants that vary
+  // from run to run; client-go needs neither (bookmarks are optional, a watch may last).
+  bool wall_clock_watch_timers = true;
 };
 
 // An open watch. The HTTP layer calls ApiServer::poll_watch until it returns false.
