@@ -1,6 +1,7 @@
 #include "api/api_server.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "api/patch.hpp"
@@ -608,7 +609,7 @@ std::chrono::steady_clock::duration ApiServer::recent_reaction_time() const {
 ApiResponse ApiServer::handle(const ApiRequest& request, std::shared_ptr<Watch>* watch) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_) return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
-  if (before_request_) before_request_();
+  if (before_request_) before_request_(request);
   // The count is released however the request ends: a request that escaped with an
   // exception once left it raised, and cosim then waited for it forever.
   struct InFlight {
@@ -863,6 +864,10 @@ ApiResponse ApiServer::start_watch(const Target& t, const ApiRequest& r, std::sh
   std::int64_t timeout = kDefaultWatchTimeoutSeconds;
   if (const std::string* ts = r.param("timeoutSeconds")) timeout = parse_int(*ts).value_or(timeout);
   const auto now = std::chrono::steady_clock::now();
+  if (!options_.wall_clock_watch_timers) {
+    timeout = std::numeric_limits<std::int32_t>::max();  // about 68 years: never in a run
+    w->bookmarks = false;
+  }
   w->deadline = now + std::chrono::seconds(timeout);
   w->next_bookmark = std::min(now + kBookmarkFrequency, w->deadline - kBookmarkBeforeDeadline);
   watches_.push_back(w);

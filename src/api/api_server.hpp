@@ -59,6 +59,11 @@ struct ApiOptions {
   bool builtin_scheduler = true;
   std::size_t watch_log_capacity = 200000;
   std::uint64_t seed = 1;
+  // Watches end at their timeoutSeconds and carry a bookmark every minute, both on wall time
+  // (the apiserver's cacher). Off when the only client runs on simulated time (serve
+  // --scheduler-command): wall-clock timers would reach it at simulated instants that vary
+  // from run to run; client-go needs neither (bookmarks are optional, a watch may last).
+  bool wall_clock_watch_timers = true;
 };
 
 // An open watch. The HTTP layer calls ApiServer::poll_watch until it returns false.
@@ -122,8 +127,19 @@ class ApiServer final : public ChangeListener {
   std::chrono::steady_clock::time_point last_activity() const { return last_activity_; }
   // Wakes whoever waits for activity (the clock driver).
   void set_activity_callback(std::function<void()> f) { on_activity_ = std::move(f); }
-  // Requests currently being handled (watches excluded).
-  int in_flight() const { return in_flight_; }
+  // Requests currently being handled (watches excluded), from the moment the HTTP layer
+  // takes a request's bytes off its connection until its response has been written
+  // (request_taken / request_answered): in between, no byte of it is in any socket queue
+  // (what cosim with a shimmed scheduler also looks at) and the client just waits, so cosim
+  // must not take that instant for a quiet one.
+  int in_flight() const { return in_flight_ + requests_taken_.load(); }
+  void request_taken() { ++requests_taken_; }
+  // Also restarts cosim's quiet period: the client has an answer to act on.
+  void request_answered() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --requests_taken_;
+    touch();
+  }
   // Whether every open watch has taken every change recorded so far and its stream has
   // written them out (watch_written()): then a client has been told everything. Cosim with
   // a scheduler on simulated time moves on only then. Call under the lock.
@@ -132,7 +148,7 @@ class ApiServer final : public ChangeListener {
   void watch_written() { --watch_writes_; }
   // Called by the clock (under the lock) before a request acts, to bring the simulated
   // clock up to date in realtime mode.
-  void set_before_request(std::function<void()> f) { before_request_ = std::move(f); }
+  void set_before_request(std::function<void(const ApiRequest&)> f) { before_request_ = std::move(f); }
   // Notifies watchers of events recorded since the last call (after the clock advanced).
   void notify_watchers();
 
@@ -181,6 +197,7 @@ class ApiServer final : public ChangeListener {
   bool stopping_ = false;
   int in_flight_ = 0;
   std::vector<std::weak_ptr<Watch>> watches_;  // open watches (expired ones pruned)
+  std::atomic<int> requests_taken_{0};         // see in_flight()
   std::atomic<int> watch_writes_{0};           // events returned by poll_watch, not yet written
   std::uint64_t requests_ = 0;
   RandomStream name_rng_;
@@ -214,7 +231,7 @@ class ApiServer final : public ChangeListener {
   std::deque<std::pair<std::string, SimTime>> event_expiry_;
   std::chrono::steady_clock::time_point last_activity_;
   std::function<void()> on_activity_;
-  std::function<void()> before_request_;
+  std::function<void(const ApiRequest&)> before_request_;
 };
 
 }  // namespace kubesim::api

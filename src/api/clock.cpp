@@ -22,6 +22,20 @@ std::optional<ClockOptions> parse_clock(const std::string& text) {
   return std::nullopt;
 }
 
+void ClockDriver::set_shimmed_scheduler(ShimmedScheduler* scheduler) {
+  shimmed_ = scheduler;
+  // A write takes effect one tick (1 us, the simulation's resolution) after the instant the
+  // scheduler acted at: its cycles take no simulated time under the shim, but a real API
+  // request lands after the events it answers, never at their instant (clock.hpp).
+  api_.set_before_request([this](const ApiRequest& request) {
+    if (request.method == "GET") return;
+    const SimTime t = std::min(options_.until, shim_time_ + Duration::micros(1));
+    // Only the clock moves: events due at t wait for the next step, when the scheduler is
+    // quiet again, so that they never reach it while it is still working.
+    if (t > sim_.now()) sim_.advance_clock_to(t);
+  });
+}
+
 ClockDriver::ClockDriver(Simulation& sim, ApiServer& api, ClockOptions options)
     : sim_(sim), api_(api), options_(options), wall_start_(std::chrono::steady_clock::now()), sim_start_(sim.now()) {
   if (options_.mode == ClockOptions::Mode::kCosim) {
@@ -31,7 +45,7 @@ ClockDriver::ClockDriver(Simulation& sim, ApiServer& api, ClockOptions options)
     api_.set_activity_callback([this] { wake(); });
   } else {
     // Runs under the API lock before each request: writes happen at the current time.
-    api_.set_before_request([this] {
+    api_.set_before_request([this](const ApiRequest&) {
       const SimTime target = std::min(realtime_target(), options_.until);
       if (target > sim_.now()) sim_.advance_to(target);
     });
@@ -87,6 +101,11 @@ std::string ClockDriver::shimmed_step(std::chrono::steady_clock::time_point now,
     return "scheduler exited";
   }
   if (!st->quiet || shimmed_->bytes_in_flight()) return busy();
+  // Until the scheduler's first request, time holds (up to 10 s of wall time, for one that
+  // cannot connect): kube-scheduler sets no timer before it talks to the API, and a loaded
+  // machine can show all its threads blocked while it starts, which let time jump ahead of
+  // its start in some runs (its log then began at 20 s).
+  if (api_.requests() == 0 && now - wall_start_ < std::chrono::seconds(10)) return busy();
   if (shim_quiet_since_ == Clock::time_point{}) {
     shim_quiet_since_ = now;
     wake_at = std::min(wake_at, now + options_.quiet);
@@ -111,10 +130,18 @@ std::string ClockDriver::shimmed_step(std::chrono::steady_clock::time_point now,
     return "until";
   }
   next = std::max(next, sim_.now());
-  if (event <= next) last_event_sim_ = next;
-  sim_.advance_to(next);
+  if (timer <= event) {
+    // The scheduler's timers due at `next` fire first, on their own; cluster events at the
+    // same instant are processed at the next step, once it is quiet again: a fixed order
+    // for what real time orders by chance (the watch delivers an event after its instant).
+    sim_.advance_clock_to(next);
+  } else {
+    last_event_sim_ = next;
+    sim_.advance_to(next);
+  }
   api_.notify_watchers();
   shimmed_->advance(next.micros() * 1000);
+  shim_time_ = next;
   shim_advanced_ = Clock::now();
   return look_again();
 }

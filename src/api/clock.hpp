@@ -70,7 +70,18 @@
 //     3. the shim reports every scheduler thread blocked (an untimed wait, or a timed one
 //        it holds until its virtual deadline), twice, `quiet` of wall time apart,
 //   and it moves to the earlier of the next cluster event and the scheduler's earliest
-//   timer, then sets the scheduler's clock to it (which wakes the timers due). The run
+//   timer, then sets the scheduler's clock to it (which wakes the timers due). When a timer
+//   and cluster events fall on the same instant, the timers fire first and the events are
+//   processed at the next step, once the scheduler is quiet again (a fixed order where real
+//   time orders by chance; a watch delivers an event after its instant). A request counts
+//   as in flight from before its bytes leave the socket until its response is written
+//   (ApiServer::in_flight), so time never moves while the scheduler waits for an answer.
+//   A write of the scheduler (any request but GET) takes effect one tick (1 us) after the
+//   instant its clock shows: its cycles take no simulated time, but in real time a binding
+//   lands milliseconds after the events it answers, so a pod bound when a node freed at t
+//   ends after, never with, the arrivals at t + its run time. Those arrivals then find no
+//   room and enter kube-scheduler's back-off ladder (1, 2, 4, 8, 10 s, retried by its 1 s
+//   flush) as in real time, which is what starves a few pods there (README). The run
 //   ends when the workload was submitted, nothing can change the cluster, no pod waits
 //   for a decision and either no pod of an external scheduler is pending or 330 s of
 //   simulated time (kube-scheduler's 5-minute unschedulable limit plus its 30 s flush)
@@ -118,7 +129,7 @@ class ClockDriver {
   // Wakes run() (after `stop` was set, or on API activity).
   void wake();
   // cosim: the scheduler runs on simulated time under kubesim-timeshim (see above).
-  void set_shimmed_scheduler(ShimmedScheduler* scheduler) { shimmed_ = scheduler; }
+  void set_shimmed_scheduler(ShimmedScheduler* scheduler);
   // Times cosim moved on after `grace` although a pod given up on would fit (rule 4).
   std::uint64_t grace_expiries() const { return grace_expiries_; }
 
@@ -144,6 +155,7 @@ class ClockDriver {
   std::chrono::steady_clock::time_point shim_quiet_since_{};  // first of two quiet looks, or epoch
   std::chrono::steady_clock::time_point shim_advanced_{};     // wall time of the last advance
   SimTime last_event_sim_;  // simulated time of the last step to a cluster event
+  SimTime shim_time_;       // the time last given to the shimmed scheduler's clock
 };
 
 }  // namespace kubesim::api

@@ -266,6 +266,7 @@ HttpServer::HttpServer(ApiServer& api, Options options)
       return api_.handle(r, &watch);
     }();
     res.status = out.status;
+    if (watch) answered();  // a watch is long-running: not a request in flight (ApiServer::in_flight)
     if (!watch) {
       res.set_content(std::move(out.body), out.content_type);
       return;
@@ -496,12 +497,29 @@ void HttpServer::serve_connection(int fd) {
   }
   ConnectionStream stream(fd);
   do {
-    if (!plain_->serve_request(stream) || stopping_) {
+    // The request counts as in flight from before its bytes leave the socket until its
+    // response is written (or, for a watch, until the handler starts the stream).
+    {
+      std::lock_guard lock(taken_mutex_);
+      taken_.insert(std::this_thread::get_id());
+    }
+    api_.request_taken();
+    const bool keep = plain_->serve_request(stream);
+    answered();
+    if (!keep || stopping_) {
       ::close(fd);
       return;
     }
   } while (stream.buffered());  // a pipelined request is already here
   return_to_gate(fd);
+}
+
+void HttpServer::answered() {
+  {
+    std::lock_guard lock(taken_mutex_);
+    if (taken_.erase(std::this_thread::get_id()) == 0) return;
+  }
+  api_.request_answered();
 }
 
 void HttpServer::return_to_gate(int fd) {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,6 +89,8 @@ class HttpServer {
   void run_gate();
   void serve_connection(int fd);
   void return_to_gate(int fd);
+  // Ends the in-flight count of the request this worker thread took (plain HTTP), once.
+  void answered();
 
   ApiServer& api_;
   Options options_;
@@ -102,6 +105,8 @@ class HttpServer {
   std::atomic<bool> stopping_{false};
   std::mutex returned_mutex_;
   std::vector<int> returned_;  // keep-alive connections back from a worker
+  std::mutex taken_mutex_;
+  std::set<std::thread::id> taken_;  // workers answering a request counted by ApiServer::request_taken
   std::atomic<int> read_only_in_flight_{0};
   std::atomic<int> mutating_in_flight_{0};
 };

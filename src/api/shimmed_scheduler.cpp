@@ -30,7 +30,8 @@ std::vector<std::string> scheduler_command_words(const std::string& text, const 
 ShimmedScheduler::ShimmedScheduler(Options options) : options_(std::move(options)) {
   if (options_.command.empty()) throw std::runtime_error("--scheduler-command: empty command");
   std::vector<std::string> argv = {options_.timeshim, "--control", options_.socket_path, "--epoch",
-                                   std::to_string(options_.epoch_unix_seconds), "--"};
+                                   std::to_string(options_.epoch_unix_seconds), "--seed", std::to_string(options_.seed),
+                                   "--"};
   argv.insert(argv.end(), options_.command.begin(), options_.command.end());
   std::vector<char*> args;
   for (auto& s : argv) args.push_back(s.data());
@@ -47,6 +48,7 @@ ShimmedScheduler::ShimmedScheduler(Options options) : options_(std::move(options
     dup2(log, 2);
     const int null = open("/dev/null", O_RDONLY);
     dup2(null, 0);
+    setenv("GOMAXPROCS", "1", 0);
     execv(args[0], args.data());
     std::fprintf(stderr, "kubesim: cannot run %s: %s\n", args[0], std::strerror(errno));
     _exit(127);

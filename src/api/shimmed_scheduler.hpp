@@ -22,6 +22,7 @@ class ShimmedScheduler {
     std::string log_path;              // the scheduler's stdout and stderr
     std::int64_t epoch_unix_seconds;   // REALTIME of virtual time 0 (= simulated time 0)
     int api_port;                      // serve's port: unread bytes on its connections mean "busy"
+    std::uint64_t seed;                // the shim's --seed (the scheduler's runtime seeds)
   };
   struct Status {
     std::int64_t now_ns;
@@ -30,6 +31,10 @@ class ShimmedScheduler {
   };
 
   // Starts the shim and connects to its socket; throws std::runtime_error with one line.
+  // The scheduler runs with GOMAXPROCS=1 unless the environment sets GOMAXPROCS: its CPU
+  // time takes no simulated time, so its parallelism changes no result, and one P makes
+  // the Go runtime's goroutine order depend on its inputs rather than on how the kernel
+  // schedules its threads (README, "The scheduler on simulated time").
   explicit ShimmedScheduler(Options options);
   ~ShimmedScheduler();  // SIGTERM (the shim passes it on), then SIGKILL after 5 s
   ShimmedScheduler(const ShimmedScheduler&) = delete;

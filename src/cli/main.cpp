@@ -267,6 +267,7 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
   options.kubesim_version = KUBESIM_VERSION;
   options.seed = a.seed;
   options.watch_log_capacity = a.watch_history;
+  options.wall_clock_watch_timers = a.scheduler_command.empty();
   // cosim is deterministic: timestamps start at a fixed epoch (2026-01-01T00:00:00Z). In
   // realtime mode they start at the wall time of the start, so clients' ages read right.
   if (clock->mode == api::ClockOptions::Mode::kRealtime)
@@ -320,7 +321,7 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
     try {
       shimmed = std::make_unique<api::ShimmedScheduler>(api::ShimmedScheduler::Options{
           timeshim, api::scheduler_command_words(a.scheduler_command, a.kubeconfig), a.kubeconfig + ".timeshim.sock",
-          a.scheduler_log, options.epoch_unix_micros / 1'000'000, port});
+          a.scheduler_log, options.epoch_unix_micros / 1'000'000, port, a.seed});
     } catch (const std::runtime_error& e) {
       throw InputError("", 0, e.what());
     }

@@ -497,6 +497,11 @@ void Simulation::advance_to(SimTime t) {
   if (t > now_) now_ = t;
 }
 
+void Simulation::advance_clock_to(SimTime t) {
+  while (!events_.empty() && events_.top().time < t) process_next();
+  if (t > now_) now_ = t;
+}
+
 void Simulation::process_next() {
   auto entry = events_.pop();
   if (const auto* k = std::get_if<KubeletEvent>(&entry.payload); k && kubelets_->is_stale(*k)) {

@@ -144,6 +144,9 @@ class Simulation final : public ChangeListener,
   // ---- Stepping, for a clock that is not the simulation's own (kubesim serve) ----
   // Processes every event due at or before `t`, then moves the clock to `t` (never back).
   void advance_to(SimTime t);
+  // Moves the clock to t running only the events due before t: those at t wait for the
+  // next advance_to (cosim lets a shimmed scheduler's timers at t fire first, clock.hpp).
+  void advance_clock_to(SimTime t);
   // When the next event is due; never when none is pending.
   SimTime next_event_time() const { return events_.empty() ? SimTime::never() : events_.top().time; }
   // Whether anything pending can still change the cluster: false once run() would end

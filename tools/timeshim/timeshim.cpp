@@ -35,7 +35,7 @@ namespace {
 constexpr std::int64_t kNs = 1'000'000'000;
 constexpr std::int64_t kMonotonicBase = kNs;       // MONOTONIC = 1 s + virtual (never 0)
 constexpr std::int64_t kCosimEpoch = 1767225600;   // 2026-01-01T00:00:00Z, kubesim's cosim epoch
-constexpr unsigned long kAtIgnore = 1, kAtSysinfoEhdr = 33;
+constexpr unsigned long kAtIgnore = 1, kAtRandom = 25, kAtSysinfoEhdr = 33;
 // Kernel-internal restart codes a syscall-exit stop can show (include/linux/errno.h).
 constexpr long kErestartsys = 512, kErestartnointr = 513, kErestartnohand = 514, kErestartRestartblock = 516;
 
@@ -163,9 +163,18 @@ class Shim {
   int run();
 
  private:
+  // The target's time. Controller mode: virtual time plus one nanosecond per wall-clock read
+  // so far (see timeshim.hpp, "strictly increasing").
   std::int64_t now() const {
     if (opt_.speed > 0) return static_cast<std::int64_t>((wall_ns(CLOCK_MONOTONIC) - wall0_) * opt_.speed);
-    return virtual_;
+    return virtual_ + reads_;
+  }
+  // A deadline of the target's time as the controller's virtual time (what ADVANCE takes).
+  std::int64_t to_virtual(std::int64_t deadline) const { return deadline < 0 ? -1 : std::max(virtual_, deadline - reads_); }
+  // Controller mode: a wall-clock read (CLOCK_REALTIME and its kin, gettimeofday, time) takes
+  // one nanosecond.
+  void count_read(bool wall_clock) {
+    if (wall_clock && opt_.speed <= 0) ++reads_;
   }
   std::int64_t clock_value(std::uint64_t id, std::int64_t v) const {
     return realtime_clock(id) ? epoch_ + v : kMonotonicBase + v;
@@ -191,7 +200,7 @@ class Shim {
   void on_stop(pid_t tid, int status);
   void on_seccomp(pid_t tid);
   void on_syscall_exit(pid_t tid);
-  void hide_vdso(pid_t tid);
+  void edit_auxv(pid_t tid);
   void start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline);
   void wake_due();
   void arm_timer();
@@ -205,7 +214,7 @@ class Shim {
   }
 
   Options opt_;
-  std::int64_t epoch_ = 0, wall0_ = 0, virtual_ = 0;
+  std::int64_t epoch_ = 0, wall0_ = 0, virtual_ = 0, reads_ = 0;
   pid_t main_pid_ = -1;
   int exit_status_ = 0;
   std::map<pid_t, Thread> threads_;
@@ -254,8 +263,12 @@ void Shim::spawn() {
 }
 
 // At the exec stop the new program's stack holds argc, argv, NULL, envp, NULL, auxv: hiding
-// AT_SYSINFO_EHDR makes the program find no vDSO, so its clock reads become system calls.
-void Shim::hide_vdso(pid_t tid) {
+// AT_SYSINFO_EHDR makes the program find no vDSO, so its clock reads become system calls;
+// with --seed, the 16 bytes AT_RANDOM points to (the kernel's random bytes, from which Go
+// seeds its runtime: runtime/os_linux.go sysauxv keeps them as startupRandomData, used by
+// getRandomData for the map hash keys, alg.go alginit, and fastrandseed, proc.go
+// fastrandinit) are derived from the seed instead.
+void Shim::edit_auxv(pid_t tid) {
   user_regs_struct regs{};
   if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return;
   std::uint64_t p = regs.rsp, word = 0;
@@ -266,9 +279,17 @@ void Shim::hide_vdso(pid_t tid) {
   for (int i = 0; i < 64; ++i, p += 16) {
     std::uint64_t entry[2];
     if (!read_mem(tid, p, entry, sizeof entry) || entry[0] == 0) return;
-    if (entry[0] == kAtSysinfoEhdr) {
-      write_mem(tid, p, &kAtIgnore, 8);
-      return;
+    if (entry[0] == kAtSysinfoEhdr) write_mem(tid, p, &kAtIgnore, 8);
+    if (entry[0] == kAtRandom && opt_.seed) {
+      std::uint64_t bytes[2], x = *opt_.seed;
+      for (auto& b : bytes) {  // splitmix64
+        x += 0x9e3779b97f4a7c15ULL;
+        std::uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        b = z ^ (z >> 31);
+      }
+      write_mem(tid, entry[1], bytes, sizeof bytes);
     }
   }
 }
@@ -295,13 +316,15 @@ void Shim::on_seccomp(pid_t tid) {
   auto pass = [&] { ptrace(PTRACE_CONT, tid, nullptr, nullptr); };
   switch (regs.orig_rax) {
     case SYS_clock_gettime: {
-      std::int64_t ns = clock_value(regs.rdi, v);
+      count_read(realtime_clock(regs.rdi));
+      std::int64_t ns = clock_value(regs.rdi, now());
       timespec ts{ns / kNs, ns % kNs};
       skip(write_mem(tid, regs.rsi, &ts, sizeof ts) ? 0 : -EFAULT);
       return;
     }
     case SYS_gettimeofday: {
-      std::int64_t ns = clock_value(CLOCK_REALTIME, v);
+      count_read(true);
+      std::int64_t ns = clock_value(CLOCK_REALTIME, now());
       timeval tv{ns / kNs, (ns % kNs) / 1000};
       struct { int minuteswest = 0, dsttime = 0; } tz;
       bool ok = (regs.rdi == 0 || write_mem(tid, regs.rdi, &tv, sizeof tv)) &&
@@ -310,7 +333,8 @@ void Shim::on_seccomp(pid_t tid) {
       return;
     }
     case SYS_time: {
-      std::int64_t sec = clock_value(CLOCK_REALTIME, v) / kNs;
+      count_read(true);
+      std::int64_t sec = clock_value(CLOCK_REALTIME, now()) / kNs;
       skip(regs.rdi == 0 || write_mem(tid, regs.rdi, &sec, sizeof sec) ? sec : -EFAULT);
       return;
     }
@@ -389,7 +413,7 @@ void Shim::on_stop(pid_t tid, int status) {
     ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &former);
     if (static_cast<pid_t>(former) != tid) threads_.erase(static_cast<pid_t>(former));
     threads_[tid] = Thread{};
-    hide_vdso(tid);
+    edit_auxv(tid);
   } else if (sig == SIGTRAP && (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK)) {
     unsigned long child = 0;
     if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child) == 0) threads_[static_cast<pid_t>(child)];
@@ -485,12 +509,14 @@ bool Shim::quiet() {
 
 std::string Shim::answer(const std::string& request) {
   if (request == "STATUS") {
-    return "now " + std::to_string(now()) + " quiet " + (quiet() ? "1" : "0") + " deadline " +
-           std::to_string(earliest_deadline()) + " threads " + std::to_string(threads_.size());
+    const std::int64_t v = opt_.speed > 0 ? now() : virtual_;
+    const std::int64_t d = opt_.speed > 0 ? earliest_deadline() : to_virtual(earliest_deadline());
+    return "now " + std::to_string(v) + " quiet " + (quiet() ? "1" : "0") + " deadline " + std::to_string(d) +
+           " threads " + std::to_string(threads_.size()) + " reads " + std::to_string(reads_);
   }
   if (opt_.speed > 0 && request.rfind("ADVANCE", 0) == 0) return "error ADVANCE needs --control mode";
   if (request == "ADVANCE_TO_DEADLINE") {
-    virtual_ = std::max(virtual_, earliest_deadline());
+    virtual_ = std::max(virtual_, to_virtual(earliest_deadline()));
     wake_due();
     return "now " + std::to_string(virtual_);
   }
@@ -621,6 +647,8 @@ Options parse_options(int argc, char** argv) {
       o.epoch_ns = parse_int(value(a), "--epoch (Unix seconds)") * kNs;
     } else if (a == "--real-sleep-max-us") {
       o.real_sleep_max_ns = parse_int(value(a), "--real-sleep-max-us") * 1000;
+    } else if (a == "--seed") {
+      o.seed = static_cast<std::uint64_t>(parse_int(value(a), "--seed"));
     } else if (a == "--verbose") {
       o.verbose = true;
     } else {

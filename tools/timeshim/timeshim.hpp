@@ -20,6 +20,24 @@
 //   gettimeofday and time are skipped and answered from virtual time:
 //   REALTIME = epoch + virtual, MONOTONIC = 1 s + virtual (never 0: Go treats 0 as unset in
 //   places). CPU-time clocks run as usual.
+// - Strictly increasing (controller mode): each wall-clock read (CLOCK_REALTIME and its kin,
+//   gettimeofday, time) takes one nanosecond: the program's time is virtual time plus the
+//   count of such reads so far. Go's time.Now() reads REALTIME then MONOTONIC (runtime/
+//   time_linux_amd64.s), so two time.Now() calls never return the same instant, as on a real
+//   clock; the runtime's own nanotime() reads (MONOTONIC only) add nothing. Why: with time
+//   standing still while the program works, kube-scheduler gave every pod that failed in one
+//   instant the same queue Timestamp, and its activeQ (PrioritySort: priority, then
+//   Timestamp; pkg/scheduler/framework/plugins/queuesort/priority_sort.go) then ordered them
+//   by the order a Go map was iterated in (scheduling_queue.go movePodsToActiveOrBackoffQueue
+//   walks unschedulablePods.podInfoMap), which is random. The count never resets, so a time
+//   read later is always later: a deadline computed from an earlier reading plus an exact
+//   duration has passed when virtual time reaches it, whatever happened in between.
+//   Deadlines are reported to the controller in virtual time (program deadline minus the
+//   count, never before now). The count stays small: kube-scheduler at --v=1 had made 8,447
+//   reads (8.4 us) by simulated second 510 of the spaced workload.
+// - --seed N: the 16 bytes the auxiliary vector's AT_RANDOM points to (the kernel's random
+//   bytes, from which Go seeds its map hashes and fastrand: runtime/os_linux.go sysauxv,
+//   alg.go alginit, proc.go fastrandinit) are derived from N, the same in every run.
 // - A timed wait records the thread's virtual deadline and is made untimed (futex: NULL
 //   timeout; epoll: -1; a sleep becomes pause()). When virtual time reaches the deadline the
 //   shim interrupts the thread (PTRACE_INTERRUPT: no signal reaches the program) and, at the
@@ -37,13 +55,13 @@
 // - `--control SOCKET`: virtual time moves only when a controller says so (REALTIME epoch
 //   2026-01-01T00:00:00Z unless --epoch, as kubesim serve's cosim clock). The shim listens on
 //   the Unix stream socket SOCKET; one line per request, one line per answer:
-//     STATUS            -> "now <ns> quiet <0|1> deadline <ns|-1> threads <n>"
+//     STATUS            -> "now <ns> quiet <0|1> deadline <ns|-1> threads <n> reads <n>"
 //         now: virtual ns; quiet = 1 when every thread of the target is blocked in an
 //         untimed wait (futex, epoll, pause, waitid/wait4, read of a pipe...), in a short real
 //         sleep (see --real-sleep-max: Go's sysmon paces itself so while it waits for virtual
 //         time to pass), or in a timed wait on a virtual deadline, i.e. nothing will happen until virtual time moves or
 //         something outside the target writes to it; deadline: the earliest virtual deadline
-//         of a waiting thread (-1: none).
+//         of a waiting thread (-1: none); reads: the wall-clock reads counted so far.
 //     ADVANCE <ns>      -> "now <ns>"   sets virtual time to max(now, ns) and wakes the
 //         threads whose deadline is reached.
 //     ADVANCE_TO_DEADLINE -> "now <ns>" advances to the earliest deadline (no change if none).
@@ -55,6 +73,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -66,6 +85,7 @@ struct Options {
   std::string control_socket;       // controller mode: Unix socket path
   std::int64_t epoch_ns = -1;       // REALTIME at virtual 0; -1: default of the mode
   std::int64_t real_sleep_max_ns = 10'000'000;
+  std::optional<std::uint64_t> seed;  // the program's AT_RANDOM bytes from this seed
   bool verbose = false;             // one stderr line per virtualized call
   std::vector<std::string> command;
 };
