@@ -622,24 +622,25 @@ std::variant<Simulation::Created, std::string> Simulation::create_from_api(Workl
   return Created{index, job_pods_[index], job_objects_[index]};
 }
 
-std::string Simulation::bind(PodId pod, NodeId node) {
+std::string Simulation::binding_conflict(PodId pod) const {
   const Pod& p = store_.pod(pod);
   // pkg/registry/core/pod/storage/storage.go setPodHostAndAnnotations.
   if (p.terminating()) return "pod " + p.name + " is being deleted, cannot be assigned to a host";
   if (const std::string* missing = store_.missing_node(pod))
     return "pod " + p.name + " is already assigned to node \"" + *missing + "\"";
   if (p.node.valid()) return "pod " + p.name + " is already assigned to node \"" + store_.node(p.node).name + "\"";
-  if (!apply_binding(store_, pod, node, now_)) return "pod " + p.name + " has ended, cannot be assigned to a host";
+  if (is_terminal(p.phase) || p.deleted) return "pod " + p.name + " has ended, cannot be assigned to a host";
+  return {};
+}
+
+std::string Simulation::bind(PodId pod, NodeId node) {
+  if (std::string conflict = binding_conflict(pod); !conflict.empty()) return conflict;
+  apply_binding(store_, pod, node, now_);
   return {};
 }
 
 std::string Simulation::bind_to_missing_node(PodId pod, std::string node_name) {
-  const Pod& p = store_.pod(pod);
-  if (p.terminating()) return "pod " + p.name + " is being deleted, cannot be assigned to a host";
-  if (const std::string* missing = store_.missing_node(pod))
-    return "pod " + p.name + " is already assigned to node \"" + *missing + "\"";
-  if (p.node.valid()) return "pod " + p.name + " is already assigned to node \"" + store_.node(p.node).name + "\"";
-  if (is_terminal(p.phase) || p.deleted) return "pod " + p.name + " has ended, cannot be assigned to a host";
+  if (std::string conflict = binding_conflict(pod); !conflict.empty()) return conflict;
   store_.bind_to_missing_node(pod, std::move(node_name), now_);
   pod_gc_.on_bound_to_missing_node(pod, now_);
   return {};

@@ -233,6 +233,8 @@ class Simulation final : public ChangeListener,
   // then it joins the workload's templates (keeping store id = template_base_ + index).
   std::variant<PodTemplateId, std::string> add_api_template(PodTemplate spec);
   static bool is_external(const Event& e);
+  // Why a binding of this pod is refused (409), or empty.
+  std::string binding_conflict(PodId pod) const;
   // Pops and handles the next event.
   void process_next();
   // The progress guard (SimulationOptions::no_progress_event_limit): counts the events of
