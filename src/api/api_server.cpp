@@ -312,6 +312,18 @@ void ApiServer::notify_watchers() {
   events_cv_.notify_all();
 }
 
+void ApiServer::hold_request_changes() {
+  hold_ = true;
+  visible_end_ = cache_.end_index();
+}
+
+void ApiServer::release_watch_events() {
+  if (!hold_ || visible_end_ == cache_.end_index()) return;
+  visible_end_ = cache_.end_index();
+  watchers_behind_ = true;
+  notify_watchers();
+}
+
 std::string ApiServer::generate_name(const std::string& base) {
   // apiserver's names.SimpleNameGenerator: base + 5 characters of utilrand's alphabet.
   static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
@@ -880,7 +892,7 @@ ApiResponse ApiServer::start_watch(const Target& t, const ApiRequest& r, std::sh
 bool ApiServer::watches_delivered() {
   if (watch_writes_.load() != 0) return false;
   std::erase_if(watches_, [](const std::weak_ptr<Watch>& w) { return w.expired(); });
-  const std::size_t end = cache_.end_index();
+  const std::size_t end = hold_ ? visible_end_ : cache_.end_index();
   for (const auto& weak : watches_)
     if (const auto w = weak.lock(); w && (w->send_initial || w->cursor < end)) return false;
   return true;
@@ -916,7 +928,7 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
       for (const auto& [key, snap] : cache_.live(w.resource))
         if (in_namespace(*snap) && w.selection.matches(snap->object)) emit("ADDED", *snap, nullptr);
     }
-    for (const std::size_t end = cache_.end_index(); w.cursor < end; ++w.cursor) {
+    for (const std::size_t end = hold_ ? visible_end_ : cache_.end_index(); w.cursor < end; ++w.cursor) {
       const LoggedEvent& e = cache_.at(w.cursor);
       if (e.resource != w.resource || !in_namespace(*e.object)) continue;
       // cacher.go convertToWatchEvent: filter the new and the previous state; an object that

@@ -151,6 +151,16 @@ class ApiServer final : public ChangeListener {
   void set_before_request(std::function<void(const ApiRequest&)> f) { before_request_ = std::move(f); }
   // Notifies watchers of events recorded since the last call (after the clock advanced).
   void notify_watchers();
+  // Cosim with a scheduler on simulated time: the changes a request makes (a binding, a
+  // status patch, an Event) reach the watches only at the clock's next step, released by
+  // release_watch_events(); changes made by the simulation are released with the step
+  // that makes them. Why: a real write's watch event lands after its response; here both
+  // were written by different server threads while the scheduler ran, and which of them
+  // the scheduler read first changed from run to run (so did the order of its goroutines).
+  // Call under the lock.
+  void hold_request_changes();
+  bool watch_events_held() const { return hold_ && visible_end_ < cache_.end_index(); }
+  void release_watch_events();
 
   void on_change(const Change& change) override;
 
@@ -194,6 +204,8 @@ class ApiServer final : public ChangeListener {
   std::mutex mutex_;
   std::condition_variable events_cv_;
   bool watchers_behind_ = false;  // something was recorded since events_cv_ was last notified
+  bool hold_ = false;             // see hold_request_changes()
+  std::size_t visible_end_ = 0;   // with hold_: the watch log's end the watches may send up to
   bool stopping_ = false;
   int in_flight_ = 0;
   std::vector<std::weak_ptr<Watch>> watches_;  // open watches (expired ones pruned)

@@ -27,6 +27,7 @@ void ClockDriver::set_shimmed_scheduler(ShimmedScheduler* scheduler) {
   // A write takes effect one tick (1 us, the simulation's resolution) after the instant the
   // scheduler acted at: its cycles take no simulated time under the shim, but a real API
   // request lands after the events it answers, never at their instant (clock.hpp).
+  api_.hold_request_changes();
   api_.set_before_request([this](const ApiRequest& request) {
     if (request.method == "GET") return;
     const SimTime t = std::min(options_.until, shim_time_ + Duration::micros(1));
@@ -118,9 +119,13 @@ std::string ClockDriver::shimmed_step(std::chrono::steady_clock::time_point now,
   shim_quiet_since_ = {};
   // Quiet: move to the earlier of the next cluster event and the scheduler's next timer
   // (rounded up to the simulation's microsecond).
-  const SimTime event = sim_.has_work() ? sim_.next_event_time() : SimTime::never();
+  // The changes of the scheduler's own writes, held back from its watches, are events of
+  // the instant they took effect at (one tick after its clock).
+  const bool held = api_.watch_events_held();
+  const SimTime event = std::min(sim_.has_work() ? sim_.next_event_time() : SimTime::never(),
+                                 held ? sim_.now() : SimTime::never());
   const SimTime timer = st->deadline_ns < 0 ? SimTime::never() : SimTime::at(Duration::micros((st->deadline_ns + 999) / 1000));
-  if (options_.end_with_workload && sim_.arrivals_done() && !sim_.has_work() &&
+  if (options_.end_with_workload && sim_.arrivals_done() && !sim_.has_work() && !held &&
       (api_.given_up_external_pods() == 0 || sim_.now() - last_event_sim_ >= Duration::seconds(330)))
     return "workload finished";
   SimTime next = std::min(event, timer);
@@ -138,6 +143,7 @@ std::string ClockDriver::shimmed_step(std::chrono::steady_clock::time_point now,
   } else {
     last_event_sim_ = next;
     sim_.advance_to(next);
+    api_.release_watch_events();
   }
   api_.notify_watchers();
   shimmed_->advance(next.micros() * 1000);

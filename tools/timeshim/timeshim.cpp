@@ -143,6 +143,7 @@ struct Thread {
   std::int64_t deadline = 0;    // virtual ns
   bool wake_sent = false;       // PTRACE_INTERRUPT sent for the deadline
   std::uint64_t remaining = 0;  // nanosleep's rem pointer (relative sleeps), 0: none
+  bool parked = false;          // Go's sysmon, held stopped for the whole run (see timeshim.hpp)
 };
 
 struct Client {
@@ -201,6 +202,8 @@ class Shim {
   void on_seccomp(pid_t tid);
   void on_syscall_exit(pid_t tid);
   void edit_auxv(pid_t tid);
+  void pin_go_runtime(pid_t tid);
+  void park(pid_t tid);
   void start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline);
   void wake_due();
   void arm_timer();
@@ -216,6 +219,8 @@ class Shim {
   Options opt_;
   std::int64_t epoch_ = 0, wall0_ = 0, virtual_ = 0, reads_ = 0;
   pid_t main_pid_ = -1;
+  bool go_runtime_ = false;  // the program is a Go binary whose cputicks the shim patched
+  pid_t sysmon_tid_ = -1;    // Go's sysmon thread: the program's first thread clone
   int exit_status_ = 0;
   std::map<pid_t, Thread> threads_;
   int epoll_ = -1, signal_fd_ = -1, timer_fd_ = -1, listen_fd_ = -1;
@@ -292,6 +297,82 @@ void Shim::edit_auxv(pid_t tid) {
       write_mem(tid, entry[1], bytes, sizeof bytes);
     }
   }
+}
+
+// Go's runtime takes two decisions from the machine rather than from its inputs (Go 1.19,
+// src/runtime): (1) each thread's random state, which picks where a map iteration starts and
+// which ready case a select takes, is seeded from the time-stamp counter (proc.go
+// mcommoninit: int64Hash(cputicks(), ...)); (2) sysmon, a thread paced by real-time sleeps,
+// retakes the P of a thread in a system call, starts threads for overdue timers, polls the
+// network and forces a garbage collection every 2 minutes, at moments set by how the kernel
+// schedules threads, so goroutines ran in a different order from run to run. The shim pins
+// both for a Go program on x86-64 (found by its cputicks, below):
+// - cputicks (asm_amd64.s: RDTSCP, or MFENCE; LFENCE; RDTSC) is patched to return 0, so the
+//   threads' random states come from --seed's AT_RANDOM bytes and the thread's id alone.
+//   cputicks feeds nothing else unless block/mutex profiling or tracing is on.
+// - sysmon (the program's first thread: proc.go main starts it with newm(sysmon, ...) before
+//   anything else) is held stopped. What it would do is not needed here: goroutines yield at
+//   their blocking points; the garbage collector runs on allocation (GOGC), preempts through
+//   its own signals, and with GOMAXPROCS=1 the thread that waits in the network poller is the
+//   one that runs the timers; the program's system calls do not block (sockets are
+//   non-blocking), so no P needs retaking.
+// A non-Go program, or a Go build without that code, runs unchanged.
+void Shim::pin_go_runtime(pid_t tid) {
+  // The cputicks body from the RDTSCP to the JMP back after RDTSC.
+  static const unsigned char kCputicks[] = {0x0f, 0x01, 0xf9, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x01, 0xd0, 0x48, 0x89, 0x44,
+                                            0x24, 0x08, 0xc3, 0x0f, 0xae, 0xf0, 0x0f, 0xae, 0xe8, 0x0f, 0x31, 0xeb};
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/maps", tid);
+  FILE* maps = std::fopen(path, "r");
+  if (!maps) return;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> text;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long long lo = 0, hi = 0;
+    char perms[8] = {};
+    if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[2] == 'x')
+      text.emplace_back(lo, hi);
+  }
+  std::fclose(maps);
+  std::vector<unsigned char> chunk;
+  std::uint64_t found = 0;
+  for (const auto& [lo, hi] : text) {
+    constexpr std::uint64_t kChunk = 1 << 22;
+    for (std::uint64_t at = lo; at < hi && !found; at += kChunk) {
+      const std::uint64_t n = std::min<std::uint64_t>(hi - at, kChunk + sizeof kCputicks);  // overlap
+      chunk.resize(n);
+      if (!read_mem(tid, at, chunk.data(), n)) break;
+      auto it = std::search(chunk.begin(), chunk.end(), std::begin(kCputicks), std::end(kCputicks));
+      if (it != chunk.end()) found = at + static_cast<std::uint64_t>(it - chunk.begin());
+    }
+    if (found) break;
+  }
+  if (!found) return;
+  // RDTSCP -> XOR EAX,EAX; CDQ (RAX = RDX = 0); MFENCE -> the same; RDTSC -> a 2-byte NOP.
+  // Text pages are read-only: PTRACE_POKETEXT writes them (process_vm_writev would not).
+  auto patch = [&](std::uint64_t addr, std::initializer_list<unsigned char> bytes) {
+    const std::uint64_t word_addr = addr & ~std::uint64_t{7};
+    const std::size_t off = addr - word_addr;
+    unsigned char word[16];
+    if (!read_mem(tid, word_addr, word, sizeof word)) return false;
+    std::copy(bytes.begin(), bytes.end(), word + off);
+    for (std::size_t w = 0; w < (off + bytes.size() + 7) / 8; ++w) {
+      std::uint64_t value = 0;
+      std::memcpy(&value, word + 8 * w, 8);
+      if (ptrace(PTRACE_POKETEXT, tid, reinterpret_cast<void*>(word_addr + 8 * w), reinterpret_cast<void*>(value)) != 0)
+        return false;
+    }
+    return true;
+  };
+  go_runtime_ = patch(found, {0x31, 0xc0, 0x99}) && patch(found + 16, {0x31, 0xc0, 0x99}) && patch(found + 22, {0x66, 0x90});
+  if (opt_.verbose)
+    std::fprintf(stderr, "timeshim: Go runtime: cputicks at 0x%llx %s\n", static_cast<unsigned long long>(found),
+                 go_runtime_ ? "patched" : "NOT patched");
+}
+
+void Shim::park(pid_t tid) {
+  threads_[tid].parked = true;
+  if (opt_.verbose) std::fprintf(stderr, "timeshim: [%d] Go's sysmon held stopped\n", tid);
 }
 
 void Shim::start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline) {
@@ -414,12 +495,22 @@ void Shim::on_stop(pid_t tid, int status) {
     if (static_cast<pid_t>(former) != tid) threads_.erase(static_cast<pid_t>(former));
     threads_[tid] = Thread{};
     edit_auxv(tid);
+    pin_go_runtime(tid);
   } else if (sig == SIGTRAP && (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK)) {
     unsigned long child = 0;
-    if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child) == 0) threads_[static_cast<pid_t>(child)];
+    if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child) == 0) {
+      const pid_t c = static_cast<pid_t>(child);
+      const bool seen = threads_.count(c) != 0;  // its first stop may come before this event
+      threads_[c];
+      if (go_runtime_ && sysmon_tid_ < 0 && event == PTRACE_EVENT_CLONE && tid == main_pid_) {
+        sysmon_tid_ = c;
+        if (seen) ptrace(PTRACE_INTERRUPT, c, nullptr, nullptr);  // parked at its next stop
+      }
+    }
   } else if (event != 0) {
     // PTRACE_EVENT_STOP: a new thread's first stop, the stop after PTRACE_INTERRUPT, or a
     // group stop (job control is not supported: the program keeps running).
+    if (tid == sysmon_tid_) return park(tid);
   } else {
     ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));  // deliver the signal
     return;
@@ -480,6 +571,7 @@ void Shim::arm_timer() {
 // shim does not virtualize.
 bool Shim::quiet() {
   for (const auto& [tid, t] : threads_) {
+    if (t.parked) continue;
     if (t.wake_sent) return false;
     char path[64];
     std::snprintf(path, sizeof path, "/proc/%d/stat", tid);

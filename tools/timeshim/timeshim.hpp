@@ -45,6 +45,11 @@
 //   epoll 0 events, sleeps 0. A real signal that interrupts such a wait makes it return
 //   -EINTR (nanosleep writes the virtual time remaining). A deadline already reached returns
 //   at once.
+// - A Go program on x86-64 (recognized by its runtime's cputicks code) is pinned where Go
+//   1.19's runtime takes decisions from the machine: cputicks (the time-stamp counter, which
+//   seeds each thread's random state: map iteration starts, select choices) is patched to
+//   read 0, and sysmon (its first thread, paced by real-time sleeps) is held stopped for the
+//   whole run (timeshim.cpp, pin_go_runtime, says why either is safe). --verbose reports both.
 // - Relative sleeps of at most --real-sleep-max (default 10 ms) run in real time: Go's
 //   runtime usleep (sysmon's 20 us-10 ms pacing, spinning back-off) paces CPU work, not time,
 //   and virtualizing it would make an idle program look busy.
@@ -57,7 +62,8 @@
 //   the Unix stream socket SOCKET; one line per request, one line per answer:
 //     STATUS            -> "now <ns> quiet <0|1> deadline <ns|-1> threads <n> reads <n>"
 //         now: virtual ns; quiet = 1 when every thread of the target is blocked in an
-//         untimed wait (futex, epoll, pause, waitid/wait4, read of a pipe...), in a short real
+//         untimed wait (futex, epoll, pause, waitid/wait4, read of a pipe...; a held sysmon
+//         counts as blocked), in a short real
 //         sleep (see --real-sleep-max: Go's sysmon paces itself so while it waits for virtual
 //         time to pass), or in a timed wait on a virtual deadline, i.e. nothing will happen until virtual time moves or
 //         something outside the target writes to it; deadline: the earliest virtual deadline
