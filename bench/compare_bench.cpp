@@ -43,7 +43,7 @@ void BM_Compare(benchmark::State& state, const char* scenario_file) {
     spec.inputs = std::move(sc.inputs);
     spec.scheduler_config = sc.scheduler_config;
     spec.options.model = ModelConfig::realistic();
-    spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+    spec.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}, {}, {}};
     spec.contenders = parse_contenders(contenders);
     spec.seeds = 5;
     spec.version = "bench";

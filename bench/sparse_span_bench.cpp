@@ -54,7 +54,7 @@ void ScenarioWithReports(benchmark::State& state) {
   std::size_t samples = 0, bytes = 0;
   for (auto _ : state) {
     Scenario sc = read_scenario("sparse.yaml", YAML::Load(text));
-    const ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+    const ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}, {}, {}};
     SimulationOptions options;
     options.model = ModelConfig::load("realistic");
     RunPipeline run(std::move(sc.inputs), options, &report, "bench");

@@ -90,9 +90,9 @@ std::string study_bar_chart(const GangRunResult& r) {
   }
   svg::draw_y_axis(out, f, "seconds", "");
   svg::draw_legend(out, f,
-                   {{"supersteps", colors[0], svg::LegendMark::kBox},
-                    {"checkpoint penalties", colors[1], svg::LegendMark::kBox},
-                    {"deletion, gang wait, start-up", colors[2], svg::LegendMark::kBox}},
+                   {{.label = "supersteps", .color = colors[0], .mark = svg::LegendMark::kBox, .dash = {}, .stroke = {}},
+                    {.label = "checkpoint penalties", .color = colors[1], .mark = svg::LegendMark::kBox, .dash = {}, .stroke = {}},
+                    {.label = "deletion, gang wait, start-up", .color = colors[2], .mark = svg::LegendMark::kBox, .dash = {}, .stroke = {}}},
                    {});
   svg::close_svg(out);
   return out;

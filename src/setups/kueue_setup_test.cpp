@@ -70,7 +70,7 @@ SimulationInputs inputs(std::vector<WorkloadJob> jobs) {
   in.priority_classes = {PriorityClass{"low", -10}, PriorityClass{"high", 10}};
   in.workload.jobs = std::move(jobs);
   in.scheduler = default_scheduler_config(in.resource_names);  // the cluster's kube-scheduler
-  apply_setup(find_setup("kueue"), in, SetupOptions{config_file()});
+  apply_setup(find_setup("kueue"), in, SetupOptions{.config_file = config_file(), .pod_groups = {}});
   return in;
 }
 

@@ -16,7 +16,7 @@ BspClusterEnv::BspClusterEnv(const std::string& scenario_path, const std::string
   bsp::check_env_settings(env_);
   if (model_.empty()) model_ = scenario_.model.empty() ? "realistic" : scenario_.model;
   report_ = ReportSettings{scenario_.name, scenario_.capacity_milli, scenario_.sample_interval, scenario_.tenants, true,
-                           setup_parameters(scenario_.schedulers)};
+                           setup_parameters(scenario_.schedulers), {}, {}};
   if (scenario_.duration) until_ = SimTime::at(*scenario_.duration);
 }
 

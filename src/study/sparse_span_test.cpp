@@ -57,7 +57,7 @@ TEST(SparseSpan, ScenarioOf1e9SecondsKeepsBoundedSamples) {
       "      - [0, 1, 1G, 1, 1000000000]\n"
       "      - [500000000, 1, 1G, 2, 60]\n";
   Scenario sc = read_scenario("sparse.yaml", YAML::Load(text));
-  const ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}};
+  const ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}, {}, {}};
   SimulationOptions options;
   options.model = ModelConfig::load("realistic");
   RunPipeline run(std::move(sc.inputs), options, &report, "test");

@@ -345,7 +345,7 @@ YAML::Node find_yaml_path(YAML::Node node, const std::vector<std::string>& keys,
         next = node[static_cast<std::size_t>(*index)];
         found = true;
       } else {
-        for (const YAML::Node e : node)
+        for (const YAML::Node& e : node)
           if (e.IsMap())
             for (const char* field : {"namespace", "name"})
               if (const YAML::Node f = e[field]; f && f.IsScalar() && f.Scalar() == k) {
