@@ -27,7 +27,7 @@ void ClockDriver::set_shimmed_scheduler(ShimmedScheduler* scheduler) {
   // A write takes effect one tick (1 us, the simulation's resolution) after the instant the
   // scheduler acted at: its cycles take no simulated time under the shim, but a real API
   // request lands after the events it answers, never at their instant (clock.hpp).
-  api_.hold_request_changes();
+  api_.locked([&] { api_.hold_request_changes(); });  // serve is already listening
   api_.set_before_request([this](const ApiRequest& request) {
     if (request.method == "GET") return;
     const SimTime t = std::min(options_.until, shim_time_ + Duration::micros(1));
