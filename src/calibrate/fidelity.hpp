@@ -6,7 +6,8 @@
 //   start-up      Started - Scheduled, measured and simulated, of the jobs whose Scheduled
 //                 Event was measured (the real files miss it for the last pods of a run)
 // and per run the makespan (the last completion seen) and the mean wait, against the
-// measured runs' range (min-max). KS distance, ECDFs and a QQ plot per distribution.
+// measured runs' range (min-max). KS distance, ECDFs and a QQ plot per distribution. A
+// replay of a run stamped by the Batkube submitter is stamped the same way (observer.hpp).
 #pragma once
 
 #include <cstdint>
