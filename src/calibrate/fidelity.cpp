@@ -119,7 +119,10 @@ FidelityResult replay_measured_runs(const std::vector<MeasuredRun>& runs,
         timelines.push_back(t);
         job_of.push_back(i);
       }
-      if (run.stamped_by_batkube_submitter) timelines = observe_like_batkube_submitter(timelines);
+      if (run.stamped_by_batkube_submitter) {
+        timelines = observe_like_batkube_submitter(timelines);
+        r.stamped_by_batkube_submitter = true;
+      }
       RunFigures f;
       f.label = "replay of " + run.source + ", seed " + std::to_string(seed);
       double sum = 0;
@@ -178,7 +181,12 @@ std::string fidelity_report_html(const FidelityResult& r) {
       "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
       "</style>\n</head>\n<body>\n<h1>kubesim fidelity: measured runs beside simulated replays</h1>\n";
   out += "<p>Model <b>" + esc(r.model) + "</b>; each measured run replayed with its own submission times, seeds 1.." +
-         std::to_string(r.seeds) + ".</p>\n";
+         std::to_string(r.seeds) +
+         (r.stamped_by_batkube_submitter
+              ? "; the replays' pods stamped as the Batkube submitter stamped the measured ones (one Event "
+                "handler, its Scheduled GETs through a 5 QPS / burst 10 client: src/calibrate/observer.hpp)"
+              : "") +
+         ".</p>\n";
   auto verdict = [](bool inside) {
     return std::string(inside ? "<span class=\"inside\">inside</span>" : "<span class=\"outside\">outside</span>");
   };

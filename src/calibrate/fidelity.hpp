@@ -32,6 +32,7 @@ struct FidelityResult {
   std::vector<RunFigures> measured;
   std::vector<RunFigures> simulated;  // per measured run, seeds 1..S (run-major)
   std::uint64_t seeds = 0;
+  bool stamped_by_batkube_submitter = false;  // the replays went through observer.hpp
   double ks_wait = 0;
   double ks_startup = 0;
   // Mean over seeds of each replay, then over runs; and the measured range.

@@ -36,8 +36,9 @@ class TokenBucket {
 };
 
 // The Event fields of a timeline, in the order same-instant arrivals are handled.
-constexpr double PodTimeline::*kEventFields[] = {&PodTimeline::scheduled, &PodTimeline::pulling, &PodTimeline::pulled,
-                                                 &PodTimeline::created,   &PodTimeline::started, &PodTimeline::finished};
+constexpr double PodTimeline::*kEventFields[] = {&PodTimeline::scheduled, &PodTimeline::pulling,
+                                                 &PodTimeline::pulled,    &PodTimeline::created,
+                                                 &PodTimeline::started,   &PodTimeline::finished};
 
 }  // namespace
 
@@ -84,17 +85,17 @@ std::vector<PodTimeline> observe_like_batkube_submitter(const std::vector<PodTim
 }
 
 std::vector<HeldStamps> held_by_batkube_submitter(const MeasuredRun& run, ClientRateLimit limit, double round_trip,
-                                            double queued) {
-  // Token takers in time order: creations (kind 0) and Scheduled GETs (kind 1, with the pod).
-  std::vector<std::tuple<double, int, std::size_t>> takers;
-  for (std::size_t i = 0; i < run.pods.size(); ++i) {
-    if (known(run.pods[i].submitted)) takers.emplace_back(run.pods[i].submitted, 0, i);
-    if (known(run.pods[i].scheduled)) takers.emplace_back(run.pods[i].scheduled, 1, i);
+                                                  double queued) {
+  // Token takers in time order: creations (kind 0) and Scheduled GETs (kind 1).
+  std::vector<std::pair<double, int>> takers;
+  for (const auto& p : run.pods) {
+    if (known(p.submitted)) takers.emplace_back(p.submitted, 0);
+    if (known(p.scheduled)) takers.emplace_back(p.scheduled, 1);
   }
   std::sort(takers.begin(), takers.end());
   TokenBucket bucket(limit);
   std::vector<double> held_grants;  // sorted: takers are in time order
-  for (const auto& [at, kind, pod] : takers) {
+  for (const auto& [at, kind] : takers) {
     // A stamp is a grant (plus the round trip), so the replay never overdraws the bucket:
     // creation stamps come a little after their request, and they are floored the same way.
     // A GET waited when the bucket was below one token after the previous grant and has

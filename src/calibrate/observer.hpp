@@ -27,7 +27,7 @@
 namespace kubesim::calibrate {
 
 struct ClientRateLimit {
-  double qps = 5;    // client-go DefaultQPS
+  double qps = 5;     // client-go DefaultQPS
   double burst = 10;  // client-go DefaultBurst
 };
 
@@ -43,14 +43,15 @@ std::vector<PodTimeline> observe_like_batkube_submitter(const std::vector<PodTim
 // The measured side, read back: which stamps of one run the limiter held. Replays the bucket
 // over the run's stamps in time order (a Scheduled GET taken at its stamp, a Job creation at
 // its submission stamp): a GET that came when the previous grant had left less than one token
-// and found at most one token plus `round_trip` of refill had waited for its token (its stamp comes the GET's round trip after the grant: consecutive held
-// stamps on the testbed are 0.196-0.213 s apart, not 0.200), so its stamp is the limiter's; so
-// is every Event stamp within `queued` after it (queued behind the GET, handled at once).
-// Returns per pod (same order as run.pods) which of its stamps were held.
+// and found at most one token plus `round_trip` of refill had waited for its token (its stamp
+// comes the GET's round trip after the grant: consecutive held stamps on the testbed are
+// 0.196-0.213 s apart, not 0.200), so its stamp is the limiter's; so is every Event stamp
+// within `queued` after it (queued behind the GET, handled at once). Returns per pod (same
+// order as run.pods) which of its stamps were held.
 struct HeldStamps {
   bool scheduled = false, pulling = false, pulled = false, created = false, started = false;
 };
 std::vector<HeldStamps> held_by_batkube_submitter(const MeasuredRun& run, ClientRateLimit limit = {},
-                                            double round_trip = 0.03, double queued = 0.003);
+                                                  double round_trip = 0.03, double queued = 0.003);
 
 }  // namespace kubesim::calibrate

@@ -24,7 +24,8 @@ TEST(BatkubeSubmitter, EleventhGetOfAWaveWaitsForTheLimiterAndQueuesTheEventsBeh
   const auto seen = observe_like_batkube_submitter(wave());
   // The bucket is full (10 tokens): ten GETs at once, then one every 1/5 s.
   for (std::size_t i = 0; i < 10; ++i) EXPECT_DOUBLE_EQ(seen[i].scheduled, 100.0) << i;
-  for (std::size_t i = 10; i < 15; ++i) EXPECT_NEAR(seen[i].scheduled, 100.0 + 0.2 * static_cast<double>(i - 9), 1e-9) << i;
+  for (std::size_t i = 10; i < 15; ++i)
+    EXPECT_NEAR(seen[i].scheduled, 100.0 + 0.2 * static_cast<double>(i - 9), 1e-9) << i;
   // Every Pulling (at 100.5) waited in the one handler's queue until the last GET (101.0).
   for (const auto& p : seen) EXPECT_NEAR(p.pulling, 101.0, 1e-9);
   // Started arrived after: as it happened.

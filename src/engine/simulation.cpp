@@ -29,7 +29,8 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
     // Both loops start at the scheduler's start, some instant before time 0 (ModelConfig).
     RandomStream rng(options_.seed, "scheduler/queue-flush-phase");
     QueueConfig& q = inputs.scheduler.queue;
-    const auto start = static_cast<std::int64_t>(rng.uniform_below(static_cast<std::uint64_t>(q.leftover_flush_period.micros())));
+    const auto period = static_cast<std::uint64_t>(q.leftover_flush_period.micros());
+    const auto start = static_cast<std::int64_t>(rng.uniform_below(period));
     q.leftover_flush_phase = Duration::micros(start);
     q.backoff_flush_phase = Duration::micros(start % q.backoff_flush_period.micros());
   }
