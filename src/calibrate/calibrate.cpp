@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "calibrate/observer.hpp"
 #include "core/error.hpp"
 #include "engine/model_config.hpp"
 #include "report/svg_chart.hpp"
@@ -18,6 +19,8 @@ struct IntervalSpec {
   const char* key;
   const char* interval;
   double (*measure)(const PodTimeline&);
+  bool HeldStamps::*from;  // the interval's ends, in the measuring client's stamps
+  bool HeldStamps::*to;
 };
 
 double pod_startup(const PodTimeline& p) { return p.pulling - p.scheduled; }
@@ -255,11 +258,19 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
     c.latencies.push_back(std::move(f));
   }
   static const IntervalSpec kKubeletSteps[] = {
-      {"podStartup", "Scheduled -> Pulling", pod_startup},
-      {"imagePull", "Pulling -> Pulled", image_pull},
-      {"containerCreate", "Pulled -> Created", container_create},
-      {"containerStart", "Created -> Started", container_start},
+      {"podStartup", "Scheduled -> Pulling", pod_startup, &HeldStamps::scheduled, &HeldStamps::pulling},
+      {"imagePull", "Pulling -> Pulled", image_pull, &HeldStamps::pulling, &HeldStamps::pulled},
+      {"containerCreate", "Pulled -> Created", container_create, &HeldStamps::pulled, &HeldStamps::created},
+      {"containerStart", "Created -> Started", container_start, &HeldStamps::created, &HeldStamps::started},
   };
+  // Stamps the measuring client held (observer.hpp): a Scheduled stamped late by its
+  // client-side limit, an Event queued behind such a GET. An interval with a held end is the
+  // client's, not the cluster's, so the kubelet's steps are fitted without them (`kubesim
+  // fidelity` puts the replays through the same client).
+  std::vector<std::vector<HeldStamps>> held;
+  for (const auto& run : runs)
+    held.push_back(run.stamped_by_batkube_submitter ? held_by_batkube_submitter(run)
+                                                    : std::vector<HeldStamps>(run.pods.size()));
   StallSplit stalls;
   Downloads downloads;
   for (const auto& step : kKubeletSteps) {
@@ -267,8 +278,16 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
     f.key = step.key;
     f.interval = step.interval;
     bool precise_pull = false;
-    for (const auto& run : runs)
-      for (const auto& p : run.pods) {
+    std::size_t skipped_held = 0;
+    for (std::size_t r = 0; r < runs.size(); ++r)
+      for (std::size_t i = 0; i < runs[r].pods.size(); ++i) {
+        const PodTimeline& p = runs[r].pods[i];
+        // (A pull's duration from its Pulled message is the kubelet's own, never held.)
+        const bool pull_message = f.key == "imagePull" && known(p.pull_duration);
+        if (!pull_message && (held[r][i].*step.from || held[r][i].*step.to)) {
+          ++skipped_held;
+          continue;
+        }
         const double d = step.measure(p);
         // Truncated ends can read a short interval slightly negative: kept, or the mean would
         // be biased; a fine-grained negative interval is out of order and skipped.
@@ -281,6 +300,11 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
       }
     if (f.measured.empty())
       throw InputError(runs.front().source, 0, std::string("no pod has both timestamps of ") + step.interval + " (" + step.key + ")");
+    if (skipped_held > 0) {
+      f.skipped += skipped_held;
+      f.interval += ", without the " + std::to_string(skipped_held) +
+                    " pods with an end stamped late by the submitter's client limit (observer.hpp)";
+    }
     const double res_a = f.key == "podStartup" ? sched_res : ks_res;
     const bool exact = f.key == "imagePull" && precise_pull;
     // The kubelet learns of the binding through its watch: podStartup is what remains of

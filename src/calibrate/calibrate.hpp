@@ -32,6 +32,8 @@
 //                    independent; a watch stream delivers in order (the simulation too),
 //                    so when the delay's spread is not small against the gaps between
 //                    creations, measured delays are longer than the per-event draw.
+// Measurements stamped by the Batkube submitter (MeasuredRun::stamped_by_batkube_submitter,
+// observer.hpp) leave out of each kubelet step the pods with an end that client held.
 // Criteria in fit.hpp. Not fitted (no measurement isolates them): schedulingCycle,
 // bindLatency, statusPatchLatency (kept, and said so in the file).
 #pragma once

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "calibrate/fit.hpp"
+#include "calibrate/observer.hpp"
 #include "report/svg_chart.hpp"
 
 namespace kubesim::calibrate {
@@ -97,20 +98,41 @@ FidelityResult replay_measured_runs(const std::vector<MeasuredRun>& runs,
       CompletionTimes completions(sim);
       sim.add_listener(&completions);
       sim.run();
-      RunFigures f;
-      f.label = "replay of " + run.source + ", seed " + std::to_string(seed);
-      double sum = 0;
+      // The replay's pods as the measuring client would have stamped them: the instants
+      // themselves, or through the Batkube submitter (observer.hpp) when it wrote the run.
       const auto& jobs = sim.workload().jobs;
+      std::vector<PodTimeline> timelines;
+      std::vector<std::size_t> job_of;
       for (std::size_t i = 0; i < jobs.size(); ++i) {
         const PodId pod = sim.job_pods()[i];
         if (!pod.valid()) continue;
         const Pod& p = sim.store().pod(pod);
-        if (p.started.is_never()) continue;
-        f.waits.push_back((p.started - jobs[i].submit).to_seconds());
+        auto seconds = [](SimTime t) { return t.is_never() ? kUnknown : t.to_seconds(); };
+        PodTimeline t;
+        t.submitted = jobs[i].submit.to_seconds();
+        t.scheduled = seconds(p.scheduled);
+        t.pulling = seconds(p.pulling);
+        t.pulled = seconds(p.pulled);
+        t.created = seconds(p.container_created);
+        t.started = seconds(p.started);
+        t.finished = seconds(completions.at(pod));
+        timelines.push_back(t);
+        job_of.push_back(i);
+      }
+      if (run.stamped_by_batkube_submitter) {
+        timelines = observe_like_batkube_submitter(timelines);
+        r.stamped_by_batkube_submitter = true;
+      }
+      RunFigures f;
+      f.label = "replay of " + run.source + ", seed " + std::to_string(seed);
+      double sum = 0;
+      for (std::size_t k = 0; k < timelines.size(); ++k) {
+        const PodTimeline& t = timelines[k];
+        if (!known(t.started)) continue;
+        f.waits.push_back(t.started - t.submitted);
         sum += f.waits.back();
-        if (scheduled_seen.count(jobs[i].id)) f.startups.push_back((p.started - p.scheduled).to_seconds());
-        const SimTime done = completions.at(pod);
-        if (!done.is_never()) f.makespan = std::max(f.makespan, done.to_seconds());
+        if (scheduled_seen.count(jobs[job_of[k]].id) && known(t.scheduled)) f.startups.push_back(t.started - t.scheduled);
+        if (known(t.finished)) f.makespan = std::max(f.makespan, t.finished);
       }
       f.mean_wait = f.waits.empty() ? 0 : sum / static_cast<double>(f.waits.size());
       sim.store().remove_listener(&completions);
@@ -159,7 +181,12 @@ std::string fidelity_report_html(const FidelityResult& r) {
       "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
       "</style>\n</head>\n<body>\n<h1>kubesim fidelity: measured runs beside simulated replays</h1>\n";
   out += "<p>Model <b>" + esc(r.model) + "</b>; each measured run replayed with its own submission times, seeds 1.." +
-         std::to_string(r.seeds) + ".</p>\n";
+         std::to_string(r.seeds) +
+         (r.stamped_by_batkube_submitter
+              ? "; the replays' pods stamped as the Batkube submitter stamped the measured ones (one Event "
+                "handler, its Scheduled GETs through a 5 QPS / burst 10 client: src/calibrate/observer.hpp)"
+              : "") +
+         ".</p>\n";
   auto verdict = [](bool inside) {
     return std::string(inside ? "<span class=\"inside\">inside</span>" : "<span class=\"outside\">outside</span>");
   };

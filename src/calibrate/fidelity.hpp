@@ -6,7 +6,8 @@
 //   start-up      Started - Scheduled, measured and simulated, of the jobs whose Scheduled
 //                 Event was measured (the real files miss it for the last pods of a run)
 // and per run the makespan (the last completion seen) and the mean wait, against the
-// measured runs' range (min-max). KS distance, ECDFs and a QQ plot per distribution.
+// measured runs' range (min-max). KS distance, ECDFs and a QQ plot per distribution. A
+// replay of a run stamped by the Batkube submitter is stamped the same way (observer.hpp).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,7 @@ struct FidelityResult {
   std::vector<RunFigures> measured;
   std::vector<RunFigures> simulated;  // per measured run, seeds 1..S (run-major)
   std::uint64_t seeds = 0;
+  bool stamped_by_batkube_submitter = false;  // the replays went through observer.hpp
   double ks_wait = 0;
   double ks_startup = 0;
   // Mean over seeds of each replay, then over runs; and the measured range.

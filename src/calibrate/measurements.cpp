@@ -61,6 +61,8 @@ MeasuredRun read_measured_jobs_csv(const std::string& path, const Workload& work
   run.source = path;
   run.submission_watch_hops = 2;
   run.finish_meaning = "the Job's status.succeeded == 1 seen by the submitter";
+  // The real-cluster columns are the Batkube submitter's (real-cluster-experiment/main.go).
+  run.stamped_by_batkube_submitter = true;
   std::map<std::string, const WorkloadJob*> jobs_by_id;
   for (const auto& j : workload.jobs) jobs_by_id.emplace(j.id, &j);
 

@@ -51,6 +51,9 @@ struct MeasuredRun {
   // (Job controller, then scheduler), 1 for a bare pod.
   int submission_watch_hops = 2;
   std::string finish_meaning;  // what `finished` is, for the model file's comments
+  // Whether the stamps are the Batkube submitter's (observer.hpp: when one client handled
+  // each Event, its Scheduled GETs held by a 5 QPS limit), not the Events' own times.
+  bool stamped_by_batkube_submitter = false;
   // Cells or objects that could not be used, by reason (in first-seen order).
   SkippedJobs skipped;
 };

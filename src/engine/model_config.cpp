@@ -248,6 +248,10 @@ ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std:
       if (!minor || *minor < 18 || *minor > 26)
         throw InputError(name_or_path, line, "schedulerVersion must be 1.18 to 1.26, got \"" + value + "\"");
       m.scheduler_minor_version = static_cast<int>(*minor);
+    } else if (key == "queueFlushPhase") {
+      if (value != "zero" && value != "random")
+        throw InputError(name_or_path, line, "queueFlushPhase must be zero or random, got \"" + value + "\"");
+      m.random_queue_flush_phase = value == "random";
     } else if (key == "base") {
       if (value != "ideal" && value != "realistic" && value != "batsim")
         throw InputError(name_or_path, line, "base must be ideal, realistic or batsim, got \"" + value + "\"");
@@ -273,7 +277,7 @@ ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std:
                            "podStartupStallProbabilityAfterStalled, imagePull, imagePullFirst, containerCreate, "
                            "containerStart, statusUpdateLatency, plegRelistPeriod, jobControllerVersion, "
                            "nodeMonitorGracePeriod, defaultTolerationSeconds, containersExitOnSigterm, schedulerVersion, "
-                           "addonPods, base, batsimServerLatency or batsimNodeLatency)");
+                           "queueFlushPhase, addonPods, base, batsimServerLatency or batsimNodeLatency)");
     }
   }
   return m;
@@ -308,6 +312,7 @@ std::string ModelConfig::describe() const {
          ", statusUpdateLatency " + kubelet.status_update.to_string() +
          ", plegRelistPeriod " + format_seconds(kubelet.pleg_relist_period) +
          (scheduler_minor_version != 26 ? ", schedulerVersion 1." + std::to_string(scheduler_minor_version) : "") +
+         (random_queue_flush_phase ? ", queueFlushPhase random" : "") +
          (addon_pods.empty() ? "" : ", " + std::to_string(addon_pods.size()) + " addon pod(s)") + ")";
 }
 

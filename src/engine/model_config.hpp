@@ -51,6 +51,12 @@ struct ModelConfig {
   // podMaxInUnschedulablePodsDuration, default 5 min (DefaultPodMaxInUnschedulablePodsDuration),
   // which the scheduler model otherwise follows (v1.26).
   int scheduler_minor_version = 26;
+  // Where kube-scheduler's queue flush loops tick in their periods (sched/scheduling_queue.hpp
+  // QueueConfig): false, at multiples of the period since time 0; true, at a phase drawn per
+  // seed (stream "scheduler/queue-flush-phase"), the same instant for both loops as upstream's
+  // PriorityQueue.Run starts them together: a real scheduler ran long before a run's time 0.
+  // Decides on the Batkube burst whether the waves lock to the 30 s flush (docs/fidelity.md).
+  bool random_queue_flush_phase = false;
 
   // Batsim's protocol latencies (sched/batch/batsim_protocol.hpp) for rigid parallel jobs
   // under the batch policies: a message from the master host to Batsim's server, and from a
@@ -76,7 +82,8 @@ struct ModelConfig {
   // statusUpdateLatency (distributions, see core/distribution.hpp) and plegRelistPeriod
   // (seconds), jobControllerVersion ("1.26" or "1.28": the Job controller's back-off
   // rules), nodeMonitorGracePeriod and defaultTolerationSeconds (seconds) and
-  // containersExitOnSigterm (true/false), schedulerVersion ("1.18" to "1.26"), addonPods (a list of {namespace, name, cpu,
+  // containersExitOnSigterm (true/false), schedulerVersion ("1.18" to "1.26"), queueFlushPhase
+  // ("zero" or "random"), addonPods (a list of {namespace, name, cpu,
   // memory, priorityClassName}). Throws InputError on bad input.
   static ModelConfig load(const std::string& name_or_path);
   // Parses a model file's text (`file` names it in errors) over the realistic defaults.

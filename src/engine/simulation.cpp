@@ -25,6 +25,15 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   };
   if (options_.model.scheduler_minor_version < 22)
     inputs.scheduler.queue.max_in_unschedulable = Duration::seconds(60);  // ModelConfig::scheduler_minor_version
+  if (options_.model.random_queue_flush_phase) {
+    // Both loops start at the scheduler's start, some instant before time 0 (ModelConfig).
+    RandomStream rng(options_.seed, "scheduler/queue-flush-phase");
+    QueueConfig& q = inputs.scheduler.queue;
+    const auto period = static_cast<std::uint64_t>(q.leftover_flush_period.micros());
+    const auto start = static_cast<std::int64_t>(rng.uniform_below(period));
+    q.leftover_flush_phase = Duration::micros(start);
+    q.backoff_flush_phase = Duration::micros(start % q.backoff_flush_period.micros());
+  }
   add_scheduler(
       [&](SchedulerHost& host) {
         auto s = std::make_unique<Scheduler>(store_, std::move(inputs.scheduler), options_.model.scheduler, options_.seed, host);

@@ -234,14 +234,16 @@ SimTime SchedulingQueue::oldest_unschedulable() const {
 }
 
 void QueueFlushTicks::arm(const SchedulingQueue& queue, const QueueConfig& config, SimTime now, SchedulerHost& host) {
-  auto arm_one = [&](SimTime earliest, Duration period, SimTime last_tick, SimTime& armed, bool strictly_after,
-                     bool backoff) {
+  auto arm_one = [&](SimTime earliest, Duration period, Duration phase, SimTime last_tick, SimTime& armed,
+                     bool strictly_after, bool backoff) {
     if (earliest.is_never()) return;
-    const std::int64_t p = period.micros();
-    std::int64_t t = (earliest.micros() + p - 1) / p * p;
+    const std::int64_t p = period.micros(), o = phase.micros();
+    // The first tick at or after `from` (phase o < p, so from - o + p > 0).
+    auto tick_from = [&](std::int64_t from) { return (from - o + p - 1 + p) / p * p - p + o; };
+    std::int64_t t = tick_from(earliest.micros());
     if (strictly_after && t == earliest.micros()) t += p;
     if (!last_tick.is_never() && t <= last_tick.micros()) t = last_tick.micros() + p;
-    if (t < now.micros()) t = (now.micros() + p - 1) / p * p;
+    if (t < now.micros()) t = tick_from(now.micros());
     const SimTime at = SimTime::at(Duration::micros(t));
     if (!armed.is_never() && armed <= at) return;
     armed = at;
@@ -249,10 +251,11 @@ void QueueFlushTicks::arm(const SchedulingQueue& queue, const QueueConfig& confi
               SchedulerEvent{backoff ? SchedulerEvent::Kind::kBackoffTick : SchedulerEvent::Kind::kLeftoverTick, PodId(),
                              NodeId()});
   };
-  arm_one(queue.next_backoff_expiry(), config.backoff_flush_period, last_backoff_, armed_backoff_, false, true);
+  arm_one(queue.next_backoff_expiry(), config.backoff_flush_period, config.backoff_flush_phase, last_backoff_,
+          armed_backoff_, false, true);
   const SimTime oldest = queue.oldest_unschedulable();
   arm_one(oldest.is_never() ? oldest : oldest + config.max_in_unschedulable, config.leftover_flush_period,
-          last_leftover_, armed_leftover_, true, false);
+          config.leftover_flush_phase, last_leftover_, armed_leftover_, true, false);
 }
 
 void QueueFlushTicks::on_tick(SchedulingQueue& queue, bool backoff, SimTime now) {

@@ -34,6 +34,11 @@ struct QueueConfig {
   Duration max_in_unschedulable = Duration::seconds(300);   // DefaultPodMaxInUnschedulablePodsDuration
   Duration backoff_flush_period = Duration::seconds(1);     // flushBackoffQCompleted
   Duration leftover_flush_period = Duration::seconds(30);   // flushUnschedulablePodsLeftover
+  // Where in its period each flush loop ticks: at phase + k * period. The loops start with
+  // the scheduler process (wait.Until), which in a real cluster ran long before the run's
+  // time 0: the model's queueFlushPhase random draws them; zero: at multiples of the period.
+  Duration backoff_flush_phase;
+  Duration leftover_flush_phase;
 };
 
 class SchedulingQueue {
@@ -147,7 +152,8 @@ class SchedulingQueue {
 // The queue's periodic flushes (internal/queue/scheduling_queue.go Run: the wait.Until loops
 // flushBackoffQCompleted every backoff_flush_period and flushUnschedulablePodsLeftover every
 // leftover_flush_period), as timer events armed only while they have work. Ticks fall on
-// multiples of the period since the start. Shared by every scheduler built on this queue.
+// the loop's phase plus multiples of its period (QueueConfig). Shared by every scheduler
+// built on this queue.
 class QueueFlushTicks {
  public:
   // Posts (through `host`, at Phase::kQueueTimer) a kBackoffTick / kLeftoverTick for the

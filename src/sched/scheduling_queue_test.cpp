@@ -263,6 +263,32 @@ TEST(SchedulingQueue, FlushUnschedulableLeftoverStrictlyAfterFiveMinutes) {
   EXPECT_EQ(q.where(pod(1)), Where::kActive);
 }
 
+// The flush loops tick at their phase plus multiples of the period (QueueConfig): a pod whose
+// back-off ends at 5.0 s is flushed at 5.3 s when the loop ticks at .3, and the leftover flush
+// of a pod unschedulable since 10 s (300 s and more) comes at the first tick after 310 s.
+TEST(QueueFlushTicks, TicksFallOnTheLoopsPhase) {
+  struct Posted : SchedulerHost {
+    std::vector<std::pair<SimTime, SchedulerEvent::Kind>> at;
+    void post(SimTime t, Phase, SchedulerEvent e) override { at.emplace_back(t, e.kind); }
+  } host;
+  QueueConfig config;
+  config.backoff_flush_phase = Duration::from_seconds(0.3);
+  config.leftover_flush_phase = Duration::from_seconds(12.3);
+  SchedulingQueue q{config};
+  q.add(pod(0), 0, sec(0));
+  q.add(pod(1), 0, sec(0));
+  const auto c0 = pop_expect(q, pod(0));
+  const auto c1 = pop_expect(q, pod(1));
+  q.add_unschedulable_if_not_present(pod(1), 0, c1, sec(10));
+  q.record_move_request();
+  q.add_unschedulable_if_not_present(pod(0), 0, c0, sec(4));  // back-off expires at 5
+  QueueFlushTicks ticks;
+  ticks.arm(q, config, sec(4), host);
+  ASSERT_EQ(host.at.size(), 2u);
+  EXPECT_EQ(host.at[0], std::make_pair(sec(5.3), SchedulerEvent::Kind::kBackoffTick));
+  EXPECT_EQ(host.at[1], std::make_pair(sec(312.3), SchedulerEvent::Kind::kLeftoverTick));
+}
+
 TEST(SchedulingQueue, Remove) {
   SchedulingQueue q{QueueConfig{}};
   q.add(pod(0), 0, sec(0));
