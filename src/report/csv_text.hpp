@@ -18,6 +18,10 @@
 
 #include "core/time.hpp"
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace kubesim {
 
 class CsvText {
@@ -28,12 +32,12 @@ class CsvText {
   static constexpr std::size_t kMaxFixed6Chars = 320;  // -DBL_MAX: sign, 309 digits, point, 6 decimals
   static std::size_t field_bound(std::string_view s) { return 2 * s.size() + 2; }
 
-  explicit CsvText(std::size_t expected_size) { buf_.resize(expected_size); }
+  explicit CsvText(std::size_t expected_size) { grow(expected_size); }
 
   // Makes room for `n` more bytes (growing the buffer if the expected size was short) and
   // returns where they go; done() then takes the end of what was written.
   char* room(std::size_t n) {
-    if (n > buf_.size() - used_) buf_.resize(std::max(2 * buf_.size(), used_ + n));
+    if (n > buf_.size() - used_) grow(std::max(2 * buf_.size(), used_ + n));
     return buf_.data() + used_;
   }
   void done(const char* end) { used_ = static_cast<std::size_t>(end - buf_.data()); }
@@ -74,6 +78,22 @@ class CsvText {
   static char* put_seconds(char* p, std::int64_t micros) { return write_seconds(p, micros); }
 
  private:
+  // Sizes the buffer to `size`. A buffer of megabytes is first offered transparent huge pages
+  // (as core/huge_pages.hpp does for the pod table; advice only), so that filling it takes a
+  // page fault per 2 MiB rather than per 4 KiB: on the NASA trace's 33 MB pods.csv those
+  // faults cost more than formatting the rows.
+  void grow(std::size_t size) {
+    buf_.reserve(size);
+#if defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+    const auto begin = reinterpret_cast<std::uintptr_t>(buf_.data());
+    const std::uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
+    const std::uintptr_t last = (begin + buf_.capacity()) & ~(kHugePage - 1);
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#endif
+    buf_.resize(size);
+  }
+
   std::string buf_;
   std::size_t used_ = 0;
 };

@@ -23,10 +23,8 @@ constexpr double kMaxSeconds = 1e12;  // ~31,700 years: larger values are corrup
 const std::string kDefaultScheduler = "default-scheduler";
 
 // The members of a job object that kubesim reads, as they appear in the file (the last of
-// duplicate keys wins, as with nlohmann); `line` is where the element starts.
+// duplicate keys wins, as with nlohmann).
 struct JobRecord {
-  int line = 0;
-  JsonValue::Kind kind = JsonValue::Kind::kObject;  // of the array element
   JsonValue id, subtime, res, walltime, profile;
 };
 
@@ -37,12 +35,16 @@ struct ProfileRecord {
   JsonValue type, delay, ret, cpu, memory, scheduler;
 };
 
-// The document's top level, read in one pass over the text.
+// The document's top level, from a first pass over the text that checks all of it. The jobs
+// array is only located and counted then: the second pass reads its elements straight into
+// the workload, with the profiles known, and keeps no per-job record.
 struct Document {
   bool root_is_object = false;
   JsonValue::Kind jobs = JsonValue::Kind::kAbsent;
   JsonValue::Kind profiles = JsonValue::Kind::kAbsent;
-  std::vector<JobRecord> job_records;
+  std::size_t jobs_offset = 0;  // where the (last) "jobs" array starts
+  int jobs_line = 1;
+  std::size_t job_count = 0;
   std::map<std::string, ProfileRecord, std::less<>> profile_records;  // name order, as nlohmann's
 };
 
@@ -94,18 +96,11 @@ Document scan_document(std::string_view text) {
     const std::string_view k = JsonCursor::text_of(key, scratch);
     if (k == "jobs" && in.peek() == '[') {
       doc.jobs = JsonValue::Kind::kArray;
-      doc.job_records.clear();
+      doc.jobs_offset = in.offset();
+      doc.jobs_line = in.line();
+      doc.job_count = 0;
       in.begin_array();
-      while (in.next_element()) {
-        JobRecord& r = doc.job_records.emplace_back();
-        const char c = in.peek();
-        r.line = in.line();
-        if (c == '{') {
-          read_fields(in, r, kJobFields);
-        } else {
-          r.kind = in.value().kind;
-        }
-      }
+      for (; in.next_element(); ++doc.job_count) in.value();
     } else if (k == "profiles" && in.peek() == '{') {
       doc.profiles = JsonValue::Kind::kObject;
       doc.profile_records.clear();
@@ -211,7 +206,7 @@ class BatsimReader {
  public:
   explicit BatsimReader(const std::string& path) : path_(path) {}
 
-  Workload read(const Document& doc) {
+  Workload read(std::string_view text, const Document& doc) {
     if (!doc.root_is_object) throw InputError(path_, 1, "expected a JSON object with \"jobs\" and \"profiles\"");
     if (doc.profiles == JsonValue::Kind::kAbsent) throw InputError(path_, 1, "expected a \"profiles\" object");
     if (doc.profiles != JsonValue::Kind::kObject) throw InputError(path_, 1, "expected \"profiles\" to be an object");
@@ -225,22 +220,30 @@ class BatsimReader {
 
     Workload w;
     w.source = path_;
-    const std::size_t n = doc.job_records.size();
+    const std::size_t n = doc.job_count;
     w.jobs.reserve(n);
     // Views of the ids of w.jobs, which does not reallocate while they are in use.
     std::unordered_map<std::string_view, int> id_lines;
     id_lines.reserve(n);
     std::string scratch;
-    for (std::size_t i = 0; i < n; ++i) {
-      const JobRecord& j = doc.job_records[i];
-      const int at = j.line;
+    JsonCursor in(text, doc.jobs_offset, doc.jobs_line);  // the first pass checked this part
+    in.begin_array();
+    for (std::size_t i = 0; in.next_element(); ++i) {
+      const bool is_object = in.peek() == '{';
+      const int at = in.line();  // where the element starts
+      JobRecord j;
+      if (is_object) {
+        read_fields(in, j, kJobFields);
+      } else {
+        in.value();
+      }
       // Error messages name the job by its id once it has one; built only when needed.
       const WorkloadJob* named = nullptr;
       const auto fail = [&](const std::string& what) {
         const std::string who = named ? "job \"" + named->id + "\"" : "job at index " + std::to_string(i);
         return InputError(path_, at, who + ": " + what);
       };
-      if (j.kind != JsonValue::Kind::kObject) throw fail("expected an object");
+      if (!is_object) throw fail("expected an object");
       if (!j.id.present()) throw fail("expected an \"id\"");
 
       WorkloadJob& job = w.jobs.emplace_back();
@@ -375,7 +378,7 @@ Workload read_batsim_workload(const std::string& path, ResourceNames& /*names*/)
   } catch (const JsonCursor::Malformed&) {
     throw_syntax_error(path, text);
   }
-  return BatsimReader(path).read(doc);
+  return BatsimReader(path).read(text, doc);
 }
 
 }  // namespace kubesim

@@ -55,11 +55,15 @@ class JsonCursor {
   struct Malformed {};
 
   explicit JsonCursor(std::string_view text);
+  // Resumes at a position an earlier cursor reported (offset(), line()), e.g. to read again a
+  // part of the document that was only checked the first time.
+  JsonCursor(std::string_view text, std::size_t offset, int line) : t_(text), p_(offset), line_(line) {}
 
   // Skips whitespace and returns the next character ('\0' at the end of the text).
   char peek();
   // The 1-based line of the current position (call peek() first to be at the next token).
   int line() const { return line_; }
+  std::size_t offset() const { return p_; }
 
   // Objects: begin_object() at '{'; then while (next_member(key)) { read or skip the value }.
   void begin_object() { open('{'); }
