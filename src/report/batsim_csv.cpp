@@ -220,9 +220,10 @@ double stretch_of(const JobOutcome& o) {
 void append_job_row(CsvText& csv, const RunOutputs& run, const WorkloadJob& job, const JobOutcome& o) {
   // Field order and formatting: batsim src/export.cpp@v4.2.1, JobsTracer::write_job. Batsim does
   // not quote fields; put_field() only quotes values that would otherwise break the CSV.
+  // Seven times, the stretch, res; the state's name, the commas and the constant tail fit in 64.
+  constexpr std::size_t kNumbers = 7 * CsvText::kMaxSecondsChars + CsvText::kMaxFixed6Chars + CsvText::kMaxIntChars + 64;
   char* p = csv.room(CsvText::field_bound(job.id) + CsvText::field_bound(run.workload.name) +
-                     CsvText::field_bound(job.profile) + 8 * CsvText::kMaxSecondsChars + CsvText::kMaxFixed6Chars +
-                     CsvText::kMaxIntChars + 32 + 64 + (CsvText::kMaxIntChars + 1) * o.machines.size());
+                     CsvText::field_bound(job.profile) + kNumbers + (CsvText::kMaxIntChars + 1) * o.machines.size());
   p = CsvText::put_field(p, job.id);
   *p++ = ',';
   p = CsvText::put_field(p, run.workload.name);
@@ -445,12 +446,15 @@ std::string pods_csv(const RunOutputs& run) {
   for (std::uint32_t i = 0; i < nodes.size(); ++i) nodes[i] = csv_field(store.node(NodeId(i)).name);
   const std::string_view phases[] = {to_string(PodPhase::kPending), to_string(PodPhase::kRunning),
                                      to_string(PodPhase::kSucceeded), to_string(PodPhase::kFailed)};
-  std::size_t longest_fixed = 0;  // namespace + node + phase, the pre-escaped fields
-  for (const std::string& n : namespaces) longest_fixed = std::max(longest_fixed, n.size());
-  std::size_t longest_node = 0;
-  for (const std::string& n : nodes) longest_node = std::max(longest_node, n.size());
-  longest_fixed += longest_node + 16;
-  constexpr std::size_t kNumbers = 3 * CsvText::kMaxIntChars + 4 * CsvText::kMaxSecondsChars + 13;  // and commas
+  const auto longest = [](const std::vector<std::string>& v) {
+    std::size_t n = 0;
+    for (const std::string& s : v) n = std::max(n, s.size());
+    return n;
+  };
+  // Room for a row beyond its own texts: the longest namespace and node, the phase (at most
+  // 16), the numbers and the commas.
+  const std::size_t row_fixed = longest(namespaces) + longest(nodes) + 16 + 3 * CsvText::kMaxIntChars +
+                                4 * CsvText::kMaxSecondsChars + 13;
 
   CsvText csv(128 + store.pod_count() * 112);
   csv.append(kPodsHeader);
@@ -462,8 +466,8 @@ std::string pods_csv(const RunOutputs& run) {
     const PodTemplate& spec = store.spec_of(id);
     const std::string_view job_id = pod.workload_job < jobs.size() ? std::string_view(jobs[pod.workload_job].id) : "";
     const std::string& reason = pod.reason.str();
-    char* p = csv.room(longest_fixed + CsvText::field_bound(pod.name) + CsvText::field_bound(job_id) +
-                       CsvText::field_bound(reason) + kNumbers);
+    char* p = csv.room(row_fixed + CsvText::field_bound(pod.name) + CsvText::field_bound(job_id) +
+                       CsvText::field_bound(reason));
     if (pod.ns.valid() && pod.ns.value() < namespaces.size()) p = CsvText::put(p, namespaces[pod.ns.value()]);
     *p++ = ',';
     p = CsvText::put_field(p, pod.name);
