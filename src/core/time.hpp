@@ -60,6 +60,9 @@ class SimTime {
 // "%.6f" seconds, the format Batsim's std::to_string produces; exact for integer microseconds.
 std::string format_seconds(std::int64_t micros);
 void append_seconds(std::string& out, std::int64_t micros);  // format_seconds, appended
+// format_seconds written at `out`, which has room for kMaxSecondsChars; returns the end.
+char* write_seconds(char* out, std::int64_t micros);
+inline constexpr std::size_t kMaxSecondsChars = 21;  // "-9223372036854.775808"
 inline std::string format_seconds(SimTime t) { return format_seconds(t.micros()); }
 inline std::string format_seconds(Duration d) { return format_seconds(d.micros()); }
 

@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include "core/atomic_file.hpp"
+#include "report/csv_text.hpp"
 
 namespace kubesim {
 
@@ -48,7 +50,8 @@ struct JobOutcome {
   SimTime start;
   SimTime finish;
   NodeId node;  // invalid: empty allocation
-  std::string machines;  // a parallel job's allocation (IntervalSet::to_string_hyphen(" "))
+  // A parallel job's allocation: its started ranks' nodes, sorted (the caller's scratch vector).
+  std::span<const std::uint32_t> machines;
   bool rejected() const { return state == BatsimJobState::kRejected; }
 };
 
@@ -119,12 +122,13 @@ JobRanks ranks_of_jobs(const RunOutputs& run) {
 // control/kubelet.hpp) is reported with the machines it held, and the state that ended its
 // waiting ranks: COMPLETED_WALLTIME_REACHED (activeDeadlineSeconds) or COMPLETED_KILLED (cut
 // off by the end of the run, deleted).
-JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, const std::vector<PodId>& ranks) {
+JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, const std::vector<PodId>& ranks,
+                               std::vector<std::uint32_t>& nodes) {
   // Submitted when the job was (its pods, or its Job, created at the job's subtime; a Job's
   // pods later, once admitted).
   JobOutcome out;
   out.submission = job.submit;
-  std::vector<std::uint32_t> nodes;
+  nodes.clear();
   for (const PodId id : ranks) {
     const Pod* pod = pod_or_null(run.store, id);
     if (pod == nullptr) continue;
@@ -137,14 +141,7 @@ JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, co
   }
   if (nodes.empty()) return JobOutcome{BatsimJobState::kRejected, out.submission};
   std::sort(nodes.begin(), nodes.end());
-  for (std::size_t i = 0; i < nodes.size();) {
-    std::size_t j = i;
-    while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
-    if (!out.machines.empty()) out.machines += ' ';
-    out.machines += std::to_string(nodes[i]);
-    if (j > i) out.machines += '-' + std::to_string(nodes[j]);
-    i = j + 1;
-  }
+  out.machines = nodes;
   return out;
 }
 
@@ -187,18 +184,25 @@ JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const P
   return out;
 }
 
-// `pod`: the job's pod (any rank of a parallel job, whose ranks `ranks` holds).
-JobOutcome outcome_of(const RunOutputs& run, const JobRanks& ranks, const WorkloadJob& job, const Pod* pod) {
-  if (pod != nullptr && pod->machines > 1) return parallel_outcome_of(run, job, ranks[pod->workload_job]);
+// `pod`: the job's pod (any rank of a parallel job, whose ranks `ranks` holds); `nodes`: scratch
+// for a parallel job's allocation, which the outcome refers to.
+JobOutcome outcome_of(const RunOutputs& run, const JobRanks& ranks, const WorkloadJob& job, const Pod* pod,
+                      std::vector<std::uint32_t>& nodes) {
+  if (pod != nullptr && pod->machines > 1) return parallel_outcome_of(run, job, ranks[pod->workload_job], nodes);
   return pod_outcome_of(run, job, pod);
 }
 
-// std::to_string(double), i.e. "%f", which is what Batsim uses for every float it writes. NaN is
-// written "-nan": Batsim's NaNs come from 0/0 on x86-64, whose default NaN has the sign bit set,
-// and glibc prints it "-nan"; fixing the spelling keeps outputs identical on other CPUs.
+// std::to_string(double), i.e. "%f", which is what Batsim uses for every float it writes
+// (CsvText::put_fixed6). NaN is written "-nan": Batsim's NaNs come from 0/0 on x86-64, whose
+// default NaN has the sign bit set, and glibc prints it "-nan"; fixing the spelling keeps
+// outputs identical on other CPUs. `p` has room for CsvText::kMaxFixed6Chars.
+char* put_batsim_double(char* p, double x) {
+  return std::isnan(x) ? CsvText::put(p, "-nan") : CsvText::put_fixed6(p, x);
+}
+
 std::string batsim_double(double x) {
-  if (std::isnan(x)) return "-nan";
-  return std::to_string(x);
+  char buf[CsvText::kMaxFixed6Chars];
+  return std::string(buf, put_batsim_double(buf, x));
 }
 
 double micros_to_seconds(std::int64_t us) { return static_cast<double>(us) / 1e6; }
@@ -213,71 +217,73 @@ double stretch_of(const JobOutcome& o) {
   return micros_to_seconds(turnaround) / micros_to_seconds(execution);
 }
 
-void append_job_row(std::string& out, const RunOutputs& run, const WorkloadJob& job, const JobOutcome& o) {
+void append_job_row(CsvText& csv, const RunOutputs& run, const WorkloadJob& job, const JobOutcome& o) {
   // Field order and formatting: batsim src/export.cpp@v4.2.1, JobsTracer::write_job. Batsim does
-  // not quote fields; csv_field() only quotes values that would otherwise break the CSV.
-  out += csv_field(job.id);
-  out += ',';
-  out += csv_field(run.workload.name);
-  out += ',';
-  out += csv_field(job.profile);
-  out += ',';
-  out += format_seconds(o.submission);
-  out += ',';
-  out += std::to_string(job.requested_resources);
-  out += ',';
+  // not quote fields; put_field() only quotes values that would otherwise break the CSV.
+  // Seven times, the stretch, res; the state's name, the commas and the constant tail fit in 64.
+  constexpr std::size_t kNumbers = 7 * CsvText::kMaxSecondsChars + CsvText::kMaxFixed6Chars + CsvText::kMaxIntChars + 64;
+  char* p = csv.room(CsvText::field_bound(job.id) + CsvText::field_bound(run.workload.name) +
+                     CsvText::field_bound(job.profile) + kNumbers + (CsvText::kMaxIntChars + 1) * o.machines.size());
+  p = CsvText::put_field(p, job.id);
+  *p++ = ',';
+  p = CsvText::put_field(p, run.workload.name);
+  *p++ = ',';
+  p = CsvText::put_field(p, job.profile);
+  *p++ = ',';
+  p = CsvText::put_seconds(p, o.submission.micros());
+  *p++ = ',';
+  p = CsvText::put_int(p, job.requested_resources);
+  *p++ = ',';
   // Batsim's walltime is -1 when the job has none; to_string(-1.0) is "-1.000000".
-  out += job.walltime.micros() > 0 ? format_seconds(job.walltime) : std::string("-1.000000");
-  out += ',';
-  out += o.state == BatsimJobState::kSuccess ? '1' : '0';
-  out += ',';
-  out += to_string(o.state);
+  p = job.walltime.micros() > 0 ? CsvText::put_seconds(p, job.walltime.micros()) : CsvText::put(p, "-1.000000");
+  *p++ = ',';
+  *p++ = o.state == BatsimJobState::kSuccess ? '1' : '0';
+  *p++ = ',';
+  p = CsvText::put(p, to_string(o.state));
   if (o.rejected()) {
     // Rejected jobs: starting_time .. consumed_energy are empty and the allocation is the empty
     // interval set, which prints as "" (batsim src/export.cpp@v4.2.1).
-    out += ",,,,,,,,,\"\"\n";
+    csv.done(CsvText::put(p, ",,,,,,,,,\"\"\n"));
     return;
   }
-  const Duration execution = o.finish - o.start;
-  out += ',';
-  out += format_seconds(o.start);
-  out += ',';
-  out += format_seconds(execution);
-  out += ',';
-  out += format_seconds(o.finish);
-  out += ',';
-  out += format_seconds(o.start - o.submission);
-  out += ',';
-  out += format_seconds(o.finish - o.submission);
-  out += ',';
-  out += batsim_double(stretch_of(o));
-  out += ',';
-  // allocated_resources: IntervalSet::to_string_hyphen(" ") of the Batsim resource ids; a pod
-  // runs on one node, whose id is its index in the store, so the set is that single id.
-  if (!o.machines.empty()) {
-    out += o.machines;
-  } else if (o.node.valid()) {
-    out += std::to_string(o.node.value());
+  for (const std::int64_t t : {o.start.micros(), (o.finish - o.start).micros(), o.finish.micros(),
+                               (o.start - o.submission).micros(), (o.finish - o.submission).micros()}) {
+    *p++ = ',';
+    p = CsvText::put_seconds(p, t);
   }
-  out += ',';
-  // consumed_energy: Job::consumed_energy stays -1 without energy simulation (-E).
-  out += "-1.000000";
-  out += ",\"\"\n";  // metadata: always written as '"' + job->metadata + '"', empty here
+  *p++ = ',';
+  p = put_batsim_double(p, stretch_of(o));
+  *p++ = ',';
+  // allocated_resources: IntervalSet::to_string_hyphen(" ") of the Batsim resource ids: a pod
+  // runs on one node, whose id is its index in the store; a parallel job's sorted nodes are
+  // written as runs "a-b" of consecutive ids, separated by spaces.
+  if (!o.machines.empty()) {
+    const std::span<const std::uint32_t> nodes = o.machines;
+    for (std::size_t i = 0; i < nodes.size();) {
+      std::size_t j = i;
+      while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
+      if (i > 0) *p++ = ' ';
+      p = CsvText::put_int(p, nodes[i]);
+      if (j > i) {
+        *p++ = '-';
+        p = CsvText::put_int(p, nodes[j]);
+      }
+      i = j + 1;
+    }
+  } else if (o.node.valid()) {
+    p = CsvText::put_int(p, o.node.value());
+  }
+  // consumed_energy: Job::consumed_energy stays -1 without energy simulation (-E); metadata:
+  // always written as '"' + job->metadata + '"', empty here.
+  csv.done(CsvText::put(p, ",-1.000000,\"\"\n"));
 }
 
 }  // namespace
 
 void append_csv_field(std::string& out, std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out += s;
-    return;
-  }
-  out += '"';
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
+  const std::size_t size = out.size();
+  out.resize(size + CsvText::field_bound(s));
+  out.resize(static_cast<std::size_t>(CsvText::put_field(out.data() + size, s) - out.data()));
 }
 
 std::string csv_field(const std::string& s) {
@@ -287,16 +293,16 @@ std::string csv_field(const std::string& s) {
 }
 
 std::string batsim_jobs_csv(const RunOutputs& run) {
-  std::string out;
-  out.reserve(64 + run.workload.jobs.size() * 160);
-  out += kBatsimJobsHeader;
-  out += '\n';
+  CsvText csv(256 + run.workload.jobs.size() * 160);
+  csv.append(kBatsimJobsHeader);
+  csv.append("\n");
   const JobRanks ranks = ranks_of_jobs(run);
+  std::vector<std::uint32_t> nodes;
   for (const JobRow& row : jobs_in_output_order(run)) {
     const WorkloadJob& job = run.workload.jobs[row.job];
-    append_job_row(out, run, job, outcome_of(run, ranks, job, row.pod));
+    append_job_row(csv, run, job, outcome_of(run, ranks, job, row.pod, nodes));
   }
-  return out;
+  return std::move(csv).take();
 }
 
 std::string batsim_schedule_csv(const RunOutputs& run) {
@@ -319,8 +325,9 @@ std::string batsim_schedule_csv(const RunOutputs& run) {
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> busy(run.store.node_count());
 
   const JobRanks ranks = ranks_of_jobs(run);
+  std::vector<std::uint32_t> nodes;
   for (const JobRow& row : jobs_in_output_order(run)) {
-    const JobOutcome o = outcome_of(run, ranks, run.workload.jobs[row.job], row.pod);
+    const JobOutcome o = outcome_of(run, ranks, run.workload.jobs[row.job], row.pod, nodes);
     ++nb_jobs;
     if (o.rejected()) {
       ++nb_rejected;
@@ -429,54 +436,63 @@ std::string batsim_schedule_csv(const RunOutputs& run) {
 }
 
 std::string pods_csv(const RunOutputs& run) {
-  // The largest output of a run (one row per pod: 303,638 rows for the NASA trace), so the
-  // fields that repeat (namespace, node) are escaped once, and numbers are formatted in
-  // place, with no temporary strings.
+  // The largest output of a run (one row per pod: 303,638 rows, 33 MB for the NASA trace):
+  // one buffer, each row written in place (report/csv_text.hpp), and the fields that repeat
+  // (namespace, node, phase) escaped once.
   const ObjectStore& store = run.store;
   std::vector<std::string> namespaces(store.namespace_count());
   for (std::uint32_t i = 0; i < namespaces.size(); ++i) namespaces[i] = csv_field(store.namespace_(NamespaceId(i)).name);
   std::vector<std::string> nodes(store.node_count());
   for (std::uint32_t i = 0; i < nodes.size(); ++i) nodes[i] = csv_field(store.node(NodeId(i)).name);
-  std::string out;
-  out.reserve(128 + store.pod_count() * 112);
-  out += kPodsHeader;
-  out += '\n';
-  const auto append_int = [&out](std::int64_t v) {
-    char buf[24];
-    out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  const std::string_view phases[] = {to_string(PodPhase::kPending), to_string(PodPhase::kRunning),
+                                     to_string(PodPhase::kSucceeded), to_string(PodPhase::kFailed)};
+  const auto longest = [](const std::vector<std::string>& v) {
+    std::size_t n = 0;
+    for (const std::string& s : v) n = std::max(n, s.size());
+    return n;
   };
-  const auto append_time = [&out](SimTime t) {
-    if (!t.is_never()) append_seconds(out, t.micros());
-    out += ',';
-  };
+  // Room for a row beyond its own texts: the longest namespace and node, the phase (at most
+  // 16), the numbers and the commas.
+  const std::size_t row_fixed = longest(namespaces) + longest(nodes) + 16 + 3 * CsvText::kMaxIntChars +
+                                4 * CsvText::kMaxSecondsChars + 13;
+
+  CsvText csv(128 + store.pod_count() * 112);
+  csv.append(kPodsHeader);
+  csv.append("\n");
+  const std::vector<WorkloadJob>& jobs = run.workload.jobs;
   for (std::uint32_t i = 0; i < store.pod_count(); ++i) {
     const PodId id(i);
     const Pod& pod = store.pod(id);
     const PodTemplate& spec = store.spec_of(id);
-    if (pod.ns.valid() && pod.ns.value() < namespaces.size()) out += namespaces[pod.ns.value()];
-    out += ',';
-    append_csv_field(out, pod.name);
-    out += ',';
-    if (pod.workload_job < run.workload.jobs.size()) append_csv_field(out, run.workload.jobs[pod.workload_job].id);
-    out += ',';
-    if (pod.node.valid() && pod.node.value() < nodes.size()) out += nodes[pod.node.value()];
-    out += ',';
-    out += to_string(pod.phase);
-    out += ',';
-    append_csv_field(out, pod.reason.str());
-    out += ',';
-    append_int(spec.requests[kCpu]);
-    out += ',';
-    append_int(spec.requests[kMemory]);
-    out += ',';
-    append_time(pod.created);
-    append_time(pod.scheduled);
-    append_time(pod.started);
-    append_time(pod.finished);
-    append_int(pod.scheduling_attempts);
-    out += '\n';
+    const std::string_view job_id = pod.workload_job < jobs.size() ? std::string_view(jobs[pod.workload_job].id) : "";
+    const std::string& reason = pod.reason.str();
+    char* p = csv.room(row_fixed + CsvText::field_bound(pod.name) + CsvText::field_bound(job_id) +
+                       CsvText::field_bound(reason));
+    if (pod.ns.valid() && pod.ns.value() < namespaces.size()) p = CsvText::put(p, namespaces[pod.ns.value()]);
+    *p++ = ',';
+    p = CsvText::put_field(p, pod.name);
+    *p++ = ',';
+    p = CsvText::put_field(p, job_id);
+    *p++ = ',';
+    if (pod.node.valid() && pod.node.value() < nodes.size()) p = CsvText::put(p, nodes[pod.node.value()]);
+    *p++ = ',';
+    p = CsvText::put(p, phases[static_cast<std::size_t>(pod.phase)]);
+    *p++ = ',';
+    p = CsvText::put_field(p, reason);
+    *p++ = ',';
+    p = CsvText::put_int(p, spec.requests[kCpu]);
+    *p++ = ',';
+    p = CsvText::put_int(p, spec.requests[kMemory]);
+    *p++ = ',';
+    for (const SimTime t : {pod.created, pod.scheduled, pod.started, pod.finished}) {
+      if (!t.is_never()) p = CsvText::put_seconds(p, t.micros());
+      *p++ = ',';
+    }
+    p = CsvText::put_int(p, pod.scheduling_attempts);
+    *p++ = '\n';
+    csv.done(p);
   }
-  return out;
+  return std::move(csv).take();
 }
 
 std::vector<ReportFile> build_run_outputs(const RunOutputs& run) {

@@ -31,6 +31,10 @@
 // Errors throw InputError: JSON syntax errors with their line; semantic errors with the line
 // where the offending job object or profile member starts, e.g.
 //   w.json:12: job "7": expected "subtime" to be a non-negative number
+// The file is read with a streaming cursor (workload/json_cursor.hpp), with no DOM: a first
+// pass checks the whole text and reads the profiles, a second reads the jobs straight into the
+// workload. The cursor accepts what nlohmann::json accepts; on a syntax error nlohmann parses
+// the text again to word the message, as it always has.
 #pragma once
 
 #include <string>
