@@ -147,6 +147,7 @@ std::string ClockDriver::shimmed_step(std::chrono::steady_clock::time_point now,
   }
   api_.notify_watchers();
   shimmed_->advance(next.micros() * 1000);
+  ++shim_steps_;
   shim_time_ = next;
   shim_advanced_ = Clock::now();
   return look_again();

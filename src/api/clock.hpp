@@ -132,6 +132,8 @@ class ClockDriver {
   void set_shimmed_scheduler(ShimmedScheduler* scheduler);
   // Times cosim moved on after `grace` although a pod given up on would fit (rule 4).
   std::uint64_t grace_expiries() const { return grace_expiries_; }
+  // cosim with a shimmed scheduler: the steps taken (each a move of the scheduler's clock).
+  std::uint64_t shim_steps() const { return shim_steps_; }
 
  private:
   SimTime realtime_target() const;
@@ -148,6 +150,7 @@ class ClockDriver {
   std::condition_variable wake_cv_;
   std::uint64_t wakeups_ = 0;
   std::uint64_t grace_expiries_ = 0;
+  std::uint64_t shim_steps_ = 0;
   bool holding_ = false;  // a paced hold is running, since (hold_wall_, hold_sim_)
   std::chrono::steady_clock::time_point hold_wall_;
   SimTime hold_sim_;

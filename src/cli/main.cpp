@@ -360,8 +360,9 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!a.quiet)
-    std::printf("kubesim: serve ended (%s): simulated %s s in %.3f s wall, %llu API requests\n", reason.c_str(),
-                format_seconds(sim.now()).c_str(), wall, static_cast<unsigned long long>(server.requests()));
+    std::printf("kubesim: serve ended (%s): simulated %s s in %.3f s wall, %llu API requests%s\n", reason.c_str(),
+                format_seconds(sim.now()).c_str(), wall, static_cast<unsigned long long>(server.requests()),
+                !a.scheduler_command.empty() ? (", " + std::to_string(driver.shim_steps()) + " steps of the scheduler's clock").c_str() : "");
   return closed;
 }
 
