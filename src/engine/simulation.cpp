@@ -48,11 +48,20 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   std::size_t pods = options_.model.addon_pods.size();
   for (const WorkloadJob& j : workload_.jobs) pods += j.pods_asked();
   store_.reserve_pods(std::min(pods, options_.max_pods));
+  kubelets_->reserve(std::min(pods, options_.max_pods));
   for (auto& node : inputs.nodes) store_.create_node(std::move(node));
   resolve_priorities(workload_.templates);
   for (std::size_t i = 0; i < workload_.templates.size(); ++i) {
     const PodTemplateId id = store_.add_template(workload_.templates[i]);
     if (i == 0) template_base_ = id.value();
+  }
+  // Before any pod exists: which schedulers hear of pod changes at once, and which of those
+  // serve no template (kube-scheduler beside a batch policy) and may stay idle until one does.
+  for (SchedulerSlot& s : schedulers_) {
+    s.instant = options_.model.watch_delay.is_zero() && s.informer_delay == Duration();
+    s.idle = s.instant && s.model->idle_without_own_pods() &&
+             std::none_of(workload_.templates.begin(), workload_.templates.end(),
+                          [&](const PodTemplate& t) { return s.model->serves(t.scheduler_name); });
   }
   // The distribution's own pods (ModelConfig::addon_pods) exist before the workload arrives.
   for (const AddonPod& addon : options_.model.addon_pods) {
@@ -68,6 +77,7 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
     pod.name = addon.name;
     pod.ns = store_.ensure_namespace(addon.ns);
     pod.spec = store_.add_template(std::move(t));
+    wake_schedulers(store_.spec(pod.spec));
     pod.workload_job = kNoWorkloadJob;
     pod.run_time = Duration::max();  // a server: runs until the end
     create_pod(std::move(pod));
@@ -115,13 +125,15 @@ SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNa
 }
 
 bool Simulation::is_external(const Event& e) {
-  if (const auto* s = std::get_if<SchedulerEvent>(&e)) return s->kind == SchedulerEvent::Kind::kBindDone;
+  if (const auto* s = std::get_if<SchedulerEvent>(&e))
+    return s->kind == SchedulerEvent::Kind::kBindDone || s->kind == SchedulerEvent::Kind::kBindJob;
   return !std::holds_alternative<JobControllerEvent>(e);
 }
 
 void Simulation::SchedulerPort::post(SimTime at, Phase phase, SchedulerEvent event) {
   event.scheduler = index;
-  if (event.kind == SchedulerEvent::Kind::kBindDone) ++sim->external_pending_;
+  if (event.kind == SchedulerEvent::Kind::kBindDone || event.kind == SchedulerEvent::Kind::kBindJob)
+    ++sim->external_pending_;
   sim->events_.push(at, phase, event);
 }
 
@@ -190,23 +202,41 @@ void Simulation::deliver(std::uint8_t to, const Change& change, Duration extra_d
 }
 
 void Simulation::deliver_to_schedulers(const Change& change) {
-  for (std::size_t i = 0; i < schedulers_.size(); ++i)
-    if (change.kind != ObjectKind::kJob || schedulers_[i].model->wants_jobs())
-      deliver(static_cast<std::uint8_t>(kFirstScheduler + i), change, schedulers_[i].informer_delay);
+  for (std::size_t i = 0; i < schedulers_.size(); ++i) {
+    const SchedulerSlot& s = schedulers_[i];
+    if (change.kind == ObjectKind::kJob && !s.model->wants_jobs()) continue;
+    // A pod change the scheduler would ignore, due now: skipped (its turn still counts).
+    if (s.instant && change.kind == ObjectKind::kPod &&
+        (s.idle || !s.model->wants_pod_change(change, store_.pod(PodId(change.id))))) {
+      skip_delivery();
+      continue;
+    }
+    deliver(static_cast<std::uint8_t>(kFirstScheduler + i), change, s.informer_delay);
+  }
 }
 
-void Simulation::guard_progress(const Event& e) {
+void Simulation::skip_delivery() {
+  ++skipped_pending_;
+  skipped_order_ = events_.next_order(Phase::kInformer);
+}
+
+std::uint64_t Simulation::guard_limit() const {
+  return options_.no_progress_event_limit != 0 ? options_.no_progress_event_limit : 1'000'000 + 16 * store_.pod_count();
+}
+
+void Simulation::guard_progress(const Event* e, std::uint64_t events) {
   if (now_ != guard_instant_) {
     guard_instant_ = now_;
     guard_events_ = 0;
     guard_pods_.clear();
   }
-  const std::uint64_t limit =
-      options_.no_progress_event_limit != 0 ? options_.no_progress_event_limit : 1'000'000 + 16 * store_.pod_count();
-  if (++guard_events_ + 4096 <= limit) return;
+  const std::uint64_t limit = guard_limit();
+  guard_events_ += events;
+  if (guard_events_ + 4096 <= limit) return;
   PodId pod;
-  if (const auto* s = std::get_if<SchedulerEvent>(&e)) pod = s->pod;
-  if (const auto* d = std::get_if<Delivery>(&e); d && d->to >= kFirstScheduler && d->change.kind == ObjectKind::kPod)
+  if (const auto* s = e ? std::get_if<SchedulerEvent>(e) : nullptr) pod = s->pod;
+  if (const auto* d = e ? std::get_if<Delivery>(e) : nullptr;
+      d && d->to >= kFirstScheduler && d->change.kind == ObjectKind::kPod)
     pod = PodId(d->change.id);
   if (pod.valid() && pod.value() < store_.pod_count()) {
     auto it = std::find_if(guard_pods_.begin(), guard_pods_.end(), [&](const auto& p) { return p.first == pod; });
@@ -449,8 +479,8 @@ Simulation::Stop Simulation::stop_reason() {
   // frozen cluster fails identically forever). A Job retry can succeed only if usage was
   // freed before the freeze, and every retry queued then fires within the largest back-off;
   // if the store did not change by then, it never will.
-  if (events_.empty()) return Stop::kDone;
-  if (external_pending_ != 0) {
+  if (!has_next_event()) return Stop::kDone;
+  if (external_pending_ != 0 || skipped_pending_ != 0) {
     frozen_since_ = SimTime::never();
     return Stop::kNo;
   }
@@ -482,7 +512,7 @@ void Simulation::run(const std::function<void(double)>& progress) {
   for (;;) {
     const Stop stop = stop_reason();
     if (stop == Stop::kFrozen) now_ = frozen_since_;  // the run ended when the cluster froze
-    if (stop != Stop::kNo || events_.top().time > options_.until) break;
+    if (stop != Stop::kNo || next_event_time() > options_.until) break;
     process_next();
     if (progress && (events_processed_ & 0xffff) == 0 && total_jobs > 0)
       progress(static_cast<double>(finished_pods_) / total_jobs);
@@ -493,16 +523,24 @@ void Simulation::run(const std::function<void(double)>& progress) {
 bool Simulation::has_work() { return stop_reason() == Stop::kNo; }
 
 void Simulation::advance_to(SimTime t) {
-  while (!events_.empty() && events_.top().time <= t) process_next();
+  while (has_next_event() && next_event_time() <= t) process_next();
   if (t > now_) now_ = t;
 }
 
 void Simulation::advance_clock_to(SimTime t) {
-  while (!events_.empty() && events_.top().time < t) process_next();
+  while (has_next_event() && next_event_time() < t) process_next();
   if (t > now_) now_ = t;
 }
 
 void Simulation::process_next() {
+  if (skipped_pending_ != 0 &&
+      (events_.empty() || events_.top().time > now_ || events_.top().order >= skipped_order_)) {
+    // The skipped deliveries' turn: as events they would have changed nothing but counts.
+    events_processed_ += skipped_pending_;
+    guard_progress(nullptr, skipped_pending_);
+    skipped_pending_ = 0;
+    return;
+  }
   auto entry = events_.pop();
   if (const auto* k = std::get_if<KubeletEvent>(&entry.payload); k && kubelets_->is_stale(*k)) {
     --external_pending_;
@@ -510,7 +548,7 @@ void Simulation::process_next() {
   }
   now_ = entry.time;
   ++events_processed_;
-  guard_progress(entry.payload);
+  guard_progress(&entry.payload);
   if (is_external(entry.payload)) --external_pending_;
   if (std::holds_alternative<JobControllerEvent>(entry.payload)) --job_events_pending_;
   std::visit(
@@ -593,7 +631,25 @@ std::variant<PodTemplateId, std::string> Simulation::add_api_template(PodTemplat
   }
   // The template joins the workload's, keeping store id = template_base_ + workload index.
   workload_.templates.push_back(one[0]);
-  return store_.add_template(std::move(one[0]));
+  const PodTemplateId id = store_.add_template(std::move(one[0]));
+  wake_schedulers(store_.spec(id));
+  return id;
+}
+
+void Simulation::wake_schedulers(const PodTemplate& spec) {
+  for (SchedulerSlot& s : schedulers_) {
+    if (!s.idle || !s.model->serves(spec.scheduler_name)) continue;
+    s.idle = false;
+    // On an instant stream it would have heard of every change as it was made: what it keeps
+    // of them (idle_without_own_pods) is rebuilt from the pods bound now.
+    for (std::size_t i = 0; i < store_.pod_count(); ++i) {
+      const Pod& p = store_.pod(PodId(static_cast<std::uint32_t>(i)));
+      if (p.deleted || !p.node.valid() || is_terminal(p.phase)) continue;
+      s.model->on_pod_change(Change{ObjectKind::kPod, ChangeType::kAdded, static_cast<std::uint32_t>(i), p.node,
+                                    p.phase, p.phase, NodeId(), false, !p.scheduling_gates.empty()},
+                             now_);
+    }
+  }
 }
 
 std::variant<Simulation::Created, std::string> Simulation::create_from_api(WorkloadJob job, PodTemplate spec) {
