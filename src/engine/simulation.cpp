@@ -90,7 +90,7 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   arrival_count_ = static_cast<std::uint32_t>(workload_.jobs.size());
   if (!workload_.jobs.empty()) {
     ++external_pending_;
-    events_.push(workload_.jobs[0].submit, Phase::kArrival, Arrival{0});
+    push(workload_.jobs[0].submit, Phase::kArrival, Arrival{0});
   }
 }
 
@@ -134,7 +134,7 @@ void Simulation::SchedulerPort::post(SimTime at, Phase phase, SchedulerEvent eve
   event.scheduler = index;
   if (event.kind == SchedulerEvent::Kind::kBindDone || event.kind == SchedulerEvent::Kind::kBindJob)
     ++sim->external_pending_;
-  sim->events_.push(at, phase, event);
+  sim->push(at, phase, event);
 }
 
 std::variant<PodTemplateId, std::string> Simulation::SchedulerPort::add_pod_template(PodTemplate spec) {
@@ -170,25 +170,48 @@ std::uint64_t Simulation::scheduling_attempts() const {
   return n;
 }
 
+void Simulation::push(SimTime at, Phase phase, Event event) {
+  flush_kubelet_run();
+  events_.push(at, phase, std::move(event));
+}
+
 void Simulation::post(SimTime at, Phase phase, KubeletEvent event) {
   ++external_pending_;
-  events_.push(at, phase, event);
+  if (staged_.count != 0 && staged_at_ == at && staged_phase_ == phase && staged_.first.kind == event.kind &&
+      event.pod.value() == staged_.first.pod.value() + staged_.count) {
+    ++staged_.count;
+    return;
+  }
+  flush_kubelet_run();
+  staged_ = KubeletRun{event, 1};
+  staged_at_ = at;
+  staged_phase_ = phase;
+}
+
+void Simulation::flush_kubelet_run() {
+  if (staged_.count == 0) return;
+  if (staged_.count == 1) {
+    events_.push(staged_at_, staged_phase_, staged_.first);
+  } else {
+    events_.push(staged_at_, staged_phase_, staged_);
+  }
+  staged_.count = 0;
 }
 
 void Simulation::post(SimTime at, Phase phase, JobControllerEvent event) {
   // Not external: a Job sync that fails (quota) is retried forever; see run().
   ++job_events_pending_;
-  events_.push(at, phase, event);
+  push(at, phase, event);
 }
 
 void Simulation::post(SimTime at, Phase phase, NodeLifecycleEvent event) {
   ++external_pending_;
-  events_.push(at, phase, event);
+  push(at, phase, event);
 }
 
 void Simulation::post(SimTime at, Phase phase, PodGcEvent event) {
   ++external_pending_;
-  events_.push(at, phase, event);
+  push(at, phase, event);
 }
 
 void Simulation::deliver(std::uint8_t to, const Change& change, Duration extra_delay) {
@@ -198,7 +221,7 @@ void Simulation::deliver(std::uint8_t to, const Change& change, Duration extra_d
   if (at < last) at = last;
   last = at;
   ++external_pending_;
-  events_.push(at, Phase::kInformer, Delivery{to, change});
+  push(at, Phase::kInformer, Delivery{to, change});
 }
 
 void Simulation::deliver_to_schedulers(const Change& change) {
@@ -216,6 +239,7 @@ void Simulation::deliver_to_schedulers(const Change& change) {
 }
 
 void Simulation::skip_delivery() {
+  flush_kubelet_run();  // posted before the skipped delivery: it orders first
   ++skipped_pending_;
   skipped_order_ = events_.next_order(Phase::kInformer);
 }
@@ -542,6 +566,21 @@ void Simulation::process_next() {
     return;
   }
   auto entry = events_.pop();
+  if (const auto* run = std::get_if<KubeletRun>(&entry.payload)) {
+    // Item by item, as the separate events it stands for: nothing an item posts can run
+    // before the next item (see KubeletRun).
+    for (std::uint32_t i = 0; i < run->count; ++i) {
+      const KubeletEvent e{run->first.kind, PodId(run->first.pod.value() + i)};
+      --external_pending_;
+      if (kubelets_->is_stale(e)) continue;
+      now_ = entry.time;
+      ++events_processed_;
+      guard_progress(nullptr);
+      kubelets_->on_event(e, now_);
+    }
+    flush_kubelet_run();
+    return;
+  }
   if (const auto* k = std::get_if<KubeletEvent>(&entry.payload); k && kubelets_->is_stale(*k)) {
     --external_pending_;
     return;
@@ -560,7 +599,7 @@ void Simulation::process_next() {
           arrivals_submitted_ = next;
           if (next < arrival_count_) {
             ++external_pending_;
-            events_.push(workload_.jobs[next].submit, Phase::kArrival, Arrival{next});
+            push(workload_.jobs[next].submit, Phase::kArrival, Arrival{next});
           }
         } else if constexpr (std::is_same_v<T, Delivery>) {
           switch (e.to) {
@@ -587,6 +626,8 @@ void Simulation::process_next() {
           }
         } else if constexpr (std::is_same_v<T, KubeletEvent>) {
           kubelets_->on_event(e, now_);
+        } else if constexpr (std::is_same_v<T, KubeletRun>) {
+          // handled above
         } else if constexpr (std::is_same_v<T, SchedulerEvent>) {
           schedulers_[e.scheduler].model->on_event(e, now_);
         } else if constexpr (std::is_same_v<T, JobControllerEvent>) {
@@ -598,6 +639,7 @@ void Simulation::process_next() {
         }
       },
       entry.payload);
+  flush_kubelet_run();
 }
 
 NamespaceId Simulation::ensure_namespace(const std::string& name) {

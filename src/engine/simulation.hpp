@@ -219,8 +219,21 @@ class Simulation final : public ChangeListener,
     // delivered to it until wake_schedulers() replays the bound pods. Only on instant streams.
     bool idle = false;
   };
+  // Kubelet events of one kind posted back to back for one time and phase on consecutive pods
+  // (the ranks of a rigid job ending together, and their status reports): one queue entry
+  // for `count` events, handled one by one at its turn. Exact: the queue would have run them
+  // one after another, since anything a kubelet event posts is of its phase or later, and so
+  // after them (the kubelets post only while an event is handled: process_next pushes the
+  // run it staged when it ends, and any other push first).
+  struct KubeletRun {
+    KubeletEvent first;
+    std::uint32_t count;
+  };
   using Event = std::variant<Arrival, Delivery, KubeletEvent, SchedulerEvent, JobControllerEvent, NodeLifecycleEvent,
-                             PodGcEvent>;
+                             PodGcEvent, KubeletRun>;
+  // Every push goes through here: a staged kubelet run is pushed first.
+  void push(SimTime at, Phase phase, Event event);
+  void flush_kubelet_run();
 
   void post(SimTime at, Phase phase, KubeletEvent event) override;
   void post(SimTime at, Phase phase, JobControllerEvent event) override;
@@ -300,6 +313,10 @@ class Simulation final : public ChangeListener,
   // they had been delivered; handling them changes nothing else.
   std::uint64_t skipped_pending_ = 0;
   std::uint64_t skipped_order_ = 0;
+  // The kubelet run being posted (count 0: none), not yet in the queue.
+  KubeletRun staged_{KubeletEvent{}, 0};
+  SimTime staged_at_;
+  Phase staged_phase_ = Phase::kKubelet;
   std::uint64_t job_events_pending_ = 0;  // posted Job controller syncs
   std::size_t finished_pods_ = 0;
   bool pod_limit_reached_ = false;

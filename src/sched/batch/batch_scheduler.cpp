@@ -32,9 +32,14 @@ BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::str
       // conservative_bf.cpp rejects a job without walltime on release; easy_bf.cpp and
       // fcfs_fast.cpp queue it (infinite walltime).
       schedule_(depth, depth == BackfillSchedule::kAll),
-      depth_(depth) {
+      depth_(depth),
+      batsim_jobs_(batsim_jobs) {
   if (batsim_server_latency > Duration() || batsim_node_latency > Duration())
     protocol_ = std::make_unique<BatsimProtocol>(batsim_server_latency, batsim_node_latency, batsim_jobs);
+  // The per-job tables, by workload job index: a Batsim workload's jobs are all machine jobs.
+  machine_jobs_.reserve(batsim_jobs);
+  machine_allocs_.reserve(batsim_jobs);
+  if (protocol_) machine_job_info_.reserve(batsim_jobs);
   // Which nodes a pod may use at all: what kubelet admission and kube-scheduler's filters
   // would refuse regardless of load (spec.nodeName, nodeSelector/affinity, NoSchedule and
   // NoExecute taints). Batsched's machines have no such constraints.
@@ -155,6 +160,7 @@ void BatchScheduler::decide_machine_jobs(SimTime now) {
                                       : MachineSchedule::Policy::kConservative;
     const auto machines = static_cast<std::uint32_t>(std::max<std::size_t>(store_.node_count(), 1));
     machine_schedule_ = std::make_unique<MachineSchedule>(policy, machines, now, rjms_delay_);
+    machine_schedule_->reserve(batsim_jobs_);
   }
   machine_starts_.clear();
   machine_rejects_.clear();

@@ -110,6 +110,7 @@ class BatchScheduler final : public SchedulerModel {
   std::vector<std::pair<PodId, BackfillSchedule::Rejection>> rejected_;  // written at the next decision
   std::uint64_t bindings_ = 0;
   std::uint32_t depth_;
+  std::uint32_t batsim_jobs_;  // the workload's machine jobs (the per-job tables' size)
   std::unique_ptr<MachineSchedule> machine_schedule_;  // built at the first machine job
   std::vector<MachineJob> machine_jobs_;               // by workload job index
   std::vector<std::uint32_t> machine_ended_;           // since the last decision, in order
