@@ -566,6 +566,7 @@ void Simulation::process_next() {
     return;
   }
   auto entry = events_.pop();
+  ++queue_entries_processed_;
   if (const auto* run = std::get_if<KubeletRun>(&entry.payload)) {
     // Item by item, as the separate events it stands for: nothing an item posts can run
     // before the next item (see KubeletRun).

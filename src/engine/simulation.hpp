@@ -123,7 +123,10 @@ class Simulation final : public ChangeListener,
   SchedulerModel& scheduler_model(std::size_t i) { return *schedulers_[i].model; }
   // Scheduling attempts of all schedulers.
   std::uint64_t scheduling_attempts() const;
+  // Events handled (the skipped deliveries and each event of a kubelet run included), and the
+  // queue entries popped for them: what the run cost in queue operations.
   std::uint64_t events_processed() const { return events_processed_; }
+  std::uint64_t queue_entries_processed() const { return queue_entries_processed_; }
   std::size_t finished_pods() const { return finished_pods_; }
   // A pod creation was refused because the store held SimulationOptions::max_pods pods.
   bool pod_limit_reached() const { return pod_limit_reached_; }
@@ -301,6 +304,7 @@ class Simulation final : public ChangeListener,
   std::uint32_t next_job_ = 0;
   SimTime now_;
   std::uint64_t events_processed_ = 0;
+  std::uint64_t queue_entries_processed_ = 0;
   SimTime guard_instant_ = SimTime::never();
   std::uint64_t guard_events_ = 0;
   std::vector<std::pair<PodId, std::uint64_t>> guard_pods_;  // (pod, events) in first-seen order
