@@ -557,6 +557,7 @@ void Simulation::advance_clock_to(SimTime t) {
 }
 
 void Simulation::process_next() {
+  flush_kubelet_run();  // none staged but by a handler, which pushed it when it ended
   if (skipped_pending_ != 0 &&
       (events_.empty() || events_.top().time > now_ || events_.top().order >= skipped_order_)) {
     // The skipped deliveries' turn: as events they would have changed nothing but counts.

@@ -152,7 +152,9 @@ class Simulation final : public ChangeListener,
   void advance_clock_to(SimTime t);
   // When the next event is due; never when none is pending.
   SimTime next_event_time() const {
-    return skipped_pending_ != 0 ? now_ : events_.empty() ? SimTime::never() : events_.top().time;
+    if (skipped_pending_ != 0) return now_;
+    const SimTime queued = events_.empty() ? SimTime::never() : events_.top().time;
+    return staged_.count != 0 && staged_at_ < queued ? staged_at_ : queued;
   }
   // Whether anything pending can still change the cluster: false once run() would end
   // (nothing external pending and the scheduler and Job controller only retrying in a
@@ -249,7 +251,7 @@ class Simulation final : public ChangeListener,
   void skip_delivery();
   // Wakes the idle schedulers that serve this new template's schedulerName.
   void wake_schedulers(const PodTemplate& spec);
-  bool has_next_event() const { return skipped_pending_ != 0 || !events_.empty(); }
+  bool has_next_event() const { return skipped_pending_ != 0 || staged_.count != 0 || !events_.empty(); }
   void submit(std::uint32_t job);
   // The API server's pod CREATE: admission (ResourceQuota), then the store.
   std::variant<PodId, std::string> create_pod(Pod pod);
