@@ -91,6 +91,8 @@ class Kubelets {
   // Informer delivery of pod changes (the kubelet watches pods bound to its node).
   void on_pod_change(const Change& change, SimTime now);
   void on_node_added(NodeId node);
+  // Room for the state of this many pods, so the per-pod table is not moved as pods arrive.
+  void reserve(std::size_t pods) { pods_.reserve(pods); }
   void on_event(const KubeletEvent& event, SimTime now);
   // True when the event can no longer do anything: a container event for a container that
   // was stopped earlier (killed, deadline, node down). The run skips it without moving the

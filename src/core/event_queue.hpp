@@ -39,6 +39,9 @@ class EventQueue {
     heap_.push_back(Entry{time, (std::uint64_t{static_cast<std::uint8_t>(phase)} << 56) | seq_++, std::move(payload)});
     sift_up(heap_.size() - 1);
   }
+  // The `order` the next push with this phase will get: every entry pushed before it orders
+  // below it (at the same time and phase), every entry pushed from then on at or above it.
+  std::uint64_t next_order(Phase phase) const { return (std::uint64_t{static_cast<std::uint8_t>(phase)} << 56) | seq_; }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
   const Entry& top() const { return heap_.front(); }

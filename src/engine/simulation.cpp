@@ -57,11 +57,20 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   std::size_t pods = options_.model.addon_pods.size();
   for (const WorkloadJob& j : workload_.jobs) pods += j.pods_asked();
   store_.reserve_pods(std::min(pods, options_.max_pods));
+  kubelets_->reserve(std::min(pods, options_.max_pods));
   for (auto& node : inputs.nodes) store_.create_node(std::move(node));
   resolve_priorities(workload_.templates);
   for (std::size_t i = 0; i < workload_.templates.size(); ++i) {
     const PodTemplateId id = store_.add_template(workload_.templates[i]);
     if (i == 0) template_base_ = id.value();
+  }
+  // Before any pod exists: which schedulers hear of pod changes at once, and which of those
+  // serve no template (kube-scheduler beside a batch policy) and may stay idle until one does.
+  for (SchedulerSlot& s : schedulers_) {
+    s.instant = options_.model.watch_delay.is_zero() && s.informer_delay == Duration();
+    s.idle = s.instant && s.model->idle_without_own_pods() &&
+             std::none_of(workload_.templates.begin(), workload_.templates.end(),
+                          [&](const PodTemplate& t) { return s.model->serves(t.scheduler_name); });
   }
   // The distribution's own pods (ModelConfig::addon_pods) exist before the workload arrives.
   for (const AddonPod& addon : options_.model.addon_pods) {
@@ -77,6 +86,7 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
     pod.name = addon.name;
     pod.ns = store_.ensure_namespace(addon.ns);
     pod.spec = store_.add_template(std::move(t));
+    wake_schedulers(store_.spec(pod.spec));
     pod.workload_job = kNoWorkloadJob;
     pod.run_time = Duration::max();  // a server: runs until the end
     create_pod(std::move(pod));
@@ -89,7 +99,7 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   arrival_count_ = static_cast<std::uint32_t>(workload_.jobs.size());
   if (!workload_.jobs.empty()) {
     ++external_pending_;
-    events_.push(workload_.jobs[0].submit, Phase::kArrival, Arrival{0});
+    push(workload_.jobs[0].submit, Phase::kArrival, Arrival{0});
   }
 }
 
@@ -124,14 +134,16 @@ SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNa
 }
 
 bool Simulation::is_external(const Event& e) {
-  if (const auto* s = std::get_if<SchedulerEvent>(&e)) return s->kind == SchedulerEvent::Kind::kBindDone;
+  if (const auto* s = std::get_if<SchedulerEvent>(&e))
+    return s->kind == SchedulerEvent::Kind::kBindDone || s->kind == SchedulerEvent::Kind::kBindJob;
   return !std::holds_alternative<JobControllerEvent>(e);
 }
 
 void Simulation::SchedulerPort::post(SimTime at, Phase phase, SchedulerEvent event) {
   event.scheduler = index;
-  if (event.kind == SchedulerEvent::Kind::kBindDone) ++sim->external_pending_;
-  sim->events_.push(at, phase, event);
+  if (event.kind == SchedulerEvent::Kind::kBindDone || event.kind == SchedulerEvent::Kind::kBindJob)
+    ++sim->external_pending_;
+  sim->push(at, phase, event);
 }
 
 std::variant<PodTemplateId, std::string> Simulation::SchedulerPort::add_pod_template(PodTemplate spec) {
@@ -167,25 +179,48 @@ std::uint64_t Simulation::scheduling_attempts() const {
   return n;
 }
 
+void Simulation::push(SimTime at, Phase phase, Event event) {
+  flush_kubelet_run();
+  events_.push(at, phase, std::move(event));
+}
+
 void Simulation::post(SimTime at, Phase phase, KubeletEvent event) {
   ++external_pending_;
-  events_.push(at, phase, event);
+  if (staged_.count != 0 && staged_at_ == at && staged_phase_ == phase && staged_.first.kind == event.kind &&
+      event.pod.value() == staged_.first.pod.value() + staged_.count) {
+    ++staged_.count;
+    return;
+  }
+  flush_kubelet_run();
+  staged_ = KubeletRun{event, 1};
+  staged_at_ = at;
+  staged_phase_ = phase;
+}
+
+void Simulation::flush_kubelet_run() {
+  if (staged_.count == 0) return;
+  if (staged_.count == 1) {
+    events_.push(staged_at_, staged_phase_, staged_.first);
+  } else {
+    events_.push(staged_at_, staged_phase_, staged_);
+  }
+  staged_.count = 0;
 }
 
 void Simulation::post(SimTime at, Phase phase, JobControllerEvent event) {
   // Not external: a Job sync that fails (quota) is retried forever; see run().
   ++job_events_pending_;
-  events_.push(at, phase, event);
+  push(at, phase, event);
 }
 
 void Simulation::post(SimTime at, Phase phase, NodeLifecycleEvent event) {
   ++external_pending_;
-  events_.push(at, phase, event);
+  push(at, phase, event);
 }
 
 void Simulation::post(SimTime at, Phase phase, PodGcEvent event) {
   ++external_pending_;
-  events_.push(at, phase, event);
+  push(at, phase, event);
 }
 
 void Simulation::deliver(std::uint8_t to, const Change& change, Duration extra_delay) {
@@ -195,27 +230,46 @@ void Simulation::deliver(std::uint8_t to, const Change& change, Duration extra_d
   if (at < last) at = last;
   last = at;
   ++external_pending_;
-  events_.push(at, Phase::kInformer, Delivery{to, change});
+  push(at, Phase::kInformer, Delivery{to, change});
 }
 
 void Simulation::deliver_to_schedulers(const Change& change) {
-  for (std::size_t i = 0; i < schedulers_.size(); ++i)
-    if (change.kind != ObjectKind::kJob || schedulers_[i].model->wants_jobs())
-      deliver(static_cast<std::uint8_t>(kFirstScheduler + i), change, schedulers_[i].informer_delay);
+  for (std::size_t i = 0; i < schedulers_.size(); ++i) {
+    const SchedulerSlot& s = schedulers_[i];
+    if (change.kind == ObjectKind::kJob && !s.model->wants_jobs()) continue;
+    // A pod change the scheduler would ignore, due now: skipped (its turn still counts).
+    if (s.instant && change.kind == ObjectKind::kPod &&
+        (s.idle || !s.model->wants_pod_change(change, store_.pod(PodId(change.id))))) {
+      skip_delivery();
+      continue;
+    }
+    deliver(static_cast<std::uint8_t>(kFirstScheduler + i), change, s.informer_delay);
+  }
 }
 
-void Simulation::guard_progress(const Event& e) {
+void Simulation::skip_delivery() {
+  flush_kubelet_run();  // posted before the skipped delivery: it orders first
+  ++skipped_pending_;
+  skipped_order_ = events_.next_order(Phase::kInformer);
+}
+
+std::uint64_t Simulation::guard_limit() const {
+  return options_.no_progress_event_limit != 0 ? options_.no_progress_event_limit : 1'000'000 + 16 * store_.pod_count();
+}
+
+void Simulation::guard_progress(const Event* e, std::uint64_t events) {
   if (now_ != guard_instant_) {
     guard_instant_ = now_;
     guard_events_ = 0;
     guard_pods_.clear();
   }
-  const std::uint64_t limit =
-      options_.no_progress_event_limit != 0 ? options_.no_progress_event_limit : 1'000'000 + 16 * store_.pod_count();
-  if (++guard_events_ + 4096 <= limit) return;
+  const std::uint64_t limit = guard_limit();
+  guard_events_ += events;
+  if (guard_events_ + 4096 <= limit) return;
   PodId pod;
-  if (const auto* s = std::get_if<SchedulerEvent>(&e)) pod = s->pod;
-  if (const auto* d = std::get_if<Delivery>(&e); d && d->to >= kFirstScheduler && d->change.kind == ObjectKind::kPod)
+  if (const auto* s = e ? std::get_if<SchedulerEvent>(e) : nullptr) pod = s->pod;
+  if (const auto* d = e ? std::get_if<Delivery>(e) : nullptr;
+      d && d->to >= kFirstScheduler && d->change.kind == ObjectKind::kPod)
     pod = PodId(d->change.id);
   if (pod.valid() && pod.value() < store_.pod_count()) {
     auto it = std::find_if(guard_pods_.begin(), guard_pods_.end(), [&](const auto& p) { return p.first == pod; });
@@ -458,8 +512,8 @@ Simulation::Stop Simulation::stop_reason() {
   // frozen cluster fails identically forever). A Job retry can succeed only if usage was
   // freed before the freeze, and every retry queued then fires within the largest back-off;
   // if the store did not change by then, it never will.
-  if (events_.empty()) return Stop::kDone;
-  if (external_pending_ != 0) {
+  if (!has_next_event()) return Stop::kDone;
+  if (external_pending_ != 0 || skipped_pending_ != 0) {
     frozen_since_ = SimTime::never();
     return Stop::kNo;
   }
@@ -491,7 +545,7 @@ void Simulation::run(const std::function<void(double)>& progress) {
   for (;;) {
     const Stop stop = stop_reason();
     if (stop == Stop::kFrozen) now_ = frozen_since_;  // the run ended when the cluster froze
-    if (stop != Stop::kNo || events_.top().time > options_.until) break;
+    if (stop != Stop::kNo || next_event_time() > options_.until) break;
     process_next();
     if (progress && (events_processed_ & 0xffff) == 0 && total_jobs > 0)
       progress(static_cast<double>(finished_pods_) / total_jobs);
@@ -502,24 +556,49 @@ void Simulation::run(const std::function<void(double)>& progress) {
 bool Simulation::has_work() { return stop_reason() == Stop::kNo; }
 
 void Simulation::advance_to(SimTime t) {
-  while (!events_.empty() && events_.top().time <= t) process_next();
+  while (has_next_event() && next_event_time() <= t) process_next();
   if (t > now_) now_ = t;
 }
 
 void Simulation::advance_clock_to(SimTime t) {
-  while (!events_.empty() && events_.top().time < t) process_next();
+  while (has_next_event() && next_event_time() < t) process_next();
   if (t > now_) now_ = t;
 }
 
 void Simulation::process_next() {
+  flush_kubelet_run();  // none staged but by a handler, which pushed it when it ended
+  if (skipped_pending_ != 0 &&
+      (events_.empty() || events_.top().time > now_ || events_.top().order >= skipped_order_)) {
+    // The skipped deliveries' turn: as events they would have changed nothing but counts.
+    events_processed_ += skipped_pending_;
+    guard_progress(nullptr, skipped_pending_);
+    skipped_pending_ = 0;
+    return;
+  }
   auto entry = events_.pop();
+  ++queue_entries_processed_;
+  if (const auto* run = std::get_if<KubeletRun>(&entry.payload)) {
+    // Item by item, as the separate events it stands for: nothing an item posts can run
+    // before the next item (see KubeletRun).
+    for (std::uint32_t i = 0; i < run->count; ++i) {
+      const KubeletEvent e{run->first.kind, PodId(run->first.pod.value() + i)};
+      --external_pending_;
+      if (kubelets_->is_stale(e)) continue;
+      now_ = entry.time;
+      ++events_processed_;
+      guard_progress(nullptr);
+      kubelets_->on_event(e, now_);
+    }
+    flush_kubelet_run();
+    return;
+  }
   if (const auto* k = std::get_if<KubeletEvent>(&entry.payload); k && kubelets_->is_stale(*k)) {
     --external_pending_;
     return;
   }
   now_ = entry.time;
   ++events_processed_;
-  guard_progress(entry.payload);
+  guard_progress(&entry.payload);
   if (is_external(entry.payload)) --external_pending_;
   if (std::holds_alternative<JobControllerEvent>(entry.payload)) --job_events_pending_;
   std::visit(
@@ -531,7 +610,7 @@ void Simulation::process_next() {
           arrivals_submitted_ = next;
           if (next < arrival_count_) {
             ++external_pending_;
-            events_.push(workload_.jobs[next].submit, Phase::kArrival, Arrival{next});
+            push(workload_.jobs[next].submit, Phase::kArrival, Arrival{next});
           }
         } else if constexpr (std::is_same_v<T, Delivery>) {
           switch (e.to) {
@@ -558,6 +637,8 @@ void Simulation::process_next() {
           }
         } else if constexpr (std::is_same_v<T, KubeletEvent>) {
           kubelets_->on_event(e, now_);
+        } else if constexpr (std::is_same_v<T, KubeletRun>) {
+          // handled above
         } else if constexpr (std::is_same_v<T, SchedulerEvent>) {
           schedulers_[e.scheduler].model->on_event(e, now_);
         } else if constexpr (std::is_same_v<T, JobControllerEvent>) {
@@ -569,6 +650,7 @@ void Simulation::process_next() {
         }
       },
       entry.payload);
+  flush_kubelet_run();
 }
 
 NamespaceId Simulation::ensure_namespace(const std::string& name) {
@@ -602,7 +684,25 @@ std::variant<PodTemplateId, std::string> Simulation::add_api_template(PodTemplat
   }
   // The template joins the workload's, keeping store id = template_base_ + workload index.
   workload_.templates.push_back(one[0]);
-  return store_.add_template(std::move(one[0]));
+  const PodTemplateId id = store_.add_template(std::move(one[0]));
+  wake_schedulers(store_.spec(id));
+  return id;
+}
+
+void Simulation::wake_schedulers(const PodTemplate& spec) {
+  for (SchedulerSlot& s : schedulers_) {
+    if (!s.idle || !s.model->serves(spec.scheduler_name)) continue;
+    s.idle = false;
+    // On an instant stream it would have heard of every change as it was made: what it keeps
+    // of them (idle_without_own_pods) is rebuilt from the pods bound now.
+    for (std::size_t i = 0; i < store_.pod_count(); ++i) {
+      const Pod& p = store_.pod(PodId(static_cast<std::uint32_t>(i)));
+      if (p.deleted || !p.node.valid() || is_terminal(p.phase)) continue;
+      s.model->on_pod_change(Change{ObjectKind::kPod, ChangeType::kAdded, static_cast<std::uint32_t>(i), p.node,
+                                    p.phase, p.phase, NodeId(), false, !p.scheduling_gates.empty()},
+                             now_);
+    }
+  }
 }
 
 std::variant<Simulation::Created, std::string> Simulation::create_from_api(WorkloadJob job, PodTemplate spec) {

@@ -123,7 +123,10 @@ class Simulation final : public ChangeListener,
   SchedulerModel& scheduler_model(std::size_t i) { return *schedulers_[i].model; }
   // Scheduling attempts of all schedulers.
   std::uint64_t scheduling_attempts() const;
+  // Events handled (the skipped deliveries and each event of a kubelet run included), and the
+  // queue entries popped for them: what the run cost in queue operations.
   std::uint64_t events_processed() const { return events_processed_; }
+  std::uint64_t queue_entries_processed() const { return queue_entries_processed_; }
   std::size_t finished_pods() const { return finished_pods_; }
   // A pod creation was refused because the store held SimulationOptions::max_pods pods.
   bool pod_limit_reached() const { return pod_limit_reached_; }
@@ -148,7 +151,11 @@ class Simulation final : public ChangeListener,
   // next advance_to (cosim lets a shimmed scheduler's timers at t fire first, clock.hpp).
   void advance_clock_to(SimTime t);
   // When the next event is due; never when none is pending.
-  SimTime next_event_time() const { return events_.empty() ? SimTime::never() : events_.top().time; }
+  SimTime next_event_time() const {
+    if (skipped_pending_ != 0) return now_;
+    const SimTime queued = events_.empty() ? SimTime::never() : events_.top().time;
+    return staged_.count != 0 && staged_at_ < queued ? staged_at_ : queued;
+  }
   // Whether anything pending can still change the cluster: false once run() would end
   // (nothing external pending and the scheduler and Job controller only retrying in a
   // frozen cluster).
@@ -209,9 +216,29 @@ class Simulation final : public ChangeListener,
     std::unique_ptr<SchedulerModel> model;
     std::unique_ptr<SchedulerPort> port;
     Duration informer_delay;
+    // Its informer stream delivers at the instant of the change (no watch delay, no cache
+    // delay): a delivery it would ignore can be skipped (deliver_to_schedulers).
+    bool instant = false;
+    // No pod template has a schedulerName it serves and it keeps nothing else of pods but
+    // what a replay rebuilds (SchedulerModel::idle_without_own_pods): no pod changes are
+    // delivered to it until wake_schedulers() replays the bound pods. Only on instant streams.
+    bool idle = false;
+  };
+  // Kubelet events of one kind posted back to back for one time and phase on consecutive pods
+  // (the ranks of a rigid job ending together, and their status reports): one queue entry
+  // for `count` events, handled one by one at its turn. Exact: the queue would have run them
+  // one after another, since anything a kubelet event posts is of its phase or later, and so
+  // after them (the kubelets post only while an event is handled: process_next pushes the
+  // run it staged when it ends, and any other push first).
+  struct KubeletRun {
+    KubeletEvent first;
+    std::uint32_t count;
   };
   using Event = std::variant<Arrival, Delivery, KubeletEvent, SchedulerEvent, JobControllerEvent, NodeLifecycleEvent,
-                             PodGcEvent>;
+                             PodGcEvent, KubeletRun>;
+  // Every push goes through here: a staged kubelet run is pushed first.
+  void push(SimTime at, Phase phase, Event event);
+  void flush_kubelet_run();
 
   void post(SimTime at, Phase phase, KubeletEvent event) override;
   void post(SimTime at, Phase phase, JobControllerEvent event) override;
@@ -220,6 +247,11 @@ class Simulation final : public ChangeListener,
   std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name, std::int32_t completion_index) override;
   void deliver(std::uint8_t to, const Change& change, Duration extra_delay = Duration());
   void deliver_to_schedulers(const Change& change);
+  // A delivery skipped at now_ (see skipped_pending_).
+  void skip_delivery();
+  // Wakes the idle schedulers that serve this new template's schedulerName.
+  void wake_schedulers(const PodTemplate& spec);
+  bool has_next_event() const { return skipped_pending_ != 0 || staged_.count != 0 || !events_.empty(); }
   void submit(std::uint32_t job);
   // The API server's pod CREATE: admission (ResourceQuota), then the store.
   std::variant<PodId, std::string> create_pod(Pod pod);
@@ -240,7 +272,8 @@ class Simulation final : public ChangeListener,
   // The progress guard (SimulationOptions::no_progress_event_limit): counts the events of
   // the current instant since the last progress, and in the last few before the limit the
   // pods they concern.
-  void guard_progress(const Event& e);
+  void guard_progress(const Event* e, std::uint64_t events = 1);
+  std::uint64_t guard_limit() const;
   [[noreturn]] void fail_no_progress() const;
   enum class Stop : std::uint8_t { kNo, kDone, kFrozen };
   // run()'s end test: kDone when nothing can happen, kFrozen when only retries remain and
@@ -273,10 +306,23 @@ class Simulation final : public ChangeListener,
   std::uint32_t next_job_ = 0;
   SimTime now_;
   std::uint64_t events_processed_ = 0;
+  std::uint64_t queue_entries_processed_ = 0;
   SimTime guard_instant_ = SimTime::never();
   std::uint64_t guard_events_ = 0;
   std::vector<std::pair<PodId, std::uint64_t>> guard_pods_;  // (pod, events) in first-seen order
   std::uint64_t external_pending_ = 0;  // posted events that can change the cluster
+  // Deliveries skipped because their scheduler would ignore them (deliver_to_schedulers):
+  // each would have been an informer-phase event at now_, after every event posted before it
+  // and before every event posted after it (skipped_order_: EventQueue::next_order at the
+  // last skip). They count as pending events until that turn comes (process_next), so the
+  // run's end, the stepping of `serve` and the progress guard see the same events as if
+  // they had been delivered; handling them changes nothing else.
+  std::uint64_t skipped_pending_ = 0;
+  std::uint64_t skipped_order_ = 0;
+  // The kubelet run being posted (count 0: none), not yet in the queue.
+  KubeletRun staged_{KubeletEvent{}, 0};
+  SimTime staged_at_;
+  Phase staged_phase_ = Phase::kKubelet;
   std::uint64_t job_events_pending_ = 0;  // posted Job controller syncs
   std::size_t finished_pods_ = 0;
   bool pod_limit_reached_ = false;

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sched/batch/batch_scheduler.hpp"
+
 namespace kubesim {
 namespace {
 
@@ -235,6 +237,72 @@ TEST(Simulation, ProgressGuardLetsProgressThrough) {
   sim.run();
   EXPECT_EQ(sim.finished_pods(), 200u);
   EXPECT_EQ(sim.now(), SimTime::zero());
+}
+
+}  // namespace
+}  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+// Two one-cpu nodes; job "1" of 2 machines (100 s) under FCFS (sched/batch), as Batsim's
+// rigid jobs are (Pod::machines); kube-scheduler (default profile) serves no template then.
+SimulationInputs machine_job_under_fcfs(std::uint32_t machines) {
+  WorkloadJob j = job(1, 0, 100);
+  j.machines = machines;
+  PodTemplate t = cpu_template(1000);
+  t.scheduler_name = "fcfs";
+  SimulationInputs in = inputs(static_cast<int>(machines), 1000, {j}, {t});
+  in.other_schedulers.push_back(SchedulerFactory{
+      [](ObjectStore& store, SchedulerHost& host, const SimulationOptions&) -> std::unique_ptr<SchedulerModel> {
+        return std::make_unique<BatchScheduler>(store, host, "fcfs", 0);
+      },
+      Duration()});
+  return in;
+}
+
+// kube-scheduler hears of no pod while no template has its schedulerName (the run skips its
+// deliveries); when a client creates one (10 s) it replays the bound pods first, so it knows
+// both nodes are taken by the job and binds the pod only once the job ended (100 s), as it
+// would have had it heard every change: the kubelet does not reject it (OutOfcpu).
+TEST(Simulation, IdleKubeSchedulerWakesWithTheBoundPods) {
+  Simulation sim(machine_job_under_fcfs(2), options(ModelConfig::ideal()));
+  sim.advance_to(SimTime::from_seconds(10));
+  ASSERT_TRUE(sim.store().pod(sim.job_pods()[0]).node.valid());
+  WorkloadJob client;
+  client.name = "client";
+  client.run_time = Duration::seconds(5);
+  auto created = sim.create_from_api(std::move(client), cpu_template(1000));
+  ASSERT_TRUE(std::holds_alternative<Simulation::Created>(created));
+  const PodId pod = std::get<Simulation::Created>(created).pod;
+  sim.run();
+  const Pod& p = sim.store().pod(pod);
+  EXPECT_EQ(p.phase, PodPhase::kSucceeded) << p.reason.str();
+  EXPECT_EQ(p.scheduled, SimTime::from_seconds(100));
+  EXPECT_EQ(p.finished, SimTime::from_seconds(105));
+}
+
+// A 64-rank job under FCFS with the ideal model: the run skips the pod changes no scheduler
+// acts on (kube-scheduler serves none of them; FCFS needs a rank's creation and end only),
+// binds the ranks with one event and handles the ranks' ends and final reports as one run
+// each. Every rank still runs 0-100 s on its own node. Events per rank: its creation's and
+// end's deliveries to FCFS and its binding's to the kubelet, the container start and the
+// Running report (and the 64 nodes' creation, to each scheduler). Handled events: 13 per
+// rank (the 6 skipped deliveries, the end and the final report count one each; the
+// binding, one for the job).
+TEST(Simulation, MachineJobRanksCostFewQueueEntries) {
+  Simulation sim(machine_job_under_fcfs(64), options(ModelConfig::ideal()));
+  sim.run();
+  for (std::uint32_t k = 0; k < 64; ++k) {
+    const Pod& p = sim.store().pod(PodId(sim.job_pods()[0].value() + k));
+    EXPECT_EQ(p.node, NodeId(k));
+    EXPECT_EQ(p.started, SimTime::zero());
+    EXPECT_EQ(p.finished, SimTime::from_seconds(100));
+    EXPECT_EQ(p.phase, PodPhase::kSucceeded);
+  }
+  EXPECT_EQ(sim.finished_pods(), 64u);
+  EXPECT_EQ((sim.events_processed() - 2 * 64) / 64, 13u);
+  EXPECT_LE(sim.queue_entries_processed(), 64u * (5 + 2) + 16);
 }
 
 }  // namespace

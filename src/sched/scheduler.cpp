@@ -30,6 +30,12 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
 
 bool Scheduler::serves(const std::string& scheduler_name) const { return config_.profile(scheduler_name) != nullptr; }
 
+bool Scheduler::idle_without_own_pods() const {
+  for (const auto& prof : config_.profiles)
+    if (!prof.informers.empty()) return false;
+  return true;
+}
+
 const Profile* Scheduler::profile_for(const PodTemplate& spec) const { return config_.profile(spec.scheduler_name); }
 
 std::int32_t Scheduler::num_feasible_nodes_to_find(std::int32_t percentage, std::int32_t num_all_nodes) {
@@ -597,6 +603,7 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
       schedule_next_cycle(now);
       arm_ticks(now);
       break;
+    case SchedulerEvent::Kind::kBindJob: break;  // not posted by this model
   }
 }
 

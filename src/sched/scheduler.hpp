@@ -77,6 +77,10 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   bool serves(const std::string& scheduler_name) const override;
   void on_pod_change(const Change& change, SimTime now) override;
   void on_node_change(const Change& change, SimTime now) override;
+  // With no informer plugin (Coscheduling's PodGroup, CapacityScheduling's ElasticQuota
+  // informers watch all pods), what this scheduler keeps of pods it does not serve is its
+  // cache of assigned pods (cache_add/cache_remove).
+  bool idle_without_own_pods() const override;
   void on_event(const SchedulerEvent& event, SimTime now) override;
   bool busy() const override {
     return in_cycle_ || !queue_.active_empty() || !queue_.backoff_empty() || !waiting_.empty();

@@ -18,7 +18,9 @@ namespace kubesim {
 struct SchedulerEvent {
   // kCycle .. kLeftoverTick are kube-scheduler's; kTimer is any other model's own timer
   // (`pod` may carry a model-defined tag).
-  enum class Kind : std::uint8_t { kCycle, kCycleEnd, kPatchDone, kBindDone, kBackoffTick, kLeftoverTick, kTimer };
+  // kBindJob: a model's binding of several pods at once (the batch policies' machine job:
+  // `pod` is its first rank); like kBindDone, it counts as a pending cluster change.
+  enum class Kind : std::uint8_t { kCycle, kCycleEnd, kPatchDone, kBindDone, kBackoffTick, kLeftoverTick, kTimer, kBindJob };
   Kind kind;
   PodId pod;
   NodeId node;
@@ -28,8 +30,8 @@ struct SchedulerEvent {
 class SchedulerHost {
  public:
   virtual ~SchedulerHost() = default;
-  // A kBindDone event counts as a pending cluster change (the run is not over while one is
-  // in flight); every other kind is the scheduler's own business.
+  // A kBindDone or kBindJob event counts as a pending cluster change (the run is not over
+  // while one is in flight); every other kind is the scheduler's own business.
   virtual void post(SimTime at, Phase phase, SchedulerEvent event) = 0;
 
   // ---- A scheduler acting as an API client that creates pods (YuniKorn's shim creates
@@ -58,6 +60,18 @@ class SchedulerModel {
   // Informer deliveries (the change as it was when made).
   virtual void on_pod_change(const Change& change, SimTime now) = 0;
   virtual void on_node_change(const Change& change, SimTime now) = 0;
+  // Whether on_pod_change can do anything with this change of `pod` (as it is now in the
+  // store). False lets the Simulation skip a delivery that it would only ignore (batch
+  // policies ignore the bindings and status updates of their machine jobs' ranks); see
+  // Simulation::deliver for when a skip is allowed. Must depend only on the change and on
+  // what the pod cannot change (its spec, machines).
+  virtual bool wants_pod_change(const Change& /*change*/, const Pod& /*pod*/) const { return true; }
+  // True when, as long as no pod template has a schedulerName it serves, all it keeps of the
+  // cluster's pods is what a replay of the bound, non-terminal pods (on_pod_change with an
+  // Added change each, in PodId order) rebuilds: the Simulation then delivers it no pod
+  // changes until such a template appears, and replays the bound pods then. kube-scheduler
+  // without informer plugins: its cache of assigned pods (Scheduler::idle_without_own_pods).
+  virtual bool idle_without_own_pods() const { return false; }
   // batch/v1 Job changes, delivered only to schedulers that want them (Kueue admits whole
   // Jobs); the others' informer streams (and random draws) are unchanged.
   virtual bool wants_jobs() const { return false; }

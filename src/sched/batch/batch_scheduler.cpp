@@ -32,9 +32,14 @@ BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::str
       // conservative_bf.cpp rejects a job without walltime on release; easy_bf.cpp and
       // fcfs_fast.cpp queue it (infinite walltime).
       schedule_(depth, depth == BackfillSchedule::kAll),
-      depth_(depth) {
+      depth_(depth),
+      batsim_jobs_(batsim_jobs) {
   if (batsim_server_latency > Duration() || batsim_node_latency > Duration())
     protocol_ = std::make_unique<BatsimProtocol>(batsim_server_latency, batsim_node_latency, batsim_jobs);
+  // The per-job tables, by workload job index: a Batsim workload's jobs are all machine jobs.
+  machine_jobs_.reserve(batsim_jobs);
+  machine_allocs_.reserve(batsim_jobs);
+  if (protocol_) machine_job_info_.reserve(batsim_jobs);
   // Which nodes a pod may use at all: what kubelet admission and kube-scheduler's filters
   // would refuse regardless of load (spec.nodeName, nodeSelector/affinity, NoSchedule and
   // NoExecute taints). Batsched's machines have no such constraints.
@@ -128,17 +133,24 @@ void BatchScheduler::run_protocol(SimTime now) {
         for (const auto& st : machine_starts_) decisions.push_back({st.key, true});
       },
       [&](const BatsimProtocol::Decision& d, SimTime at) {
-        if (d.execute) bind_machine_job(d.job, machine_allocs_[d.job], at);
+        if (d.execute) bind_machine_job(d.job, at);
       });
   arm_protocol(now);
 }
 
-void BatchScheduler::bind_machine_job(std::uint32_t job, const MachineSet& machines, SimTime now) {
-  const MachineJob& mj = machine_jobs_[job];
+void BatchScheduler::bind_machine_job(std::uint32_t job, SimTime now) {
+  // One event binds the job's ranks in rank order (pod of rank k on the k-th machine of
+  // machine_allocs_[job]): the same as one binding event per rank posted together, since a
+  // binding posts nothing that would run between them (its changes reach the informers in
+  // a later phase).
+  host_.post(now + bind_latency_, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindJob, machine_jobs_[job].first, NodeId()});
+}
+
+void BatchScheduler::apply_machine_job_binding(PodId first, SimTime now) {
+  const MachineSet& machines = machine_allocs_[store_.pod(first).workload_job];
   std::uint32_t rank = 0;
   for (const std::uint32_t machine : machines.ids())
-    host_.post(now + bind_latency_, Phase::kApi,
-               SchedulerEvent{SchedulerEvent::Kind::kBindDone, PodId(mj.first.value() + rank++), NodeId(machine)});
+    if (apply_binding(store_, PodId(first.value() + rank++), NodeId(machine), now)) ++bindings_;
 }
 
 void BatchScheduler::decide_machine_jobs(SimTime now) {
@@ -148,6 +160,7 @@ void BatchScheduler::decide_machine_jobs(SimTime now) {
                                       : MachineSchedule::Policy::kConservative;
     const auto machines = static_cast<std::uint32_t>(std::max<std::size_t>(store_.node_count(), 1));
     machine_schedule_ = std::make_unique<MachineSchedule>(policy, machines, now, rjms_delay_);
+    machine_schedule_->reserve(batsim_jobs_);
   }
   machine_starts_.clear();
   machine_rejects_.clear();
@@ -167,13 +180,10 @@ void BatchScheduler::decide_machine_jobs(SimTime now) {
       });
   }
   for (const auto& st : machine_starts_) {
-    if (protocol_) {
-      // The job starts when Batsim's server receives the decision (run_protocol).
-      if (st.key >= machine_allocs_.size()) machine_allocs_.resize(st.key + 1);
-      machine_allocs_[st.key] = st.machines;
-    } else {
-      bind_machine_job(st.key, st.machines, now);
-    }
+    if (st.key >= machine_allocs_.size()) machine_allocs_.resize(st.key + 1);
+    machine_allocs_[st.key] = st.machines;
+    // With the protocol, the job starts when Batsim's server receives the decision (run_protocol).
+    if (!protocol_) bind_machine_job(st.key, now);
   }
 }
 
@@ -216,6 +226,13 @@ void BatchScheduler::on_pod_change(const Change& c, SimTime now) {
   request_decision(now);
 }
 
+bool BatchScheduler::wants_pod_change(const Change& c, const Pod& p) const {
+  if (p.machines == 0) return true;
+  if (!serves(store_.spec(p.spec).scheduler_name)) return false;  // on_pod_change ignores it
+  // on_machine_pod_change: the end of a rank, or its creation.
+  return is_terminal(c.phase) || c.type == ChangeType::kDeleted || (c.type == ChangeType::kAdded && !c.node.valid());
+}
+
 void BatchScheduler::on_node_change(const Change& c, SimTime now) {
   const NodeId id(c.id);
   const Node& n = store_.node(id);
@@ -245,6 +262,7 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
         host_.post(now + bind_latency_, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindDone, PodId(s.key), s.node});
       break;
     }
+    case SchedulerEvent::Kind::kBindJob: apply_machine_job_binding(event.pod, now); break;
     case SchedulerEvent::Kind::kBindDone:
       if (apply_binding(store_, event.pod, event.node, now)) {
         ++bindings_;

@@ -69,6 +69,9 @@ class BatchScheduler final : public SchedulerModel {
 
   bool serves(const std::string& scheduler_name) const override { return scheduler_name == name_; }
   void on_pod_change(const Change& change, SimTime now) override;
+  // A machine job's rank matters only when it is created (unbound) and when it ends; its
+  // binding and status updates, and other schedulers' ranks, change nothing here.
+  bool wants_pod_change(const Change& change, const Pod& pod) const override;
   void on_node_change(const Change& change, SimTime now) override;
   void on_event(const SchedulerEvent& event, SimTime now) override;
   bool busy() const override { return decision_posted_ || protocol_timer_posted_; }
@@ -83,7 +86,9 @@ class BatchScheduler final : public SchedulerModel {
   // Rigid parallel jobs (machine mode).
   void on_machine_pod_change(const Change& change, const Pod& pod, SimTime now);
   void decide_machine_jobs(SimTime now);
-  void bind_machine_job(std::uint32_t job, const MachineSet& machines, SimTime now);
+  void bind_machine_job(std::uint32_t job, SimTime now);
+  // kBindJob: the binding of every rank of the job whose first rank is `first`.
+  void apply_machine_job_binding(PodId first, SimTime now);
   void arm_protocol(SimTime now);
   void run_protocol(SimTime now);
   struct MachineJob {
@@ -105,6 +110,7 @@ class BatchScheduler final : public SchedulerModel {
   std::vector<std::pair<PodId, BackfillSchedule::Rejection>> rejected_;  // written at the next decision
   std::uint64_t bindings_ = 0;
   std::uint32_t depth_;
+  std::uint32_t batsim_jobs_;  // the workload's machine jobs (the per-job tables' size)
   std::unique_ptr<MachineSchedule> machine_schedule_;  // built at the first machine job
   std::vector<MachineJob> machine_jobs_;               // by workload job index
   std::vector<std::uint32_t> machine_ended_;           // since the last decision, in order
@@ -115,7 +121,7 @@ class BatchScheduler final : public SchedulerModel {
   // With Batsim's message latencies (model batsim*): jobs go through the protocol model.
   std::unique_ptr<BatsimProtocol> protocol_;
   std::vector<MachineSchedule::Job> machine_job_info_;  // by workload job, for the protocol's calls
-  std::vector<MachineSet> machine_allocs_;              // by workload job: its decided machines
+  std::vector<MachineSet> machine_allocs_;              // by workload job: its decided machines (kBindJob)
   bool protocol_timer_posted_ = false;
   SimTime protocol_timer_at_ = SimTime::never();
 };

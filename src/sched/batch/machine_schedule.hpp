@@ -101,6 +101,8 @@ class MachineSchedule {
   MachineSchedule(Policy policy, std::uint32_t machines, SimTime start = SimTime::zero(),
                   Duration rjms_delay = Duration());
   std::uint32_t machines() const { return machines_; }
+  // Room for the jobs of keys below `keys`, so the per-job table is not moved as jobs arrive.
+  void reserve(std::uint32_t keys) { allocs_.reserve(keys); }
 
   // One call of make_decisions at `date` with the jobs that ended and were released since the
   // previous call (Batsim's JOB_COMPLETED and JOB_SUBMITTED events, in message order). Started

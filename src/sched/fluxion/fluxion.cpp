@@ -370,7 +370,8 @@ void FluxionScheduler::on_event(const SchedulerEvent& event, SimTime now) {
       arm_ticks(now);
       break;
     case SchedulerEvent::Kind::kPatchDone:
-    case SchedulerEvent::Kind::kTimer: break;  // not posted by this model
+    case SchedulerEvent::Kind::kTimer:
+    case SchedulerEvent::Kind::kBindJob: break;  // not posted by this model
   }
 }
 
