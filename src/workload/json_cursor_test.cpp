@@ -66,10 +66,18 @@ TEST(JsonCursor, ClassifiesScalarsAsNlohmann) {
     EXPECT_EQ(v.is_number(), expected.is_number());
     EXPECT_EQ(v.is_number_unsigned(), expected.is_number_unsigned());
     EXPECT_EQ(v.is_number_integer(), expected.is_number_integer());
-    if (expected.is_string()) EXPECT_EQ(JsonCursor::decode(v), expected.get<std::string>());
-    if (expected.is_number()) EXPECT_EQ(v.as_double(), expected.get<double>());
-    if (expected.is_number_unsigned()) EXPECT_EQ(v.u, expected.get<std::uint64_t>());
-    if (expected.is_number_integer() && !expected.is_number_unsigned()) EXPECT_EQ(v.i, expected.get<std::int64_t>());
+    if (expected.is_string()) {
+      EXPECT_EQ(JsonCursor::decode(v), expected.get<std::string>());
+    }
+    if (expected.is_number()) {
+      EXPECT_EQ(v.as_double(), expected.get<double>());
+    }
+    if (expected.is_number_unsigned()) {
+      EXPECT_EQ(v.u, expected.get<std::uint64_t>());
+    }
+    if (expected.is_number_integer() && !expected.is_number_unsigned()) {
+      EXPECT_EQ(v.i, expected.get<std::int64_t>());
+    }
   }
 }
 

@@ -11,7 +11,7 @@ using Policy = MachineSchedule::Policy;
 
 SimTime at(double s) { return SimTime::from_seconds(s); }
 MachineSchedule::Job job(const char* id, std::uint32_t size, double walltime) {
-  return MachineSchedule::Job{id, size, Duration::from_seconds(walltime)};
+  return MachineSchedule::Job{id, size, Duration::from_seconds(walltime), SimTime{}};
 }
 
 TEST(MachineSet, LeftAndHyphenString) {
