@@ -76,10 +76,10 @@ void JsonCursor::open(char c) {
   frames_.push_back(Frame{c == '{' ? '}' : ']', false});
 }
 
-bool JsonCursor::next_member(JsonValue& key) {
+bool JsonCursor::advance_in(char close) {
   Frame& f = frames_.back();
   const char c = peek();
-  if (c == '}') {
+  if (c == close) {
     ++p_;
     frames_.pop_back();
     return false;
@@ -88,29 +88,22 @@ bool JsonCursor::next_member(JsonValue& key) {
     if (c != ',') fail();
     ++p_;
   }
+  f.any = true;
+  return true;
+}
+
+bool JsonCursor::next_member(JsonValue& key) {
+  if (!advance_in('}')) return false;
   if (peek() != '"') fail();
   key_line_ = line_;
   string(key);
   if (peek() != ':') fail();
   ++p_;
-  f.any = true;
   return true;
 }
 
 bool JsonCursor::next_element() {
-  Frame& f = frames_.back();
-  const char c = peek();
-  if (c == ']') {
-    ++p_;
-    frames_.pop_back();
-    return false;
-  }
-  if (f.any) {
-    if (c != ',') fail();
-    ++p_;
-  }
-  f.any = true;
-  return true;  // value() fails if no value follows (e.g. a trailing comma)
+  return advance_in(']');  // value() fails if no value follows (e.g. a trailing comma)
 }
 
 JsonValue JsonCursor::value() {

@@ -89,6 +89,9 @@ class JsonCursor {
  private:
   [[noreturn]] static void fail() { throw Malformed{}; }
   void open(char c);
+  // The step to the next member or element of the innermost open object or array: false
+  // (and the container closed) at its `close`, else past the separating comma if any.
+  bool advance_in(char close);
   void skip_ws();
   void scalar(JsonValue& v);
   void string(JsonValue& v);
