@@ -2,10 +2,11 @@
 """The NASA iPSC/860 trace on Batsim's 128-host platform under batsched's three policies:
 kubesim's time for each (its process's CPU time, user + sys, which a loaded machine does not
 inflate much; its wall time; and the simulation + outputs it reports), its makespan
-and mean wait, beside Batsim 4.2.1 + batsched's time for the same run, and how many jobs start
-at the same time on the same machines under both. The peer (../shared/peers/batsim, or --peer
+and mean wait, beside Batsim 4.2.1 + batsched's time for the same run, how many jobs start
+at the same time on the same machines under both, and which schedule.csv figures differ (as
+tests/batsim_oracle.py compares them). The peer (../shared/peers/batsim, or --peer
 DIR) is run when present; --peer-out DIR reads the outputs of an earlier peer run
-(DIR/<policy>/_jobs.csv); without either, the peer's time recorded in issue 13 (36-42 s for
+(DIR/<policy>/_jobs.csv and _schedule.csv); without either, the peer's time recorded in issue 13 (36-42 s for
 EASY on this machine) is printed, labelled as recorded.
 
   bench/batsim_nasa_oracle.py build/kubesim [--peer DIR | --peer-out DIR | --no-peer] [--model batsim]
@@ -21,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from batsim_oracle import schedule_differences  # noqa: E402  (the oracle test's comparison)
 
 POLICIES = {"fcfs": "fcfs", "easy_bf": "easy-backfill", "conservative_bf": "conservative-backfill"}
 
@@ -80,7 +84,7 @@ def main():
         n, makespan, wait = summary(ours)
         line = (f"{policy:16} kubesim {cpu:.3f} s CPU (user + sys), {process:.3f} s wall (process; simulation + "
                 f"outputs {reported:.3f} s): {n} jobs run, makespan {makespan:.4f} s, mean wait {wait:.6f} s")
-        peer_jobs = None
+        peer_jobs, peer_schedule = None, None
         if a.peer:
             pout = os.path.join(work, "peer-" + policy)
             r, wall, used = timed([os.path.join(a.peer, "run.sh"), a.platform, a.workload, policy, pout],
@@ -88,12 +92,14 @@ def main():
             line += f"; Batsim + batsched {used:.1f} s CPU, {wall:.1f} s wall (run now)"
             if r.returncode == 0:
                 peer_jobs = read_jobs(os.path.join(pout, "_jobs.csv"))
+                peer_schedule = os.path.join(pout, "_schedule.csv")
             else:
                 line += " but failed"
         else:
             line += "; Batsim + batsched 36-42 s wall (recorded in issue 13 for easy_bf, not run now)"
             if a.peer_out:
                 peer_jobs = read_jobs(os.path.join(a.peer_out, policy, "_jobs.csv"))
+                peer_schedule = os.path.join(a.peer_out, policy, "_schedule.csv")
         if peer_jobs is not None:
             pn, pm, pw = summary(peer_jobs)
             same_start = sum(1 for k, p in peer_jobs.items() if k in ours and p["starting_time"] == ours[k]["starting_time"])
@@ -101,6 +107,9 @@ def main():
                             and p["allocated_resources"] == ours[k]["allocated_resources"])
             line += (f"\n{'':16} batsched: makespan {pm:.4f} s, mean wait {pw:.6f} s; same start time "
                      f"{same_start}/{len(peer_jobs)}, same start and machines {same_both}/{len(peer_jobs)}")
+            if os.path.isfile(peer_schedule or ""):
+                differences = schedule_differences(peer_schedule, os.path.join(out, "schedule.csv"))
+                line += f"; schedule.csv: {'; '.join(differences) if differences else 'every figure the same'}"
         print(line, flush=True)
     shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -144,8 +144,8 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
     ProgressBar bar;
     run.run(gang, [&](double f) { bar.update(f); });
   }
-  // Everything is built before anything is written.
-  write_report_files(dir, run.finish());
+  // Into the staging folder, which replaces the output folder only once every file is written.
+  write_report_files(dir, run.finish(RunPipeline::FileForm::kStreamed));
   if (!a.decisions.empty()) write_file_atomically(a.decisions, decisions);
   if (whole) whole->commit();
   const RunSummary& summary = run.summary();

@@ -2,6 +2,7 @@
 // kubelet and the outputs use. Field names follow the Kubernetes API (core/v1).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -248,6 +249,39 @@ class ColdText {
   std::unique_ptr<std::string> text_;  // null: empty
 };
 
+// A pod's spec.schedulingGates: none for almost every pod, so, as ColdText, one pointer in the
+// pod table instead of a std::vector's three. Iterates as the gates' names.
+class ColdStrings {
+ public:
+  ColdStrings() = default;
+  ColdStrings(const ColdStrings& o) : items_(o.items_ ? std::make_unique<std::vector<std::string>>(*o.items_) : nullptr) {}
+  ColdStrings(ColdStrings&&) noexcept = default;
+  ColdStrings& operator=(const ColdStrings& o) {
+    if (this != &o) items_ = o.items_ ? std::make_unique<std::vector<std::string>>(*o.items_) : nullptr;
+    return *this;
+  }
+  ColdStrings& operator=(ColdStrings&&) noexcept = default;
+
+  bool empty() const { return !items_; }
+  const std::string* begin() const { return items_ ? items_->data() : nullptr; }
+  const std::string* end() const { return items_ ? items_->data() + items_->size() : nullptr; }
+  void push_back(std::string s) {
+    if (!items_) items_ = std::make_unique<std::vector<std::string>>();
+    items_->push_back(std::move(s));
+  }
+  // Removes the name `at` points to (one of this list's).
+  void erase(const std::string* at) {
+    items_->erase(items_->begin() + (at - items_->data()));
+    if (items_->empty()) items_.reset();
+  }
+  friend bool operator==(const ColdStrings& a, const std::vector<std::string>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  std::unique_ptr<std::vector<std::string>> items_;  // null: empty (never an empty vector)
+};
+
 struct Pod {
   // Fields ordered by size, 4-byte ones together, so the struct has no padding holes.
   std::string name;
@@ -294,9 +328,8 @@ struct Pod {
   Duration deletion_grace;
   // spec.schedulingGates (KEP-3521, beta and on by default from v1.27): set at creation (a
   // mutating admission webhook, e.g. Kueue's kueue.x-k8s.io/admission), only ever removed;
-  // kube-scheduler does not schedule the pod while one remains. Empty for almost every pod
-  // (no allocation).
-  std::vector<std::string> scheduling_gates;
+  // kube-scheduler does not schedule the pod while one remains.
+  ColdStrings scheduling_gates;
 
   bool terminating() const { return !deletion_requested.is_never(); }
 };

@@ -98,21 +98,36 @@ std::vector<JobRow> jobs_in_output_order(const RunOutputs& run) {
 JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* pod);
 
 // The ranks of each rigid parallel job (Pod::machines > 1): rank -> its latest pod (invalid:
-// never created). Bare pods of one job are consecutive; a Job's pods (the kueue setup runs a
-// parallel job as an Indexed Job) are not, and an index recreated replaces its earlier pod.
-using JobRanks = std::vector<std::vector<PodId>>;
-JobRanks ranks_of_jobs(const RunOutputs& run) {
-  JobRanks ranks(run.workload.jobs.size());
-  for (std::size_t i = 0; i < run.store.pod_count(); ++i) {
-    const PodId id(static_cast<std::uint32_t>(i));
-    const Pod& p = run.store.pod(id);
-    if (p.machines <= 1 || p.workload_job >= ranks.size()) continue;
-    std::vector<PodId>& r = ranks[p.workload_job];
-    if (r.empty()) r.assign(p.machines, PodId());
-    if (p.machine_rank < r.size()) r[p.machine_rank] = id;
+// never created), in one array. Bare pods of one job are consecutive; a Job's pods (the kueue
+// setup runs a parallel job as an Indexed Job) are not, and an index recreated replaces its
+// earlier pod.
+class JobRanks {
+ public:
+  explicit JobRanks(const RunOutputs& run) : slots_of_job_(run.workload.jobs.size()) {
+    for (std::uint32_t i = 0; i < run.store.pod_count(); ++i) {
+      const Pod& p = run.store.pod(PodId(i));
+      if (p.machines <= 1 || p.workload_job >= slots_of_job_.size()) continue;
+      Slots& s = slots_of_job_[p.workload_job];
+      if (s.count == 0) {
+        s = Slots{static_cast<std::uint32_t>(pods_.size()), p.machines};
+        pods_.resize(pods_.size() + p.machines);
+      }
+      if (p.machine_rank < s.count) pods_[s.first + p.machine_rank] = PodId(i);
+    }
   }
-  return ranks;
-}
+  std::span<const PodId> of(std::uint32_t job) const {
+    const Slots& s = slots_of_job_[job];
+    return {pods_.data() + s.first, s.count};
+  }
+
+ private:
+  struct Slots {
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+  };
+  std::vector<Slots> slots_of_job_;
+  std::vector<PodId> pods_;
+};
 
 // A rigid parallel job (Batsim's `res` machines, one pod per machine): it started when its
 // first rank started (it began to hold machines) and ended with its last; its state is its
@@ -122,7 +137,7 @@ JobRanks ranks_of_jobs(const RunOutputs& run) {
 // control/kubelet.hpp) is reported with the machines it held, and the state that ended its
 // waiting ranks: COMPLETED_WALLTIME_REACHED (activeDeadlineSeconds) or COMPLETED_KILLED (cut
 // off by the end of the run, deleted).
-JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, const std::vector<PodId>& ranks,
+JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, std::span<const PodId> ranks,
                                std::vector<std::uint32_t>& nodes) {
   // Submitted when the job was (its pods, or its Job, created at the job's subtime; a Job's
   // pods later, once admitted).
@@ -139,7 +154,11 @@ JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, co
     if (nodes.empty() || static_cast<int>(o.state) > static_cast<int>(out.state)) out.state = o.state;
     nodes.push_back(o.node.value());
   }
-  if (nodes.empty()) return JobOutcome{BatsimJobState::kRejected, out.submission};
+  if (nodes.empty()) {
+    JobOutcome rejected;
+    rejected.submission = out.submission;
+    return rejected;
+  }
   std::sort(nodes.begin(), nodes.end());
   out.machines = nodes;
   return out;
@@ -188,7 +207,7 @@ JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const P
 // for a parallel job's allocation, which the outcome refers to.
 JobOutcome outcome_of(const RunOutputs& run, const JobRanks& ranks, const WorkloadJob& job, const Pod* pod,
                       std::vector<std::uint32_t>& nodes) {
-  if (pod != nullptr && pod->machines > 1) return parallel_outcome_of(run, job, ranks[pod->workload_job], nodes);
+  if (pod != nullptr && pod->machines > 1) return parallel_outcome_of(run, job, ranks.of(pod->workload_job), nodes);
   return pod_outcome_of(run, job, pod);
 }
 
@@ -292,42 +311,78 @@ std::string csv_field(const std::string& s) {
   return out;
 }
 
-std::string batsim_jobs_csv(const RunOutputs& run) {
+namespace {
+
+// Every workload job's outcome in jobs.csv's row order: what jobs.csv and schedule.csv are both
+// made of, computed once for the two.
+struct JobTable {
+  struct Row {
+    std::uint32_t job = 0;
+    JobOutcome outcome;
+  };
+  std::vector<Row> rows;
+  std::vector<std::uint32_t> machines;  // the parallel jobs' allocations, which their outcomes view
+};
+
+JobTable job_table(const RunOutputs& run) {
+  const JobRanks ranks(run);
+  const std::vector<JobRow> order = jobs_in_output_order(run);
+  JobTable table;
+  table.rows.reserve(order.size());
+  std::vector<std::size_t> first_machine;  // per row, where its allocation begins in table.machines
+  first_machine.reserve(order.size());
+  std::vector<std::uint32_t> nodes;
+  for (const JobRow& row : order) {
+    const JobOutcome o = outcome_of(run, ranks, run.workload.jobs[row.job], row.pod, nodes);
+    first_machine.push_back(table.machines.size());
+    table.machines.insert(table.machines.end(), o.machines.begin(), o.machines.end());
+    table.rows.push_back({row.job, o});
+  }
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
+    JobOutcome& o = table.rows[i].outcome;
+    o.machines = {table.machines.data() + first_machine[i], o.machines.size()};
+  }
+  return table;
+}
+
+std::string jobs_csv_of(const RunOutputs& run, const JobTable& table) {
   CsvText csv(256 + run.workload.jobs.size() * 160);
   csv.append(kBatsimJobsHeader);
   csv.append("\n");
-  const JobRanks ranks = ranks_of_jobs(run);
-  std::vector<std::uint32_t> nodes;
-  for (const JobRow& row : jobs_in_output_order(run)) {
-    const WorkloadJob& job = run.workload.jobs[row.job];
-    append_job_row(csv, run, job, outcome_of(run, ranks, job, row.pod, nodes));
-  }
+  for (const JobTable::Row& row : table.rows) append_job_row(csv, run, run.workload.jobs[row.job], row.outcome);
   return std::move(csv).take();
 }
 
-std::string batsim_schedule_csv(const RunOutputs& run) {
+// A time as Batsim holds it: SimGrid's clock is a double of seconds, and Batsim computes with
+// it in long double (batsim src/jobs.hpp@v4.2.1: starting_time, runtime, submission_time;
+// src/machines.cpp: Machine::update_machine_state). The schedule.csv figures are sums of
+// thousands of such values, so they are summed the same way to print the same last digit.
+long double batsim_time(std::int64_t micros) { return static_cast<long double>(micros_to_seconds(micros)); }
+
+std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
   // Counters and sums as in batsim src/export.cpp@v4.2.1 (JobsTracer::write_job, accumulated in
-  // row order, and JobsTracer::finalize). Times are summed as exact integer microseconds.
+  // row order, and JobsTracer::finalize).
   std::int64_t nb_jobs = 0;
   std::int64_t nb_finished = 0;
   std::int64_t nb_success = 0;
   std::int64_t nb_killed = 0;
   std::int64_t nb_rejected = 0;
-  std::int64_t makespan = 0;
-  std::int64_t sum_waiting = 0;
-  std::int64_t sum_turnaround = 0;
-  std::int64_t max_waiting = 0;
-  std::int64_t max_turnaround = 0;
-  double sum_slowdown = 0;
-  double max_slowdown = 0;
+  long double makespan = 0;
+  long double sum_waiting = 0;
+  long double sum_turnaround = 0;
+  long double sum_slowdown = 0;
+  long double max_waiting = 0;
+  long double max_turnaround = 0;
+  long double max_slowdown = 0;
 
-  // Busy intervals per node, for the machine-state times.
+  // Busy intervals per machine, for the machine-state times.
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> busy(run.store.node_count());
+  const auto add_busy = [&](std::uint32_t machine, const JobOutcome& o) {
+    if (machine < busy.size()) busy[machine].emplace_back(o.start.micros(), o.finish.micros());
+  };
 
-  const JobRanks ranks = ranks_of_jobs(run);
-  std::vector<std::uint32_t> nodes;
-  for (const JobRow& row : jobs_in_output_order(run)) {
-    const JobOutcome o = outcome_of(run, ranks, run.workload.jobs[row.job], row.pod, nodes);
+  for (const JobTable::Row& row : table.rows) {
+    const JobOutcome& o = row.outcome;
     ++nb_jobs;
     if (o.rejected()) {
       ++nb_rejected;
@@ -340,68 +395,82 @@ std::string batsim_schedule_csv(const RunOutputs& run) {
     } else {
       ++nb_killed;
     }
-    const std::int64_t waiting = (o.start - o.submission).micros();
-    const std::int64_t turnaround = (o.finish - o.submission).micros();
-    const double slowdown = stretch_of(o);
+    // JobsTracer::write_job, in its long doubles. A null runtime stays 0, as in jobs.csv (x/0 is
+    // inf, 0/0 NaN): Batsim refuses a delay profile of 0 s (profiles.cpp), so its 1e-5 s
+    // stand-in for one (jobs_execution.cpp) has nothing to match.
+    const long double starting_time = batsim_time(o.start.micros());
+    const long double runtime = batsim_time(o.finish.micros()) - starting_time;
+    const long double waiting = starting_time - batsim_time(o.submission.micros());
+    const long double completion = starting_time + runtime;
+    const long double turnaround = completion - batsim_time(o.submission.micros());
+    const long double slowdown = turnaround / runtime;
     sum_waiting += waiting;
     sum_turnaround += turnaround;
     sum_slowdown += slowdown;
-    makespan = std::max(makespan, o.finish.micros());  // completion time, absolute
-    max_waiting = std::max(max_waiting, waiting);
-    max_turnaround = std::max(max_turnaround, turnaround);
+    if (completion > makespan) makespan = completion;
+    if (waiting > max_waiting) max_waiting = waiting;
+    if (turnaround > max_turnaround) max_turnaround = turnaround;
     if (slowdown > max_slowdown) max_slowdown = slowdown;  // NaN never wins, as in Batsim
-    if (o.node.valid() && o.node.value() < busy.size())
-      busy[o.node.value()].emplace_back(o.start.micros(), o.finish.micros());
+    // Every machine of the allocation computes from the job's start to its end
+    // (Machines::update_machines_on_job_run/_end over allocation->machine_ids).
+    for (const std::uint32_t m : o.machines) add_busy(m, o);
+    if (o.machines.empty() && o.node.valid()) add_busy(o.node.value(), o);
   }
 
-  // Machine states (batsim src/machines.cpp, s4u-era v4 sources: Machine::update_machine_state,
-  // Machines::update_machines_on_job_run/_end): a machine is IDLE from time 0, turns COMPUTING
-  // when a job starts on it and back to IDLE when its last job ends, and update_machine_state()
-  // adds the elapsed time to the state being left. Time is only credited on a transition and
-  // nothing closes the final period at the end of the simulation, so a machine's idle time is
-  // the gaps before its busy periods: idle time after its last job (and all of an unused
-  // machine's time) is not counted.
-  std::int64_t time_computing = 0;
-  std::int64_t time_idle = 0;
+  // Machine states (batsim src/machines.cpp@v4.2.1: Machine::update_machine_state,
+  // Machines::update_machines_on_job_run/_end): a machine is IDLE from time 0, and each job
+  // start on it sets COMPUTING, adding the time since the last change to the state it was in;
+  // when its last job ends it turns IDLE, adding the time since the last change to COMPUTING.
+  // Time is only credited on a change and nothing closes the final period at the end of the
+  // simulation, so a machine's idle time is the gaps before its busy periods: idle time after
+  // its last job (and all of an unused machine's time) is not counted. Each machine sums its
+  // own times, which finalize() then adds up machine by machine (export.cpp).
+  long double time_computing = 0;
+  long double time_idle = 0;
   for (auto& intervals : busy) {
-    if (intervals.empty()) continue;
     std::sort(intervals.begin(), intervals.end());
-    std::int64_t computing = 0;
-    std::int64_t cur_start = intervals.front().first;
-    std::int64_t cur_end = intervals.front().second;
-    for (const auto& [s, e] : intervals) {
-      if (s > cur_end) {
-        computing += cur_end - cur_start;
-        cur_start = s;
-        cur_end = e;
-      } else {
-        cur_end = std::max(cur_end, e);
+    long double computing = 0;
+    long double idle = 0;
+    long double last_change = 0;
+    std::int64_t busy_until = 0;  // the end of the running jobs, while one runs
+    bool running = false;
+    for (const auto& [start, end] : intervals) {
+      if (running && start > busy_until) {  // its last job ended before this one started
+        computing += batsim_time(busy_until) - last_change;
+        last_change = batsim_time(busy_until);
+        running = false;
       }
+      (running ? computing : idle) += batsim_time(start) - last_change;
+      last_change = batsim_time(start);
+      busy_until = running ? std::max(busy_until, end) : end;
+      running = true;
     }
-    computing += cur_end - cur_start;
+    if (running) computing += batsim_time(busy_until) - last_change;
     time_computing += computing;
-    time_idle += cur_end - computing;
+    time_idle += idle;
   }
 
   // Batsim divides by nb_jobs, which counts rejected jobs too; with no job at all the
   // divisions are 0/0 and print as NaN.
+  // finalize() casts each sum to double first.
   const double n = static_cast<double>(nb_jobs);
-  const auto mean = [&](double sum) {
-    return nb_jobs == 0 ? std::numeric_limits<double>::quiet_NaN() : sum / n;
+  const auto mean = [&](long double sum) {
+    return nb_jobs == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(sum) / n;
   };
+  const auto seconds = [](long double t) { return batsim_double(static_cast<double>(t)); };
 
   std::map<std::string, std::string> values;
   values["batsim_version"] = "kubesim-" + run.version;
   // consumed_joules = energy_last_job_completion - energy_first_job_submission; without energy
   // both stay -1 (batsim src/context.hpp, v4 series), hence 0.
   values["consumed_joules"] = "0.000000";
-  values["makespan"] = format_seconds(makespan);
-  values["max_slowdown"] = batsim_double(max_slowdown);
-  values["max_turnaround_time"] = format_seconds(max_turnaround);
-  values["max_waiting_time"] = format_seconds(max_waiting);
+  values["makespan"] = seconds(makespan);
+  values["max_slowdown"] = seconds(max_slowdown);
+  values["max_turnaround_time"] = seconds(max_turnaround);
+  values["max_waiting_time"] = seconds(max_waiting);
   values["mean_slowdown"] = batsim_double(mean(sum_slowdown));
-  values["mean_turnaround_time"] = batsim_double(mean(micros_to_seconds(sum_turnaround)));
-  values["mean_waiting_time"] = batsim_double(mean(micros_to_seconds(sum_waiting)));
+  values["mean_turnaround_time"] = batsim_double(mean(sum_turnaround));
+  values["mean_waiting_time"] = batsim_double(mean(sum_waiting));
   values["nb_computing_machines"] = std::to_string(run.store.node_count());  // machines.nb_machines()
   values["nb_grouped_switches"] = "0";  // no power-state switches are simulated
   values["nb_jobs"] = std::to_string(nb_jobs);
@@ -414,9 +483,9 @@ std::string batsim_schedule_csv(const RunOutputs& run) {
   // writes 0 so that outputs are byte-identical across runs.
   values["scheduling_time"] = "0.000000";
   values["simulation_time"] = "0.000000";
-  values["success_rate"] = batsim_double(mean(static_cast<double>(nb_success)));
-  values["time_computing"] = format_seconds(time_computing);
-  values["time_idle"] = format_seconds(time_idle);
+  values["success_rate"] = batsim_double(static_cast<double>(nb_success) / n);
+  values["time_computing"] = seconds(time_computing);
+  values["time_idle"] = seconds(time_idle);
   values["time_sleeping"] = "0.000000";
   values["time_switching_off"] = "0.000000";
   values["time_switching_on"] = "0.000000";
@@ -435,10 +504,27 @@ std::string batsim_schedule_csv(const RunOutputs& run) {
   return keys_line + "\n" + values_line + "\n";
 }
 
-std::string pods_csv(const RunOutputs& run) {
-  // The largest output of a run (one row per pod: 303,638 rows, 33 MB for the NASA trace):
-  // one buffer, each row written in place (report/csv_text.hpp), and the fields that repeat
-  // (namespace, node, phase) escaped once.
+}  // namespace
+
+std::string batsim_jobs_csv(const RunOutputs& run) { return jobs_csv_of(run, job_table(run)); }
+
+std::string batsim_schedule_csv(const RunOutputs& run) { return schedule_csv_of(run, job_table(run)); }
+
+std::vector<ReportFile> batsim_job_files(const RunOutputs& run, bool jobs, bool schedule) {
+  std::vector<ReportFile> files;
+  if (!jobs && !schedule) return files;
+  const JobTable table = job_table(run);
+  if (jobs) files.push_back({"jobs.csv", jobs_csv_of(run, table)});
+  if (schedule) files.push_back({"schedule.csv", schedule_csv_of(run, table)});
+  return files;
+}
+
+namespace {
+
+// The largest output of a run (one row per pod: 303,638 rows, 33 MB for the NASA trace): each
+// row written in place (report/csv_text.hpp), and the fields that repeat (namespace, node,
+// phase) escaped once.
+void write_pods_csv(const RunOutputs& run, CsvText& csv) {
   const ObjectStore& store = run.store;
   std::vector<std::string> namespaces(store.namespace_count());
   for (std::uint32_t i = 0; i < namespaces.size(); ++i) namespaces[i] = csv_field(store.namespace_(NamespaceId(i)).name);
@@ -456,7 +542,6 @@ std::string pods_csv(const RunOutputs& run) {
   const std::size_t row_fixed = longest(namespaces) + longest(nodes) + 16 + 3 * CsvText::kMaxIntChars +
                                 4 * CsvText::kMaxSecondsChars + 13;
 
-  CsvText csv(128 + store.pod_count() * 112);
   csv.append(kPodsHeader);
   csv.append("\n");
   const std::vector<WorkloadJob>& jobs = run.workload.jobs;
@@ -492,11 +577,26 @@ std::string pods_csv(const RunOutputs& run) {
     *p++ = '\n';
     csv.done(p);
   }
+}
+
+}  // namespace
+
+std::string pods_csv(const RunOutputs& run) {
+  CsvText csv(128 + run.store.pod_count() * 112);
+  write_pods_csv(run, csv);
   return std::move(csv).take();
 }
 
+void stream_pods_csv(const RunOutputs& run, const TextSink& sink) {
+  CsvText csv(CsvText::kStreamChunk, sink);
+  write_pods_csv(run, csv);
+  csv.flush();
+}
+
 std::vector<ReportFile> build_run_outputs(const RunOutputs& run) {
-  return {{"jobs.csv", batsim_jobs_csv(run)}, {"schedule.csv", batsim_schedule_csv(run)}, {"pods.csv", pods_csv(run)}};
+  std::vector<ReportFile> files = batsim_job_files(run, true, true);
+  files.push_back({"pods.csv", pods_csv(run)});
+  return files;
 }
 
 void write_run_outputs(const std::string& out_dir, const RunOutputs& run) {
@@ -509,7 +609,13 @@ void write_report_files(const std::string& out_dir, const std::vector<ReportFile
   for (const ReportFile& f : files) {
     const std::filesystem::path path = dir / f.name;
     if (f.name.find('/') != std::string::npos) make_output_directory(path.parent_path().string());
-    write_file_atomically(path.string(), f.content);
+    if (f.stream) {
+      AtomicFile file(path.string());
+      f.stream([&file](std::string_view piece) { file.write(piece); });
+      file.commit();
+    } else {
+      write_file_atomically(path.string(), f.content);
+    }
   }
 }
 

@@ -24,11 +24,16 @@ std::string batsim_jobs_csv(const RunOutputs& run);
 
 // schedule.csv: a header line of the v4.2.1 keys sorted bytewise and one line of values.
 std::string batsim_schedule_csv(const RunOutputs& run);
+// jobs.csv and/or schedule.csv (in this order), the jobs' outcomes computed once for both.
+std::vector<ReportFile> batsim_job_files(const RunOutputs& run, bool jobs, bool schedule);
 
 // pods.csv: one row per pod in creation (PodId) order with the Kubernetes lifecycle times.
 // Every pod of the cluster is listed, as `kubectl get pods` would: a pod that runs no workload
 // job (YuniKorn's placeholders, named tg-<app>-<task group>-<nonce>) has an empty job_id.
 std::string pods_csv(const RunOutputs& run);
+// pods_csv(run), handed to `sink` in pieces as it is formatted: a large run's pods.csv is never
+// held whole (the NASA trace's 33 MB would cost more to allocate than to format).
+void stream_pods_csv(const RunOutputs& run, const TextSink& sink);
 
 // jobs.csv, schedule.csv and pods.csv, in this order.
 std::vector<ReportFile> build_run_outputs(const RunOutputs& run);

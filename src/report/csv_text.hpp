@@ -6,6 +6,9 @@
 //   p = CsvText::put_field(p, name); *p++ = ','; p = CsvText::put_int(p, n); *p++ = '\n';
 //   csv.done(p);
 //   std::string text = std::move(csv).take();
+// Or streamed, for a text too large to hold whole (a file being written): the buffer is a
+// chunk, handed to a sink whenever the next row would not fit, and the rest at flush().
+//   CsvText csv(CsvText::kStreamChunk, sink); ...rows... csv.flush();
 #pragma once
 
 #include <algorithm>
@@ -13,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +28,9 @@
 
 namespace kubesim {
 
+// Where a streamed text goes, piece by piece, in order (e.g. AtomicFile::write).
+using TextSink = std::function<void(std::string_view)>;
+
 class CsvText {
  public:
   // Bounds of what the writers below write, for room().
@@ -32,17 +39,35 @@ class CsvText {
   static constexpr std::size_t kMaxFixed6Chars = 320;  // -DBL_MAX: sign, 309 digits, point, 6 decimals
   static std::size_t field_bound(std::string_view s) { return 2 * s.size() + 2; }
 
-  explicit CsvText(std::size_t expected_size) { grow(expected_size); }
+  // A streamed text's buffer: small enough to stay in the CPU's cache between formatting a
+  // chunk and the kernel copying it out, large enough that the calls to the sink are few.
+  static constexpr std::size_t kStreamChunk = std::size_t{256} << 10;
 
-  // Makes room for `n` more bytes (growing the buffer if the expected size was short) and
-  // returns where they go; done() then takes the end of what was written.
+  explicit CsvText(std::size_t expected_size) { grow(expected_size); }
+  // Streamed: what is written goes to `sink` in pieces of up to `chunk` bytes (more for a
+  // longer row); call flush() at the end.
+  CsvText(std::size_t chunk, TextSink sink) : sink_(std::move(sink)) { grow(chunk); }
+
+  // Makes room for `n` more bytes (handing the buffer to the sink, or growing it if the
+  // expected size was short) and returns where they go; done() then takes the end of what was
+  // written.
   char* room(std::size_t n) {
-    if (n > buf_.size() - used_) grow(std::max(2 * buf_.size(), used_ + n));
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size() - used_) grow(std::max(2 * buf_.size(), used_ + n));
+    }
     return buf_.data() + used_;
+  }
+  // Streamed: hands what was written since the last call to the sink. In memory: nothing.
+  void flush() {
+    if (!sink_ || used_ == 0) return;
+    sink_(std::string_view(buf_.data(), used_));
+    used_ = 0;
   }
   void done(const char* end) { used_ = static_cast<std::size_t>(end - buf_.data()); }
   // Appends `s` (a header, a small row).
   void append(std::string_view s) { done(put(room(s.size()), s)); }
+  // In memory: the whole text.
   std::string take() && {
     buf_.resize(used_);
     return std::move(buf_);
@@ -94,6 +119,7 @@ class CsvText {
     buf_.resize(size);
   }
 
+  TextSink sink_;  // empty: in memory
   std::string buf_;
   std::size_t used_ = 0;
 };

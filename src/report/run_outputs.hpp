@@ -2,11 +2,13 @@
 // the order of completions. Built by the CLI after a run.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/time.hpp"
 #include "model/object_store.hpp"
+#include "report/csv_text.hpp"
 #include "workload/workload.hpp"
 
 namespace kubesim {
@@ -24,6 +26,10 @@ struct RunOutputs {
 struct ReportFile {
   std::string name;
   std::string content;
+  // Set instead of `content` for a file formatted as it is written (RunPipeline's
+  // FileForm::kStreamed): write_report_files() calls it once with the file's sink. It reads
+  // the run's state, which must outlive the writing.
+  std::function<void(const TextSink&)> stream = {};
 };
 
 // Creates `out_dir` (and parents) and writes each file (and the folders in its name)

@@ -95,7 +95,8 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
          objects.pod_groups.insert(objects.pod_groups.end(), o.pod_groups.begin(), o.pod_groups.end());
          return scheduler_plugins_config(names, objects);
        },
-       [](SimulationInputs& in, const SetupOptions&) { label_parallel_job_pod_groups(in.workload, "scheduler-plugins-scheduler"); }},
+       [](SimulationInputs& in, const SetupOptions&) { label_parallel_job_pod_groups(in.workload, "scheduler-plugins-scheduler"); },
+       true},
       {"yunikorn", "Apache YuniKorn 1.5 (core + k8shim) with a queues.yaml (default: the study's yunikorn-configs.yaml)",
        "yunikorn", true, nullptr, install_yunikorn},
       {"fluxion", "KubeFlux/Fluence: Fluxion's resource graph, informer on (--scheduler-config: Fluxion YAML)",
@@ -161,13 +162,17 @@ void install_rest(const SchedulerSetup& setup, const SetupOptions& options, Dura
   if (!deployed && in.other_schedulers.size() == before) in.scheduler_informer_delay = cache_delay;
 }
 
+SetupOptions setup_options(const SchedulerSetup& setup, const SetupChoice& choice, const Workload& workload) {
+  return {choice.config_file, setup.reads_pod_groups ? parallel_job_pod_groups(workload) : std::vector<PodGroupObject>{}};
+}
+
 }  // namespace
 
 void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& in) {
   KUBESIM_ASSERT(!choices.empty());
   if (choices.size() == 1) {
     const SchedulerSetup& setup = find_setup(choices[0].setup);
-    const SetupOptions options{choices[0].config_file, parallel_job_pod_groups(in.workload)};
+    const SetupOptions options = setup_options(setup, choices[0], in.workload);
     for (auto& t : in.workload.templates) t.scheduler_name = setup.scheduler_name;
     if (setup.kube_scheduler)
       if (std::optional<SchedulerConfig> own = setup.kube_scheduler(in.resource_names, options)) in.scheduler = std::move(*own);
@@ -184,7 +189,7 @@ void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& i
                                       setup.scheduler_name + " (list one of them)");
       scheduling.push_back(&setup);
     }
-    const SetupOptions options{c.config_file, parallel_job_pod_groups(in.workload)};
+    const SetupOptions options = setup_options(setup, c, in.workload);
     std::optional<SchedulerConfig> own;
     if (setup.kube_scheduler) own = setup.kube_scheduler(in.resource_names, options);
     const bool deployed = own && !own->profile("default-scheduler");

@@ -23,7 +23,7 @@ namespace kubesim {
 struct SetupOptions {
   std::string config_file;  // the setup's own configuration file; empty: its default
   // The PodGroups the workload's rigid parallel jobs come with (setups/parallel_jobs.hpp),
-  // filled by install_setups; scheduler-plugins' Coscheduling reads them.
+  // filled by install_setups for a setup that reads them (SchedulerSetup::reads_pod_groups).
   std::vector<PodGroupObject> pod_groups;
 };
 
@@ -40,6 +40,9 @@ struct SchedulerSetup {
   // Everything else it installs: its scheduler models (SimulationInputs::other_schedulers)
   // and what its pods need (labels). Runs after the pods got their schedulerNames. May be null.
   std::function<void(SimulationInputs&, const SetupOptions&)> install;
+  // Reads SetupOptions::pod_groups (scheduler-plugins' Coscheduling): only then are they built,
+  // an object per parallel job (18,066 for the NASA trace).
+  bool reads_pod_groups = false;
 };
 
 // Every setup, in a fixed order.

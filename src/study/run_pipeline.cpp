@@ -41,11 +41,11 @@ RunPipeline::RunPipeline(SimulationInputs inputs, const SimulationOptions& optio
   }
 }
 
-std::vector<ReportFile> RunPipeline::finish() {
-  return finish({"jobs", "schedule", "pods", "timeseries", "queue", "summary", "charts", "report"});
+std::vector<ReportFile> RunPipeline::finish(FileForm form) {
+  return finish({"jobs", "schedule", "pods", "timeseries", "queue", "summary", "charts", "report"}, form);
 }
 
-std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kinds) {
+std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kinds, FileForm form) {
   const auto wanted = [&](const char* kind) { return std::find(kinds.begin(), kinds.end(), kind) != kinds.end(); };
   // Results of a run whose pods were refused for the limit are not the workload's: no output.
   if (sim_.pod_limit_reached())
@@ -58,10 +58,14 @@ std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kind
     summary_ = tenants_->summary();
   }
   const RunOutputs run{sim_.store(), sim_.workload(), completions_.completion_order(), sim_.job_pods(), sim_.now(), version_};
-  std::vector<ReportFile> files;
-  if (wanted("jobs")) files.push_back({"jobs.csv", batsim_jobs_csv(run)});
-  if (wanted("schedule")) files.push_back({"schedule.csv", batsim_schedule_csv(run)});
-  if (wanted("pods")) files.push_back({"pods.csv", pods_csv(run)});
+  std::vector<ReportFile> files = batsim_job_files(run, wanted("jobs"), wanted("schedule"));
+  if (wanted("pods")) {
+    if (form == FileForm::kStreamed) {
+      files.push_back({"pods.csv", "", [run](const TextSink& sink) { stream_pods_csv(run, sink); }});
+    } else {
+      files.push_back({"pods.csv", pods_csv(run)});
+    }
+  }
   if (tenants_ && report_.tenant_files) {
     TenantReportInput in{tenants_->series(), summary_, sim_.store(), report_.name, report_.name, options_.seed,
                          options_.model.name};

@@ -54,9 +54,14 @@ class RunPipeline {
   // Null without report settings.
   const TenantRecorder* tenants() const { return tenants_.get(); }
 
+  // How finish() returns pods.csv, the one output that grows with the pods (33 MB for the NASA
+  // trace): whole in `content`, or kStreamed, formatted as write_report_files() writes it
+  // (ReportFile::stream), which must then happen while this pipeline lives.
+  enum class FileForm { kInMemory, kStreamed };
+
   // After the simulation ran: closes the recorders and builds every output file in writing
   // order (jobs.csv, schedule.csv, pods.csv, then the tenant reports). Call once.
-  std::vector<ReportFile> finish();
+  std::vector<ReportFile> finish(FileForm form = FileForm::kInMemory);
   // Runs the simulation to its end (options.until). With `gang`, the scenario's BSP job drives
   // it (bsp/gang_run.hpp) and its outputs join the run's (add_gang_report); otherwise
   // Simulation::run() with `progress`. One place for `kubesim run` and the Python module.
@@ -67,7 +72,7 @@ class RunPipeline {
   // As finish(), but builds only the outputs of `kinds` (jobs, schedule, pods, timeseries,
   // queue, summary, charts, report; the tenant kinds only with tenant files), in the same
   // order: `kubesim sweep` keeps what its plan collects without building the rest.
-  std::vector<ReportFile> finish(const std::vector<std::string>& kinds);
+  std::vector<ReportFile> finish(const std::vector<std::string>& kinds, FileForm form = FileForm::kInMemory);
   // The tenant summary (valid after finish(); empty without report settings).
   const RunSummary& summary() const { return summary_; }
   // Job objects that had not finished at the end of the run.

@@ -229,7 +229,7 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
         pipeline.sim().run();
         run_cpu_nanos += thread_cpu_nanos() - cpu_start;
         run_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
-        std::vector<ReportFile> files = pipeline.finish(plan.collect);
+        std::vector<ReportFile> files = pipeline.finish(plan.collect, RunPipeline::FileForm::kStreamed);
         files.push_back({"result.csv", result_rows(plan, cell, pipeline.summary())});
         // Complete or absent: the folder is renamed into place once every file is written.
         const fs::path tmp = cells_dir / (".tmp-" + cell.id + tmp_suffix);

@@ -229,7 +229,7 @@ std::string Controller::admit_pod_on_create(Pod& pod) const {
       return "metadata.annotations[" + std::string(kPodGroupTotalCountAnnotation) + "]: Invalid value: \"" + *count +
              "\": group total count should be an integer greater than zero";
   }
-  pod.scheduling_gates.emplace_back(kAdmissionGate);
+  pod.scheduling_gates.push_back(kAdmissionGate);
   return {};
 }
 
