@@ -149,12 +149,13 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   if (!a.decisions.empty()) write_file_atomically(a.decisions, decisions);
   if (whole) whole->commit();
   const RunSummary& summary = run.summary();
+  const std::size_t never_scheduled = sim.pending_pods();  // a pass over every pod: once
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!a.quiet) {
     std::printf("kubesim %s: %zu jobs, %zu nodes, model %s, seed %llu\n", KUBESIM_VERSION, sim.workload().jobs.size(),
                 sim.store().node_count(), options.model.name.c_str(), static_cast<unsigned long long>(a.seed));
     std::printf("finished %zu pods, %zu never scheduled, %llu scheduling attempts; simulated %s s in %.3f s wall\n",
-                sim.finished_pods(), sim.pending_pods(), static_cast<unsigned long long>(sim.scheduling_attempts()),
+                sim.finished_pods(), never_scheduled, static_cast<unsigned long long>(sim.scheduling_attempts()),
                 format_seconds(sim.now()).c_str(), wall);
     if (report) {
       std::printf("utilisation %.4f;", summary.utilisation);
@@ -180,10 +181,10 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   if (!sim.rejected_pods().empty())
     std::fprintf(stderr, "kubesim: %zu pod(s) refused at creation, e.g.: %s\n", sim.rejected_pods().size(),
                  sim.rejected_pods().front().second.c_str());
-  if (sim.pending_pods() > 0)
+  if (never_scheduled > 0)
     std::fprintf(stderr,
                  "kubesim: %zu pod(s) could never be scheduled (a job none of whose pods ran is REJECTED in jobs.csv)\n",
-                 sim.pending_pods());
+                 never_scheduled);
   if (const RunPipeline::Rejected rejected = run.rejected_jobs(); rejected.count > 0) {
     // Batsim's REJECTED jobs, counted: e.g. batsched's rejection of a job larger than the cluster.
     const PodId first = sim.job_pods()[rejected.first];

@@ -35,6 +35,7 @@
 
 #include "core/distribution.hpp"
 #include "core/event_queue.hpp"
+#include "core/huge_pages.hpp"
 #include "core/random.hpp"
 #include "model/object_store.hpp"
 
@@ -156,7 +157,7 @@ class Kubelets {
   RandomStream pleg_rng_;
   KubeletHost& host_;
   std::vector<NodeState> nodes_;
-  std::vector<PodState> pods_;
+  HugePageVector<PodState> pods_;  // by PodId: as large as the pod table (core/huge_pages.hpp)
   std::vector<Rendezvous> rendezvous_;  // by workload job index (rigid parallel jobs only)
   std::size_t active_ = 0;
 };

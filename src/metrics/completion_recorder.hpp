@@ -12,6 +12,8 @@ class CompletionRecorder : public ChangeListener {
  public:
   void on_change(const Change& change) override;
   const std::vector<PodId>& completion_order() const { return completed_; }
+  // Room for `pods` completions, so that a large run's order is never copied as it grows.
+  void reserve(std::size_t pods) { completed_.reserve(pods); }
 
  private:
   std::vector<PodId> completed_;

@@ -146,6 +146,7 @@ class ObjectStore {
   void add_listener(ChangeListener* listener) { listeners_.push_back(listener); }
   void remove_listener(ChangeListener* listener) { std::erase(listeners_, listener); }
   void reserve_pods(std::size_t n) { pods_.reserve(n); }
+  std::size_t reserved_pods() const { return pods_.capacity(); }
   void reserve_jobs(std::size_t n) { jobs_.reserve(n); }
 
  private:

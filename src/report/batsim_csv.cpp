@@ -98,20 +98,33 @@ std::vector<JobRow> jobs_in_output_order(const RunOutputs& run) {
 JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const Pod* pod);
 
 // The ranks of each rigid parallel job (Pod::machines > 1): rank -> its latest pod (invalid:
-// never created), in one array. Bare pods of one job are consecutive; a Job's pods (the kueue
-// setup runs a parallel job as an Indexed Job) are not, and an index recreated replaces its
-// earlier pod.
+// never created), in one array.
 class JobRanks {
  public:
   explicit JobRanks(const RunOutputs& run) : slots_of_job_(run.workload.jobs.size()) {
+    const std::vector<WorkloadJob>& jobs = run.workload.jobs;
+    bool job_objects = false;
+    for (std::uint32_t j = 0; j < jobs.size(); ++j) {
+      if (jobs[j].machines <= 1) continue;
+      if (jobs[j].as_job) {
+        job_objects = true;
+        continue;
+      }
+      // Bare pods, created together: rank k is the first's PodId + k (Simulation::submit), if
+      // its creation was not refused (parallel_outcome_of checks each pod's job and rank).
+      const Slots& s = add(j, jobs[j].machines);
+      const PodId first = j < run.job_pods.size() ? run.job_pods[j] : PodId();
+      if (first.valid())
+        for (std::uint32_t k = 0; k < s.count; ++k) pods_[s.first + k] = PodId(first.value() + k);
+    }
+    if (!job_objects) return;
+    // A Job's pods (the kueue setup runs a parallel job as an Indexed Job) are not consecutive,
+    // and an index recreated replaces its earlier pod: they are found among all pods.
     for (std::uint32_t i = 0; i < run.store.pod_count(); ++i) {
       const Pod& p = run.store.pod(PodId(i));
-      if (p.machines <= 1 || p.workload_job >= slots_of_job_.size()) continue;
-      Slots& s = slots_of_job_[p.workload_job];
-      if (s.count == 0) {
-        s = Slots{static_cast<std::uint32_t>(pods_.size()), p.machines};
-        pods_.resize(pods_.size() + p.machines);
-      }
+      if (p.machines <= 1 || p.workload_job >= jobs.size() || !jobs[p.workload_job].as_job) continue;
+      const Slots& s = slots_of_job_[p.workload_job].count == 0 ? add(p.workload_job, p.machines)
+                                                                : slots_of_job_[p.workload_job];
       if (p.machine_rank < s.count) pods_[s.first + p.machine_rank] = PodId(i);
     }
   }
@@ -125,6 +138,11 @@ class JobRanks {
     std::uint32_t first = 0;
     std::uint32_t count = 0;
   };
+  const Slots& add(std::uint32_t job, std::uint32_t ranks) {
+    slots_of_job_[job] = Slots{static_cast<std::uint32_t>(pods_.size()), ranks};
+    pods_.resize(pods_.size() + ranks);
+    return slots_of_job_[job];
+  }
   std::vector<Slots> slots_of_job_;
   std::vector<PodId> pods_;
 };
@@ -137,16 +155,17 @@ class JobRanks {
 // control/kubelet.hpp) is reported with the machines it held, and the state that ended its
 // waiting ranks: COMPLETED_WALLTIME_REACHED (activeDeadlineSeconds) or COMPLETED_KILLED (cut
 // off by the end of the run, deleted).
-JobOutcome parallel_outcome_of(const RunOutputs& run, const WorkloadJob& job, std::span<const PodId> ranks,
+JobOutcome parallel_outcome_of(const RunOutputs& run, std::uint32_t job_index, std::span<const PodId> ranks,
                                std::vector<std::uint32_t>& nodes) {
+  const WorkloadJob& job = run.workload.jobs[job_index];
   // Submitted when the job was (its pods, or its Job, created at the job's subtime; a Job's
   // pods later, once admitted).
   JobOutcome out;
   out.submission = job.submit;
   nodes.clear();
-  for (const PodId id : ranks) {
-    const Pod* pod = pod_or_null(run.store, id);
-    if (pod == nullptr) continue;
+  for (std::uint32_t rank = 0; rank < ranks.size(); ++rank) {
+    const Pod* pod = pod_or_null(run.store, ranks[rank]);
+    if (pod == nullptr || pod->workload_job != job_index || pod->machine_rank != rank) continue;
     const JobOutcome o = pod_outcome_of(run, job, pod);
     if (o.rejected()) continue;
     out.start = nodes.empty() ? o.start : std::min(out.start, o.start);
@@ -207,7 +226,8 @@ JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const P
 // for a parallel job's allocation, which the outcome refers to.
 JobOutcome outcome_of(const RunOutputs& run, const JobRanks& ranks, const WorkloadJob& job, const Pod* pod,
                       std::vector<std::uint32_t>& nodes) {
-  if (pod != nullptr && pod->machines > 1) return parallel_outcome_of(run, job, ranks.of(pod->workload_job), nodes);
+  if (pod != nullptr && pod->machines > 1)
+    return parallel_outcome_of(run, pod->workload_job, ranks.of(pod->workload_job), nodes);
   return pod_outcome_of(run, job, pod);
 }
 
@@ -375,12 +395,6 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
   long double max_turnaround = 0;
   long double max_slowdown = 0;
 
-  // Busy intervals per machine, for the machine-state times.
-  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> busy(run.store.node_count());
-  const auto add_busy = [&](std::uint32_t machine, const JobOutcome& o) {
-    if (machine < busy.size()) busy[machine].emplace_back(o.start.micros(), o.finish.micros());
-  };
-
   for (const JobTable::Row& row : table.rows) {
     const JobOutcome& o = row.outcome;
     ++nb_jobs;
@@ -411,10 +425,27 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
     if (waiting > max_waiting) max_waiting = waiting;
     if (turnaround > max_turnaround) max_turnaround = turnaround;
     if (slowdown > max_slowdown) max_slowdown = slowdown;  // NaN never wins, as in Batsim
-    // Every machine of the allocation computes from the job's start to its end
-    // (Machines::update_machines_on_job_run/_end over allocation->machine_ids).
-    for (const std::uint32_t m : o.machines) add_busy(m, o);
-    if (o.machines.empty() && o.node.valid()) add_busy(o.node.value(), o);
+  }
+
+  // Each machine's busy intervals: every machine of a job's allocation computes from the job's
+  // start to its end (Machines::update_machines_on_job_run/_end over allocation->machine_ids).
+  // Counted first, then laid out machine by machine in one array.
+  const std::size_t machine_count = run.store.node_count();
+  const auto for_each_machine = [&](const JobOutcome& o, const auto& visit) {
+    if (o.rejected()) return;
+    for (const std::uint32_t m : o.machines)
+      if (m < machine_count) visit(m);
+    if (o.machines.empty() && o.node.valid() && o.node.value() < machine_count) visit(o.node.value());
+  };
+  std::vector<std::size_t> first_interval(machine_count + 1, 0);  // machine m: [first[m], first[m + 1])
+  for (const JobTable::Row& row : table.rows)
+    for_each_machine(row.outcome, [&](std::uint32_t m) { ++first_interval[m + 1]; });
+  for (std::size_t m = 0; m < machine_count; ++m) first_interval[m + 1] += first_interval[m];
+  std::vector<std::pair<std::int64_t, std::int64_t>> busy(first_interval.back());
+  std::vector<std::size_t> next(first_interval.begin(), first_interval.end() - 1);
+  for (const JobTable::Row& row : table.rows) {
+    const JobOutcome& o = row.outcome;
+    for_each_machine(o, [&](std::uint32_t m) { busy[next[m]++] = {o.start.micros(), o.finish.micros()}; });
   }
 
   // Machine states (batsim src/machines.cpp@v4.2.1: Machine::update_machine_state,
@@ -427,7 +458,9 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
   // own times, which finalize() then adds up machine by machine (export.cpp).
   long double time_computing = 0;
   long double time_idle = 0;
-  for (auto& intervals : busy) {
+  for (std::size_t m = 0; m < machine_count; ++m) {
+    const std::span intervals(busy.begin() + static_cast<std::ptrdiff_t>(first_interval[m]),
+                              busy.begin() + static_cast<std::ptrdiff_t>(first_interval[m + 1]));
     std::sort(intervals.begin(), intervals.end());
     long double computing = 0;
     long double idle = 0;

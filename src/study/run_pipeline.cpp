@@ -32,6 +32,7 @@ std::string describe_setup(const SetupChoice& c) {
 RunPipeline::RunPipeline(SimulationInputs inputs, const SimulationOptions& options, const ReportSettings* report,
                          std::string version)
     : options_(options), version_(std::move(version)), sim_(std::move(inputs), options) {
+  completions_.reserve(sim_.store().reserved_pods());
   sim_.add_listener(&completions_);
   if (report) {
     report_ = *report;
