@@ -459,6 +459,7 @@ void Simulation::submit(std::uint32_t job_index) {
 }
 
 std::size_t Simulation::pending_pods() const {
+  if (finished_pods_ == store_.pod_count()) return 0;  // every pod ended: no pass over them
   std::size_t n = 0;
   for (std::size_t i = 0; i < store_.pod_count(); ++i) {
     const Pod& p = store_.pod(PodId(static_cast<std::uint32_t>(i)));
@@ -474,6 +475,7 @@ Simulation::StuckJobs Simulation::stuck_parallel_jobs() const {
     std::size_t pending = 0;  // not bound, not deleted
     PodId first;
   };
+  if (finished_pods_ == store_.pod_count()) return {};  // every pod ended: none is waiting
   std::vector<Count> by_job;
   for (std::size_t i = 0; i < store_.pod_count(); ++i) {
     const PodId id(static_cast<std::uint32_t>(i));
