@@ -249,6 +249,69 @@ TEST(BatsimCsv, ZeroExecutionStretchIsInfOrNan) {
             "0.000000,1.000000,0.000000,1.000000,0.000000,0.000000,0.000000,0.000000");
 }
 
+// A rigid parallel job holds every machine of its allocation from its start to its end
+// (batsim src/machines.cpp@v4.2.1, Machines::update_machines_on_job_run/_end over the
+// allocation): schedule.csv's machine times count each of them, not one.
+TEST(BatsimCsv, ParallelJobComputesOnEveryMachineOfItsAllocation) {
+  ObjectStore store;
+  const PodTemplateId tpl = store.add_template(PodTemplate{});
+  const NamespaceId ns = store.ensure_namespace("default");
+  std::vector<NodeId> nodes;
+  for (const char* name : {"a", "b", "c"}) {
+    Node n;
+    n.name = name;
+    nodes.push_back(store.create_node(n));
+  }
+  Workload workload;
+  workload.name = "w0";
+  workload.jobs = {make_job("p", "d10", 0, 0, 2), make_job("s", "d5", 0)};
+  workload.jobs[0].machines = 2;
+  const auto create = [&](std::uint32_t job, std::uint32_t machines, std::uint32_t rank, NodeId node, double start,
+                          double end) {
+    Pod p;
+    p.name = "w0-" + workload.jobs[job].id + "-" + std::to_string(rank);
+    p.ns = ns;
+    p.spec = tpl;
+    p.workload_job = job;
+    p.machines = machines;
+    p.machine_rank = rank;
+    p.created = at(0);
+    p.node = node;
+    p.started = at(start);
+    p.finished = at(end);
+    p.phase = PodPhase::kSucceeded;
+    return store.create_pod(p);
+  };
+  // Job p: ranks on machines 1 and 0 over [2, 12]; job s: machine 0 over [15, 20].
+  const PodId rank0 = create(0, 2, 0, nodes[1], 2, 12);
+  const PodId rank1 = create(0, 2, 1, nodes[0], 2, 12);
+  const PodId single = create(1, 0, 0, nodes[0], 15, 20);
+  const std::vector<PodId> completion = {rank0, rank1, single};
+  const std::vector<PodId> job_pods = {rank0, single};
+  const RunOutputs run{store, workload, completion, job_pods, at(20), "v"};
+  const auto jobs = lines_of(batsim_jobs_csv(run));
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[1], "p,w0,d10,0.000000,2,-1.000000,1,COMPLETED_SUCCESSFULLY,2.000000,10.000000,12.000000,2.000000,"
+                     "12.000000,1.200000,0-1,-1.000000,\"\"");
+  // Machine 0: idle [0, 2], computing [2, 12], idle [12, 15], computing [15, 20]; machine 1:
+  // idle [0, 2], computing [2, 12]; machine 2 unused. Computing 15 + 10, idle 5 + 2.
+  const auto schedule = lines_of(batsim_schedule_csv(run));
+  EXPECT_EQ(schedule[1],
+            "kubesim-v,0.000000,20.000000,4.000000,20.000000,15.000000,2.600000,16.000000,8.500000,3,0,2,2,0,0,2,0,"
+            "0.000000,0.000000,1.000000,25.000000,7.000000,0.000000,0.000000,0.000000,0.000000");
+}
+
+TEST_F(BatsimCsvTest, StreamedPodsCsvIsTheSameText) {
+  std::string streamed;
+  std::size_t pieces = 0;
+  stream_pods_csv(outputs(), [&](std::string_view piece) {
+    streamed += piece;
+    ++pieces;
+  });
+  EXPECT_EQ(streamed, pods_csv(outputs()));
+  EXPECT_EQ(pieces, 1u);  // a small file: one piece at the end
+}
+
 TEST_F(BatsimCsvTest, PodsCsvRowsAndQuoting) {
   const auto lines = lines_of(pods_csv(outputs()));
   ASSERT_EQ(lines.size(), 7u);

@@ -7,6 +7,8 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "report/batsim_csv.hpp"
 
@@ -64,6 +66,33 @@ TEST(CsvText, FieldsAndGrowth) {
                 format_seconds(std::int64_t{1'500'000} * i - 1) + "\n";
   EXPECT_EQ(text, expected);
   EXPECT_EQ(csv_field("x,\"y\""), "\"x,\"\"y\"\"\"");
+}
+
+// Streamed, the text reaches the sink in pieces no larger than the chunk (a row fits), in
+// order, and the pieces make the same text as in memory.
+TEST(CsvText, StreamedInChunks) {
+  std::vector<std::string> pieces;
+  CsvText streamed(64, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  CsvText whole(64);
+  for (CsvText* csv : {&streamed, &whole}) {
+    csv->append("n,t\n");
+    for (int i = 0; i < 100; ++i) {
+      char* p = csv->room(CsvText::kMaxIntChars + CsvText::kMaxSecondsChars + 2);
+      p = CsvText::put_int(p, i);
+      *p++ = ',';
+      p = CsvText::put_seconds(p, 1'000'001 * i);
+      *p++ = '\n';
+      csv->done(p);
+    }
+  }
+  streamed.flush();
+  std::string joined;
+  for (const std::string& piece : pieces) {
+    EXPECT_LE(piece.size(), 64u);
+    joined += piece;
+  }
+  EXPECT_GT(pieces.size(), 10u);
+  EXPECT_EQ(joined, std::move(whole).take());
 }
 
 }  // namespace
