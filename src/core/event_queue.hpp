@@ -63,17 +63,18 @@ class EventQueue {
   bool empty() const { return heap_.empty() && fifo_size_ == 0; }
   std::size_t size() const { return heap_.size() + fifo_size_; }
   const Entry& top() const {
-    const Fifo* f = first_fifo();
-    return f && (heap_.empty() || before(f->front(), heap_.front())) ? f->front() : heap_.front();
+    const std::size_t p = next_fifo();
+    return p < kPhaseCount ? fifos_[p].front() : heap_.front();
   }
   Entry pop() {
-    if (Fifo* f = first_fifo(); f && (heap_.empty() || before(f->front(), heap_.front()))) {
-      Entry out = std::move(f->items[f->head]);
+    if (const std::size_t p = next_fifo(); p < kPhaseCount) {
+      Fifo& f = fifos_[p];
+      Entry out = std::move(f.items[f.head]);
       --fifo_size_;
-      if (++f->head == f->items.size()) {
-        f->items.clear();  // keeps its capacity
-        f->head = 0;
-        fifo_phases_ &= ~(1u << (f - fifos_.data()));
+      if (++f.head == f.items.size()) {
+        f.items.clear();  // keeps its capacity
+        f.head = 0;
+        fifo_phases_ &= ~(1u << p);
       }
       return out;
     }
@@ -97,10 +98,13 @@ class EventQueue {
   static bool before(const Entry& a, const Entry& b) {
     return a.time < b.time || (a.time == b.time && a.order < b.order);
   }
-  // The FIFO of the earliest phase holding entries (its front is the FIFOs' minimum: they all
-  // are at `instant_`), or null.
-  Fifo* first_fifo() { return fifo_phases_ ? &fifos_[std::countr_zero(fifo_phases_)] : nullptr; }
-  const Fifo* first_fifo() const { return fifo_phases_ ? &fifos_[std::countr_zero(fifo_phases_)] : nullptr; }
+  // The phase whose FIFO holds the next entry, or kPhaseCount when the heap's top is next. Of
+  // the FIFOs, the earliest phase's front comes first: they all are at `instant_`.
+  std::size_t next_fifo() const {
+    if (fifo_phases_ == 0) return kPhaseCount;
+    const auto p = static_cast<std::size_t>(std::countr_zero(fifo_phases_));
+    return heap_.empty() || before(fifos_[p].front(), heap_.front()) ? p : kPhaseCount;
+  }
   void sift_up(std::size_t i) {
     Entry e = std::move(heap_[i]);
     while (i > 0) {
