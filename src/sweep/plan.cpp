@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
+#include "core/quantity.hpp"
 #include "core/split.hpp"
 #include "core/yaml_input.hpp"
 #include "engine/model_config.hpp"
@@ -109,25 +110,59 @@ class PlanReader : YamlInput {
     for (const YAML::Node& n : list) {
       SweepInput in;
       if (n.IsMap()) {
-        check_keys(n, {"platform", "cluster", "workload", "swf"}, "a scenarios entry");
-        if (n["platform"] && n["cluster"]) fail(n, "expected a scenarios entry to give platform or cluster, not both");
-        if (n["workload"] && n["swf"]) fail(n, "expected a scenarios entry to give workload or swf, not both");
-        if (!n["platform"] && !n["cluster"]) fail(n, "expected a scenarios entry to give a platform or a cluster");
-        if (!n["workload"] && !n["swf"]) fail(n, "expected a scenarios entry to give a workload or an swf trace");
-        if (n["platform"]) in.platform = file(n["platform"], "platform");
-        if (n["cluster"]) in.cluster = file(n["cluster"], "cluster");
-        if (n["workload"]) in.workload = file(n["workload"], "workload");
-        if (n["swf"]) in.swf = file(n["swf"], "swf");
-        const auto stem = [](const std::string& f) { return fs::path(f).stem().string(); };
-        in.label = stem(in.workload.empty() ? in.swf : in.workload) + " on " + stem(in.platform.empty() ? in.cluster : in.platform);
+        read_cluster_workload(n, in);
       } else {
-        in.scenario = file(n, "a scenarios entry");
+        in.files.scenario = file(n, "a scenarios entry");
         in.label = scalar(n, "a scenarios entry");
       }
       labels.push_back(in.label);
       p_.inputs.push_back(std::move(in));
     }
     unique(labels, list, "scenarios");
+  }
+
+  // {platform|cluster: F, workload|swf: F}, with an swf trace run's --swf-* options as
+  // swfCpuPerProcessor, swfMemory and swfProcessors (checked as run checks them).
+  void read_cluster_workload(const YAML::Node& n, SweepInput& in) const {
+    check_keys(n, {"platform", "cluster", "workload", "swf", "swfCpuPerProcessor", "swfMemory", "swfProcessors"},
+               "a scenarios entry");
+    if (n["platform"] && n["cluster"]) fail(n, "expected a scenarios entry to give platform or cluster, not both");
+    if (n["workload"] && n["swf"]) fail(n, "expected a scenarios entry to give workload or swf, not both");
+    if (!n["platform"] && !n["cluster"]) fail(n, "expected a scenarios entry to give a platform or a cluster");
+    if (!n["workload"] && !n["swf"]) fail(n, "expected a scenarios entry to give a workload or an swf trace");
+    InputFiles& f = in.files;
+    if (n["platform"]) f.platform = file(n["platform"], "platform");
+    if (n["cluster"]) f.cluster = file(n["cluster"], "cluster");
+    if (n["workload"]) f.workload = file(n["workload"], "workload");
+    if (n["swf"]) f.swf = file(n["swf"], "swf");
+    in.label = cluster_workload_title(f);
+    // Run's defaults, and the values each key may take there (its CLI::IsMember checks).
+    struct SwfKey {
+      const char* key;
+      std::string value;
+      std::vector<std::string> allowed;  // empty: a positive cpu quantity
+    };
+    SwfKey keys[] = {{"swfCpuPerProcessor", "1", {}},
+                     {"swfMemory", "none", {"none", "requested", "used"}},
+                     {"swfProcessors", "machines", {"machines", "cores"}}};
+    std::string given;
+    for (SwfKey& k : keys) {
+      const YAML::Node v = n[k.key];
+      if (!v) continue;
+      if (f.swf.empty()) fail(v, std::string("expected ") + k.key + " only with an swf trace");
+      k.value = scalar(v, k.key);
+      if (k.allowed.empty()) {
+        if (parse_resource_quantity(k.value, path(), line_of(v), k.key).is_zero())
+          fail(v, std::string("expected ") + k.key + " to be positive, got \"" + k.value + "\"");
+      } else if (std::find(k.allowed.begin(), k.allowed.end(), k.value) == k.allowed.end()) {
+        std::string allowed;
+        for (const std::string& a : k.allowed) allowed += (allowed.empty() ? "" : ", ") + a;
+        fail(v, std::string("expected ") + k.key + " to be one of " + allowed + ", got \"" + k.value + "\"");
+      }
+      given += (given.empty() ? "" : ", ") + std::string(k.key) + "=" + k.value;
+    }
+    f.swf_options = swf_options(keys[0].value, keys[1].value, keys[2].value);
+    if (!given.empty()) in.label += " (" + given + ")";  // run's defaults keep the label (and the cells' ids)
   }
 
   void read_schedulers(const YAML::Node& list) {
@@ -259,7 +294,7 @@ class PlanReader : YamlInput {
   void check_override_paths() const {
     std::vector<YAML::Node> docs;  // by input; undefined for a cluster + workload input
     for (const SweepInput& in : p_.inputs)
-      docs.push_back(in.scenario.empty() ? YAML::Node(YAML::NodeType::Undefined) : load_yaml_file(in.scenario));
+      docs.push_back(in.files.scenario.empty() ? YAML::Node(YAML::NodeType::Undefined) : load_yaml_file(in.files.scenario));
     for (const SweepOverride& o : p_.overrides) {
       if (o.model) {
         YAML::Node m(YAML::NodeType::Map);
@@ -275,7 +310,7 @@ class PlanReader : YamlInput {
       }
       for (std::size_t i = 0; i < p_.inputs.size(); ++i) {
         const SweepInput& in = p_.inputs[i];
-        if (in.scenario.empty())
+        if (in.files.scenario.empty())
           throw InputError(path(), o.line, "override path \"" + o.path + "\" does not exist in " + in.label + " (scenario keys need a scenario file)");
         std::string why;
         if (!find_yaml_path(docs[i], o.keys, &why))

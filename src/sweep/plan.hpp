@@ -6,8 +6,9 @@
 //
 //   name: e3-sweep                 # default: the plan file's name without extension
 //   scenarios:                     # scenario files, or {platform|cluster: F, workload|swf: F}
-//                                  # (SWF processors are machines: run's default --swf-processors)
-//     - ../multitenant/e3.yaml
+//     - ../multitenant/e3.yaml     #   with an swf trace, run's --swf-* options as keys:
+//     - {cluster: ../nasa/cluster.yaml, swf: ../../data/swf/NASA-iPSC-1993-3.1-cln.swf,
+//        swfProcessors: cores}     #   swfCpuPerProcessor (1), swfMemory (none), swfProcessors (machines)
 //   schedulers:                    # `run --scheduler` values: NAME, NAME=CONFIGFILE, A+B
 //     - default-scheduler          #   (default: each scenario's own schedulers)
 //     - default-scheduler=../scheduler-config/most-allocated.yaml
@@ -37,14 +38,16 @@
 #include <vector>
 
 #include "setups/scheduler_setup.hpp"
+#include "study/run_inputs.hpp"
 
 namespace kubesim {
 
 // One value of the scenarios axis: a scenario file, or a cluster and a workload.
 struct SweepInput {
-  std::string label;  // as shown in results.csv: the scenario's file name, or "WORKLOAD on CLUSTER"
-  std::string scenario;
-  std::string platform, cluster, workload, swf;
+  // As shown in results.csv: the scenario's file name, or "WORKLOAD on CLUSTER" followed by
+  // the SWF options that differ from run's defaults, e.g. " (swfProcessors=cores)".
+  std::string label;
+  InputFiles files;  // read as `kubesim run` reads them (study/run_inputs.hpp)
 };
 
 struct SweepSchedulers {

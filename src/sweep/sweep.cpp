@@ -18,16 +18,13 @@
 #include "core/read_file.hpp"
 #include "core/split.hpp"
 #include "core/yaml_input.hpp"
-#include "platform/cluster_yaml.hpp"
-#include "platform/simgrid_platform.hpp"
 #include "report/batsim_csv.hpp"
 #include "report/svg_chart.hpp"
 #include "scenario/scenario.hpp"
 #include "study/compare.hpp"
+#include "study/run_inputs.hpp"
 #include "study/run_pipeline.hpp"
 #include "sweep/sweep_report.hpp"
-#include "workload/batsim_workload.hpp"
-#include "workload/swf.hpp"
 
 namespace kubesim {
 
@@ -52,57 +49,48 @@ std::string result_header(const SweepPlan& plan) {
   return h + "\n";
 }
 
-// The configuration of `cell` (its seed aside). Scenario overrides are set in a copy of the
-// scenario's document; an error they cause names the plan's line of the first of them.
-Configuration configure(const SweepPlan& plan, const SweepCell& cell, std::map<std::size_t, YAML::Node>& documents) {
-  Configuration cfg;
+// The scenario of `cell` with the plan's scenario overrides set in a copy of its document;
+// an error they cause names the plan's line of the first of them.
+RunInputs overridden_scenario(const SweepPlan& plan, const SweepCell& cell, std::map<std::size_t, YAML::Node>& documents) {
   const SweepInput& in = plan.inputs[cell.input];
-  std::string scenario_model;
-  if (!in.scenario.empty()) {
-    auto [it, fresh] = documents.try_emplace(cell.input);
-    if (fresh) it->second = load_yaml_file(in.scenario);
-    YAML::Node doc = YAML::Clone(it->second);
-    std::string described;
-    int line = 0;
-    for (std::size_t k = 0; k < plan.overrides.size(); ++k) {
-      const SweepOverride& o = plan.overrides[k];
-      if (o.model) continue;
-      std::string why;
-      YAML::Node target = find_yaml_path(doc, o.keys, &why);
-      if (!target) throw InputError(plan.path, o.line, "override path \"" + o.path + "\" does not exist in " + in.label + ": " + why);
-      target = YAML::Clone(o.values[cell.overrides[k]]);
-      described += (described.empty() ? "" : ", ") + o.path + " = " + o.labels[cell.overrides[k]];
-      if (line == 0) line = o.line;
-    }
-    Scenario sc;
-    try {
-      sc = read_scenario(in.scenario, doc);
-    } catch (const InputError& e) {
-      if (described.empty()) throw;
-      throw InputError(plan.path, line, "with " + described + ": " + e.what());
-    }
-    if (sc.each_tenant_alone)
-      throw InputError(in.scenario, 0, "sweep runs the tenants together: a scenario with eachTenantAlone needs `kubesim run`");
-    scenario_model = sc.model;
-    if (sc.duration) cfg.options.until = SimTime::at(*sc.duration);
-    cfg.report = ReportSettings{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, {}, {}, {}};
-    cfg.scheduler_config = sc.scheduler_config;
-    cfg.setups = sc.schedulers;
-    cfg.inputs = std::move(sc.inputs);
-  } else {
-    ClusterSpec cluster = !in.platform.empty() ? read_simgrid_platform(in.platform, cfg.inputs.resource_names)
-                                               : read_cluster_yaml(in.cluster, cfg.inputs.resource_names);
-    cfg.inputs.nodes = std::move(cluster.nodes);
-    cfg.inputs.workload = !in.workload.empty() ? read_batsim_workload(in.workload, cfg.inputs.resource_names)
-                                               : swf_to_workload(read_swf(in.swf), SwfOptions{}, cfg.inputs.resource_names);
-    cfg.report.name = in.label;
-    for (const Node& n : cfg.inputs.nodes) cfg.report.capacity_milli += n.allocatable[kCpu];
-    cfg.report.sample_interval = comparison_sample_interval(cfg.inputs.workload);
-    cfg.report.tenant_files = false;  // as `run` writes a platform/workload run
+  auto [it, fresh] = documents.try_emplace(cell.input);
+  if (fresh) it->second = load_yaml_file(in.files.scenario);
+  YAML::Node doc = YAML::Clone(it->second);
+  std::string described;
+  int line = 0;
+  for (std::size_t k = 0; k < plan.overrides.size(); ++k) {
+    const SweepOverride& o = plan.overrides[k];
+    if (o.model) continue;
+    std::string why;
+    YAML::Node target = find_yaml_path(doc, o.keys, &why);
+    if (!target) throw InputError(plan.path, o.line, "override path \"" + o.path + "\" does not exist in " + in.label + ": " + why);
+    target = YAML::Clone(o.values[cell.overrides[k]]);
+    described += (described.empty() ? "" : ", ") + o.path + " = " + o.labels[cell.overrides[k]];
+    if (line == 0) line = o.line;
   }
+  try {
+    return read_run_inputs(in.files, doc);
+  } catch (const InputError& e) {
+    if (described.empty()) throw;
+    throw InputError(plan.path, line, "with " + described + ": " + e.what());
+  }
+}
+
+// The configuration of `cell` (its seed aside): its inputs read as `kubesim run` reads them.
+Configuration configure(const SweepPlan& plan, const SweepCell& cell, std::map<std::size_t, YAML::Node>& documents) {
+  const SweepInput& in = plan.inputs[cell.input];
+  RunInputs run = in.files.scenario.empty() ? read_run_inputs(in.files) : overridden_scenario(plan, cell, documents);
+  Scenario& sc = run.scenario;
+  if (sc.each_tenant_alone)
+    throw InputError(in.files.scenario, 0, "sweep runs the tenants together: a scenario with eachTenantAlone needs `kubesim run`");
+  Configuration cfg;
+  if (sc.duration) cfg.options.until = SimTime::at(*sc.duration);
+  cfg.report = run.report();
+  cfg.scheduler_config = sc.scheduler_config;
+  cfg.setups = sc.schedulers;
+  cfg.inputs = std::move(sc.inputs);
   if (!plan.schedulers[cell.schedulers].setups.empty()) cfg.setups = plan.schedulers[cell.schedulers].setups;
-  const std::string& model = plan.models[cell.model];
-  cfg.options.model = ModelConfig::load(!model.empty() ? model : !scenario_model.empty() ? scenario_model : "realistic");
+  cfg.options.model = ModelConfig::load(run.model(plan.models[cell.model]));
   YAML::Node model_overrides(YAML::NodeType::Map);
   for (std::size_t k = 0; k < plan.overrides.size(); ++k)
     if (plan.overrides[k].model) model_overrides[plan.overrides[k].keys[0]] = plan.overrides[k].values[cell.overrides[k]];
@@ -144,8 +132,12 @@ void write_sweep_manifest(const SweepPlan& plan, const std::string& out) {
   write_file_atomically(out + "/sweep.json", j.dump(1) + "\n");
 }
 
-SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt) {
-  SweepRunStats stats;
+namespace {
+
+// The cells of the chunk (all without one) whose folder does not exist yet, in plan order;
+// stats.cells and stats.skipped counted.
+std::vector<std::size_t> cells_to_run(const SweepPlan& plan, const SweepRunOptions& opt, const fs::path& cells_dir,
+                                      SweepRunStats& stats) {
   std::size_t first = 0, last = plan.cells.size();
   if (opt.chunk) {
     if (*opt.chunk >= plan.chunks())
@@ -155,8 +147,6 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
     last = std::min(last, first + plan.cells_per_task);
   }
   stats.cells = last - first;
-  const fs::path cells_dir = fs::path(opt.out) / "cells";
-  fs::create_directories(cells_dir);
   std::vector<std::size_t> todo;
   for (std::size_t i = first; i < last; ++i) {
     if (fs::is_directory(cells_dir / plan.cells[i].id)) {
@@ -165,39 +155,102 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
       todo.push_back(i);
     }
   }
-  // Every configuration the remaining cells need, read and installed once (installs check the
-  // setups' configuration files) before anything runs.
+  return todo;
+}
+
+// Every configuration the cells `todo` need, read and installed once (installs check the
+// setups' configuration files) before anything runs; config_of_cell[i]: cell i's.
+std::vector<Configuration> configure_cells(const SweepPlan& plan, const std::vector<std::size_t>& todo,
+                                           std::vector<std::size_t>& config_of_cell) {
   std::map<std::string, std::size_t> config_of_key;
   std::vector<Configuration> configs;
-  std::vector<std::size_t> config_of_cell(plan.cells.size(), 0);
-  {
-    std::map<std::size_t, YAML::Node> documents;
-    for (std::size_t i : todo) {
-      const std::string key = plan.configuration_key(plan.cells[i]);
-      auto [it, fresh] = config_of_key.try_emplace(key, configs.size());
-      if (fresh) {
-        configs.push_back(configure(plan, plan.cells[i], documents));
-        SimulationInputs check = copy_inputs(configs.back().inputs, configs.back().scheduler_config);
-        if (!configs.back().setups.empty()) install_setups(configs.back().setups, check);
-      }
-      config_of_cell[i] = it->second;
+  config_of_cell.assign(plan.cells.size(), 0);
+  std::map<std::size_t, YAML::Node> documents;
+  for (std::size_t i : todo) {
+    const std::string key = plan.configuration_key(plan.cells[i]);
+    auto [it, fresh] = config_of_key.try_emplace(key, configs.size());
+    if (fresh) {
+      configs.push_back(configure(plan, plan.cells[i], documents));
+      SimulationInputs check = copy_inputs(configs.back().inputs, configs.back().scheduler_config);
+      if (!configs.back().setups.empty()) install_setups(configs.back().setups, check);
+    }
+    config_of_cell[i] = it->second;
+  }
+  return configs;
+}
+
+std::int64_t thread_cpu_nanos() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// What the cells' runs share: the plan, where they go, and the serialised installs.
+struct CellRunner {
+  CellRunner(const SweepPlan& p, const SweepRunOptions& o, fs::path dir, std::string suffix)
+      : plan(p), opt(o), cells_dir(std::move(dir)), tmp_suffix(std::move(suffix)) {}
+
+  const SweepPlan& plan;
+  const SweepRunOptions& opt;
+  fs::path cells_dir;
+  std::string tmp_suffix;  // "-HOST-PID": a temporary folder of this process
+  bool tenant_files = false;
+  std::mutex install_mutex;
+  std::atomic<std::int64_t> run_micros{0}, run_cpu_nanos{0};
+
+  // Runs `cell` and writes its folder: complete or absent (a temporary folder renamed into
+  // place once every file is written).
+  void run(const SweepCell& cell, const Configuration& cfg) {
+    SimulationInputs in;
+    {
+      const std::lock_guard<std::mutex> lock(install_mutex);
+      in = copy_inputs(cfg.inputs, cfg.scheduler_config);
+      if (!cfg.setups.empty()) install_setups(cfg.setups, in);
+    }
+    SimulationOptions options = cfg.options;
+    options.seed = cell.seed;
+    ReportSettings report = cfg.report;
+    report.parameters = setup_parameters(cfg.setups);
+    report.tenant_files = cfg.report.tenant_files && tenant_files;
+    // Measured for the benchmark only; nothing depends on it.
+    const auto start = std::chrono::steady_clock::now();
+    const std::int64_t cpu_start = thread_cpu_nanos();
+    RunPipeline pipeline(std::move(in), options, &report, opt.version);
+    pipeline.sim().run();
+    run_cpu_nanos += thread_cpu_nanos() - cpu_start;
+    run_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+    std::vector<ReportFile> files = pipeline.finish(plan.collect, RunPipeline::FileForm::kStreamed);
+    files.push_back({"result.csv", result_rows(plan, cell, pipeline.summary())});
+    const fs::path tmp = cells_dir / (".tmp-" + cell.id + tmp_suffix);
+    fs::remove_all(tmp);
+    write_report_files(tmp.string(), files);
+    std::error_code ec;
+    fs::rename(tmp, cells_dir / cell.id, ec);
+    if (ec) {
+      fs::remove_all(tmp);
+      if (!fs::is_directory(cells_dir / cell.id))
+        throw std::runtime_error("cannot rename " + tmp.string() + " to " + (cells_dir / cell.id).string() + ": " + ec.message());
     }
   }
-  // The tenant recorder always runs (result.csv needs its summary); its files only when collected.
-  bool tenant_files = false;
-  for (const char* kind : {"timeseries", "queue", "summary", "charts", "report"})
-    tenant_files = tenant_files || std::find(plan.collect.begin(), plan.collect.end(), kind) != plan.collect.end();
-  const std::string tmp_suffix = "-" + host_name() + "-" + std::to_string(::getpid());
+};
 
-  std::mutex install_mutex, progress_mutex;
+}  // namespace
+
+SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt) {
+  SweepRunStats stats;
+  const fs::path cells_dir = fs::path(opt.out) / "cells";
+  fs::create_directories(cells_dir);
+  const std::vector<std::size_t> todo = cells_to_run(plan, opt, cells_dir, stats);
+  std::vector<std::size_t> config_of_cell;
+  const std::vector<Configuration> configs = configure_cells(plan, todo, config_of_cell);
+  CellRunner runner(plan, opt, cells_dir, "-" + host_name() + "-" + std::to_string(::getpid()));
+  // The tenant recorder always runs (result.csv needs its summary); its files only when collected.
+  for (const char* kind : {"timeseries", "queue", "summary", "charts", "report"})
+    runner.tenant_files = runner.tenant_files || std::find(plan.collect.begin(), plan.collect.end(), kind) != plan.collect.end();
+
+  std::mutex progress_mutex;
   std::size_t done = 0, running = 0;
   std::atomic<std::size_t> next{0};
-  std::atomic<std::int64_t> run_micros{0}, run_cpu_nanos{0};
-  const auto thread_cpu_nanos = [] {
-    timespec ts{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-  };
   std::vector<std::exception_ptr> errors(todo.size());
   const auto report_progress = [&](int started, int finished) {
     const std::lock_guard<std::mutex> lock(progress_mutex);
@@ -207,41 +260,9 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
   };
   const auto worker = [&] {
     for (std::size_t t = next++; t < todo.size(); t = next++) {
-      const SweepCell& cell = plan.cells[todo[t]];
-      const Configuration& cfg = configs[config_of_cell[todo[t]]];
       report_progress(1, 0);
       try {
-        SimulationInputs in;
-        {
-          const std::lock_guard<std::mutex> lock(install_mutex);
-          in = copy_inputs(cfg.inputs, cfg.scheduler_config);
-          if (!cfg.setups.empty()) install_setups(cfg.setups, in);
-        }
-        SimulationOptions options = cfg.options;
-        options.seed = cell.seed;
-        ReportSettings report = cfg.report;
-        report.parameters = setup_parameters(cfg.setups);
-        report.tenant_files = cfg.report.tenant_files && tenant_files;
-        // Measured for the benchmark only; nothing depends on it.
-        const auto start = std::chrono::steady_clock::now();
-        const std::int64_t cpu_start = thread_cpu_nanos();
-        RunPipeline pipeline(std::move(in), options, &report, opt.version);
-        pipeline.sim().run();
-        run_cpu_nanos += thread_cpu_nanos() - cpu_start;
-        run_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
-        std::vector<ReportFile> files = pipeline.finish(plan.collect, RunPipeline::FileForm::kStreamed);
-        files.push_back({"result.csv", result_rows(plan, cell, pipeline.summary())});
-        // Complete or absent: the folder is renamed into place once every file is written.
-        const fs::path tmp = cells_dir / (".tmp-" + cell.id + tmp_suffix);
-        fs::remove_all(tmp);
-        write_report_files(tmp.string(), files);
-        std::error_code ec;
-        fs::rename(tmp, cells_dir / cell.id, ec);
-        if (ec) {
-          fs::remove_all(tmp);
-          if (!fs::is_directory(cells_dir / cell.id))
-            throw std::runtime_error("cannot rename " + tmp.string() + " to " + (cells_dir / cell.id).string() + ": " + ec.message());
-        }
+        runner.run(plan.cells[todo[t]], configs[config_of_cell[todo[t]]]);
       } catch (...) {
         errors[t] = std::current_exception();
       }
@@ -261,8 +282,8 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
   stats.ran = todo.size();
-  stats.run_seconds = static_cast<double>(run_micros.load()) / 1e6;
-  stats.run_cpu_seconds = static_cast<double>(run_cpu_nanos.load()) / 1e9;
+  stats.run_seconds = static_cast<double>(runner.run_micros.load()) / 1e6;
+  stats.run_cpu_seconds = static_cast<double>(runner.run_cpu_nanos.load()) / 1e9;
   return stats;
 }
 

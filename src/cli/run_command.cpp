@@ -1,0 +1,370 @@
+#include "cli/run_command.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/serve_command.hpp"
+#include "cli/version.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/output_dir.hpp"
+#include "core/parse_number.hpp"
+#include "report/tenant_report.hpp"
+#include "study/run_pipeline.hpp"
+
+namespace kubesim {
+namespace {
+
+// A progress bar on stderr, shown only on a terminal and only once a run has taken more
+// than a second of wall time. Wall time is used for display only, never for decisions.
+class ProgressBar {
+ public:
+  ProgressBar() : enabled_(::isatty(2) != 0), start_(std::chrono::steady_clock::now()) {}
+  void update(double fraction) {
+    if (!enabled_) return;
+    const auto elapsed = std::chrono::steady_clock::now() - start_;
+    if (elapsed < std::chrono::seconds(1)) return;
+    const int width = 40;
+    const int filled = static_cast<int>(fraction * width);
+    std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<int>(fraction * 100));
+    shown_ = true;
+  }
+  ~ProgressBar() {
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Refuses, before anything runs, a workload that asks for more pods than --max-pods (a Job
+// of completions 2^31-1 once ran until memory was gone).
+void check_pod_budget(const Workload& w, std::size_t max_pods) {
+  std::size_t pods = 0;
+  for (const WorkloadJob& j : w.jobs) {
+    const std::size_t asked = j.pods_asked();
+    pods += asked;
+    if (pods > max_pods)
+      throw InputError(w.source, 0,
+                       "the workload asks for more than --max-pods " + std::to_string(max_pods) + " pods (at job \"" +
+                           (j.name.empty() ? j.id : j.name) + "\", " + std::to_string(asked) +
+                           " pod(s)); raise --max-pods if that is intended");
+  }
+}
+
+// --decisions: kube-scheduler's every decision with its tied best nodes (CSV), into `csv`.
+void record_decisions(Simulation& sim, std::string& csv) {
+  csv = "time,pod,node,best_nodes\n";
+  sim.scheduler().set_decision_observer([&sim, &csv](PodId pod, NodeId chosen, const std::vector<NodeId>& best) {
+    const ObjectStore& store = sim.store();
+    const Pod& p = store.pod(pod);
+    csv += format_seconds(sim.now()) + "," + store.namespace_(p.ns).name + "/" + p.name + "," +
+           (chosen.valid() ? store.node(chosen).name : std::string()) + ",";
+    for (std::size_t i = 0; i < best.size(); ++i) csv += (i ? " " : "") + store.node(best[i]).name;
+    csv += "\n";
+  });
+}
+
+// The summary on stdout (unless --quiet).
+void print_summary(RunPipeline& run, const SimulationOptions& options, const RunArgs& a, const std::string& out,
+                   const ReportSettings* report, std::size_t never_scheduled, double wall) {
+  const Simulation& sim = run.sim();
+  const RunSummary& summary = run.summary();
+  std::printf("kubesim %s: %zu jobs, %zu nodes, model %s, seed %llu\n", KUBESIM_VERSION, sim.workload().jobs.size(),
+              sim.store().node_count(), options.model.name.c_str(), static_cast<unsigned long long>(a.seed));
+  std::printf("finished %zu pods, %zu never scheduled, %llu scheduling attempts; simulated %s s in %.3f s wall\n",
+              sim.finished_pods(), never_scheduled, static_cast<unsigned long long>(sim.scheduling_attempts()),
+              format_seconds(sim.now()).c_str(), wall);
+  if (report) {
+    std::printf("utilisation %.4f;", summary.utilisation);
+    for (const auto& t : summary.tenants)
+      std::printf(" %s: %llu/%llu jobs completed, mean queue %.1f s;", t.tenant.c_str(),
+                  static_cast<unsigned long long>(t.completed), static_cast<unsigned long long>(t.jobs),
+                  t.average_queue_s);
+    std::printf("\n");
+    std::printf("outputs: %s/{jobs,schedule,pods,timeseries,queue,summary}.csv, %s/*.svg, %s/report.html\n",
+                out.c_str(), out.c_str(), out.c_str());
+  } else {
+    std::printf("outputs: %s/{jobs,schedule,pods}.csv\n", out.c_str());
+  }
+}
+
+// What did not go as the workload asked, on stderr (stdout for the quota retries).
+void report_problems(RunPipeline& run, const RunArgs& a, std::size_t never_scheduled) {
+  const Simulation& sim = run.sim();
+  if (sim.job_controller().failed_creates() > 0 && !a.quiet)
+    std::printf("%llu pod creations refused by admission (ResourceQuota) and retried by the Job controller\n",
+                static_cast<unsigned long long>(sim.job_controller().failed_creates()));
+  const std::size_t unfinished_jobs = run.unfinished_jobs();
+  if (unfinished_jobs > 0)
+    std::fprintf(stderr, "kubesim: %zu Job(s) had not finished when the run ended%s%s\n", unfinished_jobs,
+                 sim.job_controller().last_create_error().empty() ? "" : "; last pod creation refused: ",
+                 sim.job_controller().last_create_error().c_str());
+  if (!sim.rejected_pods().empty())
+    std::fprintf(stderr, "kubesim: %zu pod(s) refused at creation, e.g.: %s\n", sim.rejected_pods().size(),
+                 sim.rejected_pods().front().second.c_str());
+  if (never_scheduled > 0)
+    std::fprintf(stderr,
+                 "kubesim: %zu pod(s) could never be scheduled (a job none of whose pods ran is REJECTED in jobs.csv)\n",
+                 never_scheduled);
+  if (const RunPipeline::Rejected rejected = run.rejected_jobs(); rejected.count > 0) {
+    // Batsim's REJECTED jobs, counted: e.g. batsched's rejection of a job larger than the cluster.
+    const PodId first = sim.job_pods()[rejected.first];
+    const std::string why = first.valid() ? sim.store().pod(first).unschedulable_message : std::string();
+    std::fprintf(stderr, "kubesim: %zu job(s) REJECTED in jobs.csv, the first: job %s%s%s\n", rejected.count,
+                 sim.workload().jobs[rejected.first].id.c_str(), why.empty() ? "" : ": ", why.c_str());
+  }
+  if (const Simulation::StuckJobs stuck = sim.stuck_parallel_jobs(); stuck.jobs > 0)
+    std::fprintf(stderr,
+                 "kubesim: %zu parallel job(s) partially placed when the run ended (deadlock): %zu pod(s) holding "
+                 "nodes while waiting for the other ranks, %zu pod(s) pending, e.g. %s (in jobs.csv with the "
+                 "nodes they held, COMPLETED_KILLED)\n",
+                 stuck.jobs, stuck.waiting_pods, stuck.pending_pods, stuck.example.c_str());
+}
+
+// Runs one simulation and writes its outputs into `dir` (an OutputDirectory's staging folder
+// or a folder inside it), naming them as `out` (where they will be) in the summary, then
+// commits `whole` when given (the run's outputs are then complete); returns the tenant
+// summary rows when `report` is given.
+RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, const RunArgs& a, const std::string& dir,
+                    const std::string& out, const ReportSettings* report, OutputDirectory* whole,
+                    const bsp::GangSpec* gang = nullptr) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  for (const auto& [reason, count] : inputs.workload.skipped.by_reason)
+    std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
+                 inputs.workload.source.c_str(), reason.c_str());
+  check_pod_budget(inputs.workload, options.max_pods);
+  RunPipeline run(std::move(inputs), options, report, KUBESIM_VERSION);
+  Simulation& sim = run.sim();
+  std::string decisions;
+  if (!a.decisions.empty()) record_decisions(sim, decisions);
+  bool connections_closed = true;
+  if (a.serve) {
+    connections_closed = serve_simulation(sim, a);
+  } else {
+    ProgressBar bar;
+    run.run(gang, [&](double f) { bar.update(f); });
+  }
+  // Into the staging folder, which replaces the output folder only once every file is written.
+  write_report_files(dir, run.finish(RunPipeline::FileForm::kStreamed));
+  if (!a.decisions.empty()) write_file_atomically(a.decisions, decisions);
+  if (whole) whole->commit();
+  const std::size_t never_scheduled = sim.pending_pods();  // a pass over every pod: once
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (!a.quiet) print_summary(run, options, a, out, report, never_scheduled, wall);
+  report_problems(run, a, never_scheduled);
+  if (!connections_closed) {
+    // serve's clients still hold connections (serve_simulation): the outputs are in place, so
+    // end now rather than wait for them; nothing else is left to do in this process.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(0);
+  }
+  return run.summary();
+}
+
+SimulationOptions run_options(const RunArgs& a, const RunInputs& in) {
+  SimulationOptions options;
+  options.seed = a.seed;
+  options.max_pods = a.max_pods;
+  // --model on the command line wins over the scenario's model.
+  options.model = ModelConfig::load(in.model(a.model_given ? a.model : std::string()));
+  if (a.until >= 0) {
+    options.until = SimTime::from_seconds(a.until);
+  } else if (in.scenario.duration) {
+    options.until = SimTime::at(*in.scenario.duration);
+  }
+  return options;
+}
+
+// The study's E1: each tenant alone on the cluster, one run each in <out>/<tenant>/, and
+// the tenants' summary rows together in <out>/summary.csv.
+void run_each_tenant_alone(const RunArgs& a, const Scenario& sc, const SimulationOptions& options,
+                           const ReportSettings& report, const std::vector<SetupChoice>& setups, OutputDirectory& out) {
+  std::vector<std::pair<TenantSummary, double>> runs;
+  for (const auto& tenant : sc.tenants) {
+    ReportSettings alone = report;
+    alone.name = sc.name + " (" + tenant + " alone)";
+    alone.tenants = {tenant};
+    SimulationInputs in = tenant_inputs(sc, tenant);
+    // Setups are installed on each run's own inputs.
+    if (!setups.empty()) install_setups(setups, in);
+    if (a.builtin_scheduler == "off") in.scheduler.profiles.clear();
+    const RunSummary s =
+        simulate(std::move(in), options, a, out.staging() + "/" + tenant, a.out + "/" + tenant, &alone, nullptr);
+    for (const auto& t : s.tenants)
+      if (t.tenant == tenant) runs.emplace_back(t, s.utilisation);
+  }
+  write_file_atomically(out.staging() + "/summary.csv", tenants_alone_summary_csv(runs));
+  out.commit();
+  if (!a.quiet) std::printf("outputs: %s/<tenant>/..., %s/summary.csv (one row per tenant run alone)\n", a.out.c_str(), a.out.c_str());
+}
+
+int scenario_command(const RunArgs& a, RunInputs in) {
+  Scenario& sc = in.scenario;
+  const SimulationOptions options = run_options(a, in);
+  ReportSettings report = in.report();
+  const std::vector<SetupChoice> setups = chosen_setups(a, sc.schedulers);
+  report.parameters = setup_parameters(setups);
+  if (!sc.measured_results_file.empty()) {
+    report.measured = in.read_measured();
+    // One setup (or none: kube-scheduler) has a real counterpart; several side by side do not.
+    if (setups.size() > 1) report.measured = {};
+    if (setups.size() == 1) report.setup = setups[0].setup;
+  }
+  if (a.serve && sc.each_tenant_alone)
+    throw InputError(a.scenario, 0, "serve runs one cluster: a scenario with eachTenantAlone needs `kubesim run`");
+  if (sc.bsp && (a.serve || sc.each_tenant_alone))
+    throw InputError(a.scenario, sc.bsp->line, "a bsp: job runs with `kubesim run` and the tenants together (not serve, not eachTenantAlone)");
+  OutputDirectory out(a.out);  // locked now: a second run into the same --out fails at once
+  if (sc.each_tenant_alone) {
+    run_each_tenant_alone(a, sc, options, report, setups, out);
+    return 0;
+  }
+  if (!setups.empty()) install_setups(setups, sc.inputs);
+  if (a.builtin_scheduler == "off") sc.inputs.scheduler.profiles.clear();
+  simulate(std::move(sc.inputs), options, a, out.staging(), a.out, &report, &out, sc.bsp ? &*sc.bsp : nullptr);
+  return 0;
+}
+
+}  // namespace
+
+InputFiles input_files(const RunArgs& a) {
+  InputFiles f;
+  f.scenario = a.scenario;
+  f.platform = a.platform;
+  f.cluster = a.cluster;
+  f.workload = a.workload;
+  f.swf = a.swf;
+  f.swf_options = swf_options(a.swf_cpu, a.swf_memory, a.swf_processors);
+  if (a.scheduler.empty()) f.scheduler_config = a.scheduler_config;
+  return f;
+}
+
+std::vector<SetupChoice> chosen_setups(const RunArgs& a, std::vector<SetupChoice> fallback) {
+  std::vector<SetupChoice> choices = std::move(fallback);
+  if (!a.scheduler.empty()) {
+    choices = parse_setup_choices(a.scheduler, "--scheduler");
+    if (!a.scheduler_config.empty()) {
+      if (choices.size() > 1 || !choices[0].config_file.empty())
+        throw InputError("", 0, "--scheduler-config goes with one --scheduler setup; give several their files as NAME=FILE");
+      choices[0].config_file = a.scheduler_config;
+    }
+  }
+  for (const std::string& entry : a.cache_delays) {
+    const std::size_t eq = entry.find('=');
+    const std::string name = entry.substr(0, eq);
+    const auto seconds = eq == std::string::npos ? std::nullopt : parse_double(entry.substr(eq + 1));
+    if (!seconds || !std::isfinite(*seconds) || *seconds < 0 || *seconds > 1e9)
+      throw InputError("", 0, "--cache-delay: expected SETUP=SECONDS with non-negative seconds, got \"" + entry + "\"");
+    const auto it = std::find_if(choices.begin(), choices.end(), [&](const SetupChoice& c) { return c.setup == name; });
+    if (it == choices.end())
+      throw InputError("", 0, "--cache-delay: \"" + name + "\" is not one of the run's scheduler setups (--scheduler or the scenario's schedulers)");
+    it->cache_delay = Duration::from_seconds(*seconds);
+  }
+  return choices;
+}
+
+void add_input_options(CLI::App* cmd, RunArgs& a, const std::array<std::string, 5>& help) {
+  auto* scenario = cmd->add_option("--scenario", a.scenario, help[0])->check(CLI::ExistingFile);
+  auto* platform = cmd->add_option("--platform", a.platform, help[1])->check(CLI::ExistingFile);
+  auto* cluster = cmd->add_option("--cluster", a.cluster, help[2])->check(CLI::ExistingFile);
+  platform->excludes(cluster);
+  auto* workload = cmd->add_option("--workload", a.workload, help[3])->check(CLI::ExistingFile);
+  auto* swf = cmd->add_option("--swf", a.swf, help[4])->check(CLI::ExistingFile);
+  workload->excludes(swf);
+  for (auto* o : {platform, cluster, workload, swf}) scenario->excludes(o);
+}
+
+std::string setup_names() {
+  std::string names;
+  for (const auto& setup : scheduler_setups()) names += (names.empty() ? "" : ", ") + setup.name;
+  return names;
+}
+
+int run_simulation(const RunArgs& a) {
+  RunInputs in = read_run_inputs(input_files(a));
+  if (in.from_scenario) return scenario_command(a, std::move(in));
+  SimulationInputs& inputs = in.scenario.inputs;
+  if (const std::vector<SetupChoice> setups = chosen_setups(a, {}); !setups.empty()) install_setups(setups, inputs);
+  if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
+  const SimulationOptions options = run_options(a, in);
+  OutputDirectory out(a.out);
+  simulate(std::move(inputs), options, a, out.staging(), a.out, nullptr, &out);
+  return 0;
+}
+
+RunCommand::RunCommand(CLI::App& app) {
+  RunArgs& run = args_;
+  cmd_ = app.add_subcommand("run", "simulate a cluster running a workload; write jobs.csv, schedule.csv, pods.csv");
+  CLI::App* run_cmd = cmd_;
+  add_input_options(run_cmd, run,
+                    {"scenario YAML: cluster, tenants, quotas, priorities, jobs, failures (writes the multi-tenant "
+                     "tables, charts and report.html as well)",
+                     "SimGrid/Batsim platform XML (hosts become nodes)", "kubesim cluster YAML (node groups)",
+                     "Batsim v4 JSON workload", "SWF trace (Parallel Workloads Archive)"});
+  run_cmd->add_option("--scheduler-config", run.scheduler_config,
+                      "KubeSchedulerConfiguration YAML (with --scheduler: that scheduler's configuration file)")
+      ->check(CLI::ExistingFile);
+  run_cmd->add_option("--scheduler", run.scheduler,
+                      "schedule every pod with this scheduler setup (" + setup_names() +
+                          "); several joined by + (A+B=CONFIGFILE) run side by side, each pod's schedulerName "
+                          "picking its scheduler (default: the scenario's schedulers, else kube-scheduler)");
+  run_cmd->add_option("--cache-delay", run.cache_delays,
+                      "SETUP=SECONDS: how far that scheduler's informer cache lags behind the API server (repeatable)");
+  run_cmd->add_option("--seed", run.seed, "seed of all random streams (same seed, same outputs)")->capture_default_str();
+  run_cmd->add_option("--max-pods", run.max_pods, "refuse a workload or run that would create more pods than this")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  model_ = run_cmd->add_option("--model", run.model, "latency model: realistic, ideal (all latencies zero) or a YAML file")
+      ->capture_default_str();
+  run_cmd->add_option("--out", run.out, "output directory")->capture_default_str();
+  run_cmd->add_option("--until", run.until, "stop at this simulated time (seconds)");
+  run_cmd->add_option("--decisions", run.decisions,
+                      "write kube-scheduler's decisions to this CSV file: time, pod, chosen node and every node with "
+                      "the best score (the tie-break's candidates)");
+  run_cmd->add_option("--swf-cpu-per-processor", run.swf_cpu, "cpu request per SWF processor (a quantity)")
+      ->capture_default_str();
+  run_cmd->add_option("--swf-memory", run.swf_memory, "SWF memory request: none, requested (field 10) or used (field 7)")
+      ->check(CLI::IsMember({"none", "requested", "used"}))
+      ->capture_default_str();
+  run_cmd->add_option("--swf-processors", run.swf_processors,
+                      "what an SWF processor is: machines (P processors = P pods, one per node, as Batsim's res) or cores (one pod "
+                      "of P times --swf-cpu-per-processor on one node, as Batkube)")
+      ->check(CLI::IsMember({"machines", "cores"}))
+      ->capture_default_str();
+  run_cmd->add_flag("--quiet", run.quiet, "print no summary");
+  run_cmd->footer(
+      "Examples:\n"
+      "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2\n"
+      "  kubesim run --scenario examples/multitenant/e4.yaml --seed 3 --out results/e4-seed3\n"
+      "  kubesim run --platform data/batkube/platform_graphene_16nodes.xml \\\n"
+      "              --workload data/batkube/spaced_200_delay170.json --out results/spaced\n"
+      "  kubesim run --cluster examples/nasa/cluster.yaml --swf data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
+      "              --swf-processors cores --out results/nasa\n"
+      "  kubesim run --platform data/batsim/platform_cluster128.xml --swf data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
+      "              --scheduler easy-backfill --out results/nasa-machines\n"
+      "  kubesim run --platform data/batkube/1node_6core.xml --workload data/batkube/200_delay170.json \\\n"
+      "              --model ideal --seed 7 --out results/ideal");
+}
+
+int RunCommand::run() {
+  RunArgs& run = args_;
+  run.model_given = model_->count() > 0;
+  if (!run.scenario.empty()) return run_simulation(run);
+  if (run.platform.empty() && run.cluster.empty())
+    throw InputError("", 0, "run needs a cluster: --platform FILE or --cluster FILE");
+  if (run.workload.empty() && run.swf.empty())
+    throw InputError("", 0, "run needs a workload: --workload FILE or --swf FILE");
+  return run_simulation(run);
+}
+
+}  // namespace kubesim

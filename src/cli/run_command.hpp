@@ -1,0 +1,81 @@
+// `kubesim run` (and the run `kubesim serve` drives, serve_command.hpp): the options both
+// take, their registration for run, and one simulation from its inputs to its outputs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/simulation.hpp"
+#include "setups/scheduler_setup.hpp"
+#include "study/run_inputs.hpp"
+
+namespace kubesim {
+
+struct RunArgs {
+  std::string scenario, platform, cluster, workload, swf, scheduler_config, out = "results", model = "realistic";
+  std::string scheduler;  // scheduler setups (setups/scheduler_setup.hpp), "A" or "A+B=FILE"; empty: the scenario's
+  std::vector<std::string> cache_delays;  // --cache-delay SETUP=SECONDS
+  bool model_given = false;
+  std::uint64_t seed = 1;
+  std::size_t max_pods = SimulationOptions{}.max_pods;
+  double until = -1;
+  std::string swf_cpu = "1";
+  std::string swf_memory = "none";
+  std::string swf_processors = "machines";
+  bool quiet = false;
+  // serve
+  std::string clock = "realtime";
+  std::string address = "127.0.0.1";
+  int port = 6443;
+  std::string kubeconfig = "kubesim.kubeconfig";
+  std::string builtin_scheduler = "on";
+  int cosim_quiet_ms = 20;
+  double cosim_timeout = -1;
+  double cosim_grace = 15;
+  std::string decisions;  // --decisions FILE
+  std::string cosim_hold = "frozen";
+  std::string scheduler_command;  // serve --scheduler-command: run under kubesim-timeshim
+  std::string scheduler_log = "kubesim-scheduler.log";
+  std::string timeshim;           // default: kubesim-timeshim beside this binary
+  bool keep_serving = false;
+  std::string auth = "auto";  // serve: token, none, or auto (token unless the address is loopback)
+  bool tls = false;
+  bool serve = false;
+  std::size_t watch_history = 200000;
+};
+
+// The input files of `a` for read_run_inputs: with --scheduler, --scheduler-config is that
+// setup's own file (chosen_setups), not kube-scheduler's.
+InputFiles input_files(const RunArgs& a);
+
+// The run's scheduler setups: --scheduler's (with --scheduler-config as its file when it names
+// one setup), else `fallback` (the scenario's), with --cache-delay applied.
+std::vector<SetupChoice> chosen_setups(const RunArgs& a, std::vector<SetupChoice> fallback);
+
+// --scenario, --platform, --cluster, --workload and --swf into `a` with `help` their help texts
+// in this order: platform or cluster, workload or swf, and a scenario excludes all four.
+void add_input_options(CLI::App* cmd, RunArgs& a, const std::array<std::string, 5>& help);
+
+// "NAME, NAME, ...": the scheduler setups, for the options' help.
+std::string setup_names();
+
+// Runs `a` (a scenario, or a cluster and a workload; served when a.serve) and writes its
+// outputs into a.out. Returns the exit status; throws InputError on bad input.
+int run_simulation(const RunArgs& a);
+
+class RunCommand {
+ public:
+  explicit RunCommand(CLI::App& app);
+  bool parsed() const { return cmd_->parsed(); }
+  int run();
+
+ private:
+  CLI::App* cmd_;
+  CLI::Option* model_;
+  RunArgs args_;
+};
+
+}  // namespace kubesim
