@@ -88,7 +88,11 @@ std::string cores_pending_svg(const TenantReportInput& in);
 std::string cores_completed_svg(const TenantReportInput& in);
 std::string utilisation_svg(const TenantReportInput& in);
 std::string queue_svg(const TenantReportInput& in);
-std::string gantt_svg(const TenantReportInput& in);
+// The end of the charts' time range (seconds): the run's end, or the last sample if later.
+double tenant_report_end_seconds(const TenantReportInput& in);
+// The charts' subtitle: "scenario S, model M, seed N" (the parts that are known).
+std::string tenant_report_subtitle(const TenantReportInput& in);
+// gantt.svg: report/gantt_chart.hpp.
 // The HTML page, inlining the given SVG documents (ReportFile names ending in ".svg", in the
 // given order).
 std::string tenant_report_html(const TenantReportInput& in, const std::vector<ReportFile>& charts);

@@ -1,3 +1,4 @@
+#include "report/gantt_chart.hpp"
 #include "report/tenant_report.hpp"
 
 #include <gtest/gtest.h>
