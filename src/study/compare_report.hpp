@@ -17,8 +17,8 @@
 //   queue_time_box.svg     queue-time distribution per scheduler: min-max whiskers, p25-p75 box,
 //                          median line, mean dot
 //   queue_time_quantiles.svg  queue time against quantile (0-100 %), one line per scheduler
-//   compare.html           parameters, what differed, the side-by-side tables and every chart
-//                          inlined (self-contained: inline CSS, no script)
+//   compare.html           parameters, what differed (compare_differences.hpp), the side-by-side
+//                          tables and every chart inlined (self-contained: inline CSS, no script)
 // Number formats as in report/tenant_report.hpp ("%.6f" without trailing zeros).
 #pragma once
 
@@ -27,26 +27,13 @@
 
 #include "report/run_outputs.hpp"
 #include "study/compare.hpp"
+#include "study/compare_differences.hpp"
+#include "study/compare_stats.hpp"
 
 namespace kubesim {
 
-// Mean, min and max of one value over the seeds.
-struct SeedStat {
-  double mean = 0;
-  double min = 0;
-  double max = 0;
-};
-SeedStat seed_stat(const std::vector<double>& values);
-
-// Linear-interpolation quantile (q in [0, 1]) of sorted values (R type 7); 0 when empty.
-double quantile_sorted(const std::vector<double>& sorted, double q);
-
 std::string compare_summary_csv(const Comparison& cmp);
 std::string queue_times_csv(const Comparison& cmp);
-// Plain statements computed from the numbers: best and worst scheduler by makespan,
-// utilisation and each tenant's mean queue time (and completed Jobs, failed pods when they
-// differ), and whether the gap is beyond the seed-to-seed spread (min-max ranges disjoint).
-std::vector<std::string> what_differed(const Comparison& cmp);
 std::string compare_html(const Comparison& cmp, const std::vector<ReportFile>& charts);
 
 // Every file in writing order: the runs' files, the CSVs, the charts, compare.html last.
