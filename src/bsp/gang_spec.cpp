@@ -1,6 +1,9 @@
 #include "bsp/gang_spec.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include "core/parse_number.hpp"
+#include "core/yaml_input.hpp"
 
 namespace kubesim::bsp {
 

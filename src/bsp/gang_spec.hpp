@@ -32,12 +32,17 @@
 //     terminationGracePeriodSeconds: 30
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
-#include <yaml-cpp/yaml.h>
+namespace YAML {
+class Node;
+}
 
-#include "core/yaml_input.hpp"
+namespace kubesim {
+class YamlInput;  // core/yaml_input.hpp
+}
 
 namespace kubesim::bsp {
 

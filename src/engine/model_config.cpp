@@ -157,6 +157,113 @@ ModelConfig ModelConfig::parse(const std::string& text, const std::string& name_
   }
 }
 
+namespace {
+
+// The parameters whose value is a distribution (core/distribution.hpp), by key; null: none.
+Distribution* distribution_parameter(ModelConfig& m, const std::string& key) {
+  if (key == "watchDelay") return &m.watch_delay;
+  if (key == "schedulingCycle") return &m.scheduler.cycle;
+  if (key == "bindLatency") return &m.scheduler.bind;
+  if (key == "statusPatchLatency") return &m.scheduler.status_patch;
+  if (key == "podStartup") return &m.kubelet.startup;
+  if (key == "podStartupStall") return &m.kubelet.startup_stall;
+  if (key == "imagePull") return &m.kubelet.image_pull;
+  if (key == "imagePullFirst") return &m.kubelet.image_pull_first;
+  if (key == "containerCreate") return &m.kubelet.container_create;
+  if (key == "containerStart") return &m.kubelet.container_start;
+  if (key == "statusUpdateLatency") return &m.kubelet.status_update;
+  return nullptr;
+}
+
+// The parameters whose value is a number (probabilities, seconds, the cycle's cost, the
+// controller-manager's client); false: `key` is none of them.
+bool apply_number(ModelConfig& m, const std::string& key, const std::string& value, const std::string& file, int line) {
+  if (key == "podStartupStallProbabilityFirst" || key == "podStartupStallProbabilityAfterUnstalled" ||
+      key == "podStartupStallProbabilityAfterStalled") {
+    const auto v = parse_double(value);
+    if (!v || !(*v >= 0 && *v <= 1))
+      throw InputError(file, line, key + " must be a probability between 0 and 1, got \"" + value + "\"");
+    (key == "podStartupStallProbabilityFirst"            ? m.kubelet.stall_probability_first
+     : key == "podStartupStallProbabilityAfterUnstalled" ? m.kubelet.stall_probability_after_unstalled
+                                                         : m.kubelet.stall_probability_after_stalled) = *v;
+  } else if (key == "cyclePerFilteredNodePlugin" || key == "cyclePerScoredNodePlugin" ||
+             key == "cyclePerPodOnScoredNode" || key == "cyclePerDryRunNode" || key == "cyclePerPodOnDryRunNode" ||
+             key == "schedulerCores") {
+    const auto v = parse_double(value);
+    if (!v || !std::isfinite(*v) || *v < 0 || (key == "schedulerCores" && *v < 1))
+      throw InputError(file, line,
+                       key + (key == "schedulerCores" ? " must be a number >= 1" : " must be a number of seconds >= 0") +
+                           ", got \"" + value + "\"");
+    CycleCost& c = m.scheduler.cost;
+    (key == "cyclePerFilteredNodePlugin" ? c.per_filtered_node_plugin
+     : key == "cyclePerScoredNodePlugin" ? c.per_scored_node_plugin
+     : key == "cyclePerPodOnScoredNode"  ? c.per_pod_on_scored_node
+     : key == "cyclePerDryRunNode"       ? c.per_dry_run_node
+     : key == "cyclePerPodOnDryRunNode"  ? c.per_pod_on_dry_run_node
+                                         : c.cores) = *v;
+  } else if (key == "controllerManagerKubeAPIQPS" || key == "controllerManagerKubeAPIBurst") {
+    const auto v = parse_double(value);
+    const bool qps = key == "controllerManagerKubeAPIQPS";
+    if (!v || !std::isfinite(*v) || (qps ? *v < 0 : (*v < 1 || *v != std::floor(*v) || *v > 1e9)))
+      throw InputError(file, line,
+                       key + (qps ? " must be a number >= 0 (0: no limit)" : " must be a whole number >= 1") +
+                           ", got \"" + value + "\"");
+    if (qps) m.controller_manager_client.qps = *v;
+    else m.controller_manager_client.burst = static_cast<std::int32_t>(*v);
+  } else if (key == "nodeMonitorGracePeriod" || key == "defaultTolerationSeconds" || key == "batsimServerLatency" ||
+             key == "batsimNodeLatency") {
+    const auto seconds = parse_double(value);
+    if (!seconds || *seconds < 0)
+      throw InputError(file, line, key + " must be a number of seconds >= 0, got \"" + value + "\"");
+    (key == "nodeMonitorGracePeriod"     ? m.node_lifecycle.node_monitor_grace_period
+     : key == "defaultTolerationSeconds" ? m.node_lifecycle.default_toleration_seconds
+     : key == "batsimServerLatency"      ? m.batsim_server_latency
+                                         : m.batsim_node_latency) = Duration::from_seconds(*seconds);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The parameters that choose among a few values (switches, versions, the PLEG period);
+// false: `key` is none of them.
+bool apply_choice(ModelConfig& m, const std::string& key, const std::string& value, const std::string& file, int line) {
+  const auto flag = [&](bool& field) {
+    if (value != "true" && value != "false") throw InputError(file, line, key + " must be true or false, got \"" + value + "\"");
+    field = value == "true";
+  };
+  if (key == "clientRateLimit") {
+    flag(m.scheduler.client_rate_limit);
+  } else if (key == "containersExitOnSigterm") {
+    flag(m.kubelet.containers_exit_on_sigterm);
+  } else if (key == "plegRelistPeriod") {
+    const Distribution period = Distribution::parse(value, file, line);
+    if (period.to_string().rfind("fixed:", 0) != 0)
+      throw InputError(file, line, "plegRelistPeriod must be a fixed number of seconds");
+    RandomStream unused;
+    m.kubelet.pleg_relist_period = period.sample(unused);
+  } else if (key == "jobControllerVersion") {
+    bool ok = false;
+    const auto v = JobControllerConfig::parse_version(value, &ok);
+    if (!ok) throw InputError(file, line, "jobControllerVersion must be 1.26 to 1.30, got \"" + value + "\"");
+    m.job_controller = JobControllerConfig::for_version(v);
+  } else if (key == "schedulerVersion") {
+    const auto minor = value.rfind("1.", 0) == 0 ? parse_int(value.substr(2)) : std::nullopt;
+    if (!minor || *minor < 18 || *minor > 26)
+      throw InputError(file, line, "schedulerVersion must be 1.18 to 1.26, got \"" + value + "\"");
+    m.scheduler_minor_version = static_cast<int>(*minor);
+  } else if (key == "queueFlushPhase") {
+    if (value != "zero" && value != "random")
+      throw InputError(file, line, "queueFlushPhase must be zero or random, got \"" + value + "\"");
+    m.random_queue_flush_phase = value == "random";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std::string& name_or_path) {
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
@@ -167,118 +274,28 @@ ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std:
     }
     if (!kv.second.IsScalar()) throw InputError(name_or_path, line, "expected a distribution for \"" + key + "\"");
     const auto value = kv.second.as<std::string>();
-    auto dist = [&] { return Distribution::parse(value, name_or_path, line); };
-    if (key == "watchDelay") {
-      m.watch_delay = dist();
-    } else if (key == "schedulingCycle") {
-      m.scheduler.cycle = dist();
-    } else if (key == "bindLatency") {
-      m.scheduler.bind = dist();
-    } else if (key == "statusPatchLatency") {
-      m.scheduler.status_patch = dist();
-    } else if (key == "podStartup") {
-      m.kubelet.startup = dist();
-    } else if (key == "podStartupStall") {
-      m.kubelet.startup_stall = dist();
-    } else if (key == "podStartupStallProbabilityFirst" || key == "podStartupStallProbabilityAfterUnstalled" ||
-               key == "podStartupStallProbabilityAfterStalled") {
-      const auto v = parse_double(value);
-      if (!v || !(*v >= 0 && *v <= 1))
-        throw InputError(name_or_path, line, key + " must be a probability between 0 and 1, got \"" + value + "\"");
-      (key == "podStartupStallProbabilityFirst"            ? m.kubelet.stall_probability_first
-       : key == "podStartupStallProbabilityAfterUnstalled" ? m.kubelet.stall_probability_after_unstalled
-                                                           : m.kubelet.stall_probability_after_stalled) = *v;
-    } else if (key == "imagePull") {
-      m.kubelet.image_pull = dist();
-    } else if (key == "imagePullFirst") {
-      m.kubelet.image_pull_first = dist();
-    } else if (key == "containerCreate") {
-      m.kubelet.container_create = dist();
-    } else if (key == "containerStart") {
-      m.kubelet.container_start = dist();
-    } else if (key == "statusUpdateLatency") {
-      m.kubelet.status_update = dist();
-    } else if (key == "cyclePerFilteredNodePlugin" || key == "cyclePerScoredNodePlugin" ||
-               key == "cyclePerPodOnScoredNode" || key == "cyclePerDryRunNode" || key == "cyclePerPodOnDryRunNode" ||
-               key == "schedulerCores") {
-      const auto v = parse_double(value);
-      if (!v || !std::isfinite(*v) || *v < 0 || (key == "schedulerCores" && *v < 1))
-        throw InputError(name_or_path, line,
-                         key + (key == "schedulerCores" ? " must be a number >= 1" : " must be a number of seconds >= 0") +
-                             ", got \"" + value + "\"");
-      CycleCost& c = m.scheduler.cost;
-      (key == "cyclePerFilteredNodePlugin" ? c.per_filtered_node_plugin
-       : key == "cyclePerScoredNodePlugin" ? c.per_scored_node_plugin
-       : key == "cyclePerPodOnScoredNode"  ? c.per_pod_on_scored_node
-       : key == "cyclePerDryRunNode"       ? c.per_dry_run_node
-       : key == "cyclePerPodOnDryRunNode"  ? c.per_pod_on_dry_run_node
-                                           : c.cores) = *v;
-    } else if (key == "clientRateLimit") {
-      if (value != "true" && value != "false")
-        throw InputError(name_or_path, line, "clientRateLimit must be true or false, got \"" + value + "\"");
-      m.scheduler.client_rate_limit = value == "true";
-    } else if (key == "controllerManagerKubeAPIQPS" || key == "controllerManagerKubeAPIBurst") {
-      const auto v = parse_double(value);
-      const bool qps = key == "controllerManagerKubeAPIQPS";
-      if (!v || !std::isfinite(*v) || (qps ? *v < 0 : (*v < 1 || *v != std::floor(*v) || *v > 1e9)))
-        throw InputError(name_or_path, line,
-                         key + (qps ? " must be a number >= 0 (0: no limit)" : " must be a whole number >= 1") +
-                             ", got \"" + value + "\"");
-      if (qps) m.controller_manager_client.qps = *v;
-      else m.controller_manager_client.burst = static_cast<std::int32_t>(*v);
-    } else if (key == "plegRelistPeriod") {
-      const Distribution period = dist();
-      if (period.to_string().rfind("fixed:", 0) != 0)
-        throw InputError(name_or_path, line, "plegRelistPeriod must be a fixed number of seconds");
-      RandomStream unused;
-      m.kubelet.pleg_relist_period = period.sample(unused);
-    } else if (key == "jobControllerVersion") {
-      bool ok = false;
-      const auto v = JobControllerConfig::parse_version(value, &ok);
-      if (!ok) throw InputError(name_or_path, line, "jobControllerVersion must be 1.26 to 1.30, got \"" + value + "\"");
-      m.job_controller = JobControllerConfig::for_version(v);
-    } else if (key == "nodeMonitorGracePeriod" || key == "defaultTolerationSeconds") {
-      const auto seconds = parse_double(value);
-      if (!seconds || *seconds < 0)
-        throw InputError(name_or_path, line, key + " must be a number of seconds >= 0, got \"" + value + "\"");
-      (key == "nodeMonitorGracePeriod" ? m.node_lifecycle.node_monitor_grace_period
-                                       : m.node_lifecycle.default_toleration_seconds) = Duration::from_seconds(*seconds);
-    } else if (key == "schedulerVersion") {
-      const auto minor = value.rfind("1.", 0) == 0 ? parse_int(value.substr(2)) : std::nullopt;
-      if (!minor || *minor < 18 || *minor > 26)
-        throw InputError(name_or_path, line, "schedulerVersion must be 1.18 to 1.26, got \"" + value + "\"");
-      m.scheduler_minor_version = static_cast<int>(*minor);
-    } else if (key == "queueFlushPhase") {
-      if (value != "zero" && value != "random")
-        throw InputError(name_or_path, line, "queueFlushPhase must be zero or random, got \"" + value + "\"");
-      m.random_queue_flush_phase = value == "random";
-    } else if (key == "base") {
+    if (Distribution* d = distribution_parameter(m, key)) {
+      *d = Distribution::parse(value, name_or_path, line);
+      continue;
+    }
+    if (apply_number(m, key, value, name_or_path, line) || apply_choice(m, key, value, name_or_path, line)) continue;
+    if (key == "base") {
       if (value != "ideal" && value != "realistic" && value != "batsim")
         throw InputError(name_or_path, line, "base must be ideal, realistic or batsim, got \"" + value + "\"");
       m = load(value);  // the keys after it override it
       m.name = name_or_path;
-    } else if (key == "batsimServerLatency" || key == "batsimNodeLatency") {
-      const auto seconds = parse_double(value);
-      if (!seconds || *seconds < 0)
-        throw InputError(name_or_path, line, key + " must be a number of seconds >= 0, got \"" + value + "\"");
-      (key == "batsimServerLatency" ? m.batsim_server_latency : m.batsim_node_latency) =
-          Duration::from_seconds(*seconds);
-    } else if (key == "containersExitOnSigterm") {
-      if (value != "true" && value != "false")
-        throw InputError(name_or_path, line, "containersExitOnSigterm must be true or false, got \"" + value + "\"");
-      m.kubelet.containers_exit_on_sigterm = value == "true";
-    } else {
-      throw InputError(name_or_path, line,
-                       "unknown model parameter \"" + key +
-                           "\" (expected watchDelay, schedulingCycle, cyclePerFilteredNodePlugin, cyclePerScoredNodePlugin, "
-                           "cyclePerPodOnScoredNode, cyclePerDryRunNode, cyclePerPodOnDryRunNode, schedulerCores, "
-                           "clientRateLimit, controllerManagerKubeAPIQPS, controllerManagerKubeAPIBurst, bindLatency, statusPatchLatency, podStartup, podStartupStall, "
-                           "podStartupStallProbabilityFirst, podStartupStallProbabilityAfterUnstalled, "
-                           "podStartupStallProbabilityAfterStalled, imagePull, imagePullFirst, containerCreate, "
-                           "containerStart, statusUpdateLatency, plegRelistPeriod, jobControllerVersion, "
-                           "nodeMonitorGracePeriod, defaultTolerationSeconds, containersExitOnSigterm, schedulerVersion, "
-                           "queueFlushPhase, addonPods, base, batsimServerLatency or batsimNodeLatency)");
+      continue;
     }
+    throw InputError(name_or_path, line,
+                     "unknown model parameter \"" + key +
+                         "\" (expected watchDelay, schedulingCycle, cyclePerFilteredNodePlugin, cyclePerScoredNodePlugin, "
+                         "cyclePerPodOnScoredNode, cyclePerDryRunNode, cyclePerPodOnDryRunNode, schedulerCores, "
+                         "clientRateLimit, controllerManagerKubeAPIQPS, controllerManagerKubeAPIBurst, bindLatency, statusPatchLatency, podStartup, podStartupStall, "
+                         "podStartupStallProbabilityFirst, podStartupStallProbabilityAfterUnstalled, "
+                         "podStartupStallProbabilityAfterStalled, imagePull, imagePullFirst, containerCreate, "
+                         "containerStart, statusUpdateLatency, plegRelistPeriod, jobControllerVersion, "
+                         "nodeMonitorGracePeriod, defaultTolerationSeconds, containersExitOnSigterm, schedulerVersion, "
+                         "queueFlushPhase, addonPods, base, batsimServerLatency or batsimNodeLatency)");
   }
   return m;
 }

@@ -8,13 +8,17 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
 #include "control/job_controller.hpp"
 #include "control/kubelet.hpp"
 #include "control/node_lifecycle.hpp"
 #include "core/distribution.hpp"
 #include "sched/scheduler.hpp"
+
+// Only named here (a parameter of ModelConfig::apply): yaml-cpp stays out of the
+// translation units that include this header.
+namespace YAML {
+class Node;
+}
 
 namespace kubesim {
 

@@ -54,12 +54,14 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
 #include "bsp/gang_spec.hpp"
 #include "core/time.hpp"
 #include "engine/simulation.hpp"
 #include "setups/scheduler_setup.hpp"
+
+namespace YAML {
+class Node;
+}
 
 namespace kubesim {
 
