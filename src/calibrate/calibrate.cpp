@@ -188,11 +188,24 @@ Downloads find_downloads(const std::vector<MeasuredRun>& runs, const std::vector
   return d;
 }
 
-}  // namespace
+// The timestamps' resolutions (seconds) of every run (they must agree).
+struct Resolutions {
+  double kubelet = 0;    // the kubelet's Events
+  double scheduled = 0;  // the Scheduled stamp
+  bool coarse_kubelet = false;  // whole-second kubelet timestamps
+};
 
-Calibration calibrate(const std::vector<MeasuredRun>& runs) {
-  if (runs.empty()) throw InputError("calibrate", 0, "no measured runs");
-  Calibration c;
+// Timestamps truncated to r seconds (metav1.Time drops the fraction) read on average r/2
+// early: an interval from a truncated start to a finer end reads r/2 long. `rounding` is the
+// variance the truncation of both ends adds, `truncation_bias` the mean.
+double rounding(double a, double b) { return (a * a + b * b) / 12; }
+double truncation_bias(double res_start, double res_end) { return (res_start - res_end) / 2; }
+
+// How many values to draw from a fitted model for its comparison with the measured ones.
+std::size_t draws(const FittedLatency& f) { return std::max<std::size_t>(4000, f.measured.size() * 4); }
+
+// The runs' sources, and their skipped pods summed by reason in first-seen order.
+void add_sources(const std::vector<MeasuredRun>& runs, Calibration& c) {
   std::map<std::string, std::uint64_t> skipped_index;
   for (const auto& run : runs) {
     c.sources.push_back(run.source);
@@ -204,65 +217,181 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
       c.skipped[skipped_index[reason]].second += n;
     }
   }
-  const ModelConfig realistic = ModelConfig::realistic();
-  const double pleg = realistic.kubelet.pleg_relist_period.to_seconds();
-  const double ks_res = runs.front().kubelet_resolution, sched_res = runs.front().scheduled_resolution;
-  for (const auto& r : runs)
-    if (r.kubelet_resolution != ks_res || r.scheduled_resolution != sched_res)
-      throw InputError(r.source, 0, "runs of different timestamp resolutions (jobs.csv and cluster) cannot be fitted together");
-  // Timestamps truncated to r seconds (metav1.Time drops the fraction) read on average r/2
-  // early: an interval from a truncated start to a finer end reads r/2 long. `rounding`
-  // is the variance the truncation of both ends adds, `truncation_bias` the mean.
-  auto rounding = [](double a, double b) { return (a * a + b * b) / 12; };
-  auto truncation_bias = [](double res_start, double res_end) { return (res_start - res_end) / 2; };
-  Distribution watch_delay;  // fitted first: the kubelet's start-up includes one watch
-  const bool coarse_kubelet = ks_res >= 1e-3 * 10;  // whole-second kubelet timestamps
+}
 
-  {  // watchDelay from the submission -> Scheduled pipeline of pods that found room at once
-    FittedLatency f;
-    f.key = "watchDelay";
-    const int hops = runs.front().submission_watch_hops;
-    f.interval = "submission -> Scheduled of pods scheduled before the first completion, minus schedulingCycle "
-                 "and bindLatency, over " + std::to_string(hops) + " watch hop(s)";
-    for (const auto& run : runs) {
-      double first_finish = kUnknown;
-      for (const auto& p : run.pods) {
-        const double exit = known(p.started) && known(p.run_time) ? p.started + p.run_time : kUnknown;
-        if (known(exit) && (!known(first_finish) || exit < first_finish)) first_finish = exit;
-      }
-      for (const auto& p : run.pods) {
-        const double d = p.scheduled - p.submitted;
-        if (!known(d) || d < 0 || !known(first_finish) || p.scheduled >= first_finish) {
-          ++f.skipped;
-          continue;
-        }
-        f.measured.push_back(d);
-      }
+Resolutions resolutions_of(const std::vector<MeasuredRun>& runs) {
+  Resolutions res{runs.front().kubelet_resolution, runs.front().scheduled_resolution, false};
+  for (const auto& r : runs)
+    if (r.kubelet_resolution != res.kubelet || r.scheduled_resolution != res.scheduled)
+      throw InputError(r.source, 0, "runs of different timestamp resolutions (jobs.csv and cluster) cannot be fitted together");
+  res.coarse_kubelet = res.kubelet >= 1e-3 * 10;
+  return res;
+}
+
+// watchDelay from the submission -> Scheduled pipeline of pods that found room at once
+// (fitted first: the kubelet's start-up includes one watch).
+FittedLatency fit_watch_delay(const std::vector<MeasuredRun>& runs, const ModelConfig& realistic, const Resolutions& res) {
+  FittedLatency f;
+  f.key = "watchDelay";
+  const int hops = runs.front().submission_watch_hops;
+  f.interval = "submission -> Scheduled of pods scheduled before the first completion, minus schedulingCycle "
+               "and bindLatency, over " + std::to_string(hops) + " watch hop(s)";
+  for (const auto& run : runs) {
+    double first_finish = kUnknown;
+    for (const auto& p : run.pods) {
+      const double exit = known(p.started) && known(p.run_time) ? p.started + p.run_time : kUnknown;
+      if (known(exit) && (!known(first_finish) || exit < first_finish)) first_finish = exit;
     }
-    if (f.measured.empty()) throw InputError(runs.front().source, 0, "no pod was scheduled before the first completion");
-    const Distribution& cycle = realistic.scheduler.cycle;
-    const Distribution& bind = realistic.scheduler.bind;
-    std::vector<double> per_hop;
-    for (double d : f.measured) per_hop.push_back(d / hops);
-    // Submission: the pod's (or Job's) creationTimestamp, whole seconds from a cluster.
-    const double created_res = coarse_kubelet ? 1.0 : 0.001;
-    f.fit = fit_by_moments(per_hop, (cycle.mean() + bind.mean() + truncation_bias(created_res, sched_res)) / hops,
-                           (cycle.variance() + bind.variance() + rounding(created_res, sched_res)) / (hops * hops));
-    RandomStream rng(1, "calibrate/watchDelay");
-    for (std::size_t i = 0, n = std::max<std::size_t>(4000, f.measured.size() * 4); i < n; ++i) {
-      double d = cycle.sample(rng).to_seconds() + bind.sample(rng).to_seconds();
-      for (int h = 0; h < hops; ++h) d += f.fit.distribution.sample(rng).to_seconds();
-      f.modelled.push_back(observed(rng.uniform01() * 1000, d, created_res, sched_res));
+    for (const auto& p : run.pods) {
+      const double d = p.scheduled - p.submitted;
+      if (!known(d) || d < 0 || !known(first_finish) || p.scheduled >= first_finish) {
+        ++f.skipped;
+        continue;
+      }
+      f.measured.push_back(d);
     }
-    watch_delay = f.fit.distribution;
-    c.latencies.push_back(std::move(f));
   }
-  static const IntervalSpec kKubeletSteps[] = {
-      {"podStartup", "Scheduled -> Pulling", pod_startup, &HeldStamps::scheduled, &HeldStamps::pulling},
-      {"imagePull", "Pulling -> Pulled", image_pull, &HeldStamps::pulling, &HeldStamps::pulled},
-      {"containerCreate", "Pulled -> Created", container_create, &HeldStamps::pulled, &HeldStamps::created},
-      {"containerStart", "Created -> Started", container_start, &HeldStamps::created, &HeldStamps::started},
-  };
+  if (f.measured.empty()) throw InputError(runs.front().source, 0, "no pod was scheduled before the first completion");
+  const Distribution& cycle = realistic.scheduler.cycle;
+  const Distribution& bind = realistic.scheduler.bind;
+  std::vector<double> per_hop;
+  for (double d : f.measured) per_hop.push_back(d / hops);
+  // Submission: the pod's (or Job's) creationTimestamp, whole seconds from a cluster.
+  const double created_res = res.coarse_kubelet ? 1.0 : 0.001;
+  f.fit = fit_by_moments(per_hop, (cycle.mean() + bind.mean() + truncation_bias(created_res, res.scheduled)) / hops,
+                         (cycle.variance() + bind.variance() + rounding(created_res, res.scheduled)) / (hops * hops));
+  RandomStream rng(1, "calibrate/watchDelay");
+  for (std::size_t i = 0, n = draws(f); i < n; ++i) {
+    double d = cycle.sample(rng).to_seconds() + bind.sample(rng).to_seconds();
+    for (int h = 0; h < hops; ++h) d += f.fit.distribution.sample(rng).to_seconds();
+    f.modelled.push_back(observed(rng.uniform01() * 1000, d, created_res, res.scheduled));
+  }
+  return f;
+}
+
+constexpr IntervalSpec kKubeletSteps[] = {
+    {"podStartup", "Scheduled -> Pulling", pod_startup, &HeldStamps::scheduled, &HeldStamps::pulling},
+    {"imagePull", "Pulling -> Pulled", image_pull, &HeldStamps::pulling, &HeldStamps::pulled},
+    {"containerCreate", "Pulled -> Created", container_create, &HeldStamps::pulled, &HeldStamps::created},
+    {"containerStart", "Created -> Started", container_start, &HeldStamps::created, &HeldStamps::started},
+};
+
+// The step's intervals into f.measured (skipping the unknown, the out of order and those with
+// an end the measuring client held); returns whether a pull's duration came from its Pulled
+// message (exact).
+bool measure_step(const std::vector<MeasuredRun>& runs, const std::vector<std::vector<HeldStamps>>& held,
+                  const IntervalSpec& step, const Resolutions& res, FittedLatency& f) {
+  bool precise_pull = false;
+  std::size_t skipped_held = 0;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    for (std::size_t i = 0; i < runs[r].pods.size(); ++i) {
+      const PodTimeline& p = runs[r].pods[i];
+      // (A pull's duration from its Pulled message is the kubelet's own, never held.)
+      const bool pull_message = f.key == "imagePull" && known(p.pull_duration);
+      if (!pull_message && (held[r][i].*step.from || held[r][i].*step.to)) {
+        ++skipped_held;
+        continue;
+      }
+      const double d = step.measure(p);
+      // Truncated ends can read a short interval slightly negative: kept, or the mean would
+      // be biased; a fine-grained negative interval is out of order and skipped.
+      if (!known(d) || d < (res.coarse_kubelet ? -1.0 : 0.0)) {
+        ++f.skipped;
+        continue;
+      }
+      precise_pull = precise_pull || known(p.pull_duration);
+      f.measured.push_back(d);
+    }
+  if (f.measured.empty())
+    throw InputError(runs.front().source, 0, std::string("no pod has both timestamps of ") + step.interval + " (" + step.key + ")");
+  if (skipped_held > 0) {
+    f.skipped += skipped_held;
+    f.interval += ", without the " + std::to_string(skipped_held) +
+                  " pods with an end stamped late by the submitter's client limit (observer.hpp)";
+  }
+  return precise_pull;
+}
+
+// The kubelet step measured in `f`, fitted: podStartup's starts that did not stall and
+// imagePull's pulls that did not download (their other mode in `stalls` / `downloads`), or
+// one fit of all (by likelihood where timestamps are fine, by moments where whole seconds).
+// Its model is drawn with `shift` (podStartup: the watch delay) added and the stamps'
+// truncation (`res_start` to the kubelet's), unless `exact`.
+void fit_kubelet_step(FittedLatency& f, const std::vector<MeasuredRun>& runs, const Resolutions& res, double res_start,
+                      bool exact, const Distribution& watch_delay, StallSplit& stalls, Downloads& downloads) {
+  const double shift = f.key == "podStartup" ? watch_delay.mean() : 0.0;
+  if (shift > 0) f.interval += ", minus watchDelay's mean";
+  if (f.key == "podStartup" && !res.coarse_kubelet && (stalls = find_stalls(runs, f.measured, shift)).found) {
+    f.fit = stalls.modes.low;
+    f.interval += ", of the starts that did not stall (at most " + format_seconds_value(stalls.threshold) +
+                  " s; split AIC " + svg::num(stalls.modes.aic_split, 1) + " against " + svg::num(stalls.modes.aic_single, 1) +
+                  " for one fit)";
+    std::vector<double> unstalled;
+    for (double d : f.measured)
+      if (d <= stalls.threshold) unstalled.push_back(d);
+    f.skipped += f.measured.size() - unstalled.size();
+    f.measured = std::move(unstalled);
+  } else if (f.key == "imagePull" && (exact || !res.coarse_kubelet) && (downloads = find_downloads(runs, f.measured)).split) {
+    f.fit = downloads.low;
+    f.interval += ", of the pulls that did not download the image (at most " +
+                  format_seconds_value(downloads.threshold) + " s; split AIC " + svg::num(downloads.aic_split, 1) +
+                  " against " + svg::num(downloads.aic_single, 1) + " for one fit)";
+    f.skipped += downloads.high_values.size();
+    f.measured = downloads.low_values;
+  } else if (exact || !res.coarse_kubelet) {
+    std::vector<double> shifted;
+    for (double d : f.measured) shifted.push_back(std::max(d - shift, 1e-6));
+    f.fit = fit_by_likelihood(std::move(shifted));
+  } else {
+    f.fit = fit_by_moments(f.measured, shift + truncation_bias(res_start, res.kubelet),
+                           rounding(res_start, res.kubelet) + (shift > 0 ? watch_delay.variance() : 0.0));
+    f.interval += " (whole-second timestamps)";
+  }
+  RandomStream rng(1, std::string("calibrate/") + f.key);
+  for (std::size_t i = 0, n = draws(f); i < n; ++i) {
+    double d = f.fit.distribution.sample(rng).to_seconds();
+    if (f.key == "podStartup") d += watch_delay.sample(rng).to_seconds();
+    const double start = rng.uniform01() * 1000;
+    f.modelled.push_back(exact ? d : observed(start, d, res_start, res.kubelet));
+  }
+}
+
+// podStartupStall: the stalled starts' mode.
+FittedLatency stall_latency(const StallSplit& stalls) {
+  FittedLatency st;
+  st.key = "podStartupStall";
+  st.interval = "Scheduled -> Pulling of the stalled starts (above " + format_seconds_value(stalls.threshold) +
+                " s) minus the others' mean";
+  st.measured = stalls.modes.high_values;
+  st.fit = stalls.modes.high;
+  RandomStream srng(1, "calibrate/podStartupStall");
+  for (std::size_t i = 0, n = draws(st); i < n; ++i) st.modelled.push_back(st.fit.distribution.sample(srng).to_seconds());
+  return st;
+}
+
+// imagePullFirst: the pulls that downloaded the image, applied only if every node's first
+// pull did.
+FittedLatency download_latency(const Downloads& downloads) {
+  FittedLatency dl;
+  dl.key = "imagePullFirst";
+  dl.interval = "Pulling -> Pulled of the pulls above " + format_seconds_value(downloads.threshold) +
+                " s, each the first pull on its node in its run";
+  dl.measured = downloads.raw_high;
+  dl.fit = fit_by_likelihood(dl.measured);
+  RandomStream drng(1, "calibrate/imagePullFirst");
+  for (std::size_t i = 0, n = draws(dl); i < n; ++i) dl.modelled.push_back(dl.fit.distribution.sample(drng).to_seconds());
+  dl.commented = downloads.first_pulls_downloading < downloads.first_pulls;
+  dl.note = std::to_string(downloads.first_pulls_downloading) + " of the " + std::to_string(downloads.first_pulls) +
+            " first pulls on a node downloaded the image" +
+            (dl.commented ? ": the other nodes had it already, so it is not applied (set imagePullFirst for a "
+                            "cluster whose nodes do not have the image)"
+                          : "");
+  return dl;
+}
+
+// The kubelet's steps (kKubeletSteps) in order, each followed by its other mode when it has two.
+void fit_kubelet_steps(const std::vector<MeasuredRun>& runs, const Resolutions& res, const Distribution& watch_delay,
+                       Calibration& c) {
   // Stamps the measuring client held (observer.hpp): a Scheduled stamped late by its
   // client-side limit, an Event queued behind such a GET. An interval with a held end is the
   // client's, not the cluster's, so the kubelet's steps are fitted without them (`kubesim
@@ -277,132 +406,57 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
     FittedLatency f;
     f.key = step.key;
     f.interval = step.interval;
-    bool precise_pull = false;
-    std::size_t skipped_held = 0;
-    for (std::size_t r = 0; r < runs.size(); ++r)
-      for (std::size_t i = 0; i < runs[r].pods.size(); ++i) {
-        const PodTimeline& p = runs[r].pods[i];
-        // (A pull's duration from its Pulled message is the kubelet's own, never held.)
-        const bool pull_message = f.key == "imagePull" && known(p.pull_duration);
-        if (!pull_message && (held[r][i].*step.from || held[r][i].*step.to)) {
-          ++skipped_held;
-          continue;
-        }
-        const double d = step.measure(p);
-        // Truncated ends can read a short interval slightly negative: kept, or the mean would
-        // be biased; a fine-grained negative interval is out of order and skipped.
-        if (!known(d) || d < (coarse_kubelet ? -1.0 : 0.0)) {
-          ++f.skipped;
-          continue;
-        }
-        precise_pull = precise_pull || known(p.pull_duration);
-        f.measured.push_back(d);
-      }
-    if (f.measured.empty())
-      throw InputError(runs.front().source, 0, std::string("no pod has both timestamps of ") + step.interval + " (" + step.key + ")");
-    if (skipped_held > 0) {
-      f.skipped += skipped_held;
-      f.interval += ", without the " + std::to_string(skipped_held) +
-                    " pods with an end stamped late by the submitter's client limit (observer.hpp)";
-    }
-    const double res_a = f.key == "podStartup" ? sched_res : ks_res;
+    const bool precise_pull = measure_step(runs, held, step, res, f);
+    const double res_start = f.key == "podStartup" ? res.scheduled : res.kubelet;
     const bool exact = f.key == "imagePull" && precise_pull;
-    // The kubelet learns of the binding through its watch: podStartup is what remains of
-    // Scheduled -> Pulling after the fitted watch delay.
-    const double shift = f.key == "podStartup" ? watch_delay.mean() : 0.0;
-    if (shift > 0) f.interval += ", minus watchDelay's mean";
-    if (f.key == "podStartup" && !coarse_kubelet && (stalls = find_stalls(runs, f.measured, shift)).found) {
-      f.fit = stalls.modes.low;
-      f.interval += ", of the starts that did not stall (at most " + format_seconds_value(stalls.threshold) +
-                    " s; split AIC " + svg::num(stalls.modes.aic_split, 1) + " against " + svg::num(stalls.modes.aic_single, 1) +
-                    " for one fit)";
-      std::vector<double> unstalled;
-      for (double d : f.measured)
-        if (d <= stalls.threshold) unstalled.push_back(d);
-      f.skipped += f.measured.size() - unstalled.size();
-      f.measured = std::move(unstalled);
-    } else if (f.key == "imagePull" && (exact || !coarse_kubelet) && (downloads = find_downloads(runs, f.measured)).split) {
-      f.fit = downloads.low;
-      f.interval += ", of the pulls that did not download the image (at most " +
-                    format_seconds_value(downloads.threshold) + " s; split AIC " + svg::num(downloads.aic_split, 1) +
-                    " against " + svg::num(downloads.aic_single, 1) + " for one fit)";
-      f.skipped += downloads.high_values.size();
-      f.measured = downloads.low_values;
-    } else if (exact || !coarse_kubelet) {
-      std::vector<double> shifted;
-      for (double d : f.measured) shifted.push_back(std::max(d - shift, 1e-6));
-      f.fit = fit_by_likelihood(std::move(shifted));
-    } else {
-      f.fit = fit_by_moments(f.measured, shift + truncation_bias(res_a, ks_res),
-                             rounding(res_a, ks_res) + (shift > 0 ? watch_delay.variance() : 0.0));
-      f.interval += " (whole-second timestamps)";
-    }
-    RandomStream rng(1, std::string("calibrate/") + f.key);
-    const std::size_t draws = std::max<std::size_t>(4000, f.measured.size() * 4);
-    for (std::size_t i = 0; i < draws; ++i) {
-      double d = f.fit.distribution.sample(rng).to_seconds();
-      if (f.key == "podStartup") d += watch_delay.sample(rng).to_seconds();
-      const double start = rng.uniform01() * 1000;
-      f.modelled.push_back(exact ? d : observed(start, d, res_a, ks_res));
-    }
+    fit_kubelet_step(f, runs, res, res_start, exact, watch_delay, stalls, downloads);
     c.latencies.push_back(std::move(f));
     if (step.key == std::string("podStartup") && stalls.found) {
-      FittedLatency st;
-      st.key = "podStartupStall";
-      st.interval = "Scheduled -> Pulling of the stalled starts (above " + format_seconds_value(stalls.threshold) +
-                    " s) minus the others' mean";
-      st.measured = stalls.modes.high_values;
-      st.fit = stalls.modes.high;
-      RandomStream srng(1, "calibrate/podStartupStall");
-      for (std::size_t i = 0, n = std::max<std::size_t>(4000, st.measured.size() * 4); i < n; ++i)
-        st.modelled.push_back(st.fit.distribution.sample(srng).to_seconds());
-      c.latencies.push_back(std::move(st));
+      c.latencies.push_back(stall_latency(stalls));
       c.probabilities = {stalls.first, stalls.after_unstalled, stalls.after_stalled};
     }
-    if (step.key == std::string("imagePull") && downloads.split) {
-      FittedLatency dl;
-      dl.key = "imagePullFirst";
-      dl.interval = "Pulling -> Pulled of the pulls above " + format_seconds_value(downloads.threshold) +
-                    " s, each the first pull on its node in its run";
-      dl.measured = downloads.raw_high;
-      dl.fit = fit_by_likelihood(dl.measured);
-      RandomStream drng(1, "calibrate/imagePullFirst");
-      for (std::size_t i = 0, n = std::max<std::size_t>(4000, dl.measured.size() * 4); i < n; ++i)
-        dl.modelled.push_back(dl.fit.distribution.sample(drng).to_seconds());
-      dl.commented = downloads.first_pulls_downloading < downloads.first_pulls;
-      dl.note = std::to_string(downloads.first_pulls_downloading) + " of the " + std::to_string(downloads.first_pulls) +
-                " first pulls on a node downloaded the image" +
-                (dl.commented ? ": the other nodes had it already, so it is not applied (set imagePullFirst for a "
-                                "cluster whose nodes do not have the image)"
-                              : "");
-      c.latencies.push_back(std::move(dl));
-    }
+    if (step.key == std::string("imagePull") && downloads.split) c.latencies.push_back(download_latency(downloads));
   }
+}
 
-  {  // statusUpdateLatency: completion seen - exit = PLEG wait + status update (+ the rest)
-    FittedLatency f;
-    f.key = "statusUpdateLatency";
-    f.interval = "completion seen - (Started + run time), minus the PLEG wait";
-    for (const auto& run : runs)
-      for (const auto& p : run.pods) {
-        const double d = completion(p);
-        if (!known(d) || d < -0.5) {  // a container cannot be seen finishing before it ran
-          ++f.skipped;
-          continue;
-        }
-        f.measured.push_back(d);
+// statusUpdateLatency: completion seen - exit = PLEG wait + status update (+ the rest).
+FittedLatency fit_status_update(const std::vector<MeasuredRun>& runs, double pleg, const Resolutions& res) {
+  FittedLatency f;
+  f.key = "statusUpdateLatency";
+  f.interval = "completion seen - (Started + run time), minus the PLEG wait";
+  for (const auto& run : runs)
+    for (const auto& p : run.pods) {
+      const double d = completion(p);
+      if (!known(d) || d < -0.5) {  // a container cannot be seen finishing before it ran
+        ++f.skipped;
+        continue;
       }
-    if (f.measured.empty()) throw InputError(runs.front().source, 0, "no pod has Started, its run time and completion");
-    f.fit = fit_by_moments(f.measured, pleg / 2, pleg * pleg / 12 + rounding(ks_res, ks_res));
-    if (!runs.front().finish_meaning.empty()) f.interval += " (completion: " + runs.front().finish_meaning + ")";
-    RandomStream rng(1, "calibrate/statusUpdateLatency");
-    for (std::size_t i = 0, n = std::max<std::size_t>(4000, f.measured.size() * 4); i < n; ++i) {
-      const double d = rng.uniform01() * pleg + f.fit.distribution.sample(rng).to_seconds();
-      f.modelled.push_back(observed(rng.uniform01() * 1000, d, ks_res, ks_res));
+      f.measured.push_back(d);
     }
-    c.latencies.push_back(std::move(f));
+  if (f.measured.empty()) throw InputError(runs.front().source, 0, "no pod has Started, its run time and completion");
+  f.fit = fit_by_moments(f.measured, pleg / 2, pleg * pleg / 12 + rounding(res.kubelet, res.kubelet));
+  if (!runs.front().finish_meaning.empty()) f.interval += " (completion: " + runs.front().finish_meaning + ")";
+  RandomStream rng(1, "calibrate/statusUpdateLatency");
+  for (std::size_t i = 0, n = draws(f); i < n; ++i) {
+    const double d = rng.uniform01() * pleg + f.fit.distribution.sample(rng).to_seconds();
+    f.modelled.push_back(observed(rng.uniform01() * 1000, d, res.kubelet, res.kubelet));
   }
+  return f;
+}
 
+}  // namespace
+
+Calibration calibrate(const std::vector<MeasuredRun>& runs) {
+  if (runs.empty()) throw InputError("calibrate", 0, "no measured runs");
+  Calibration c;
+  add_sources(runs, c);
+  const ModelConfig realistic = ModelConfig::realistic();
+  const double pleg = realistic.kubelet.pleg_relist_period.to_seconds();
+  const Resolutions res = resolutions_of(runs);
+  c.latencies.push_back(fit_watch_delay(runs, realistic, res));
+  const Distribution watch_delay = c.latencies.back().fit.distribution;
+  fit_kubelet_steps(runs, res, watch_delay, c);
+  c.latencies.push_back(fit_status_update(runs, pleg, res));
   for (auto& f : c.latencies) f.ks = ks_distance(f.measured, f.modelled);
   return c;
 }

@@ -383,9 +383,9 @@ std::string jobs_csv_of(const RunOutputs& run, const JobTable& table) {
 // thousands of such values, so they are summed the same way to print the same last digit.
 long double batsim_time(std::int64_t micros) { return static_cast<long double>(micros_to_seconds(micros)); }
 
-std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
-  // Counters and sums as in batsim src/export.cpp@v4.2.1 (JobsTracer::write_job, accumulated in
-  // row order, and JobsTracer::finalize).
+// The per-job counters and sums of schedule.csv, as in batsim src/export.cpp@v4.2.1
+// (JobsTracer::write_job, accumulated in row order, and JobsTracer::finalize).
+struct JobFigures {
   std::int64_t nb_jobs = 0;
   std::int64_t nb_finished = 0;
   std::int64_t nb_success = 0;
@@ -398,20 +398,23 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
   long double max_waiting = 0;
   long double max_turnaround = 0;
   long double max_slowdown = 0;
+};
 
+JobFigures job_figures(const JobTable& table) {
+  JobFigures f;
   for (const JobTable::Row& row : table.rows) {
     const JobOutcome& o = row.outcome;
-    ++nb_jobs;
+    ++f.nb_jobs;
     if (o.rejected()) {
-      ++nb_rejected;
+      ++f.nb_rejected;
       continue;
     }
-    ++nb_finished;
+    ++f.nb_finished;
     // Batsim's "killed" is every finished job that is not a success (failed, walltime, killed).
     if (o.state == BatsimJobState::kSuccess) {
-      ++nb_success;
+      ++f.nb_success;
     } else {
-      ++nb_killed;
+      ++f.nb_killed;
     }
     // JobsTracer::write_job, in its long doubles. A null runtime stays 0, as in jobs.csv (x/0 is
     // inf, 0/0 NaN): Batsim refuses a delay profile of 0 s (profiles.cpp), so its 1e-5 s
@@ -422,18 +425,27 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
     const long double completion = starting_time + runtime;
     const long double turnaround = completion - batsim_time(o.submission.micros());
     const long double slowdown = turnaround / runtime;
-    sum_waiting += waiting;
-    sum_turnaround += turnaround;
-    sum_slowdown += slowdown;
-    if (completion > makespan) makespan = completion;
-    if (waiting > max_waiting) max_waiting = waiting;
-    if (turnaround > max_turnaround) max_turnaround = turnaround;
-    if (slowdown > max_slowdown) max_slowdown = slowdown;  // NaN never wins, as in Batsim
+    f.sum_waiting += waiting;
+    f.sum_turnaround += turnaround;
+    f.sum_slowdown += slowdown;
+    if (completion > f.makespan) f.makespan = completion;
+    if (waiting > f.max_waiting) f.max_waiting = waiting;
+    if (turnaround > f.max_turnaround) f.max_turnaround = turnaround;
+    if (slowdown > f.max_slowdown) f.max_slowdown = slowdown;  // NaN never wins, as in Batsim
   }
+  return f;
+}
 
-  // Each machine's busy intervals: every machine of a job's allocation computes from the job's
-  // start to its end (Machines::update_machines_on_job_run/_end over allocation->machine_ids).
-  // Counted first, then laid out machine by machine in one array.
+// Each machine's busy intervals: every machine of a job's allocation computes from the job's
+// start to its end (Machines::update_machines_on_job_run/_end over allocation->machine_ids).
+// Counted first, then laid out machine by machine in one array: machine m's are
+// busy[first[m], first[m + 1]).
+struct BusyIntervals {
+  std::vector<std::size_t> first;
+  HugePageVector<std::pair<std::int64_t, std::int64_t>> busy;  // 4.9 MB for NASA
+};
+
+BusyIntervals busy_intervals(const RunOutputs& run, const JobTable& table) {
   const std::size_t machine_count = run.store.node_count();
   const auto for_each_machine = [&](const JobOutcome& o, const auto& visit) {
     if (o.rejected()) return;
@@ -441,30 +453,37 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
       if (m < machine_count) visit(m);
     if (o.machines.empty() && o.node.valid() && o.node.value() < machine_count) visit(o.node.value());
   };
-  std::vector<std::size_t> first_interval(machine_count + 1, 0);  // machine m: [first[m], first[m + 1])
+  std::vector<std::size_t> first(machine_count + 1, 0);
   for (const JobTable::Row& row : table.rows)
-    for_each_machine(row.outcome, [&](std::uint32_t m) { ++first_interval[m + 1]; });
-  for (std::size_t m = 0; m < machine_count; ++m) first_interval[m + 1] += first_interval[m];
-  HugePageVector<std::pair<std::int64_t, std::int64_t>> busy(first_interval.back());  // 4.9 MB for NASA
-  std::vector<std::size_t> next(first_interval.begin(), first_interval.end() - 1);
+    for_each_machine(row.outcome, [&](std::uint32_t m) { ++first[m + 1]; });
+  for (std::size_t m = 0; m < machine_count; ++m) first[m + 1] += first[m];
+  HugePageVector<std::pair<std::int64_t, std::int64_t>> busy(first.back());
+  std::vector<std::size_t> next(first.begin(), first.end() - 1);
   for (const JobTable::Row& row : table.rows) {
     const JobOutcome& o = row.outcome;
     for_each_machine(o, [&](std::uint32_t m) { busy[next[m]++] = {o.start.micros(), o.finish.micros()}; });
   }
+  return {std::move(first), std::move(busy)};
+}
 
-  // Machine states (batsim src/machines.cpp@v4.2.1: Machine::update_machine_state,
-  // Machines::update_machines_on_job_run/_end): a machine is IDLE from time 0, and each job
-  // start on it sets COMPUTING, adding the time since the last change to the state it was in;
-  // when its last job ends it turns IDLE, adding the time since the last change to COMPUTING.
-  // Time is only credited on a change and nothing closes the final period at the end of the
-  // simulation, so a machine's idle time is the gaps before its busy periods: idle time after
-  // its last job (and all of an unused machine's time) is not counted. Each machine sums its
-  // own times, which finalize() then adds up machine by machine (export.cpp).
-  long double time_computing = 0;
-  long double time_idle = 0;
-  for (std::size_t m = 0; m < machine_count; ++m) {
-    const std::span intervals(busy.begin() + static_cast<std::ptrdiff_t>(first_interval[m]),
-                              busy.begin() + static_cast<std::ptrdiff_t>(first_interval[m + 1]));
+// Machine states (batsim src/machines.cpp@v4.2.1: Machine::update_machine_state,
+// Machines::update_machines_on_job_run/_end): a machine is IDLE from time 0, and each job
+// start on it sets COMPUTING, adding the time since the last change to the state it was in;
+// when its last job ends it turns IDLE, adding the time since the last change to COMPUTING.
+// Time is only credited on a change and nothing closes the final period at the end of the
+// simulation, so a machine's idle time is the gaps before its busy periods: idle time after
+// its last job (and all of an unused machine's time) is not counted. Each machine sums its
+// own times, which finalize() then adds up machine by machine (export.cpp).
+struct MachineTimes {
+  long double computing = 0;
+  long double idle = 0;
+};
+
+MachineTimes machine_times(BusyIntervals& b) {
+  MachineTimes total;
+  for (std::size_t m = 0; m + 1 < b.first.size(); ++m) {
+    const std::span intervals(b.busy.begin() + static_cast<std::ptrdiff_t>(b.first[m]),
+                              b.busy.begin() + static_cast<std::ptrdiff_t>(b.first[m + 1]));
     std::sort(intervals.begin(), intervals.end());
     long double computing = 0;
     long double idle = 0;
@@ -483,8 +502,19 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
       running = true;
     }
     if (running) computing += batsim_time(busy_until) - last_change;
-    time_computing += computing;
-    time_idle += idle;
+    total.computing += computing;
+    total.idle += idle;
+  }
+  return total;
+}
+
+std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
+  const JobFigures jf = job_figures(table);
+  const std::int64_t nb_jobs = jf.nb_jobs;
+  MachineTimes times;
+  {
+    BusyIntervals busy = busy_intervals(run, table);
+    times = machine_times(busy);
   }
 
   // Batsim divides by nb_jobs, which counts rejected jobs too; with no job at all the
@@ -501,28 +531,28 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
   // consumed_joules = energy_last_job_completion - energy_first_job_submission; without energy
   // both stay -1 (batsim src/context.hpp, v4 series), hence 0.
   values["consumed_joules"] = "0.000000";
-  values["makespan"] = seconds(makespan);
-  values["max_slowdown"] = seconds(max_slowdown);
-  values["max_turnaround_time"] = seconds(max_turnaround);
-  values["max_waiting_time"] = seconds(max_waiting);
-  values["mean_slowdown"] = batsim_double(mean(sum_slowdown));
-  values["mean_turnaround_time"] = batsim_double(mean(sum_turnaround));
-  values["mean_waiting_time"] = batsim_double(mean(sum_waiting));
+  values["makespan"] = seconds(jf.makespan);
+  values["max_slowdown"] = seconds(jf.max_slowdown);
+  values["max_turnaround_time"] = seconds(jf.max_turnaround);
+  values["max_waiting_time"] = seconds(jf.max_waiting);
+  values["mean_slowdown"] = batsim_double(mean(jf.sum_slowdown));
+  values["mean_turnaround_time"] = batsim_double(mean(jf.sum_turnaround));
+  values["mean_waiting_time"] = batsim_double(mean(jf.sum_waiting));
   values["nb_computing_machines"] = std::to_string(run.store.node_count());  // machines.nb_machines()
   values["nb_grouped_switches"] = "0";  // no power-state switches are simulated
   values["nb_jobs"] = std::to_string(nb_jobs);
-  values["nb_jobs_finished"] = std::to_string(nb_finished);
-  values["nb_jobs_killed"] = std::to_string(nb_killed);
-  values["nb_jobs_rejected"] = std::to_string(nb_rejected);
-  values["nb_jobs_success"] = std::to_string(nb_success);
+  values["nb_jobs_finished"] = std::to_string(jf.nb_finished);
+  values["nb_jobs_killed"] = std::to_string(jf.nb_killed);
+  values["nb_jobs_rejected"] = std::to_string(jf.nb_rejected);
+  values["nb_jobs_success"] = std::to_string(jf.nb_success);
   values["nb_machine_switches"] = "0";
   // Batsim writes wall-clock seconds spent in the scheduler and in the whole run here; kubesim
   // writes 0 so that outputs are byte-identical across runs.
   values["scheduling_time"] = "0.000000";
   values["simulation_time"] = "0.000000";
-  values["success_rate"] = batsim_double(static_cast<double>(nb_success) / n);
-  values["time_computing"] = seconds(time_computing);
-  values["time_idle"] = seconds(time_idle);
+  values["success_rate"] = batsim_double(static_cast<double>(jf.nb_success) / n);
+  values["time_computing"] = seconds(times.computing);
+  values["time_idle"] = seconds(times.idle);
   values["time_sleeping"] = "0.000000";
   values["time_switching_off"] = "0.000000";
   values["time_switching_on"] = "0.000000";

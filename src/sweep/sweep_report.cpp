@@ -120,74 +120,95 @@ std::string effect_chart(const std::string& id, const std::string& title, const 
   return out + "</svg>\n";
 }
 
-}  // namespace
+std::string esc(const std::string& s) { return svg::escape(s); }
 
-std::string sweep_html(const SweepTable& t) {
-  const auto esc = [](const std::string& s) { return svg::escape(s); };
-  const std::size_t seed_axis = t.axes.size() - 1;
-  const std::size_t first_metric = 1 + t.axes.size() + 1;
+// What the page's sections read: the table, each cell's metrics, the seeds and each axis's
+// values in first-seen (plan) order.
+struct SweepView {
+  const SweepTable& t;
+  std::size_t seed_axis = 0;  // the last axis
   std::vector<CellMetrics> metrics;
-  for (const auto& c : t.cells) metrics.push_back(cell_metrics(c, first_metric));
   std::vector<std::string> seeds;
+  std::vector<std::vector<std::string>> values;
+};
+
+SweepView sweep_view(const SweepTable& t) {
+  SweepView v{t, t.axes.size() - 1, {}, {}, {}};
+  const std::size_t first_metric = 1 + t.axes.size() + 1;
+  for (const auto& c : t.cells) v.metrics.push_back(cell_metrics(c, first_metric));
   for (const auto& c : t.cells)
-    if (std::find(seeds.begin(), seeds.end(), c.values[seed_axis]) == seeds.end()) seeds.push_back(c.values[seed_axis]);
-
-  const std::string title = t.name + ": sweep";
-  std::string out = html_report_head(title);
-
-  // Axis values in first-seen (plan) order.
-  std::vector<std::vector<std::string>> values(t.axes.size());
+    if (std::find(v.seeds.begin(), v.seeds.end(), c.values[v.seed_axis]) == v.seeds.end()) v.seeds.push_back(c.values[v.seed_axis]);
+  v.values.resize(t.axes.size());
   for (const auto& c : t.cells)
     for (std::size_t a = 0; a < t.axes.size(); ++a)
-      if (std::find(values[a].begin(), values[a].end(), c.values[a]) == values[a].end()) values[a].push_back(c.values[a]);
-  out += "<section id=\"parameters\"><h2>Axes</h2>\n<table class=\"params\">\n";
+      if (std::find(v.values[a].begin(), v.values[a].end(), c.values[a]) == v.values[a].end()) v.values[a].push_back(c.values[a]);
+  return v;
+}
+
+std::string axes_html(const SweepView& v) {
+  const SweepTable& t = v.t;
+  std::string out = "<section id=\"parameters\"><h2>Axes</h2>\n<table class=\"params\">\n";
   out += "<tr><th>cells</th><td>" + std::to_string(t.cells.size()) + "</td></tr>\n";
   for (std::size_t a = 0; a < t.axes.size(); ++a) {
     std::string list;
-    for (const auto& v : values[a]) list += (list.empty() ? "" : ", ") + v;
+    for (const auto& x : v.values[a]) list += (list.empty() ? "" : ", ") + x;
     out += "<tr><th>" + esc(t.axes[a]) + "</th><td>" + esc(list) + "</td></tr>\n";
   }
-  out += "</table>\n<p><small>Intervals: 95% Student-t confidence intervals of the mean over " + std::to_string(seeds.size()) +
+  out += "</table>\n<p><small>Intervals: 95% Student-t confidence intervals of the mean over " + std::to_string(v.seeds.size()) +
          " seed(s); for an axis value, each seed's sample is the mean over the cells of that value and seed.</small></p>\n</section>\n";
+  return out;
+}
 
-  out += "<section id=\"effects\"><h2>Effect of each axis</h2>\n";
-  bool any_effect = false;
-  for (std::size_t a = 0; a < seed_axis; ++a) {
-    if (values[a].size() < 2) continue;
-    any_effect = true;
-    out += "<h3>" + esc(t.axes[a]) + "</h3>\n<div class=\"table-wrap\"><table class=\"effect\" data-axis=\"" + esc(t.axes[a]) +
-           "\">\n<tr><th>" + esc(t.axes[a]) + "</th>";
-    for (const char* m : kMetricNames) out += "<th>" + esc(m) + "</th>";
-    out += "</tr>\n";
-    std::vector<Estimate> queue_estimates;
-    for (const std::string& v : values[a]) {
-      out += "<tr><td>" + esc(v) + "</td>";
-      for (std::size_t k = 0; k < std::size(kMetricNames); ++k) {
-        std::vector<double> per_seed;
-        for (const std::string& s : seeds) {
-          double sum = 0;
-          std::size_t n = 0;
-          for (std::size_t i = 0; i < t.cells.size(); ++i)
-            if (t.cells[i].values[a] == v && t.cells[i].values[seed_axis] == s) {
-              sum += metric(metrics[i], k);
-              ++n;
-            }
-          if (n > 0) per_seed.push_back(sum / static_cast<double>(n));
-        }
-        const Estimate e = estimate(per_seed);
-        if (k == 0) queue_estimates.push_back(e);
-        out += "<td>" + esc(show(e)) + "</td>";
+// Axis a's table (each value's metrics over the seeds) and its queue-time chart.
+std::string axis_effect_html(const SweepView& v, std::size_t a) {
+  const SweepTable& t = v.t;
+  std::string out = "<h3>" + esc(t.axes[a]) + "</h3>\n<div class=\"table-wrap\"><table class=\"effect\" data-axis=\"" +
+                    esc(t.axes[a]) + "\">\n<tr><th>" + esc(t.axes[a]) + "</th>";
+  for (const char* m : kMetricNames) out += "<th>" + esc(m) + "</th>";
+  out += "</tr>\n";
+  std::vector<Estimate> queue_estimates;
+  for (const std::string& value : v.values[a]) {
+    out += "<tr><td>" + esc(value) + "</td>";
+    for (std::size_t k = 0; k < std::size(kMetricNames); ++k) {
+      std::vector<double> per_seed;
+      for (const std::string& s : v.seeds) {
+        double sum = 0;
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < t.cells.size(); ++i)
+          if (t.cells[i].values[a] == value && t.cells[i].values[v.seed_axis] == s) {
+            sum += metric(v.metrics[i], k);
+            ++n;
+          }
+        if (n > 0) per_seed.push_back(sum / static_cast<double>(n));
       }
-      out += "</tr>\n";
+      const Estimate e = estimate(per_seed);
+      if (k == 0) queue_estimates.push_back(e);
+      out += "<td>" + esc(show(e)) + "</td>";
     }
-    out += "</table></div>\n<figure class=\"chart\">" +
-           effect_chart("effect-" + std::to_string(a), "mean queue time (s) by " + t.axes[a], values[a], queue_estimates) +
-           "</figure>\n";
+    out += "</tr>\n";
+  }
+  out += "</table></div>\n<figure class=\"chart\">" +
+         effect_chart("effect-" + std::to_string(a), "mean queue time (s) by " + t.axes[a], v.values[a], queue_estimates) +
+         "</figure>\n";
+  return out;
+}
+
+std::string effects_html(const SweepView& v) {
+  std::string out = "<section id=\"effects\"><h2>Effect of each axis</h2>\n";
+  bool any_effect = false;
+  for (std::size_t a = 0; a < v.seed_axis; ++a) {
+    if (v.values[a].size() < 2) continue;
+    any_effect = true;
+    out += axis_effect_html(v, a);
   }
   if (!any_effect) out += "<p>No axis but the seed has more than one value.</p>\n";
   out += "</section>\n";
+  return out;
+}
 
-  // Configurations (all axes but the seed), ranked by mean queue time over their seeds.
+// Configurations (all axes but the seed), ranked by mean queue time over their seeds.
+std::string best_html(const SweepView& v) {
+  const SweepTable& t = v.t;
   struct Config {
     std::vector<std::string> values;
     std::vector<std::vector<double>> samples = std::vector<std::vector<double>>(std::size(kMetricNames));
@@ -198,7 +219,7 @@ std::string sweep_html(const SweepTable& t) {
     std::vector<std::string> key(t.cells[i].values.begin(), t.cells[i].values.end() - 1);
     auto [it, fresh] = index.try_emplace(key, configs.size());
     if (fresh) configs.push_back(Config{key});
-    for (std::size_t k = 0; k < std::size(kMetricNames); ++k) configs[it->second].samples[k].push_back(metric(metrics[i], k));
+    for (std::size_t k = 0; k < std::size(kMetricNames); ++k) configs[it->second].samples[k].push_back(metric(v.metrics[i], k));
   }
   std::vector<std::size_t> order(configs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -206,21 +227,32 @@ std::string sweep_html(const SweepTable& t) {
   for (std::size_t i = 0; i < configs.size(); ++i) mean_queue[i] = estimate(configs[i].samples[0]).mean;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return mean_queue[x] < mean_queue[y]; });
   const std::size_t shown = std::min<std::size_t>(order.size(), 10);
-  out += "<section id=\"best\"><h2>Best configurations</h2>\n<p>" + std::to_string(shown) + " of " +
-         std::to_string(configs.size()) + " configuration(s), by mean queue time over their seeds (lowest first).</p>\n<div class=\"table-wrap\"><table class=\"best\">\n<tr><th>rank</th>";
-  for (std::size_t a = 0; a < seed_axis; ++a) out += "<th>" + esc(t.axes[a]) + "</th>";
+  std::string out = "<section id=\"best\"><h2>Best configurations</h2>\n<p>" + std::to_string(shown) + " of " +
+                    std::to_string(configs.size()) + " configuration(s), by mean queue time over their seeds (lowest first).</p>\n<div class=\"table-wrap\"><table class=\"best\">\n<tr><th>rank</th>";
+  for (std::size_t a = 0; a < v.seed_axis; ++a) out += "<th>" + esc(t.axes[a]) + "</th>";
   out += "<th>seeds</th>";
   for (const char* m : kMetricNames) out += "<th>" + esc(m) + "</th>";
   out += "</tr>\n";
   for (std::size_t r = 0; r < shown; ++r) {
     const Config& c = configs[order[r]];
     out += "<tr><td>" + std::to_string(r + 1) + "</td>";
-    for (const auto& v : c.values) out += "<td>" + esc(v) + "</td>";
+    for (const auto& x : c.values) out += "<td>" + esc(x) + "</td>";
     out += "<td>" + std::to_string(c.samples[0].size()) + "</td>";
     for (std::size_t k = 0; k < std::size(kMetricNames); ++k) out += "<td>" + esc(show(estimate(c.samples[k]))) + "</td>";
     out += "</tr>\n";
   }
   out += "</table></div>\n</section>\n";
+  return out;
+}
+
+}  // namespace
+
+std::string sweep_html(const SweepTable& t) {
+  const SweepView v = sweep_view(t);
+  std::string out = html_report_head(t.name + ": sweep");
+  out += axes_html(v);
+  out += effects_html(v);
+  out += best_html(v);
   out += "<p><small>Every cell's rows are in results.csv; each cell's outputs in cells/&lt;id&gt;/.</small></p>\n</body>\n</html>\n";
   return out;
 }
