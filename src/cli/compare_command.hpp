@@ -10,16 +10,12 @@
 
 namespace kubesim {
 
-class CompareCommand {
+class CompareCommand : public SimulationCommand {
  public:
-  CompareCommand(CLI::App& app);
-  bool parsed() const { return cmd_->parsed(); }
+  explicit CompareCommand(CLI::App& app);
   int run();
 
  private:
-  CLI::App* cmd_;
-  CLI::Option* model_;
-  RunArgs args_;
   std::string schedulers_;
   std::uint64_t seeds_ = 5;
   unsigned threads_ = 0;

@@ -12,7 +12,7 @@ namespace kubesim {
 
 class ConvertCommand {
  public:
-  ConvertCommand(CLI::App& app);
+  explicit ConvertCommand(CLI::App& app);
   bool parsed() const { return swf_to_batsim_->parsed(); }
   int run();
 

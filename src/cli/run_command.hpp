@@ -66,16 +66,22 @@ std::string setup_names();
 // outputs into a.out. Returns the exit status; throws InputError on bad input.
 int run_simulation(const RunArgs& a);
 
-class RunCommand {
+// What the commands that run simulations (run, serve, compare) keep: their subcommand, its
+// --model option (given or not: a scenario's model applies unless given) and their RunArgs.
+class SimulationCommand {
+ public:
+  bool parsed() const { return cmd_->parsed(); }
+
+ protected:
+  CLI::App* cmd_ = nullptr;
+  CLI::Option* model_ = nullptr;
+  RunArgs args_;
+};
+
+class RunCommand : public SimulationCommand {
  public:
   explicit RunCommand(CLI::App& app);
-  bool parsed() const { return cmd_->parsed(); }
   int run();
-
- private:
-  CLI::App* cmd_;
-  CLI::Option* model_;
-  RunArgs args_;
 };
 
 }  // namespace kubesim

@@ -13,16 +13,10 @@ namespace kubesim {
 // held connections at the end (the caller writes the outputs, then ends the process at once).
 bool serve_simulation(Simulation& sim, const RunArgs& a);
 
-class ServeCommand {
+class ServeCommand : public SimulationCommand {
  public:
-  ServeCommand(CLI::App& app);
-  bool parsed() const { return cmd_->parsed(); }
+  explicit ServeCommand(CLI::App& app);
   int run();
-
- private:
-  CLI::App* cmd_;
-  CLI::Option* model_;
-  RunArgs args_;
 };
 
 }  // namespace kubesim
