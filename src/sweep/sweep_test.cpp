@@ -106,6 +106,37 @@ TEST_F(SweepTest, BadPlansNameTheLine) {
   }
 }
 
+// A cluster + workload entry reads an SWF trace with run's --swf-* options (plan keys); the
+// options differing from run's defaults name the entry, so the default entry keeps its id.
+TEST_F(SweepTest, SwfEntriesTakeRunsSwfOptions) {
+  const std::string platform = testing::source_dir() + "/data/batkube/platform_graphene_16nodes.xml";
+  const std::string swf = testing::source_dir() + "/examples/batsim/parallel.swf";
+  const SweepPlan p = read_sweep_plan(plan("name: t\nscenarios:\n  - {platform: " + platform + ", swf: " + swf +
+                                           ", swfProcessors: cores, swfCpuPerProcessor: 500m, swfMemory: none}\n"
+                                           "  - {platform: " + platform + ", swf: " + swf + "}\n"));
+  ASSERT_EQ(p.inputs.size(), 2u);
+  EXPECT_EQ(p.inputs[0].label, "parallel on platform_graphene_16nodes (swfCpuPerProcessor=500m, swfMemory=none, swfProcessors=cores)");
+  EXPECT_EQ(p.inputs[0].files.swf_options.processors, SwfOptions::Processors::kCores);
+  EXPECT_EQ(p.inputs[0].files.swf_options.cpu_per_processor, "500m");
+  EXPECT_EQ(p.inputs[1].label, "parallel on platform_graphene_16nodes");
+  EXPECT_EQ(p.inputs[1].files.swf_options.processors, SwfOptions::Processors::kMachines);
+  const auto error_of = [&](const std::string& entry) {
+    try {
+      read_sweep_plan(plan("name: t\nscenarios:\n  - {platform: " + platform + ", " + entry + "}\n"));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("swf: " + swf + ", swfMemory: lots").find(":3: expected swfMemory to be one of none, requested, used"),
+            std::string::npos);
+  EXPECT_NE(error_of("workload: " + testing::source_dir() + "/data/batkube/200_delay170.json, swfProcessors: cores")
+                .find(":3: expected swfProcessors only with an swf trace"),
+            std::string::npos);
+  EXPECT_NE(error_of("swf: " + swf + ", swfCpuPerProcessor: 0").find(":3: expected swfCpuPerProcessor to be positive"),
+            std::string::npos);
+}
+
 TEST_F(SweepTest, OverridePathsByIndexAndNamespace) {
   const YAML::Node doc = YAML::LoadFile(e3());
   std::string why;
