@@ -4,6 +4,7 @@ check, the failures of the run collected in one list, and the real kube-schedule
 A script in a sub-folder imports it after `sys.path.insert(0, <tests/>)`.
 """
 import os
+import shutil
 import subprocess
 
 # Names of the checks that failed in this process; a script exits 1 when it is not empty.
@@ -15,6 +16,25 @@ def check(name, ok, detail):
     print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
     if not ok:
         failures.append(name)
+
+
+def keep_or_remove(tmp, keep):
+    """Keeps the outputs in `tmp` (saying where) when asked or when a check failed, else removes
+    them; returns the script's exit status."""
+    if keep or failures:
+        print(f"outputs kept in {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failures else 0
+
+
+def summary(what, passed, failed):
+    """Prints a FAILED line per entry of `failed` and `what: P passed, F failed`; returns the exit
+    status (for the scripts that name their failures in one list rather than PASS/FAIL lines)."""
+    for f in failed:
+        print("FAILED:", f)
+    print(f"{what}: {passed} passed, {len(failed)} failed")
+    return 1 if failed else 0
 
 
 def real_kube_scheduler(kubesim_repo, peers, work, what):

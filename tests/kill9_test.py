@@ -23,7 +23,6 @@ import argparse
 import hashlib
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -44,8 +43,7 @@ COMMANDS = [
                  "--seeds", "2"]),
 ]
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, failures  # noqa: E402
+from checks import check, failures, keep_or_remove  # noqa: E402 (tests/checks.py, beside this script)
 
 
 def tree_hashes(folder):
@@ -138,11 +136,7 @@ def main():
         check("uninterrupted runs succeed", False, str(e))
     print(f"{args.trials // len(COMMANDS) * len(COMMANDS)} trials in {time.monotonic() - t0:.1f} s; "
           f"{len(failures)} failed", flush=True)
-    if args.keep or failures:
-        print(f"outputs kept in {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+    return keep_or_remove(tmp, args.keep)
 
 
 if __name__ == "__main__":

@@ -429,12 +429,7 @@ SimulationInputs drain_inputs(bool jobs, std::vector<Node> nodes, double run_b) 
                                 jobs ? JobBuilder("b", 0, run_b).as_job() : JobBuilder("b", 0, run_b)};
   SimulationInputs in =
       make_inputs(std::move(nodes), std::move(w), {PodTemplateBuilder().cpu_milli(2000).label("app", "web")});
-  PodDisruptionBudget pdb;
-  pdb.name = "web";
-  pdb.ns = NamespaceId(0);
-  pdb.selector.match_labels = {{"app", "web"}};
-  pdb.min_available = IntOrPercent{1, false};
-  in.pod_disruption_budgets.push_back(pdb);
+  in.pod_disruption_budgets.push_back(testing::min_available_pdb("web", NamespaceId(0), "app", "web", 1));
   in.actions.push_back(ClusterAction{at(100), ClusterAction::Kind::kDrain, "node-0", 0});
   return in;
 }

@@ -298,4 +298,14 @@ JobBuilder& JobBuilder::fails(std::int32_t exit_code, double after) {
   return *this;
 }
 
+PodDisruptionBudget min_available_pdb(std::string name, NamespaceId ns, std::string key, std::string value,
+                                      std::int32_t min) {
+  PodDisruptionBudget pdb;
+  pdb.name = std::move(name);
+  pdb.ns = ns;
+  pdb.selector.match_labels = {{std::move(key), std::move(value)}};
+  pdb.min_available = IntOrPercent{min, false};
+  return pdb;
+}
+
 }  // namespace kubesim::testing

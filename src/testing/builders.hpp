@@ -140,4 +140,8 @@ class JobBuilder {
   WorkloadJob job_;
 };
 
+// A PodDisruptionBudget `name` in `ns` over the pods labelled key=value with minAvailable `min`.
+PodDisruptionBudget min_available_pdb(std::string name, NamespaceId ns, std::string key, std::string value,
+                                      std::int32_t min);
+
 }  // namespace kubesim::testing
