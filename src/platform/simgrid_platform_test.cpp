@@ -96,6 +96,11 @@ TEST(SimgridPlatform, NestedZonesClustersAndProps) {
 
 class SimgridPlatformErrors : public testing::InputErrorTest {};
 
+// The rest of a platform after kHead: host "a" with one <prop> (on line 4 of the file).
+std::string host_with(const std::string& prop, const std::string& value) {
+  return "<host id=\"a\">\n  <prop id=\"" + prop + "\" value=\"" + value + "\"/>\n</host>\n</platform>\n";
+}
+
 TEST_P(SimgridPlatformErrors, NamesFileLineAndProblem) {
   check(
       "platform.xml",
@@ -110,19 +115,15 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, SimgridPlatformErrors,
     ::testing::Values(
         BadInput{"Unclosed", "<zone id=\"z\">\n<host id=\"a\">\n</zone>\n</platform>\n", 5, "malformed XML"},
-        BadInput{"BadCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"six\"/>\n</host>\n</platform>\n", 4,
-                 "invalid quantity \"six\" for core"},
-        BadInput{"ZeroCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"0\"/>\n</host>\n</platform>\n", 4,
-                 "expected core to be positive"},
+        BadInput{"BadCoreProp", host_with("core", "six"), 4, "invalid quantity \"six\" for core"},
+        BadInput{"ZeroCoreProp", host_with("core", "0"), 4, "expected core to be positive"},
         BadInput{"BadCoreAttribute", "\n<host id=\"a\" core=\"1.5\"/>\n</platform>\n", 4,
                  "expected core to be a positive integer, got \"1.5\""},
-        BadInput{"BadMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"4GB\"/>\n</host>\n</platform>\n", 4,
-                 "invalid quantity \"4GB\" for memory"},
-        BadInput{"NegativeMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"-1\"/>\n</host>\n</platform>\n", 4,
-                 "memory must not be negative"},
+        BadInput{"BadMemory", host_with("memory", "4GB"), 4, "invalid quantity \"4GB\" for memory"},
+        BadInput{"NegativeMemory", host_with("memory", "-1"), 4, "memory must not be negative"},
         BadInput{"OnlyMaster", "<host id=\"m\"><prop id=\"role\" value=\"master\"/></host>\n</platform>\n", 0,
                  "expected at least one compute host"},
-        BadInput{"UnknownRole", "<host id=\"m\">\n<prop id=\"role\" value=\"boss\"/></host>\n</platform>\n", 4,
+        BadInput{"UnknownRole", host_with("role", "boss"), 4,
                  "expected role to be master, storage or compute_node, got \"boss\""},
         BadInput{"DuplicateHost", "<host id=\"a\"/>\n<host id=\"a\"/>\n</platform>\n", 4,
                  "duplicate host id \"a\" (first defined at line 3)"},
