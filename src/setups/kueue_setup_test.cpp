@@ -2,82 +2,41 @@
 // latency, so every time is exact: admission by un-suspending Jobs, quota release on
 // completion, preemption by suspending (the Job controller deletes the pods without counting
 // them as failed) and re-admission.
-#include <fstream>
-#include <string>
-
 #include <gtest/gtest.h>
 
-#include "model/test_nodes.hpp"
+#include <string>
 
 #include "engine/simulation.hpp"
 #include "sched/kueue/kueue_controller.hpp"
 #include "setups/scheduler_setup.hpp"
+#include "testing/inputs.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
 
-constexpr const char* kConfig = R"(kind: ResourceFlavor
-metadata: {name: f}
----
-kind: ClusterQueue
-metadata: {name: a}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: f
-      resources: [{name: cpu, nominalQuota: 2}]
----
-kind: LocalQueue
-metadata: {name: lq, namespace: t1}
-spec: {clusterQueue: a}
----
-kind: Configuration
-clientConnection: {qps: 1000000, burst: 1000000}
-kubesim: {apiLatencyMicros: 0}
-)";
+// Two cores of quota in ClusterQueue "cq"; LocalQueue "lq" in t1; lower priorities preempted.
+const testing::KueueQueue kQueue{
+    .local_queue_ns = "t1", .cpu_quota = 2, .preemption = "{withinClusterQueue: LowerPriority}", .frameworks = ""};
 
-std::string config_file() {
-  // One file per test: ctest runs the tests of this suite in parallel processes.
-  const std::string path = testing::TempDir() + "/kueue-setup-" +
-                           testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml";
-  std::ofstream(path) << kConfig;
-  return path;
-}
-
+// A Job in namespace t1 (where LocalQueue lq is) of template `tmpl`.
 WorkloadJob job(const std::string& name, double submit, double run, std::uint32_t tmpl) {
-  WorkloadJob j;
-  j.id = j.name = name;
-  j.ns = NamespaceId(1);
-  j.as_job = true;
-  j.submit = SimTime::from_seconds(submit);
-  j.run_time = Duration::from_seconds(run);
-  j.pod_template = tmpl;
-  return j;
+  return testing::JobBuilder(name, submit, run).as_job().ns(NamespaceId(1)).tmpl(tmpl);
 }
 
 SimulationInputs inputs(std::vector<WorkloadJob> jobs) {
   SimulationInputs in;
-  in.nodes.push_back(test_node("n1", 4000, 64LL << 30));
+  in.nodes.push_back(testing::NodeBuilder("n1").cpu("4").memory("64Gi"));
   in.workload.namespaces = {"default", "t1"};
-  for (const char* pc : {"low", "high"}) {
-    PodTemplate t = batch_job_template(pc[0] == 'l' ? 2000 : 1000, std::nullopt);
-    t.priority_class_name = pc;
-    in.workload.templates.push_back(t);
-  }
+  in.workload.templates.push_back(testing::PodTemplateBuilder().cpu("2").priority_class("low"));
+  in.workload.templates.push_back(testing::PodTemplateBuilder().cpu("1").priority_class("high"));
   in.priority_classes = {PriorityClass{"low", -10}, PriorityClass{"high", 10}};
   in.workload.jobs = std::move(jobs);
   in.scheduler = default_scheduler_config(in.resource_names);  // the cluster's kube-scheduler
-  apply_setup(find_setup("kueue"), in, SetupOptions{.config_file = config_file(), .pod_groups = {}});
+  const testing::ScratchDir dir;                               // the setup reads the file at once
+  apply_setup(find_setup("kueue"), in,
+              SetupOptions{.config_file = dir.write("kueue.yaml", testing::kueue_config(kQueue)), .pod_groups = {}});
   return in;
-}
-
-SimulationOptions ideal() {
-  SimulationOptions o;
-  o.model = ModelConfig::ideal();
-  return o;
 }
 
 std::vector<const Pod*> pods_of(const Simulation& sim, std::uint32_t workload_job) {
@@ -98,7 +57,7 @@ TEST(KueueSetup, JobsAreCreatedSuspendedWithTheQueueLabel) {
 // the 1 s pod-update batch (11 s) and marks it Complete, Kueue finishes the Workload, admits
 // the third Job and un-suspends it, and its pod is created at 11 s.
 TEST(KueueSetup, AdmitsWithinNominalQuota) {
-  Simulation sim(inputs({job("j0", 0, 10, 1), job("j1", 0, 10, 1), job("j2", 0, 10, 1)}), ideal());
+  Simulation sim(inputs({job("j0", 0, 10, 1), job("j1", 0, 10, 1), job("j2", 0, 10, 1)}), testing::ideal_options());
   sim.run();
   ASSERT_EQ(pods_of(sim, 0).size(), 1u);
   EXPECT_EQ(pods_of(sim, 0)[0]->created, SimTime::zero());
@@ -120,7 +79,7 @@ TEST(KueueSetup, AdmitsWithinNominalQuota) {
 // is unset, high is admitted and its pod created at 5 s. high completes at 15 s + 1 s batch;
 // low is admitted again and gets a second pod at 16 s.
 TEST(KueueSetup, PreemptsBySuspendingTheJob) {
-  Simulation sim(inputs({job("low", 0, 100, 0), job("high", 5, 10, 1)}), ideal());
+  Simulation sim(inputs({job("low", 0, 100, 0), job("high", 5, 10, 1)}), testing::ideal_options());
   sim.run();
   const auto low = pods_of(sim, 0);
   const auto high = pods_of(sim, 1);
@@ -136,24 +95,18 @@ TEST(KueueSetup, PreemptsBySuspendingTheJob) {
   EXPECT_EQ(lj.start_time, SimTime::from_seconds(16));
 }
 
-
 // ---- Plain pods and pod groups (the pod integration: pod_webhook.go, pod_controller.go) ----
-
-std::string pod_config_file() {
-  const std::string path = testing::TempDir() + "/kueue-pods-" +
-                           testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml";
-  std::string text = kConfig;
-  text.replace(text.find("nominalQuota: 2"), 15, "nominalQuota: 4");
-  std::ofstream(path) << text << "integrations: {frameworks: [batch/job, pod]}\n";
-  return path;
-}
 
 SimulationInputs pod_inputs() {
   SimulationInputs in;
-  in.nodes.push_back(test_node("n1", 8000, 64LL << 30));
+  in.nodes.push_back(testing::NodeBuilder("n1").cpu("8").memory("64Gi"));
   in.workload.namespaces = {"default", "t1"};
   in.scheduler = default_scheduler_config(in.resource_names);
-  apply_setup(find_setup("kueue"), in, SetupOptions{pod_config_file(), {}});
+  testing::KueueQueue queue = kQueue;
+  queue.cpu_quota = 4;
+  queue.frameworks = "[batch/job, pod]";
+  const testing::ScratchDir dir;
+  apply_setup(find_setup("kueue"), in, SetupOptions{dir.write("kueue.yaml", testing::kueue_config(queue)), {}});
   return in;
 }
 
@@ -184,7 +137,7 @@ PodId must_create(Simulation& sim, const std::string& name, const std::string& g
 // attempt) until the third exists; then the Workload is created and admitted, every pod is
 // ungated, and kube-scheduler binds all three at that instant (ideal model, zero API latency).
 TEST(KueuePods, GroupIsGatedUntilAllPodsExistThenAdmittedAtOnce) {
-  Simulation sim(pod_inputs(), ideal());
+  Simulation sim(pod_inputs(), testing::ideal_options());
   const PodId a = must_create(sim, "a", "g", 3, 1000);
   const PodId b = must_create(sim, "b", "g", 3, 1000);
   sim.advance_to(SimTime::from_seconds(5));
@@ -212,7 +165,7 @@ TEST(KueuePods, GroupIsGatedUntilAllPodsExistThenAdmittedAtOnce) {
 // attempt; group "small" (2 x 1 cpu), created after it, is admitted (BestEffortFIFO). A pod
 // without the queue label is not Kueue's: not gated, bound at once.
 TEST(KueuePods, GroupOverQuotaStaysGated) {
-  Simulation sim(pod_inputs(), ideal());
+  Simulation sim(pod_inputs(), testing::ideal_options());
   std::vector<PodId> big;
   for (const char* n : {"b0", "b1", "b2"}) big.push_back(must_create(sim, n, "big", 3, 2000));
   const PodId s0 = must_create(sim, "s0", "small", 2, 1000);
@@ -233,7 +186,7 @@ TEST(KueuePods, GroupOverQuotaStaysGated) {
 // deleted (at 10 s) and gone, A's Workload is released and B admitted: B's pods are bound
 // when A's last pod has left the API.
 TEST(KueuePods, DeletedGroupReleasesItsQuota) {
-  Simulation sim(pod_inputs(), ideal());
+  Simulation sim(pod_inputs(), testing::ideal_options());
   std::vector<PodId> a;
   for (const char* n : {"a0", "a1", "a2"}) a.push_back(must_create(sim, n, "a", 3, 1000));
   sim.advance_to(SimTime::from_seconds(1));
@@ -241,7 +194,8 @@ TEST(KueuePods, DeletedGroupReleasesItsQuota) {
   const PodId b1 = must_create(sim, "b1", "b", 2, 1000);
   sim.advance_to(SimTime::from_seconds(10));
   EXPECT_FALSE(sim.store().pod(b0).node.valid());
-  for (const PodId p : a) sim.store().delete_pod(p, sim.now(), Duration::seconds(30), DisruptionReason::kDeletionByUser);
+  for (const PodId p : a)
+    sim.store().delete_pod(p, sim.now(), Duration::seconds(30), DisruptionReason::kDeletionByUser);
   while (!sim.store().pod(b1).node.valid() && sim.has_work()) sim.advance_to(sim.next_event_time());
   SimTime gone = SimTime::zero();
   for (const PodId p : a) {
@@ -255,7 +209,7 @@ TEST(KueuePods, DeletedGroupReleasesItsQuota) {
 // The webhook's validation: the group label without the total count (or the reverse, or a
 // count that is not an integer >= 1) is refused with upstream's message.
 TEST(KueuePods, WebhookRefusesIncompleteGroupMetadata) {
-  Simulation sim(pod_inputs(), ideal());
+  Simulation sim(pod_inputs(), testing::ideal_options());
   auto no_count = create(sim, "x", "g", -1, 1000);
   ASSERT_TRUE(std::holds_alternative<std::string>(no_count));
   EXPECT_NE(std::get<std::string>(no_count).find("kueue.x-k8s.io/pod-group-total-count"), std::string::npos);
