@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
 #include "cluster/predicates.hpp"
+#include "core/error.hpp"
 #include "core/yaml_input.hpp"
 #include "sched/cluster_client.hpp"
 #include "sched/framework.hpp"
@@ -102,7 +102,7 @@ void FluxionScheduler::build_graph() {
   gpu_slot_ = store_.resource_names().find("nvidia.com/gpu");
   const std::size_t n = store_.node_count();
   graph_index_.assign(n, -1);
-  for (std::size_t i = 0; i < n; ++i) cache_.set_node(NodeId(static_cast<std::uint32_t>(i)), store_.node(NodeId(static_cast<std::uint32_t>(i))));
+  for (std::uint32_t i = 0; i < n; ++i) cache_.set_node(NodeId(i), store_.node(NodeId(i)));
   std::vector<Resources> requested(n);  // by node: the requests of its pods
   for (std::size_t i = 0; i < store_.pod_count(); ++i) {
     const Pod& p = store_.pod(PodId(static_cast<std::uint32_t>(i)));
