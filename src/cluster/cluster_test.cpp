@@ -169,7 +169,9 @@ TEST(ClusterPredicates, DeviceFit) {
   for (const auto& c : cases) {
     DeviceGrants out;
     EXPECT_EQ(fit_devices(c.requests, c.whole_gpus, devices, c.use, out), c.want) << c.name;
-    if (c.want) EXPECT_EQ(out, c.want_grants) << c.name;
+    if (c.want) {
+      EXPECT_EQ(out, c.want_grants) << c.name;
+    }
   }
 }
 

@@ -202,7 +202,9 @@ TEST(KubeletAdmission, DevicesOfTheBinding) {
   for (const Case& c : cases) {
     const Pod& p = device_pod(c.share, c.grants);
     EXPECT_EQ(p.phase != PodPhase::kFailed, c.admitted) << c.name;
-    if (!c.admitted) EXPECT_EQ(p.reason, "UnexpectedAdmissionError") << c.name;
+    if (!c.admitted) {
+      EXPECT_EQ(p.reason, "UnexpectedAdmissionError") << c.name;
+    }
   }
 }
 

@@ -56,7 +56,7 @@ TEST(DeviceYaml, BadEntriesNameTheLine) {
       {"count zero", "\n      - {count: 0}", 5, "count"},
       {"sharers too many", "\n      - {maxSharers: 1001}", 5, "maxSharers"},
       {"empty class", "\n      - {class: \"\"}", 5, "class to be non-empty"},
-      {"gpu count disagrees", "\n      - {count: 3}", 4, "3 nvidia.com/gpu devices declared, allocatable has 2"},
+      {"gpu count disagrees", "\n      - {count: 3}", 5, "3 nvidia.com/gpu devices declared, allocatable has 2"},
   };
   for (const Case& c : cases) {
     ResourceNames names;

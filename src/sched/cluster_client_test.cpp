@@ -37,7 +37,9 @@ TEST(ClusterClient, BindRecordsDevicesAndRefusesAsAssignPod) {
   for (const Case& c : cases) {
     const PodId pod = make(c.name);
     if (c.deleted_first) store.delete_pod(pod, SimTime::zero(), Duration(), DisruptionReason::kDeletionByUser);
-    if (c.twice) ASSERT_TRUE(client.bind(Binding{pod, node, {}}, SimTime::zero())) << c.name;
+    if (c.twice) {
+      ASSERT_TRUE(client.bind(Binding{pod, node, {}}, SimTime::zero())) << c.name;
+    }
     EXPECT_EQ(client.bind(Binding{pod, node, c.devices}, SimTime::zero()), c.want) << c.name;
     if (!c.want) continue;
     const Pod& p = store.pod(pod);
