@@ -194,7 +194,7 @@ TEST(KueuePods, GroupIsGatedUntilAllPodsExistThenAdmittedAtOnce) {
     EXPECT_FALSE(pod.node.valid());
     EXPECT_EQ(pod.scheduling_attempts, 0u);
   }
-  const auto* kueue = dynamic_cast<const kueue::Controller*>(&sim.scheduler_model(1));
+  const auto* kueue = sim.find_controller<kueue::Controller>();
   ASSERT_NE(kueue, nullptr);
   EXPECT_EQ(kueue->workload_of_pod(a), -1);
   const PodId c = must_create(sim, "c", "g", 3, 1000);

@@ -5,7 +5,7 @@
 
 namespace kubesim::kueue {
 
-Controller::Controller(ObjectStore& store, SchedulerHost& host, Config config)
+Controller::Controller(ObjectStore& store, ControllerHost& host, Config config)
     : store_(store), host_(host), cache_(std::move(config)), tokens_(cache_.config().burst), tokens_at_(SimTime::zero()) {}
 
 void Controller::write(Write what, std::uint32_t target, SimTime now) {
@@ -28,13 +28,13 @@ void Controller::write(Write what, std::uint32_t target, SimTime now) {
   }
   ++writes_in_flight_;
   ++api_writes_;
-  host_.post(now + wait + c.api_latency, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kTimer, PodId(slot), NodeId()});
+  host_.post_timer(now + wait + c.api_latency, Phase::kApi, Timer{Timer::Kind::kWriteLanded, slot});
 }
 
 void Controller::kick(SimTime now) {
   if (cycle_posted_ || !cache_.has_heads()) return;
   cycle_posted_ = true;
-  host_.post(now, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kTimer, PodId(), NodeId()});
+  host_.post_timer(now, Phase::kScheduler, Timer{Timer::Kind::kCycle, 0});
 }
 
 void Controller::maybe_unset(std::uint32_t w, SimTime now) {
@@ -360,32 +360,44 @@ void Controller::create_group_workload(std::uint32_t g, SimTime now) {
   kick(now);
 }
 
-void Controller::on_event(const SchedulerEvent& e, SimTime now) {
-  if (e.kind != SchedulerEvent::Kind::kTimer) return;
-  if (!e.pod.valid()) {
-    cycle_posted_ = false;
-    if (!cache_.has_heads()) return;
-    cache_.cycle(now, cycle_result_);
-    for (const std::uint32_t w : cycle_result_.admitted) {
-      ++admissions_;
-      write(Write::kAdmit, w, now);  // applyAdmission: status.admission (QuotaReserved, Admitted)
-    }
-    for (const std::uint32_t w : cycle_result_.evicted) {
-      ++evictions_;
-      write(Write::kEvict, w, now);  // IssuePreemptions: Evicted, reason Preempted
-    }
-    for (const std::uint32_t w : cycle_result_.not_admitted) {
-      if (wl_state_[w].pending_written) continue;
-      wl_state_[w].pending_written = true;
-      write(Write::kPendingCondition, w, now);
-    }
-    kick(now);
+void Controller::on_change(const Change& c, SimTime now) {
+  if (c.kind == ObjectKind::kPod) {
+    on_pod_change(c, now);
+  } else if (c.kind == ObjectKind::kJob) {
+    on_job_change(c, now);
+  }  // Nodes: in the manager's cache, unused by what is modelled
+}
+
+void Controller::on_timer(TimerPayload payload, SimTime now) {
+  const auto timer = payload.as<Timer>();
+  if (timer.kind == Timer::Kind::kCycle) {
+    run_cycle(now);
     return;
   }
-  const Op op = ops_[e.pod.value()];
-  free_ops_.push_back(e.pod.value());
+  const Op op = ops_[timer.slot];
+  free_ops_.push_back(timer.slot);
   --writes_in_flight_;
   landed(op, now);
+}
+
+void Controller::run_cycle(SimTime now) {
+  cycle_posted_ = false;
+  if (!cache_.has_heads()) return;
+  cache_.cycle(now, cycle_result_);
+  for (const std::uint32_t w : cycle_result_.admitted) {
+    ++admissions_;
+    write(Write::kAdmit, w, now);  // applyAdmission: status.admission (QuotaReserved, Admitted)
+  }
+  for (const std::uint32_t w : cycle_result_.evicted) {
+    ++evictions_;
+    write(Write::kEvict, w, now);  // IssuePreemptions: Evicted, reason Preempted
+  }
+  for (const std::uint32_t w : cycle_result_.not_admitted) {
+    if (wl_state_[w].pending_written) continue;
+    wl_state_[w].pending_written = true;
+    write(Write::kPendingCondition, w, now);
+  }
+  kick(now);
 }
 
 }  // namespace kubesim::kueue
