@@ -94,51 +94,63 @@ void Controller::on_job_change(const Change& c, SimTime now) {
   maybe_unset(wu, now);
 }
 
+void Controller::create_job_workload(JobId id, SimTime now) {
+  const Job& job = store_.job(id);
+  job_wl_[id.value()] = -1;
+  if (job.deleted || job.finished()) return;
+  const std::int32_t cq = cluster_queue_for(job.ns, *find_label(job.labels, kQueueNameLabel));
+  if (cq < 0) return;
+  // jobframework: one PodSet, count = min(parallelism, completions), requests = the pod
+  // template's (as the scheduler computes them); priority from its PriorityClass.
+  const PodTemplate& t = store_.spec(job.spec);
+  const std::int64_t count = std::min(job.parallelism, job.completions);
+  Resources total;
+  for (std::size_t r = 0; r < kMaxResources; ++r) total[r] = t.requests[r] * count;
+  const std::uint32_t w = cache_.add_workload(id, static_cast<std::uint32_t>(cq), t.priority, now, total);
+  job_wl_[id.value()] = static_cast<std::int32_t>(w);
+  wl_state_.resize(cache_.workload_count());
+  kick(now);
+}
+
+void Controller::start_job(std::uint32_t w, SimTime now) {
+  if (const std::int32_t g = wl_state_[w].group; g >= 0) {
+    // jobframework startJob -> Pod.Run: every gated pod of the group ungated, one patch each.
+    for (const PodId pod : groups_[g].pods)
+      if (!store_.pod(pod).deleted && !store_.pod(pod).scheduling_gates.empty()) write(Write::kUngatePod, pod.value(), now);
+    return;
+  }
+  write(Write::kUnsuspendJob, w, now);  // jobframework startJob
+}
+
+void Controller::ungate_pod(PodId pod) {
+  const std::int32_t w = workload_of_pod(pod);
+  if (w < 0 || cache_.workload(w).state != Cache::State::kAdmitted || cache_.workload(w).evicted) return;
+  const Pod& p = store_.pod(pod);
+  if (p.deleted || p.terminating()) return;
+  const auto gate = std::find(p.scheduling_gates.begin(), p.scheduling_gates.end(), kAdmissionGate);
+  if (gate == p.scheduling_gates.end()) return;
+  const auto at = gate - p.scheduling_gates.begin();
+  store_.update_pod(pod, [at](Pod& q) { q.scheduling_gates.erase(q.scheduling_gates.begin() + at); });
+}
+
+void Controller::stop_pods(std::uint32_t w, SimTime now) {
+  // Pod.Stop: every pod of the group not already terminating, terminated or gated.
+  if (cache_.workload(w).state != Cache::State::kAdmitted) return;
+  for (const PodId pod : groups_[wl_state_[w].group].pods) {
+    const Pod& p = store_.pod(pod);
+    if (p.deleted || p.terminating() || is_terminal(p.phase) || !p.scheduling_gates.empty()) continue;
+    store_.delete_pod(pod, now, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
+                      DisruptionReason::kDeletionByUser);
+  }
+  maybe_unset(w, now);
+}
+
 void Controller::landed(const Op& op, SimTime now) {
   switch (op.what) {
-    case Write::kCreateWorkload: {
-      const JobId id(op.target);
-      const Job& job = store_.job(id);
-      job_wl_[id.value()] = -1;
-      if (job.deleted || job.finished()) return;
-      const std::int32_t cq = cluster_queue_for(job.ns, *find_label(job.labels, kQueueNameLabel));
-      if (cq < 0) return;
-      // jobframework: one PodSet, count = min(parallelism, completions), requests = the pod
-      // template's (as the scheduler computes them); priority from its PriorityClass.
-      const PodTemplate& t = store_.spec(job.spec);
-      const std::int64_t count = std::min(job.parallelism, job.completions);
-      Resources total;
-      for (std::size_t r = 0; r < kMaxResources; ++r) total[r] = t.requests[r] * count;
-      const std::uint32_t w = cache_.add_workload(id, static_cast<std::uint32_t>(cq), t.priority, now, total);
-      job_wl_[id.value()] = static_cast<std::int32_t>(w);
-      wl_state_.resize(cache_.workload_count());
-      kick(now);
-      return;
-    }
-    case Write::kCreateGroupWorkload:
-      create_group_workload(op.target, now);
-      return;
-    case Write::kAdmit:
-      if (const std::int32_t g = wl_state_[op.target].group; g >= 0) {
-        // jobframework startJob -> Pod.Run: every gated pod of the group ungated, one patch each.
-        for (const PodId pod : groups_[g].pods)
-          if (!store_.pod(pod).deleted && !store_.pod(pod).scheduling_gates.empty()) write(Write::kUngatePod, pod.value(), now);
-        return;
-      }
-      write(Write::kUnsuspendJob, op.target, now);  // jobframework startJob
-      return;
-    case Write::kUngatePod: {
-      const PodId pod(op.target);
-      const std::int32_t w = workload_of_pod(pod);
-      if (w < 0 || cache_.workload(w).state != Cache::State::kAdmitted || cache_.workload(w).evicted) return;
-      const Pod& p = store_.pod(pod);
-      if (p.deleted || p.terminating()) return;
-      const auto gate = std::find(p.scheduling_gates.begin(), p.scheduling_gates.end(), kAdmissionGate);
-      if (gate == p.scheduling_gates.end()) return;
-      const auto at = gate - p.scheduling_gates.begin();
-      store_.update_pod(pod, [at](Pod& q) { q.scheduling_gates.erase(q.scheduling_gates.begin() + at); });
-      return;
-    }
+    case Write::kCreateWorkload: create_job_workload(JobId(op.target), now); return;
+    case Write::kCreateGroupWorkload: create_group_workload(op.target, now); return;
+    case Write::kAdmit: start_job(op.target, now); return;
+    case Write::kUngatePod: ungate_pod(PodId(op.target)); return;
     case Write::kUnsuspendJob: {
       const Cache::Workload& wl = cache_.workload(op.target);
       if (wl.state != Cache::State::kAdmitted || wl.evicted) return;
@@ -151,19 +163,7 @@ void Controller::landed(const Op& op, SimTime now) {
       // jobframework stopJob: the Job is suspended; a pod group's pods are deleted (Pod.Stop).
       write(wl_state_[op.target].group >= 0 ? Write::kStopPods : Write::kSuspendJob, op.target, now);
       return;
-    case Write::kStopPods: {
-      // Pod.Stop: every pod of the group not already terminating, terminated or gated.
-      const Cache::Workload& wl = cache_.workload(op.target);
-      if (wl.state != Cache::State::kAdmitted) return;
-      for (const PodId pod : groups_[wl_state_[op.target].group].pods) {
-        const Pod& p = store_.pod(pod);
-        if (p.deleted || p.terminating() || is_terminal(p.phase) || !p.scheduling_gates.empty()) continue;
-        store_.delete_pod(pod, now, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
-                          DisruptionReason::kDeletionByUser);
-      }
-      maybe_unset(op.target, now);
-      return;
-    }
+    case Write::kStopPods: stop_pods(op.target, now); return;
     case Write::kSuspendJob: {
       const Cache::Workload& wl = cache_.workload(op.target);
       if (wl.state != Cache::State::kAdmitted) return;

@@ -132,7 +132,13 @@ class Controller final : public kubesim::Controller {
   void on_job_change(const Change& change, SimTime now);
   void run_cycle(SimTime now);
   void write(Write what, std::uint32_t target, SimTime now);
+  // A write landing (the API call done): its effect, split along jobframework's reconciler
+  // (reconciler.go: constructWorkload + Create, startJob, stopJob) and Pod's Run / Stop.
   void landed(const Op& op, SimTime now);
+  void create_job_workload(JobId id, SimTime now);
+  void start_job(std::uint32_t w, SimTime now);
+  void ungate_pod(PodId pod);
+  void stop_pods(std::uint32_t w, SimTime now);
   void kick(SimTime now);
   void maybe_unset(std::uint32_t w, SimTime now);
   void sync_group(std::uint32_t g, SimTime now);
