@@ -8,7 +8,8 @@
 //    writes in flight and its periodic work;
 //  - a say in the end of a run: busy() while it has work that does not wait for a cluster
 //    change, expects_change() while a timer of its will change the cluster;
-//  - the store to read and write objects, and the host's pod CREATE path.
+//  - the store to read and write objects (the models' client interface, when it comes,
+//    replaces the direct store writes for controllers as for schedulers).
 // Registering one is SimulationInputs::controllers (engine/simulation.hpp): no edit of
 // engine/ per controller.
 #pragma once
@@ -17,7 +18,6 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
-#include <variant>
 
 #include "core/event_queue.hpp"
 #include "core/time.hpp"
@@ -64,10 +64,6 @@ class ControllerHost {
   void post_timer(SimTime at, Phase phase, const T& payload) {
     post(at, phase, TimerPayload::of(payload));
   }
-  // The pod CREATE path (priority admission, webhooks, ResourceQuota, then the store), as
-  // SchedulerHost's: a pod that runs until deleted. Returns the pod or the refusal.
-  virtual std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) = 0;
-  virtual std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) = 0;
 };
 
 class Controller {

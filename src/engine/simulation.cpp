@@ -175,7 +175,13 @@ std::variant<PodTemplateId, std::string> Simulation::SchedulerPort::add_pod_temp
 
 std::variant<PodId, std::string> Simulation::SchedulerPort::create_pod(std::string name, NamespaceId ns,
                                                                        PodTemplateId spec) {
-  return sim->create_server_pod(std::move(name), ns, spec);
+  Pod pod;
+  pod.name = std::move(name);
+  pod.ns = ns;
+  pod.spec = spec;
+  pod.workload_job = kNoWorkloadJob;
+  pod.run_time = Duration::max();  // runs until deleted (a pause container)
+  return sim->create_pod(std::move(pod));
 }
 
 void Simulation::ControllerPort::post(SimTime at, Phase phase, TimerPayload payload) {
@@ -183,24 +189,6 @@ void Simulation::ControllerPort::post(SimTime at, Phase phase, TimerPayload payl
   sim->push(at, phase, ControllerEvent{payload, index});
 }
 
-std::variant<PodTemplateId, std::string> Simulation::ControllerPort::add_pod_template(PodTemplate spec) {
-  return sim->add_api_template(std::move(spec));
-}
-
-std::variant<PodId, std::string> Simulation::ControllerPort::create_pod(std::string name, NamespaceId ns,
-                                                                        PodTemplateId spec) {
-  return sim->create_server_pod(std::move(name), ns, spec);
-}
-
-std::variant<PodId, std::string> Simulation::create_server_pod(std::string name, NamespaceId ns, PodTemplateId spec) {
-  Pod pod;
-  pod.name = std::move(name);
-  pod.ns = ns;
-  pod.spec = spec;
-  pod.workload_job = kNoWorkloadJob;
-  pod.run_time = Duration::max();  // runs until deleted (a pause container)
-  return create_pod(std::move(pod));
-}
 
 bool Simulation::served_internally(const std::string& scheduler_name) const {
   for (const auto& s : schedulers_)

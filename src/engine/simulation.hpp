@@ -251,8 +251,6 @@ class Simulation final : public ChangeListener,
     Simulation* sim = nullptr;
     std::uint8_t index = 0;
     void post(SimTime at, Phase phase, TimerPayload payload) override;
-    std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) override;
-    std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) override;
   };
   struct ControllerSlot {
     std::unique_ptr<Controller> model;
@@ -303,8 +301,6 @@ class Simulation final : public ChangeListener,
   void deliver_to_controllers(const Change& change);
   void add_controllers(std::vector<ControllerFactory> factories);
   void on_delivery(const Delivery& d);
-  // A pod that runs until deleted, for a scheduler's or a controller's pod CREATE.
-  std::variant<PodId, std::string> create_server_pod(std::string name, NamespaceId ns, PodTemplateId spec);
   // A delivery skipped at now_ (see skipped_pending_).
   void skip_delivery();
   // Wakes the idle schedulers that serve this new template's schedulerName.

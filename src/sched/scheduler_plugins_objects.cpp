@@ -105,13 +105,8 @@ SchedulerPluginsObjects read_scheduler_plugins_objects(const std::string& path, 
 }
 
 KindInfo pod_group_kind() {
-  KindInfo info;
-  info.group = "scheduling.x-k8s.io";
-  info.version = "v1alpha1";
-  info.kind = "PodGroup";
-  info.plural = "podgroups";
-  info.namespaced = true;
-  return info;
+  return KindInfo{"scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", true,
+                  KindStorage::kTyped, {}};
 }
 
 ObjectKind install_pod_groups(ObjectStore& store, const std::vector<PodGroupObject>& groups) {
