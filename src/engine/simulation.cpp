@@ -14,7 +14,7 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
       watch_rng_(options_.seed, "informer/watch"),
       failure_rng_(options_.seed, "workload/failures") {
   store_.resource_names() = inputs.resource_names;
-  store_.add_listener(this);
+  store_.add_listener(this, KindSet::all());  // registered kinds too: it routes them to their controllers
   kubelets_ = std::make_unique<Kubelets>(store_, options_.model.kubelet, options_.seed, static_cast<KubeletHost&>(*this));
   auto add_scheduler = [&](auto make, Duration informer_delay) {
     auto port = std::make_unique<SchedulerPort>();

@@ -43,6 +43,12 @@ class KindSet {
   static constexpr KindSet builtins() {
     return {ObjectKind::kNamespace, ObjectKind::kNode, ObjectKind::kPod, ObjectKind::kJob, ObjectKind::kQuota};
   }
+  // Every kind id, those registered later included (the Simulation's own subscription).
+  static constexpr KindSet all() {
+    KindSet s;
+    for (auto& b : s.bits_) b = ~std::uint64_t{0};
+    return s;
+  }
   constexpr void add(ObjectKind k) {
     const auto i = static_cast<std::size_t>(k);
     bits_[i / 64] |= std::uint64_t{1} << (i % 64);
