@@ -189,7 +189,6 @@ void Simulation::ControllerPort::post(SimTime at, Phase phase, TimerPayload payl
   sim->push(at, phase, ControllerEvent{payload, index});
 }
 
-
 bool Simulation::served_internally(const std::string& scheduler_name) const {
   for (const auto& s : schedulers_)
     if (s.model->serves(scheduler_name)) return true;
