@@ -8,8 +8,8 @@
 //    writes in flight and its periodic work;
 //  - a say in the end of a run: busy() while it has work that does not wait for a cluster
 //    change, expects_change() while a timer of its will change the cluster;
-//  - the store to read and write objects (the models' client interface, when it comes,
-//    replaces the direct store writes for controllers as for schedulers).
+//  - the store to read objects, and the API client to write them (ApiClientHost,
+//    cluster/api_client.hpp: the same writes and pod CREATE as a scheduler model's).
 // Registering one is SimulationInputs::controllers (engine/simulation.hpp): no edit of
 // engine/ per controller.
 #pragma once
@@ -19,6 +19,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cluster/api_client.hpp"
 #include "core/event_queue.hpp"
 #include "core/time.hpp"
 #include "model/object_store.hpp"
@@ -54,9 +55,8 @@ struct ControllerEvent {
   std::uint8_t controller = 0;  // which controller posted it (set by the Simulation)
 };
 
-class ControllerHost {
+class ControllerHost : public ApiClientHost {
  public:
-  virtual ~ControllerHost() = default;
   // A timer of the controller's own: not a pending cluster change (busy() and
   // expects_change() say what it means for the end of the run).
   virtual void post(SimTime at, Phase phase, TimerPayload payload) = 0;

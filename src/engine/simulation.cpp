@@ -169,19 +169,14 @@ void Simulation::SchedulerPort::post(SimTime at, Phase phase, SchedulerEvent eve
   sim->push(at, phase, event);
 }
 
-std::variant<PodTemplateId, std::string> Simulation::SchedulerPort::add_pod_template(PodTemplate spec) {
-  return sim->add_api_template(std::move(spec));
-}
-
-std::variant<PodId, std::string> Simulation::SchedulerPort::create_pod(std::string name, NamespaceId ns,
-                                                                       PodTemplateId spec) {
+std::variant<PodId, std::string> Simulation::create_client_pod(std::string name, NamespaceId ns, PodTemplateId spec) {
   Pod pod;
   pod.name = std::move(name);
   pod.ns = ns;
   pod.spec = spec;
   pod.workload_job = kNoWorkloadJob;
   pod.run_time = Duration::max();  // runs until deleted (a pause container)
-  return sim->create_pod(std::move(pod));
+  return create_pod(std::move(pod));
 }
 
 void Simulation::ControllerPort::post(SimTime at, Phase phase, TimerPayload payload) {
@@ -267,7 +262,6 @@ void Simulation::deliver_to_schedulers(const Change& change) {
   for (std::size_t i = 0; i < schedulers_.size(); ++i) {
     for (; c < controllers_.size() && controllers_[c].position <= i; ++c) deliver_to_controller(controllers_[c], change);
     const SchedulerSlot& s = schedulers_[i];
-    if (change.kind == ObjectKind::kJob && !s.model->wants_jobs()) continue;
     // A pod change the scheduler would ignore, due now: skipped (its turn still counts).
     if (s.instant && change.kind == ObjectKind::kPod &&
         (s.idle || !s.model->wants_pod_change(change, store_.pod(PodId(change.id))))) {
@@ -359,9 +353,9 @@ void Simulation::on_change(const Change& change) {
     case ObjectKind::kNamespace:
     case ObjectKind::kQuota:
     default: deliver_to_controllers(change); return;  // registered kinds: only their watchers
-    case ObjectKind::kJob:
+    case ObjectKind::kJob:  // no scheduler model watches Jobs (Kueue is a controller)
       deliver(Subscriber::kJobController, change);
-      deliver_to_schedulers(change);
+      deliver_to_controllers(change);
       return;
     case ObjectKind::kNode:
       if (change.type == ChangeType::kAdded) kubelets_->on_node_added(NodeId(change.id));
@@ -696,8 +690,6 @@ void Simulation::on_delivery(const Delivery& e) {
       SchedulerModel& sched = *schedulers_[i].model;
       if (e.change.kind == ObjectKind::kNode) {
         sched.on_node_change(e.change, now_);
-      } else if (e.change.kind == ObjectKind::kJob) {
-        sched.on_job_change(e.change, now_);
       } else {
         sched.on_pod_change(e.change, now_);
       }

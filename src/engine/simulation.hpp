@@ -239,19 +239,26 @@ class Simulation final : public ChangeListener,
     std::uint8_t to;
     Change change;
   };
-  // A scheduler's host: stamps its index on the events it posts.
-  struct SchedulerPort final : SchedulerHost {
+  // What a scheduler's and a controller's host share: the API client (the writes and the
+  // pod CREATE, cluster/api_client.hpp), one implementation for both.
+  template <class Host>
+  struct ApiClientPort : Host {
     Simulation* sim = nullptr;
     std::uint8_t index = 0;
-    void post(SimTime at, Phase phase, SchedulerEvent event) override;
-    std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) override;
-    std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) override;
     ClusterClient& client() override { return sim->client_; }
+    std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) override {
+      return sim->add_api_template(std::move(spec));
+    }
+    std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) override {
+      return sim->create_client_pod(std::move(name), ns, spec);
+    }
+  };
+  // A scheduler's host: stamps its index on the events it posts.
+  struct SchedulerPort final : ApiClientPort<SchedulerHost> {
+    void post(SimTime at, Phase phase, SchedulerEvent event) override;
   };
   // A controller's host: stamps its index on the timers it posts.
-  struct ControllerPort final : ControllerHost {
-    Simulation* sim = nullptr;
-    std::uint8_t index = 0;
+  struct ControllerPort final : ApiClientPort<ControllerHost> {
     void post(SimTime at, Phase phase, TimerPayload payload) override;
   };
   struct ControllerSlot {
@@ -311,6 +318,8 @@ class Simulation final : public ChangeListener,
   void submit(std::uint32_t job);
   // The API server's pod CREATE: admission (ResourceQuota), then the store.
   std::variant<PodId, std::string> create_pod(Pod pod);
+  // A scheduler's or controller's pod (ApiClientHost::create_pod): runs until deleted.
+  std::variant<PodId, std::string> create_client_pod(std::string name, NamespaceId ns, PodTemplateId spec);
   // The container behaviour of a new pod of workload job `job`: its run time and exit code,
   // with the job's failure model drawn from the seeded stream.
   void draw_container(Pod& pod, const WorkloadJob& job);
@@ -337,7 +346,7 @@ class Simulation final : public ChangeListener,
   Stop stop_reason();
 
   ObjectStore store_;
-  // The schedulers' API client (sched/cluster_client.hpp): their writes to store_.
+  // The schedulers' and controllers' API client (sched/cluster_client.hpp): their writes to store_.
   StoreClusterClient client_{store_};
   SimulationOptions options_;
   Workload workload_;

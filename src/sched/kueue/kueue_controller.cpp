@@ -5,7 +5,7 @@
 
 namespace kubesim::kueue {
 
-Controller::Controller(ObjectStore& store, ControllerHost& host, Config config)
+Controller::Controller(const ObjectStore& store, ControllerHost& host, Config config)
     : store_(store), host_(host), cache_(std::move(config)), tokens_(cache_.config().burst), tokens_at_(SimTime::zero()) {}
 
 void Controller::write(Write what, std::uint32_t target, SimTime now) {
@@ -122,15 +122,12 @@ void Controller::start_job(std::uint32_t w, SimTime now) {
   write(Write::kUnsuspendJob, w, now);  // jobframework startJob
 }
 
-void Controller::ungate_pod(PodId pod) {
+void Controller::ungate_pod(PodId pod, SimTime now) {
   const std::int32_t w = workload_of_pod(pod);
   if (w < 0 || cache_.workload(w).state != Cache::State::kAdmitted || cache_.workload(w).evicted) return;
   const Pod& p = store_.pod(pod);
   if (p.deleted || p.terminating()) return;
-  const auto gate = std::find(p.scheduling_gates.begin(), p.scheduling_gates.end(), kAdmissionGate);
-  if (gate == p.scheduling_gates.end()) return;
-  const auto at = gate - p.scheduling_gates.begin();
-  store_.update_pod(pod, [at](Pod& q) { q.scheduling_gates.erase(q.scheduling_gates.begin() + at); });
+  host_.client().remove_scheduling_gate(pod, kAdmissionGate, now);
 }
 
 void Controller::stop_pods(std::uint32_t w, SimTime now) {
@@ -139,8 +136,8 @@ void Controller::stop_pods(std::uint32_t w, SimTime now) {
   for (const PodId pod : groups_[wl_state_[w].group].pods) {
     const Pod& p = store_.pod(pod);
     if (p.deleted || p.terminating() || is_terminal(p.phase) || !p.scheduling_gates.empty()) continue;
-    store_.delete_pod(pod, now, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
-                      DisruptionReason::kDeletionByUser);
+    host_.client().delete_pod(pod, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
+                              DisruptionReason::kDeletionByUser, now);
   }
   maybe_unset(w, now);
 }
@@ -150,13 +147,13 @@ void Controller::landed(const Op& op, SimTime now) {
     case Write::kCreateWorkload: create_job_workload(JobId(op.target), now); return;
     case Write::kCreateGroupWorkload: create_group_workload(op.target, now); return;
     case Write::kAdmit: start_job(op.target, now); return;
-    case Write::kUngatePod: ungate_pod(PodId(op.target)); return;
+    case Write::kUngatePod: ungate_pod(PodId(op.target), now); return;
     case Write::kUnsuspendJob: {
       const Cache::Workload& wl = cache_.workload(op.target);
       if (wl.state != Cache::State::kAdmitted || wl.evicted) return;
       const Job& job = store_.job(wl.job);
       if (job.deleted || job.finished() || !job.suspend) return;
-      store_.update_job(wl.job, [](Job& j) { j.suspend = false; });
+      host_.client().set_job_suspend(wl.job, false, now);
       return;
     }
     case Write::kEvict:
@@ -169,7 +166,7 @@ void Controller::landed(const Op& op, SimTime now) {
       if (wl.state != Cache::State::kAdmitted) return;
       const Job& job = store_.job(wl.job);
       if (job.deleted || job.finished()) return;
-      if (!job.suspend) store_.update_job(wl.job, [](Job& j) { j.suspend = true; });
+      if (!job.suspend) host_.client().set_job_suspend(wl.job, true, now);
       maybe_unset(op.target, now);
       return;
     }

@@ -6,7 +6,9 @@
 // informer stream has them, as the manager's cache does) and Jobs: its own informer stream
 // (the watch delay, plus the setup's informer delay), its own timers (Timer: its API writes
 // landing and its scheduling cycles), its pod webhook (admit_pod_on_create) and a say in
-// when the run ends (busy() while a write or a cycle is pending).
+// when the run ends (busy() while a write or a cycle is pending). It reads the store and
+// writes through its host's client (cluster/api_client.hpp: gate removals, Job suspend
+// updates, pod deletions).
 //
 // Life of a Job labelled kueue.x-k8s.io/queue-name (created suspended, as Kueue's webhook
 // does):
@@ -82,7 +84,8 @@ inline constexpr const char* kAdmissionGate = "kueue.x-k8s.io/admission";  // pk
 
 class Controller final : public kubesim::Controller {
  public:
-  Controller(ObjectStore& store, ControllerHost& host, Config config);
+  // Reads the store; writes through host.client().
+  Controller(const ObjectStore& store, ControllerHost& host, Config config);
 
   KindSet watches() const override { return {ObjectKind::kNode, ObjectKind::kPod, ObjectKind::kJob}; }
   void on_change(const Change& change, SimTime now) override;
@@ -137,7 +140,7 @@ class Controller final : public kubesim::Controller {
   void landed(const Op& op, SimTime now);
   void create_job_workload(JobId id, SimTime now);
   void start_job(std::uint32_t w, SimTime now);
-  void ungate_pod(PodId pod);
+  void ungate_pod(PodId pod, SimTime now);
   void stop_pods(std::uint32_t w, SimTime now);
   void kick(SimTime now);
   void maybe_unset(std::uint32_t w, SimTime now);
@@ -151,7 +154,7 @@ class Controller final : public kubesim::Controller {
     return job.value() < job_wl_.size() ? job_wl_[job.value()] : -1;
   }
 
-  ObjectStore& store_;
+  const ObjectStore& store_;
   ControllerHost& host_;
   Cache cache_;
   std::vector<std::int32_t> job_wl_;  // by JobId: the Workload, -1 none
