@@ -53,6 +53,22 @@ TEST(KindRegistry, TypedObjectsHaveTheirLifeCycleAndResourceVersions) {
   EXPECT_EQ(store.object_count(widget), 1u);
 }
 
+TEST(KindRegistry, FindIsByNamespaceAndNameAndFindsTheFirstLiveObject) {
+  ObjectStore store;
+  const NamespaceId a = store.ensure_namespace("default");
+  const NamespaceId b = store.ensure_namespace("other");
+  const ObjectKind widget = store.register_kind<Widget>(widget_kind());
+  const std::uint32_t first = store.create(widget, ObjectMeta{"w", a, 0, false}, Widget{1});
+  const std::uint32_t elsewhere = store.create(widget, ObjectMeta{"w", b, 0, false}, Widget{2});
+  const std::uint32_t second = store.create(widget, ObjectMeta{"w", a, 0, false}, Widget{3});  // no AlreadyExists here
+  EXPECT_EQ(store.find(widget, a, "w"), first);
+  EXPECT_EQ(store.find(widget, b, "w"), elsewhere);
+  EXPECT_FALSE(store.find(widget, a, "v"));
+  store.remove(widget, first);
+  EXPECT_EQ(store.find(widget, a, "w"), second);  // as a scan in creation order finds it
+  EXPECT_EQ(store.typed_table<Widget>(widget).get(second).size, 3);
+}
+
 TEST(KindRegistry, OpaqueCustomResourcesKeepTheirJson) {
   ObjectStore store;
   const ObjectKind crd = store.register_custom_kind(

@@ -215,20 +215,16 @@ std::optional<ObjectKind> ObjectStore::find_kind(std::string_view group, std::st
 }
 
 void ObjectStore::remove(ObjectKind kind, std::uint32_t id) {
-  ObjectMeta& m = table(kind).meta(id);
+  KindTable& t = table(kind);
+  ObjectMeta& m = t.meta(id);
   if (m.deleted) return;
-  m.deleted = true;
+  t.mark_deleted(id);
   m.resource_version = ++resource_version_;
   announce(Change{kind, ChangeType::kDeleted, id, NodeId(), PodPhase::kPending, PodPhase::kPending, NodeId()});
 }
 
 std::optional<std::uint32_t> ObjectStore::find(ObjectKind kind, NamespaceId ns, std::string_view name) const {
-  const KindTable& t = table(kind);
-  for (std::uint32_t i = 0; i < t.size(); ++i) {
-    const ObjectMeta& m = t.meta(i);
-    if (!m.deleted && m.ns == ns && m.name == name) return i;
-  }
-  return std::nullopt;
+  return table(kind).find(ns, name);
 }
 
 }  // namespace kubesim

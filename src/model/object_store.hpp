@@ -198,9 +198,15 @@ class ObjectStore {
   void remove(ObjectKind kind, std::uint32_t id);
   std::size_t object_count(ObjectKind kind) const { return table(kind).size(); }
   const ObjectMeta& meta(ObjectKind kind, std::uint32_t id) const { return table(kind).meta(id); }
+  // A typed kind's table, for a reader that keeps it (a plugin's lister: the table lives as
+  // long as the store; its objects are read by id, as they move when it grows).
+  template <class T>
+  const TypedKindTable<T>& typed_table(ObjectKind kind) const {
+    return const_cast<ObjectStore*>(this)->typed<T>(kind);
+  }
   // The object as its kind's C++ type, for the codec (KindCodec::encode).
   const void* object(ObjectKind kind, std::uint32_t id) const { return table(kind).object(id); }
-  // The live object of that namespace (invalid for cluster-scoped kinds) and name.
+  // The live object of that namespace (invalid for cluster-scoped kinds) and name (indexed).
   std::optional<std::uint32_t> find(ObjectKind kind, NamespaceId ns, std::string_view name) const;
 
   // ---- The change feed ----

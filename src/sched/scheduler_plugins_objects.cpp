@@ -105,20 +105,22 @@ SchedulerPluginsObjects read_scheduler_plugins_objects(const std::string& path, 
 }
 
 KindInfo pod_group_kind() {
-  return KindInfo{"scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", true,
-                  KindStorage::kTyped, {}};
+  return KindInfo{kPodGroupApiGroup, "v1alpha1", "PodGroup", kPodGroupPlural, true, KindStorage::kTyped, {}};
 }
 
 ObjectKind install_pod_groups(ObjectStore& store, const std::vector<PodGroupObject>& groups) {
-  const KindInfo info = pod_group_kind();
-  const std::optional<ObjectKind> known = store.find_kind(info.group, info.plural);
-  const ObjectKind kind = known ? *known : store.register_kind<PodGroupObject>(info);
-  for (const PodGroupObject& g : groups) {
-    const std::optional<NamespaceId> ns = store.find_namespace(g.ns);
-    if (!ns || store.find(kind, *ns, g.name)) continue;  // no namespace; AlreadyExists
-    store.create(kind, ObjectMeta{g.name, *ns, 0, false}, g);
-  }
+  const std::optional<ObjectKind> known = store.find_kind(kPodGroupApiGroup, kPodGroupPlural);
+  const ObjectKind kind = known ? *known : store.register_kind<PodGroupObject>(pod_group_kind());
+  for (const PodGroupObject& g : groups) create_pod_group(store, g);
   return kind;
+}
+
+bool create_pod_group(ObjectStore& store, const PodGroupObject& group) {
+  const std::optional<ObjectKind> kind = store.find_kind(kPodGroupApiGroup, kPodGroupPlural);
+  const std::optional<NamespaceId> ns = store.find_namespace(group.ns);
+  if (!kind || !ns || store.find(*kind, *ns, group.name)) return false;
+  store.create(*kind, ObjectMeta{group.name, *ns, 0, false}, group);
+  return true;
 }
 
 }  // namespace kubesim

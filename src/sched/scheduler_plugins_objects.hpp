@@ -25,9 +25,12 @@ SchedulerPluginsObjects read_scheduler_plugins_objects(const std::string& path, 
 // objects are PodGroupObject.
 KindInfo pod_group_kind();
 // Registers PodGroup in the store (once: the kind id if already there) and creates `groups`
-// in it, in order; a group whose namespace does not exist is not created (kube-apiserver's
-// NamespaceLifecycle admission refuses it). The Coscheduling plugin keeps its own copy
-// (its PodGroup lister); the store's objects are the API's view. Returns the kind id.
+// in it, in order (create_pod_group). The Coscheduling plugin reads these objects. Returns
+// the kind id.
 ObjectKind install_pod_groups(ObjectStore& store, const std::vector<PodGroupObject>& groups);
+// The PodGroup CREATE: false (nothing created) when the store has no PodGroup kind, the
+// group's namespace does not exist (kube-apiserver's NamespaceLifecycle admission refuses
+// it), or the namespace has a PodGroup of that name (AlreadyExists).
+bool create_pod_group(ObjectStore& store, const PodGroupObject& group);
 
 }  // namespace kubesim
