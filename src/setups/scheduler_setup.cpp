@@ -100,9 +100,7 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
        [](ResourceNames& names, const SetupOptions& o) -> std::optional<SchedulerConfig> {
          SchedulerPluginsObjects objects =
              o.config_file.empty() ? SchedulerPluginsObjects{} : read_scheduler_plugins_objects(o.config_file, names);
-         // The parallel jobs' PodGroups after the file's (a group of the same name in the
-         // file is the one Coscheduling finds).
-         objects.pod_groups.insert(objects.pod_groups.end(), o.pod_groups.begin(), o.pod_groups.end());
+         // Its PodGroups are the store's (install_scheduler_plugins): the config takes the quotas.
          return scheduler_plugins_config(names, objects);
        },
        install_scheduler_plugins,
