@@ -8,6 +8,7 @@
 #include "sched/kueue/kueue_controller.hpp"
 #include "sched/plugins/coscheduling/coscheduling.hpp"
 #include "sched/scheduler.hpp"
+#include "sched/scheduler_plugins_objects.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 #include "workload/workload.hpp"
 
@@ -121,9 +122,7 @@ void GangRun::set_up_gang_scheduler() {
   }
   if (spec_.gang_scheduler == "kueue") {
     // Kueue gates the pods and admits the group; kube-scheduler places them once ungated.
-    const kueue::Controller* kueue = nullptr;
-    for (std::size_t i = 0; i < sim_.scheduler_count() && !kueue; ++i)
-      kueue = dynamic_cast<const kueue::Controller*>(&sim_.scheduler_model(i));
+    const kueue::Controller* kueue = sim_.find_controller<kueue::Controller>();
     if (!kueue || !kueue->cache().config().pod_integration)
       throw InputError(spec_.source, spec_.line,
                        where + "Kueue with its pod integration (list the kueue setup under schedulers:, with a "
@@ -146,7 +145,7 @@ void GangRun::set_up_gang_scheduler() {
   group.name = spec_.pod_group;
   group.min_member = static_cast<std::int32_t>(data_.model.task_count());
   group.created = sim_.now();
-  if (!coscheduling->add_group(std::move(group)))
+  if (!create_pod_group(sim_.store(), group))
     throw InputError(spec_.source, spec_.line,
                      "bsp: PodGroup " + spec_.namespace_name + "/" + spec_.pod_group + " already exists");
 }

@@ -8,6 +8,7 @@
 #include "bsp/gang_run.hpp"
 #include "core/test_paths.hpp"
 #include "sched/plugins/coscheduling/coscheduling.hpp"
+#include "sched/scheduler_plugins_objects.hpp"
 #include "sched/scheduler.hpp"
 #include "sched/yunikorn/yk_gang.hpp"
 #include "scenario/scenario.hpp"
@@ -87,7 +88,7 @@ TEST(GangRun, CreatesItsOwnPodGroup) {
     PodGroupObject again;
     again.ns = "bsp";
     again.name = "bsp";
-    EXPECT_FALSE(coscheduling->add_group(again));  // AlreadyExists
+    EXPECT_FALSE(create_pod_group(sim.store(), again));  // AlreadyExists
   });
 }
 

@@ -1,12 +1,8 @@
 #include "sched/cluster_client.hpp"
 
-#include <stdexcept>
-
-#include "sched/scheduler_model.hpp"
+#include <algorithm>
 
 namespace kubesim {
-
-ClusterClient& SchedulerHost::client() { throw std::logic_error("this scheduler host has no cluster client"); }
 
 bool bind_in_store(ObjectStore& store, const Binding& binding, SimTime now) {
   const Pod& p = store.pod(binding.pod);
@@ -32,6 +28,21 @@ void StoreClusterClient::set_nominated_node(PodId pod, NodeId node, SimTime now)
 
 void StoreClusterClient::delete_pod(PodId pod, Duration grace, DisruptionReason reason, SimTime now) {
   store_.delete_pod(pod, now, grace, reason);
+}
+
+bool StoreClusterClient::remove_scheduling_gate(PodId pod, std::string_view gate, SimTime now) {
+  (void)now;
+  const Pod& p = store_.pod(pod);
+  const auto it = std::find(p.scheduling_gates.begin(), p.scheduling_gates.end(), gate);
+  if (it == p.scheduling_gates.end()) return false;
+  const auto at = it - p.scheduling_gates.begin();
+  store_.update_pod(pod, [at](Pod& x) { x.scheduling_gates.erase(x.scheduling_gates.begin() + at); });
+  return true;
+}
+
+void StoreClusterClient::set_job_suspend(JobId job, bool suspend, SimTime now) {
+  (void)now;
+  store_.update_job(job, [suspend](Job& j) { j.suspend = suspend; });
 }
 
 }  // namespace kubesim

@@ -1,4 +1,5 @@
-// The models' client: pods/binding with its devices (bind_in_store, apply_binding's rule).
+// The models' client: pods/binding with its devices (bind_in_store, apply_binding's rule),
+// and the other writes of StoreClusterClient.
 #include "sched/cluster_client.hpp"
 
 #include <gtest/gtest.h>
@@ -52,6 +53,32 @@ TEST(ClusterClient, BindRecordsDevicesAndRefusesAsAssignPod) {
   EXPECT_EQ(store.pod(pending).unschedulable_message, "0/1 nodes are available");
   client.set_nominated_node(pending, node, SimTime::zero());
   EXPECT_EQ(store.pod(pending).nominated_node, node);
+}
+
+// Kueue's writes: the pod update removing one scheduling gate, the Job's spec.suspend.
+TEST(ClusterClient, RemovesOneGateAndSetsJobSuspend) {
+  ObjectStore store;
+  PodTemplate t;
+  t.containers.push_back(Container{});
+  Pod p;
+  p.name = "gated";
+  p.spec = store.add_template(std::move(t));
+  p.scheduling_gates.push_back("a");
+  p.scheduling_gates.push_back("kueue.x-k8s.io/admission");
+  const PodId pod = store.create_pod(std::move(p));
+  StoreClusterClient client(store);
+  const std::uint64_t before = store.resource_version();
+  EXPECT_FALSE(client.remove_scheduling_gate(pod, "b", SimTime::zero()));
+  EXPECT_EQ(store.resource_version(), before);  // nothing written
+  EXPECT_TRUE(client.remove_scheduling_gate(pod, "kueue.x-k8s.io/admission", SimTime::zero()));
+  EXPECT_TRUE(store.pod(pod).scheduling_gates == std::vector<std::string>{"a"});
+  Job j;
+  j.name = "job";
+  j.ns = store.ensure_namespace("default");
+  j.suspend = true;
+  const JobId job = store.create_job(std::move(j));
+  client.set_job_suspend(job, false, SimTime::zero());
+  EXPECT_FALSE(store.job(job).suspend);
 }
 
 }  // namespace

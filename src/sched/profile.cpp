@@ -73,8 +73,7 @@ std::unique_ptr<Plugin> make_plugin(const std::string& name, const PluginArgs& a
   if (name == "InterPodAffinity") return std::make_unique<ConstantScore>("InterPodAffinity", 0);
   if (name == "ImageLocality") return std::make_unique<ConstantScore>("ImageLocality", 0);
   if (name == "NodeResourcesAllocatable") return std::make_unique<NodeResourcesAllocatable>(args.allocatable);
-  if (args.objects && name == "Coscheduling")
-    return std::make_unique<Coscheduling>(args.coscheduling, args.objects->pod_groups);
+  if (args.objects && name == "Coscheduling") return std::make_unique<Coscheduling>(args.coscheduling);  // the store's PodGroups
   if (args.objects && name == "CapacityScheduling")
     return std::make_unique<CapacityScheduling>(args.objects->elastic_quotas);
   // NodeResourceTopologyMatch: without NodeResourceTopology objects (kubesim has none) it

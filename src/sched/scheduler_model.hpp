@@ -7,15 +7,13 @@
 
 #include <cstdint>
 #include <string>
-#include <variant>
 
+#include "cluster/api_client.hpp"
 #include "core/event_queue.hpp"
 #include "core/time.hpp"
 #include "model/object_store.hpp"
 
 namespace kubesim {
-
-class ClusterClient;  // sched/cluster_client.hpp
 
 struct SchedulerEvent {
   // kCycle .. kLeftoverTick are kube-scheduler's; kTimer is any other model's own timer
@@ -29,33 +27,13 @@ struct SchedulerEvent {
   std::uint8_t scheduler = 0;  // which scheduler posted it (set by the Simulation)
 };
 
-class SchedulerHost {
+// A scheduler's host: its own events, and the API client (cluster/api_client.hpp: the
+// writes, client(), and the pod CREATE, as YuniKorn's shim creates placeholder pods).
+class SchedulerHost : public ApiClientHost {
  public:
-  virtual ~SchedulerHost() = default;
   // A kBindDone or kBindJob event counts as a pending cluster change (the run is not over
   // while one is in flight); every other kind is the scheduler's own business.
   virtual void post(SimTime at, Phase phase, SchedulerEvent event) = 0;
-  // The model's API client (sched/cluster_client.hpp): bindings with their devices, status
-  // writes, deletions. The Simulation's writes to its store; the default (a test's host
-  // without a cluster) throws std::logic_error.
-  virtual ClusterClient& client();
-
-  // ---- A scheduler acting as an API client that creates pods (YuniKorn's shim creates
-  // placeholder pods: k8shim pkg/cache/placeholder_manager.go createAppPlaceholders) ----
-  // Registers a pod template (priority admission resolves spec.priorityClassName as for any
-  // pod CREATE). Returns the template, or the API's refusal message.
-  virtual std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) {
-    (void)spec;
-    return std::string("this cluster does not accept pods from its schedulers");
-  }
-  // The pod CREATE (ResourceQuota admission, then the store) of a pod with that name,
-  // namespace and registered template whose container runs until the pod is deleted. It
-  // runs no workload job (Pod::workload_job = kNoWorkloadJob). Returns the pod, or the
-  // API's refusal message (nothing is created then).
-  virtual std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) {
-    (void)name, (void)ns, (void)spec;
-    return std::string("this cluster does not accept pods from its schedulers");
-  }
 };
 
 class SchedulerModel {
@@ -78,15 +56,11 @@ class SchedulerModel {
   // changes until such a template appears, and replays the bound pods then. kube-scheduler
   // without informer plugins: its cache of assigned pods (Scheduler::idle_without_own_pods).
   virtual bool idle_without_own_pods() const { return false; }
-  // batch/v1 Job changes, delivered only to schedulers that want them (Kueue admits whole
-  // Jobs); the others' informer streams (and random draws) are unchanged.
-  virtual bool wants_jobs() const { return false; }
   // The admission webhooks of the scheduler's (e.g. Kueue's pod webhook adding its scheduling
   // gate and validating its group labels): called on every pod the API is about to create,
   // before the ResourceQuota admission (webhooks run before it). A non-empty result refuses
   // the creation with that message.
   virtual std::string admit_pod_on_create(Pod& /*pod*/) const { return {}; }
-  virtual void on_job_change(const Change& /*change*/, SimTime /*now*/) {}
   virtual void on_event(const SchedulerEvent& event, SimTime now) = 0;
   // True while the scheduler has work that does not wait for a cluster change (a run ends
   // only when no scheduler is busy and nothing external is pending).

@@ -104,4 +104,23 @@ SchedulerPluginsObjects read_scheduler_plugins_objects(const std::string& path, 
   return ObjectsReader(path, names).read();
 }
 
+KindInfo pod_group_kind() {
+  return KindInfo{kPodGroupApiGroup, "v1alpha1", "PodGroup", kPodGroupPlural, true, KindStorage::kTyped, {}};
+}
+
+ObjectKind install_pod_groups(ObjectStore& store, const std::vector<PodGroupObject>& groups) {
+  const std::optional<ObjectKind> known = store.find_kind(kPodGroupApiGroup, kPodGroupPlural);
+  const ObjectKind kind = known ? *known : store.register_kind<PodGroupObject>(pod_group_kind());
+  for (const PodGroupObject& g : groups) create_pod_group(store, g);
+  return kind;
+}
+
+bool create_pod_group(ObjectStore& store, const PodGroupObject& group) {
+  const std::optional<ObjectKind> kind = store.find_kind(kPodGroupApiGroup, kPodGroupPlural);
+  const std::optional<NamespaceId> ns = store.find_namespace(group.ns);
+  if (!kind || !ns || store.find(*kind, *ns, group.name)) return false;
+  store.create(*kind, ObjectMeta{group.name, *ns, 0, false}, group);
+  return true;
+}
+
 }  // namespace kubesim

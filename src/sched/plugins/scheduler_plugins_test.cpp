@@ -73,6 +73,7 @@ struct Cluster {
 
   explicit Cluster(SchedulerPluginsObjects objs) : objects(std::move(objs)) {
     for (const char* ns : {"default", "tenant1", "tenant2", "tenant3", "backfill", "x"}) store.ensure_namespace(ns);
+    install_pod_groups(store, objects.pod_groups);
     scheduler = std::make_unique<Scheduler>(store, scheduler_plugins_config(store.resource_names(), objects),
                                             SchedulerLatencies{}, 1, host);
     forward.scheduler = scheduler.get();
@@ -178,7 +179,7 @@ TEST(Coscheduling, QueueSortOrder) {
   const PodId y = c.add_pod("y", "x", 1000, kGi);
   const PodId z = c.add_pod("z", "x", 1000, kGi, NodeId(), 10);
   const PodId w = c.add_pod("w", "x", 1000, kGi);
-  Coscheduling plugin(CoschedulingArgs{}, objs.pod_groups);
+  Coscheduling plugin(CoschedulingArgs{});
   plugin.set_handle(c.scheduler.get());
   for (const PodId p : {x, y, z, w}) {
     Change ch{ObjectKind::kPod, ChangeType::kAdded, p.value(), NodeId(), PodPhase::kPending, PodPhase::kPending,

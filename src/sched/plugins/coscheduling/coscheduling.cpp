@@ -26,28 +26,22 @@ bool namespaced_name_less(const std::string& ns1, const std::string& n1, const s
 
 }  // namespace
 
-Coscheduling::Coscheduling(CoschedulingArgs args, std::vector<PodGroupObject> groups)
-    : args_(args),
-      groups_(std::move(groups)),
-      members_(groups_.size()),
-      permitted_until_(groups_.size(), SimTime::never()),
-      backed_off_until_(groups_.size(), SimTime::never()) {
-  // The first of two PodGroups with one namespace/name is the one found.
-  for (std::size_t g = 0; g < groups_.size(); ++g) by_name_.emplace(std::make_pair(groups_[g].ns, groups_[g].name), static_cast<int>(g));
-}
-
-bool Coscheduling::add_group(PodGroupObject group) {
-  if (!by_name_.emplace(std::make_pair(group.ns, group.name), static_cast<int>(groups_.size())).second) return false;
-  groups_.push_back(std::move(group));
-  members_.emplace_back();
-  permitted_until_.push_back(SimTime::never());
-  backed_off_until_.push_back(SimTime::never());
-  return true;
-}
-
-int Coscheduling::find_group(NamespaceId ns, const std::string& label) const {
-  const auto it = by_name_.find(std::make_pair(handle_->store().namespace_(ns).name, label));
-  return it == by_name_.end() ? -1 : it->second;
+int Coscheduling::find_group(NamespaceId ns, const std::string& label) {
+  const ObjectStore& s = handle_->store();
+  if (!groups_) {
+    const std::optional<ObjectKind> kind = s.find_kind(kPodGroupApiGroup, kPodGroupPlural);
+    if (!kind) return -1;
+    kind_ = *kind;
+    groups_ = &s.typed_table<PodGroupObject>(*kind);
+  }
+  const std::optional<std::uint32_t> id = s.find(kind_, ns, label);
+  if (!id) return -1;
+  if (*id >= members_.size()) {  // a group created since the last one seen
+    members_.resize(groups_->size());
+    permitted_until_.resize(groups_->size(), SimTime::never());
+    backed_off_until_.resize(groups_->size(), SimTime::never());
+  }
+  return static_cast<int>(*id);
 }
 
 int Coscheduling::group_of(PodId pod) const {
@@ -57,7 +51,7 @@ int Coscheduling::group_of(PodId pod) const {
 // The pod informer (non-terminal pods, as the scheduler's field selector keeps them): the
 // group's member list is what core.go's podLister.List(label selector) returns.
 void Coscheduling::on_pod_change(const Change& c, SimTime) {
-  if (groups_.empty()) return;
+  if (groups_ && groups_->size() == 0) return;
   const PodId pod(c.id);
   const bool gone = c.type == ChangeType::kDeleted || is_terminal(c.phase);
   if (c.type == ChangeType::kAdded && !gone) {
@@ -81,7 +75,7 @@ void Coscheduling::on_pod_change(const Change& c, SimTime) {
 // else the pod's InitialAttemptTimestamp.
 SimTime Coscheduling::sort_time(PodId pod, SimTime initial) const {
   const int g = group_of(pod);
-  return g >= 0 ? groups_[static_cast<std::size_t>(g)].created : initial;
+  return g >= 0 ? pod_group(g).created : initial;
 }
 
 // coscheduling.go Less: higher priority first; then the earlier group creation (or first
@@ -110,7 +104,7 @@ std::int32_t Coscheduling::assigned(int group, PodId except) const {
 // order, each without the group's own pods, summed until it covers minResources plus
 // pods: minMember. A cluster-wide sum, not a per-node fit.
 bool Coscheduling::check_cluster_resource(int group, std::string* gap) const {
-  const PodGroupObject& pg = groups_[static_cast<std::size_t>(group)];
+  const PodGroupObject& pg = pod_group(group);
   Resources need = *pg.min_resources;
   std::int64_t need_pods = pg.min_member;
   std::array<bool, kMaxResources> open{};
@@ -162,7 +156,7 @@ bool Coscheduling::check_cluster_resource(int group, std::string* gap) const {
 PluginStatus Coscheduling::pre_filter(const CycleContext& ctx, SimTime now) {
   const int g = group_of(ctx.pod);
   if (g < 0) return {};  // no label, or no such PodGroup: an ordinary pod
-  const PodGroupObject& pg = groups_[static_cast<std::size_t>(g)];
+  const PodGroupObject& pg = pod_group(g);
   const std::string full = pg.ns + "/" + pg.name;
   if (!backed_off_until_[static_cast<std::size_t>(g)].is_never() && now < backed_off_until_[static_cast<std::size_t>(g)])
     return {StatusCode::kUnschedulableAndUnresolvable, "podGroup " + full + " failed recently"};
@@ -190,7 +184,7 @@ void Coscheduling::reject_waiting(int group, const char* message) {
 PluginStatus Coscheduling::post_filter(PodId pod, SimTime now) {
   const int g = group_of(pod);
   if (g < 0) return {StatusCode::kUnschedulable, "can not find pod group"};
-  const PodGroupObject& pg = groups_[static_cast<std::size_t>(g)];
+  const PodGroupObject& pg = pod_group(g);
   const std::int32_t a = assigned(g);
   if (a >= pg.min_member) return {StatusCode::kUnschedulable, ""};
   // "If the gap is less than/equal 10%, we may want to try subsequent Pods": float32 arithmetic.
@@ -226,7 +220,7 @@ PermitPlugin::Result Coscheduling::permit(PodId pod, NodeId, SimTime) {
     r.status = {StatusCode::kUnschedulable, "PodGroup not found"};
     return r;
   }
-  const PodGroupObject& pg = groups_[static_cast<std::size_t>(g)];
+  const PodGroupObject& pg = pod_group(g);
   if (assigned(g, pod) + 1 >= pg.min_member) {
     for (const PodId w : handle_->waiting_pods())
       if (group_of(w) == g) handle_->allow_waiting_pod(w, name());

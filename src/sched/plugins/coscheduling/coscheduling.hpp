@@ -4,9 +4,13 @@
 // scheduling.x-k8s.io/pod-group in the PodGroup's namespace. QueueSort keeps a group's pods
 // together, PreFilter refuses a group that cannot be complete, Permit holds the pods of a
 // group until minMember of them are assumed, PostFilter and Unreserve reject the whole group.
+// The PodGroups are the store's objects of the registered PodGroup kind
+// (sched/scheduler_plugins_objects.hpp install_pod_groups), read through the kind registry by
+// namespace/name as core.go reads its PodGroup lister; a pod's group is looked up once, when
+// its Added change arrives (the group must exist by then: kubesim's groups are created before
+// their pods, and never updated or deleted).
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +20,9 @@
 namespace kubesim {
 
 inline constexpr const char* kPodGroupLabel = "scheduling.x-k8s.io/pod-group";  // v1alpha1.PodGroupLabel
+// The PodGroup kind's API group and resource (config/crd/bases/scheduling.x-k8s.io_podgroups.yaml).
+inline constexpr const char* kPodGroupApiGroup = "scheduling.x-k8s.io";
+inline constexpr const char* kPodGroupPlural = "podgroups";
 
 // scheduling.x-k8s.io/v1alpha1 PodGroup (the spec fields the plugin reads).
 struct PodGroupObject {
@@ -41,15 +48,10 @@ class Coscheduling final : public QueueSortPlugin,
                            public PermitPlugin,
                            public InformerPlugin {
  public:
-  Coscheduling(CoschedulingArgs args, std::vector<PodGroupObject> groups);
-  // A PodGroup created while the run goes on (a workload that creates its own group, as the
-  // BSP job does: src/bsp/gang_run.cpp), seen by the plugin's PodGroup informer. Contract:
-  // called before the group's pods are created (upstream a PodGroup Add also re-queues
-  // unschedulable pods, which such pods cannot be yet). False (nothing added) when the
-  // namespace already has a PodGroup of that name (the API server's AlreadyExists).
-  bool add_group(PodGroupObject group);
+  explicit Coscheduling(CoschedulingArgs args) : args_(args) {}
   const char* name() const override { return "Coscheduling"; }
-  // EventsToRegister: Pod/Add (and PodGroup Add/Update, which kubesim's fixed groups never emit).
+  // EventsToRegister: Pod/Add (and PodGroup Add/Update, which kubesim's groups never emit
+  // while their pods wait: they are created before them).
   std::uint32_t events_to_register() const override { return kEventPodAdd; }
 
   void set_handle(FrameworkHandle* handle) override { handle_ = handle; }
@@ -61,7 +63,8 @@ class Coscheduling final : public QueueSortPlugin,
   void unreserve(PodId pod, NodeId node, SimTime now) override;
   Result permit(PodId pod, NodeId node, SimTime now) override;
 
-  // The group of a pod (its label names a PodGroup of its namespace), or -1.
+  // The group of a pod (its label names a PodGroup of its namespace): the PodGroup's id in
+  // the store's PodGroup kind, or -1.
   int group_of(PodId pod) const;
   // CalculateAssignedPods: the group's pods in the scheduler cache (assumed or bound).
   std::int32_t assigned(int group, PodId except = PodId()) const;
@@ -69,17 +72,21 @@ class Coscheduling final : public QueueSortPlugin,
   std::size_t members(int group) const { return members_[static_cast<std::size_t>(group)].size(); }
 
  private:
-  // The PodGroup a label value names in a namespace, or -1.
-  int find_group(NamespaceId ns, const std::string& label) const;
+  // The PodGroup a label value names in a namespace, or -1 (also while the store has no
+  // PodGroup kind).
+  int find_group(NamespaceId ns, const std::string& label);
+  const PodGroupObject& pod_group(int g) const { return groups_->get(static_cast<std::uint32_t>(g)); }
   SimTime sort_time(PodId pod, SimTime initial) const;
   bool check_cluster_resource(int group, std::string* gap) const;
   void reject_waiting(int group, const char* message);
 
   CoschedulingArgs args_;
-  std::vector<PodGroupObject> groups_;
-  std::map<std::pair<std::string, std::string>, int> by_name_;  // (namespace, name) -> group
+  // The store's PodGroup objects (its lister), once the kind is registered.
+  const TypedKindTable<PodGroupObject>* groups_ = nullptr;
+  ObjectKind kind_{};
   FrameworkHandle* handle_ = nullptr;
-  std::vector<std::vector<PodId>> members_;  // by group, non-terminal pods in arrival order
+  // By group (sized to the groups seen so far):
+  std::vector<std::vector<PodId>> members_;  // non-terminal pods in arrival order
   std::vector<int> group_of_;                // by PodId (-1: none), set when the pod is added
   std::vector<SimTime> permitted_until_;     // permittedPG (go-cache TTL), by group
   std::vector<SimTime> backed_off_until_;    // backedOffPG, by group
