@@ -4,6 +4,10 @@
 // status patches, graceful deletion), or to the generic JSON store for the resources
 // kubesim does not model (events, leases, services, ...).
 //
+// The class is implemented in one file per concern (see api_server.cpp's header); what
+// cosim reads is kept by CosimState (cosim_state.hpp), the pods' Events by PodEventRecorder
+// (pod_events.hpp).
+//
 // Thread safety: every public member takes the server's lock, which also guards the
 // Simulation; the clock driver advances the simulation under the same lock (locked()).
 #pragma once
