@@ -357,7 +357,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, GivenUpFitTest,
                                            FitCase{"TooBigForTheRoom", 3, 4, 2, nullptr, false},
                                            FitCase{"SelectorOnFullNode", 3, 4, 1, "node-1", false},
                                            FitCase{"SelectorOnFreeNode", 4, 0, 4, "node-1", true}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
 
 // pods/binding as pkg/registry/core/pod/storage/storage.go (v1.26) answers: twice, 409
 // "already assigned"; while being deleted, 409 "is being deleted"; once deleted, 404.
