@@ -34,7 +34,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from run_api_tests import Server, check, failures, finish, note, pod_body  # noqa: E402
+from run_api_tests import Server, check, failures, finish_run, note, pod_body  # noqa: E402
 
 LATENCY_LIMIT = 0.100  # seconds: the "answering a GET within 100 ms"
 
@@ -344,7 +344,7 @@ def main():
     try:
         soak(os.path.abspath(args.kubesim), tmp)
     finally:
-        status = finish(tmp, args.keep)
+        status = finish_run(tmp, args.keep)
     return status
 
 
