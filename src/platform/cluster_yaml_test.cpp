@@ -1,28 +1,22 @@
 #include "platform/cluster_yaml.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
+#include "testing/input_error.hpp"
+#include "testing/param_name.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
 
-std::string write_temp(const std::string& text) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".yaml";
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
+using testing::BadInput;
 
 TEST(ClusterYaml, FullExample) {
-  const std::string path = write_temp(R"(# a comment
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("cluster.yaml", R"(# a comment
 nodeGroups:
   - name: cpu
     count: 4
@@ -74,89 +68,73 @@ nodeGroups:
   EXPECT_EQ(s.labels, (Labels{{"kubernetes.io/hostname", "small-0"}}));
 }
 
-struct BadYaml {
-  const char* name;
-  const char* text;
-  int line;
-  const char* problem;
-};
-
-class ClusterYamlErrors : public ::testing::TestWithParam<BadYaml> {};
+class ClusterYamlErrors : public testing::InputErrorTest {};
 
 TEST_P(ClusterYamlErrors, NamesFileLineAndProblem) {
-  const BadYaml& c = GetParam();
-  const std::string path = write_temp(c.text);
-  ResourceNames names;
-  try {
+  check("cluster.yaml", [](const std::string& path) {
+    ResourceNames names;
     read_cluster_yaml(path, names);
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.line(), c.line) << e.what();
-    EXPECT_NE(std::string(e.what()).find(c.problem), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
-  }
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ClusterYamlErrors,
     ::testing::Values(
-        BadYaml{"Syntax", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1\n", 4, "malformed YAML"},
-        BadYaml{"TopLevelTypo", "nodeGroup:\n  - name: a\n", 1, "unknown key \"nodeGroup\""},
-        BadYaml{"GroupTypo", "nodeGroups:\n  - name: a\n    alocatable: {cpu: 1}\n", 3,
-                "unknown key \"alocatable\" in nodeGroups[0]"},
-        BadYaml{"MissingName", "nodeGroups:\n  - count: 2\n    allocatable: {cpu: 1}\n", 2, "to have a name"},
-        BadYaml{"MissingCpu", "nodeGroups:\n  - name: a\n    allocatable: {memory: 1Gi}\n", 3,
-                "expected nodeGroups[0] (a).allocatable to have cpu"},
-        BadYaml{"MissingAllocatable", "nodeGroups:\n  - name: a\n", 2, "to have allocatable resources"},
-        BadYaml{"ZeroCount", "nodeGroups:\n  - name: a\n    count: 0\n    allocatable: {cpu: 1}\n", 3,
-                "count to be an integer from 1"},
-        BadYaml{"BadQuantity", "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1x\n", 4,
-                "invalid quantity \"1x\" for nodeGroups[0] (a).allocatable.cpu"},
-        BadYaml{"ResourceTypo", "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1\n      memroy: 1Gi\n", 5,
-                "unknown resource \"memroy\""},
-        BadYaml{"BadEffect",
-                "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, effect: Nope}\n", 5,
-                "effect to be NoSchedule, PreferNoSchedule or NoExecute, got \"Nope\""},
-        BadYaml{"MissingEffect", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k}\n",
-                5, "to have an effect"},
-        BadYaml{
+        BadInput{"Syntax", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1\n", 4, "malformed YAML"},
+        BadInput{"TopLevelTypo", "nodeGroup:\n  - name: a\n", 1, "unknown key \"nodeGroup\""},
+        BadInput{"GroupTypo", "nodeGroups:\n  - name: a\n    alocatable: {cpu: 1}\n", 3,
+                 "unknown key \"alocatable\" in nodeGroups[0]"},
+        BadInput{"MissingName", "nodeGroups:\n  - count: 2\n    allocatable: {cpu: 1}\n", 2, "to have a name"},
+        BadInput{"MissingCpu", "nodeGroups:\n  - name: a\n    allocatable: {memory: 1Gi}\n", 3,
+                 "expected nodeGroups[0] (a).allocatable to have cpu"},
+        BadInput{"MissingAllocatable", "nodeGroups:\n  - name: a\n", 2, "to have allocatable resources"},
+        BadInput{"ZeroCount", "nodeGroups:\n  - name: a\n    count: 0\n    allocatable: {cpu: 1}\n", 3,
+                 "count to be an integer from 1"},
+        BadInput{"BadQuantity", "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1x\n", 4,
+                 "invalid quantity \"1x\" for nodeGroups[0] (a).allocatable.cpu"},
+        BadInput{"ResourceTypo", "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1\n      memroy: 1Gi\n", 5,
+                 "unknown resource \"memroy\""},
+        BadInput{"BadEffect",
+                 "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, effect: Nope}\n",
+                 5, "effect to be NoSchedule, PreferNoSchedule or NoExecute, got \"Nope\""},
+        BadInput{"MissingEffect",
+                 "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k}\n", 5,
+                 "to have an effect"},
+        BadInput{
             "TaintTypo",
             "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, efect: NoSchedule}\n",
             5, "unknown key \"efect\""},
-        BadYaml{"BadBool", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    unschedulable: maybe\n", 4,
-                "unschedulable to be true or false"},
-        BadYaml{"CapacityBelowAllocatable",
-                "nodeGroups:\n  - name: a\n    allocatable: {cpu: 2}\n    capacity: {cpu: 1}\n", 4,
-                "allocatable cpu (2000) exceeds capacity (1000)"},
-        BadYaml{"DuplicateNodeName",
-                "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n  - name: a\n    allocatable: {cpu: 1}\n", 4,
-                "duplicate node name \"a-0\""},
-        BadYaml{"DuplicateKey", "nodeGroups:\n  - name: a\n    name: b\n    allocatable: {cpu: 1}\n", 3,
-                "duplicate key \"name\""},
-        BadYaml{"NotAList", "nodeGroups: {a: 1}\n", 1, "expected nodeGroups to be a list"},
-        BadYaml{"Empty", "", 0, "empty document"}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+        BadInput{"BadBool", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    unschedulable: maybe\n", 4,
+                 "unschedulable to be true or false"},
+        BadInput{"CapacityBelowAllocatable",
+                 "nodeGroups:\n  - name: a\n    allocatable: {cpu: 2}\n    capacity: {cpu: 1}\n", 4,
+                 "allocatable cpu (2000) exceeds capacity (1000)"},
+        BadInput{"DuplicateNodeName",
+                 "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n  - name: a\n    allocatable: {cpu: 1}\n", 4,
+                 "duplicate node name \"a-0\""},
+        BadInput{"DuplicateKey", "nodeGroups:\n  - name: a\n    name: b\n    allocatable: {cpu: 1}\n", 3,
+                 "duplicate key \"name\""},
+        BadInput{"NotAList", "nodeGroups: {a: 1}\n", 1, "expected nodeGroups to be a list"},
+        BadInput{"Empty", "", 0, "empty document"}),
+    testing::NameField{});
 
 TEST(ClusterYaml, ExtendedResourceSlotsRunOut) {
+  const testing::ScratchDir dir;
   // 3 fixed slots + 5 extended fit in kMaxResources = 8; the 6th extended resource does not.
   std::string text = "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1\n";
   for (int i = 0; i < 6; ++i) text += "      example.com/r" + std::to_string(i) + ": 1\n";
-  const std::string path = write_temp(text);
+  const std::string path = dir.write("cluster.yaml", text);
   ResourceNames names;
-  try {
-    read_cluster_yaml(path, names);
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 10);
-    EXPECT_NE(std::string(e.what()).find("too many resource kinds: \"example.com/r5\""), std::string::npos) << e.what();
-  }
+  testing::expect_input_error([&] { read_cluster_yaml(path, names); }, path, 10,
+                              "too many resource kinds: \"example.com/r5\"");
 }
 
 TEST(ClusterYaml, ReusesExistingSlots) {
+  const testing::ScratchDir dir;
   ResourceNames names;
   const int gpu = names.slot("nvidia.com/gpu");
-  const std::string path = write_temp("nodeGroups:\n  - name: g\n    allocatable: {cpu: 1, nvidia.com/gpu: 2}\n");
+  const std::string path =
+      dir.write("cluster.yaml", "nodeGroups:\n  - name: g\n    allocatable: {cpu: 1, nvidia.com/gpu: 2}\n");
   ClusterSpec spec = read_cluster_yaml(path, names);
   EXPECT_EQ(names.size(), 4u);
   EXPECT_EQ(spec.nodes[0].allocatable[static_cast<std::size_t>(gpu)], 2);

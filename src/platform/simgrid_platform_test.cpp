@@ -1,29 +1,21 @@
-#include "core/test_paths.hpp"
 #include "platform/simgrid_platform.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/test_paths.hpp"
+#include "testing/input_error.hpp"
+#include "testing/param_name.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
 
-const std::string kData = kubesim::testing::data_dir();
+using testing::BadInput;
 
-// Writes `text` to a file named after the running test and returns its path.
-std::string write_temp(const std::string& text) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".xml";
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
+const std::string kData = kubesim::testing::data_dir();
 
 const std::string kHead = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n";
 
@@ -71,8 +63,9 @@ TEST(SimgridPlatform, Cluster512ExpandsRadicalAndSkipsMasterCluster) {
 }
 
 TEST(SimgridPlatform, NestedZonesClustersAndProps) {
+  const testing::ScratchDir dir;
   ResourceNames names;
-  const std::string path = write_temp(kHead + R"(<zone id="z0" routing="Full">
+  const std::string path = dir.write("platform.xml", kHead + R"(<zone id="z0" routing="Full">
   <AS id="inner" routing="Full">
     <zone id="deeper" routing="Full">
       <host id="h1" speed="1Gf" core="3"/>
@@ -101,61 +94,47 @@ TEST(SimgridPlatform, NestedZonesClustersAndProps) {
   EXPECT_EQ(spec.nodes[7].allocatable[kCpu], 1000);
 }
 
-struct BadPlatform {
-  const char* name;
-  std::string body;  // appended after kHead
-  int line;
-  const char* problem;  // substring of the message
-};
-
-class SimgridPlatformErrors : public ::testing::TestWithParam<BadPlatform> {};
+class SimgridPlatformErrors : public testing::InputErrorTest {};
 
 TEST_P(SimgridPlatformErrors, NamesFileLineAndProblem) {
-  const BadPlatform& c = GetParam();
-  const std::string path = write_temp(kHead + c.body);
-  ResourceNames names;
-  try {
-    read_simgrid_platform(path, names);
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.line(), c.line) << e.what();
-    EXPECT_NE(std::string(e.what()).find(c.problem), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
-    if (c.line > 0) {
-      EXPECT_EQ(std::string(e.what()).rfind(path + ":" + std::to_string(c.line) + ": ", 0), 0u) << e.what();
-    }
-  }
+  check(
+      "platform.xml",
+      [](const std::string& path) {
+        ResourceNames names;
+        read_simgrid_platform(path, names);
+      },
+      kHead);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, SimgridPlatformErrors,
     ::testing::Values(
-        BadPlatform{"Unclosed", "<zone id=\"z\">\n<host id=\"a\">\n</zone>\n</platform>\n", 5, "malformed XML"},
-        BadPlatform{"BadCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"six\"/>\n</host>\n</platform>\n", 4,
-                    "invalid quantity \"six\" for core"},
-        BadPlatform{"ZeroCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"0\"/>\n</host>\n</platform>\n", 4,
-                    "expected core to be positive"},
-        BadPlatform{"BadCoreAttribute", "\n<host id=\"a\" core=\"1.5\"/>\n</platform>\n", 4,
-                    "expected core to be a positive integer, got \"1.5\""},
-        BadPlatform{"BadMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"4GB\"/>\n</host>\n</platform>\n", 4,
-                    "invalid quantity \"4GB\" for memory"},
-        BadPlatform{"NegativeMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"-1\"/>\n</host>\n</platform>\n", 4,
-                    "memory must not be negative"},
-        BadPlatform{"OnlyMaster", "<host id=\"m\"><prop id=\"role\" value=\"master\"/></host>\n</platform>\n", 0,
-                    "expected at least one compute host"},
-        BadPlatform{"UnknownRole", "<host id=\"m\">\n<prop id=\"role\" value=\"boss\"/></host>\n</platform>\n", 4,
-                    "expected role to be master, storage or compute_node, got \"boss\""},
-        BadPlatform{"DuplicateHost", "<host id=\"a\"/>\n<host id=\"a\"/>\n</platform>\n", 4,
-                    "duplicate host id \"a\" (first defined at line 3)"},
-        BadPlatform{"BadRadical", "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"3-1\"/>\n</platform>\n", 3,
-                    "expected radical to be a list like"},
-        BadPlatform{"NoHosts", "</platform>\n", 0, "expected at least one compute host"}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+        BadInput{"Unclosed", "<zone id=\"z\">\n<host id=\"a\">\n</zone>\n</platform>\n", 5, "malformed XML"},
+        BadInput{"BadCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"six\"/>\n</host>\n</platform>\n", 4,
+                 "invalid quantity \"six\" for core"},
+        BadInput{"ZeroCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"0\"/>\n</host>\n</platform>\n", 4,
+                 "expected core to be positive"},
+        BadInput{"BadCoreAttribute", "\n<host id=\"a\" core=\"1.5\"/>\n</platform>\n", 4,
+                 "expected core to be a positive integer, got \"1.5\""},
+        BadInput{"BadMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"4GB\"/>\n</host>\n</platform>\n", 4,
+                 "invalid quantity \"4GB\" for memory"},
+        BadInput{"NegativeMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"-1\"/>\n</host>\n</platform>\n", 4,
+                 "memory must not be negative"},
+        BadInput{"OnlyMaster", "<host id=\"m\"><prop id=\"role\" value=\"master\"/></host>\n</platform>\n", 0,
+                 "expected at least one compute host"},
+        BadInput{"UnknownRole", "<host id=\"m\">\n<prop id=\"role\" value=\"boss\"/></host>\n</platform>\n", 4,
+                 "expected role to be master, storage or compute_node, got \"boss\""},
+        BadInput{"DuplicateHost", "<host id=\"a\"/>\n<host id=\"a\"/>\n</platform>\n", 4,
+                 "duplicate host id \"a\" (first defined at line 3)"},
+        BadInput{"BadRadical", "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"3-1\"/>\n</platform>\n", 3,
+                 "expected radical to be a list like"},
+        BadInput{"NoHosts", "</platform>\n", 0, "expected at least one compute host"}),
+    testing::NameField{});
 
 // Hardening (issue 16): zones nested 20,000 deep once overflowed the stack of a recursive
 // walk; the walk is iterative and keeps document order.
 TEST(SimgridPlatform, DeeplyNestedZonesAreWalkedWithoutRecursion) {
+  const testing::ScratchDir dir;
   constexpr int kDepth = 20000;
   std::string text = kHead;
   for (int i = 0; i < kDepth; ++i) text += "<zone id=\"z" + std::to_string(i) + "\" routing=\"Full\">";
@@ -163,22 +142,18 @@ TEST(SimgridPlatform, DeeplyNestedZonesAreWalkedWithoutRecursion) {
   for (int i = 0; i < kDepth; ++i) text += "</zone>";
   text += "<host id=\"after\" speed=\"1f\"/></platform>\n";
   ResourceNames names;
-  ClusterSpec spec = read_simgrid_platform(write_temp(text), names);
+  ClusterSpec spec = read_simgrid_platform(dir.write("platform.xml", text), names);
   ASSERT_EQ(spec.nodes.size(), 2u);
   EXPECT_EQ(spec.nodes[0].name, "deep");
   EXPECT_EQ(spec.nodes[1].name, "after");
 }
 
 TEST(SimgridPlatform, WrongRootElement) {
-  const std::string path = write_temp("<?xml version='1.0'?>\n\n<workload/>\n");
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("platform.xml", "<?xml version='1.0'?>\n\n<workload/>\n");
   ResourceNames names;
-  try {
-    read_simgrid_platform(path, names);
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(std::string(e.what()).find("expected a <platform> root element, got <workload>"), std::string::npos);
-  }
+  testing::expect_input_error([&] { read_simgrid_platform(path, names); }, path, 3,
+                              "expected a <platform> root element, got <workload>");
 }
 
 TEST(SimgridPlatform, MissingFile) {
