@@ -10,6 +10,7 @@
 
 #include "api/api_responses.hpp"
 #include "api/patch.hpp"
+#include "api/kind_codecs.hpp"
 #include "api/request_path.hpp"
 
 namespace kubesim::api {
@@ -26,7 +27,8 @@ ApiServer::ApiServer(Simulation& sim, ApiOptions options)
     : sim_(sim),
       options_(std::move(options)),
       time_{options_.epoch_unix_micros},
-      cache_(served_resources().size(), options_.watch_log_capacity),
+      resources_(resources_with_registered(sim.store(), resource_names_)),
+      cache_(resources_.size(), options_.watch_log_capacity),
       pod_events_(cache_, time_),
       cosim_(sim),
       name_rng_(options_.seed, "api/generate-name"),
@@ -55,7 +57,16 @@ ApiServer::ApiServer(Simulation& sim, ApiOptions options)
     cache_.record_object(pdbs_resource_, WatchEventType::kAdded,
            pdb_to_json(store, pdbs[i], i, sim_.store().next_resource_version(), PdbStatus{}, time_));
   }
-  sim_.add_listener(this);
+  // Registered kinds: their codecs (the kinds api/ knows), their objects, their changes.
+  install_kind_codecs(sim_.store(), time_);
+  KindSet kinds = KindSet::builtins();
+  for (std::size_t r = served_resources().size(); r < resources_.size(); ++r) {
+    const ObjectKind kind = resources_[r].registered_kind;
+    kinds.add(kind);
+    for (std::uint32_t i = 0; i < store.object_count(kind); ++i)
+      if (!store.meta(kind, i).deleted) publish_registered(kind, i, WatchEventType::kAdded);
+  }
+  sim_.store().add_listener(this, kinds);
 }
 
 ApiServer::~ApiServer() { sim_.store().remove_listener(this); }
@@ -105,6 +116,7 @@ void ApiServer::publish_model(ObjectKind kind, std::uint32_t id, ChangeType chan
       cache_.record_object(quotas_resource_, type, quota_to_json(store, QuotaId(id), time_), id);
       return;
   }
+  publish_registered(kind, id, type);
 }
 
 void ApiServer::publish_pod(PodId pod, WatchEventType type, ChangeType change) {
@@ -177,8 +189,9 @@ ApiResponse ApiServer::handle(const ApiRequest& request, std::shared_ptr<Watch>*
 
 ApiResponse ApiServer::dispatch(const ApiRequest& r, std::shared_ptr<Watch>* watch) {
   if (r.method == "GET")
-    if (auto doc = discovery_response(r.path, options_.kubesim_version, options_.server_address)) return *doc;
-  const std::optional<ResourcePath> t = parse_resource_path(r.path);
+    if (auto doc = discovery_response(resources_, r.path, options_.kubesim_version, options_.server_address))
+      return *doc;
+  const std::optional<ResourcePath> t = parse_resource_path(resources_, r.path);
   if (!t) return not_found_path();
   const bool has_body = r.method == "POST" || r.method == "PUT" || r.method == "PATCH";
   if (has_body && r.content_type.find("protobuf") != std::string::npos)

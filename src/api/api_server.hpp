@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -221,6 +222,14 @@ class ApiServer final : public ChangeListener {
   ApiResponse remove_generic(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
                              const SnapshotPtr& current);
 
+  // Kinds registered in the store (registered_handlers.cpp).
+  nlohmann::json registered_object_json(ObjectKind kind, std::uint32_t id);
+  void publish_registered(ObjectKind kind, std::uint32_t id, WatchEventType type);
+  ApiResponse create_registered(const ResourcePath& t, nlohmann::json body);
+  ApiResponse update_registered(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
+  ApiResponse remove_registered(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
+                                const SnapshotPtr& current);
+
   // Serializes the model object a change names and records it in the watch cache.
   void publish_model(ObjectKind kind, std::uint32_t id, ChangeType type);
   void publish_pod(PodId pod, WatchEventType type, ChangeType change);
@@ -230,6 +239,8 @@ class ApiServer final : public ChangeListener {
   Simulation& sim_;
   ApiOptions options_;
   TimeFormat time_;
+  std::deque<std::string> resource_names_;  // strings resources_ names (registered kinds' singulars)
+  ResourceTable resources_;                 // the built-in resources, then the store's registered kinds
   WatchCache cache_;
   PodEventRecorder pod_events_;
   CosimState cosim_;
@@ -252,6 +263,9 @@ class ApiServer final : public ChangeListener {
   // not model (annotations, images, ...), by model index.
   std::unordered_map<std::uint32_t, nlohmann::json> pod_originals_, job_originals_, node_originals_;
   std::unordered_map<std::uint32_t, DisruptionReason> disruption_marks_;  // DisruptionTarget set by a client
+  // By (kind << 32 | id), lookups only: a registered kind's object's metadata beyond the
+  // store's ObjectMeta (uid, creationTimestamp, a client's labels and annotations).
+  std::unordered_map<std::uint64_t, nlohmann::json> registered_meta_;
   std::uint8_t pods_resource_, nodes_resource_, namespaces_resource_, jobs_resource_, quotas_resource_,
       priority_classes_resource_, pdbs_resource_;
   std::chrono::steady_clock::time_point last_activity_;

@@ -47,7 +47,11 @@ const ApiServer::BackendHandlers& ApiServer::handlers_of(Backend backend) {
   static const BackendHandlers kGeneric{[](const Json&, const ResourcePath&, ObjectStore&) {},
                                         &ApiServer::create_generic, &ApiServer::replace_generic,
                                         &ApiServer::remove_generic};
+  static const BackendHandlers kRegistered{[](const Json&, const ResourcePath&, ObjectStore&) {},
+                                           &ApiServer::create_registered, &ApiServer::update_registered,
+                                           &ApiServer::remove_registered};
   switch (backend) {
+    case Backend::kRegistered: return kRegistered;
     case Backend::kPod: return kPod;
     case Backend::kJob: return kJob;
     case Backend::kNamespace: return kNamespace;

@@ -3,32 +3,22 @@
 #include <algorithm>
 #include <iterator>
 
-#include "sched/plugins/node_affinity/node_affinity.hpp"
+#include "cluster/predicates.hpp"
 
 namespace kubesim::api {
 
 bool passes_default_filters(const PodTemplate& spec, const Node& node, const Resources& requested,
                             std::int64_t pod_count) {
-  // NodeUnschedulable (nodeunschedulable/node_unschedulable.go): tolerated by the
-  // node.kubernetes.io/unschedulable:NoSchedule toleration only.
-  if (node.unschedulable &&
-      std::none_of(spec.tolerations.begin(), spec.tolerations.end(), [](const Toleration& t) {
-        return t.tolerates(Taint{"node.kubernetes.io/unschedulable", "", TaintEffect::kNoSchedule});
-      }))
+  // NodeUnschedulable, TaintToleration's filter (every NoSchedule/NoExecute taint tolerated),
+  // NodeAffinity/nodeSelector, then NodeResourcesFit's fitsRequest (pod count and each
+  // resource the pod requests) against the bound, non-terminal pods. Kube's other filters
+  // (inter-pod affinity, topology spread, volumes, devices) are taken as passing: see
+  // ApiServer::given_up_pod_fits.
+  if (!passes_unschedulable(spec, node) || first_untolerated_schedule_taint(node, spec.tolerations) ||
+      !pod_matches_node_selector_and_affinity(spec, node))
     return false;
-  // TaintToleration's filter: every NoSchedule/NoExecute taint tolerated.
-  for (const Taint& taint : node.taints) {
-    if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
-    if (std::none_of(spec.tolerations.begin(), spec.tolerations.end(),
-                     [&](const Toleration& t) { return t.tolerates(taint); }))
-      return false;
-  }
-  if (!pod_matches_node_selector_and_affinity(spec, node)) return false;
-  // NodeResourcesFit (noderesources/fit.go fitsRequest): pod count, then each requested resource.
-  if (pod_count + 1 > node.allowed_pods) return false;
-  for (std::size_t r = 0; r < kMaxResources; ++r)
-    if (spec.requests[r] > 0 && spec.requests[r] > node.allocatable[r] - requested[r]) return false;
-  return true;
+  return (insufficient_resources(spec, node.allocatable, requested, pod_count, node.allowed_pods) &
+          (kTooManyPodsBit | spec.requested_slots)) == 0;
 }
 
 void CosimState::on_pod_change(PodId pod) {

@@ -22,7 +22,8 @@ namespace kubesim::api {
 
 // The placement check of given_up_pod_fits(): whether `spec` passes the default profile's
 // filters on `node`, given the requests and count of the pods bound there (NodeUnschedulable,
-// TaintToleration, NodeAffinity/nodeSelector, NodeResourcesFit; see cosim_state.cpp).
+// TaintToleration, NodeAffinity/nodeSelector, NodeResourcesFit), with the shared predicates
+// of cluster/predicates.hpp.
 bool passes_default_filters(const PodTemplate& spec, const Node& node, const Resources& requested,
                             std::int64_t pod_count);
 

@@ -18,7 +18,7 @@ std::vector<std::string_view> split_path(std::string_view path) {
   return parts;
 }
 
-std::optional<ResourcePath> parse_resource_path(std::string_view path) {
+std::optional<ResourcePath> parse_resource_path(const ResourceTable& table, std::string_view path) {
   const auto parts = split_path(path);
   std::size_t i = 0;
   std::string_view group, version;
@@ -33,20 +33,21 @@ std::optional<ResourcePath> parse_resource_path(std::string_view path) {
     return std::nullopt;
   }
   ResourcePath t;
+  t.table = &table;
   if (i < parts.size() && parts[i] == "watch") {
     t.watch_path = true;
     ++i;
   }
   std::vector<std::string_view> rest(parts.begin() + static_cast<std::ptrdiff_t>(i), parts.end());
   if (rest.size() >= 3 && rest[0] == "namespaces") {
-    const auto res = find_resource(group, version, rest[2]);
-    if (res && served_resources()[*res].namespaced) {
+    const auto res = find_resource(table, group, version, rest[2]);
+    if (res && table[*res].namespaced) {
       t.ns = rest[1];
       rest.erase(rest.begin(), rest.begin() + 2);
     }
   }
   if (rest.empty() || rest.size() > 3) return std::nullopt;
-  const auto res = find_resource(group, version, rest[0]);
+  const auto res = find_resource(table, group, version, rest[0]);
   if (!res) return std::nullopt;
   t.resource = *res;
   if (rest.size() >= 2) t.name = rest[1];
@@ -62,8 +63,8 @@ std::optional<ResourcePath> parse_resource_path(std::string_view path) {
 namespace {
 
 // GET /apis/GROUP: the APIGroup document, from the group list.
-ApiResponse api_group_response(std::string_view name) {
-  for (const auto& g : group_list_document()["groups"])
+ApiResponse api_group_response(const ResourceTable& table, std::string_view name) {
+  for (const auto& g : group_list_document(table)["groups"])
     if (g["name"] == name)
       return json_response(200, Json{{"kind", "APIGroup"}, {"apiVersion", "v1"}, {"name", g["name"]},
                                      {"versions", g["versions"]}, {"preferredVersion", g["preferredVersion"]}});
@@ -76,19 +77,19 @@ ApiResponse document_or_not_found(const std::optional<Json>& doc) {
 
 }  // namespace
 
-std::optional<ApiResponse> discovery_response(const std::string& path, std::string_view kubesim_version,
-                                              std::string_view server_address) {
+std::optional<ApiResponse> discovery_response(const ResourceTable& table, const std::string& path,
+                                              std::string_view kubesim_version, std::string_view server_address) {
   if (path == "/version" || path == "/version/") return json_response(200, version_document(kubesim_version));
   if (path == "/healthz" || path == "/readyz" || path == "/livez") return ApiResponse{200, "ok", "text/plain"};
   const auto parts = split_path(path);
   if (parts.size() == 1 && parts[0] == "api") return json_response(200, core_versions_document(server_address));
-  if (parts.size() == 1 && parts[0] == "apis") return json_response(200, group_list_document());
-  if (parts.size() == 2 && parts[0] == "openapi" && parts[1] == "v3") return json_response(200, openapi_v3_root());
+  if (parts.size() == 1 && parts[0] == "apis") return json_response(200, group_list_document(table));
+  if (parts.size() == 2 && parts[0] == "openapi" && parts[1] == "v3") return json_response(200, openapi_v3_root(table));
   if (parts.size() >= 4 && parts[0] == "openapi" && parts[1] == "v3")
-    return document_or_not_found(openapi_v3_document(std::string_view(path).substr(std::string_view("/openapi/v3/").size())));
-  if (parts.size() == 2 && parts[0] == "api") return document_or_not_found(resource_list_document("", parts[1]));
-  if (parts.size() == 3 && parts[0] == "apis") return document_or_not_found(resource_list_document(parts[1], parts[2]));
-  if (parts.size() == 2 && parts[0] == "apis") return api_group_response(parts[1]);
+    return document_or_not_found(openapi_v3_document(table, std::string_view(path).substr(std::string_view("/openapi/v3/").size())));
+  if (parts.size() == 2 && parts[0] == "api") return document_or_not_found(resource_list_document(table, "", parts[1]));
+  if (parts.size() == 3 && parts[0] == "apis") return document_or_not_found(resource_list_document(table, parts[1], parts[2]));
+  if (parts.size() == 2 && parts[0] == "apis") return api_group_response(table, parts[1]);
   return std::nullopt;
 }
 

@@ -20,12 +20,13 @@ namespace kubesim::api {
 // A resource path: /api/v1/... or /apis/GROUP/VERSION/..., then [watch/] [namespaces/NS/]
 // RESOURCE [/NAME [/SUBRESOURCE]].
 struct ResourcePath {
-  std::uint8_t resource = 0;  // index into served_resources()
+  const ResourceTable* table = nullptr;  // the server's resources
+  std::uint8_t resource = 0;             // index into *table
   std::string ns;
   std::string name;
   std::string sub;
   bool watch_path = false;
-  const ResourceInfo& info() const { return served_resources()[resource]; }
+  const ResourceInfo& info() const { return (*table)[resource]; }
   // The object's key in the watch cache: "<ns>/<name>" for namespaced resources.
   std::string key_of(const std::string& object_name) const { return info().namespaced ? ns + "/" + object_name : object_name; }
   std::string key() const { return key_of(name); }
@@ -36,11 +37,11 @@ std::vector<std::string_view> split_path(std::string_view path);
 
 // nullopt when the path names no served resource, an unknown subresource, or an object of a
 // namespaced resource without its namespace (all 404).
-std::optional<ResourcePath> parse_resource_path(std::string_view path);
+std::optional<ResourcePath> parse_resource_path(const ResourceTable& table, std::string_view path);
 
 // The answer to a GET of a discovery or health path; nullopt for any other path.
-std::optional<ApiResponse> discovery_response(const std::string& path, std::string_view kubesim_version,
-                                              std::string_view server_address);
+std::optional<ApiResponse> discovery_response(const ResourceTable& table, const std::string& path,
+                                              std::string_view kubesim_version, std::string_view server_address);
 
 // A boolean query parameter as Go's strconv.ParseBool reads it (the apiserver's conversion
 // of query parameters): the Python client sends watch=True.

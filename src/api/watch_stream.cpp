@@ -103,7 +103,7 @@ bool ApiServer::watches_delivered() {
 
 bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds wait) {
   std::unique_lock<std::mutex> lock(mutex_);
-  const ResourceInfo& info = served_resources()[w.resource];
+  const ResourceInfo& info = resources_[w.resource];
   auto emit = [&](const char* type, const Snapshot& s) {
     if (w.resource == pods_resource_) cosim_.on_delivered(s.model_id);
     out += R"({"type":")";
