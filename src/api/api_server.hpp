@@ -4,6 +4,10 @@
 // status patches, graceful deletion), or to the generic JSON store for the resources
 // kubesim does not model (events, leases, services, ...).
 //
+// The class is implemented in one file per concern (see api_server.cpp's header); what
+// cosim reads is kept by CosimState (cosim_state.hpp), the pods' Events by PodEventRecorder
+// (pod_events.hpp).
+//
 // Thread safety: every public member takes the server's lock, which also guards the
 // Simulation; the clock driver advances the simulation under the same lock (locked()).
 #pragma once
@@ -16,10 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <map>
 #include <mutex>
-#include <optional>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -27,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/cosim_state.hpp"
 #include "api/json_codec.hpp"
 #include "api/pod_events.hpp"
 #include "api/resources.hpp"
@@ -68,6 +70,7 @@ struct ApiOptions {
 
 // An open watch. The HTTP layer calls ApiServer::poll_watch until it returns false.
 struct Watch;
+struct ResourcePath;  // a parsed request path (api/request_path.hpp)
 
 class ApiServer final : public ChangeListener {
  public:
@@ -95,19 +98,20 @@ class ApiServer final : public ChangeListener {
     std::lock_guard<std::mutex> lock(mutex_);
     return f();
   }
-  // What cosim's clock rule reads (under the lock): pods of external schedulers still
-  // waiting for a decision, and those their scheduler gave up on (PodScheduled=False).
-  std::size_t undecided_external_pods() const { return undecided_; }
+  // What cosim's clock rule reads (under the lock; api/cosim_state.hpp): pods of external
+  // schedulers still waiting for a decision, and those their scheduler gave up on
+  // (PodScheduled=False).
+  std::size_t undecided_external_pods() const { return cosim_.undecided(); }
   // The longest an external scheduler took, over its recent decisions, from a watch stream
   // carrying a waiting pod to that pod's decision (binding or Unschedulable): how quickly it
   // reacts.
-  std::chrono::steady_clock::duration recent_reaction_time() const;
-  std::size_t given_up_external_pods() const { return given_up_; }
+  std::chrono::steady_clock::duration recent_reaction_time() const { return cosim_.recent_reaction_time(); }
+  std::size_t given_up_external_pods() const { return cosim_.given_up(); }
   // Whether a change since the last clear could let a pod that was given up on fit: a pod
   // ended or was removed, or a node was added or changed (cosim waits for the scheduler's
   // retries only then).
-  bool capacity_freed() const { return capacity_freed_; }
-  void clear_capacity_freed() { capacity_freed_ = false; }
+  bool capacity_freed() const { return cosim_.capacity_freed(); }
+  void clear_capacity_freed() { cosim_.clear_capacity_freed(); }
   // Whether some pod its scheduler gave up on would pass the default profile's filters now
   // (NodeUnschedulable, TaintToleration, NodeAffinity/nodeSelector, NodeResourcesFit against
   // the bound, non-terminal pods): then its scheduler will bind it at its next retry, and
@@ -115,13 +119,13 @@ class ApiServer final : public ChangeListener {
   // evaluate here (inter-pod affinity, topology spread, volumes) are taken as passing, so
   // this may say yes where the scheduler says no (cosim then waits its grace), never the
   // reverse. Cached until the next change.
-  bool given_up_pod_fits();
+  bool given_up_pod_fits() { return cosim_.given_up_pod_fits(); }
   // Whether some pod given up on may preempt: its preemptionPolicy is PreemptLowerPriority
   // and some bound, non-terminal pod has a lower priority (DefaultPreemption's first
   // requirement, framework/plugins/defaultpreemption/default_preemption.go PodEligibleToPreemptOthers).
-  bool given_up_pod_may_preempt() const;
+  bool given_up_pod_may_preempt() const { return cosim_.given_up_pod_may_preempt(); }
   // Names (namespace/name) of the pods of external schedulers still pending, in creation order.
-  std::vector<std::string> pending_external_pods() const;
+  std::vector<std::string> pending_external_pods() const { return cosim_.pending_pods(); }
   // Bumped by every change a watcher could see and every request; cosim's quiet period
   // starts at the last bump.
   std::chrono::steady_clock::time_point last_activity() const { return last_activity_; }
@@ -165,45 +169,86 @@ class ApiServer final : public ChangeListener {
   void on_change(const Change& change) override;
 
  private:
-  struct Target;  // a parsed request path
-  ApiResponse dispatch(const ApiRequest& request, std::shared_ptr<Watch>* watch);
-  ApiResponse list(const Target& t, const ApiRequest& request);
-  ApiResponse start_watch(const Target& t, const ApiRequest& request, std::shared_ptr<Watch>* watch);
-  ApiResponse get(const Target& t, const ApiRequest& request);
-  ApiResponse create(const Target& t, const ApiRequest& request);
-  ApiResponse replace(const Target& t, const ApiRequest& request, nlohmann::json updated);
-  ApiResponse patch(const Target& t, const ApiRequest& request);
-  ApiResponse remove(const Target& t, const ApiRequest& request);
-  ApiResponse bind(const Target& t, const ApiRequest& request);
-  ApiResponse evict(const Target& t, const ApiRequest& request);
-  ApiResponse update_pod_status(const Target& t, const nlohmann::json& updated);
+  // The per-backend steps of the writes (api_writes.cpp's table): each resource family's
+  // create, update and delete after the common checks, in pod_handlers.cpp (pods, Jobs),
+  // cluster_handlers.cpp (nodes, namespaces, quotas) and generic_handlers.cpp.
+  struct BackendHandlers;
+  static const BackendHandlers& handlers_of(Backend backend);
 
-  ApiResponse create_pod_or_job(const Target& t, nlohmann::json body);
-  ApiResponse create_generic(const Target& t, nlohmann::json body);
-  ApiResponse replace_generic(const Target& t, const SnapshotPtr& current, nlohmann::json body);
-  ApiResponse remove_generic(const Target& t, const SnapshotPtr& current);
+  // Routing (api_server.cpp).
+  ApiResponse dispatch(const ApiRequest& request, std::shared_ptr<Watch>* watch);
+  ApiResponse route(const ResourcePath& t, const ApiRequest& request, std::shared_ptr<Watch>* watch);
+  // Reads (api_reads.cpp) and watches (watch_stream.cpp).
+  ApiResponse list(const ResourcePath& t, const ApiRequest& request);
+  ApiResponse start_watch(const ResourcePath& t, const ApiRequest& request, std::shared_ptr<Watch>* watch);
+  ApiResponse get(const ResourcePath& t, const ApiRequest& request);
+  // Writes: the steps common to every resource (api_writes.cpp).
+  ApiResponse create(const ResourcePath& t, const ApiRequest& request);
+  ApiResponse create_dry_run(const ResourcePath& t, const nlohmann::json& body);
+  ApiResponse replace(const ResourcePath& t, nlohmann::json updated);
+  ApiResponse patch(const ResourcePath& t, const ApiRequest& request);
+  ApiResponse remove(const ResourcePath& t, const ApiRequest& request);
+  // The object of `t` named `name` as stored now, with `status`.
+  ApiResponse stored(const ResourcePath& t, const std::string& name, int status) const;
+  // The answer to a DELETE of the model-backed object `current` once the model has acted.
+  ApiResponse after_delete(const ResourcePath& t, const SnapshotPtr& current) const;
+
+  // Pods and Jobs (pod_handlers.cpp).
+  ApiResponse create_pod_or_job(const ResourcePath& t, nlohmann::json body);
+  ApiResponse update_pod(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
+  ApiResponse update_job(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
+  ApiResponse update_pod_status(const ResourcePath& t, const nlohmann::json& updated);
+  ApiResponse remove_pod(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
+                         const SnapshotPtr& current);
+  ApiResponse remove_job(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
+                         const SnapshotPtr& current);
+  ApiResponse bind(const ResourcePath& t, const ApiRequest& request);
+  ApiResponse bind_named_in_body(const ResourcePath& t, const ApiRequest& request);
+  ApiResponse evict(const ResourcePath& t);
+  // Nodes, namespaces and ResourceQuotas (cluster_handlers.cpp).
+  ApiResponse create_node(const ResourcePath& t, nlohmann::json body);
+  ApiResponse create_namespace(const ResourcePath& t, nlohmann::json body);
+  ApiResponse create_quota(const ResourcePath& t, nlohmann::json body);
+  ApiResponse update_node(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
+  ApiResponse update_namespace(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
+  ApiResponse update_quota(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
+  ApiResponse remove_namespace(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
+                               const SnapshotPtr& current);
+  ApiResponse remove_refused(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
+                             const SnapshotPtr& current);
+  // Resources stored as JSON only (generic_handlers.cpp).
+  ApiResponse create_generic(const ResourcePath& t, nlohmann::json body);
+  ApiResponse replace_generic(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json body);
+  ApiResponse remove_generic(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
+                             const SnapshotPtr& current);
+
+  // Kinds registered in the store (registered_handlers.cpp).
+  nlohmann::json registered_object_json(ObjectKind kind, std::uint32_t id);
+  void publish_registered(ObjectKind kind, std::uint32_t id, WatchEventType type);
+  ApiResponse create_registered(const ResourcePath& t, nlohmann::json body);
+  ApiResponse update_registered(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
+  ApiResponse remove_registered(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
+                                const SnapshotPtr& current);
 
   // Serializes the model object a change names and records it in the watch cache.
   void publish_model(ObjectKind kind, std::uint32_t id, ChangeType type);
-  void record(std::uint8_t resource, WatchEventType type, nlohmann::json object, std::uint32_t model_id = 0);
-  void track_external(PodId pod);
-  void account_on_node(PodId pod);
-  // Records the Events the scheduler and the kubelet would have recorded about the pod by
-  // this change (api/pod_events.hpp), each once, and expires Events older than the event
-  // TTL.
-  void record_pod_events(PodId pod);
-  void record_event(PodEvent event);
+  void publish_pod(PodId pod, WatchEventType type, ChangeType change);
   void touch();
   std::string generate_name(const std::string& base);
-  std::string key_of(const Target& t, const std::string& name) const;
 
   Simulation& sim_;
   ApiOptions options_;
   TimeFormat time_;
+  std::deque<std::string> resource_names_;  // strings resources_ names (registered kinds' singulars)
+  ResourceTable resources_;                 // the built-in resources, then the store's registered kinds
   WatchCache cache_;
+  PodEventRecorder pod_events_;
+  CosimState cosim_;
   std::mutex mutex_;
   std::condition_variable events_cv_;
-  bool watchers_behind_ = false;  // something was recorded since events_cv_ was last notified
+  // The watch log's end when watchers were last notified (notify_watchers()): anything
+  // recorded since is news to them.
+  std::size_t notified_end_ = 0;
   bool hold_ = false;             // see hold_request_changes()
   std::size_t visible_end_ = 0;   // with hold_: the watch log's end the watches may send up to
   bool stopping_ = false;
@@ -218,29 +263,11 @@ class ApiServer final : public ChangeListener {
   // not model (annotations, images, ...), by model index.
   std::unordered_map<std::uint32_t, nlohmann::json> pod_originals_, job_originals_, node_originals_;
   std::unordered_map<std::uint32_t, DisruptionReason> disruption_marks_;  // DisruptionTarget set by a client
-  // Per PodId: 0 not an external pod waiting, 1 undecided, 2 given up.
-  std::vector<std::uint8_t> external_state_;
-  // By PodId: when a watch first carried the pod while it waited for a decision (zero: not yet).
-  std::vector<std::chrono::steady_clock::time_point> delivered_at_;
-  std::chrono::steady_clock::duration reactions_[32] = {};  // the latest decisions' reaction times (a ring)
-  std::size_t next_reaction_ = 0;
-  std::size_t undecided_ = 0, given_up_ = 0;
-  bool capacity_freed_ = false;
-  // Pods given up on (PodId values, ordered); per node, the requests and count of the bound,
-  // non-terminal pods (what kube-scheduler's cache accounts: it drops terminal pods), and
-  // per pod the node it is accounted on.
-  std::set<std::uint32_t> given_up_pods_;
-  std::vector<Resources> node_requested_;
-  std::vector<std::int64_t> node_pod_count_;
-  std::vector<NodeId> accounted_node_;
-  std::map<std::int32_t, std::uint32_t> bound_priorities_;  // priority -> bound, non-terminal pods
-  std::optional<bool> given_up_fit_;  // the cached answer of given_up_pod_fits()
+  // By (kind << 32 | id), lookups only: a registered kind's object's metadata beyond the
+  // store's ObjectMeta (uid, creationTimestamp, a client's labels and annotations).
+  std::unordered_map<std::uint64_t, nlohmann::json> registered_meta_;
   std::uint8_t pods_resource_, nodes_resource_, namespaces_resource_, jobs_resource_, quotas_resource_,
-      priority_classes_resource_, pdbs_resource_, core_events_resource_, events_v1_resource_;
-  // By PodId: which Events were recorded (kEventScheduled | kEventStarted | kEventKilling).
-  std::vector<std::uint8_t> pod_events_recorded_;
-  // Recorded Events (key, when) in order, for kube-apiserver's --event-ttl (1 h default).
-  std::deque<std::pair<std::string, SimTime>> event_expiry_;
+      priority_classes_resource_, pdbs_resource_;
   std::chrono::steady_clock::time_point last_activity_;
   std::function<void()> on_activity_;
   std::function<void(const ApiRequest&)> before_request_;

@@ -5,31 +5,21 @@
 
 #include <string>
 
+#include "model/object_store.hpp"
+#include "testing/inputs.hpp"
+#include "testing/param_name.hpp"
+
 namespace kubesim::api {
 namespace {
 
 using Json = nlohmann::json;
-constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
 
+// Two 4-cpu, 16Gi nodes labelled with their hostname, kube-scheduler's default profile.
 SimulationInputs two_nodes() {
-  SimulationInputs in;
-  for (int i = 0; i < 2; ++i) {
-    Node n;
-    n.name = "node-" + std::to_string(i);
-    set_label(n.labels, "kubernetes.io/hostname", n.name);
-    n.allocatable[kCpu] = 4000;
-    n.allocatable[kMemory] = 16 * kGi;
-    n.capacity = n.allocatable;
-    in.nodes.push_back(std::move(n));
-  }
-  in.scheduler = default_scheduler_config(in.resource_names);
-  return in;
-}
-
-SimulationOptions ideal() {
-  SimulationOptions o;
-  o.model = ModelConfig::ideal();
-  return o;
+  std::vector<Node> nodes;
+  for (const char* name : {"node-0", "node-1"})
+    nodes.push_back(testing::NodeBuilder(name).cpu("4").memory("16Gi").hostname_label());
+  return testing::make_inputs(std::move(nodes), {}, {});
 }
 
 Json pod_body(const std::string& name, const std::string& scheduler, int cpu, int seconds) {
@@ -48,7 +38,7 @@ Json pod_body(const std::string& name, const std::string& scheduler, int cpu, in
 
 class ApiServerTest : public ::testing::Test {
  protected:
-  explicit ApiServerTest(std::size_t log_capacity = 1000) : sim_(two_nodes(), ideal()) {
+  explicit ApiServerTest(std::size_t log_capacity = 1000) : sim_(two_nodes(), testing::ideal_options()) {
     ApiOptions o;
     o.watch_log_capacity = log_capacity;
     api_ = std::make_unique<ApiServer>(sim_, o);
@@ -357,7 +347,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, GivenUpFitTest,
                                            FitCase{"TooBigForTheRoom", 3, 4, 2, nullptr, false},
                                            FitCase{"SelectorOnFullNode", 3, 4, 1, "node-1", false},
                                            FitCase{"SelectorOnFreeNode", 4, 0, 4, "node-1", true}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         testing::NameField{});
 
 // pods/binding as pkg/registry/core/pod/storage/storage.go (v1.26) answers: twice, 409
 // "already assigned"; while being deleted, 409 "is being deleted"; once deleted, 404.
@@ -411,6 +401,52 @@ TEST_F(ApiServerTest, QuantitiesBeyondInt64AreRefused) {
     const ApiResponse r = call("POST", "/api/v1/namespaces/default/pods", pod);
     EXPECT_EQ(r.status, 422) << cpu << ": " << r.body;
   }
+}
+
+// A kind registered in the store (an opaque custom resource) is served with no api/ edit:
+// discovery, list, get, watch, and a client's create / update / delete.
+class RegisteredKindTest : public ApiServerTest {
+ protected:
+  RegisteredKindTest() {
+    ObjectStore& store = sim_.store();
+    widgets_ = store.register_custom_kind({"example.com", "v1", "Widget", "widgets", true, KindStorage::kOpaque, {}});
+    store.create(widgets_, ObjectMeta{"w-1", *store.find_namespace("default"), 0, false},
+                 OpaqueObject{R"({"spec":{"size":3}})"});
+    api_ = std::make_unique<ApiServer>(sim_, ApiOptions{});  // after the registration
+  }
+  ObjectKind widgets_{};
+};
+
+TEST_F(RegisteredKindTest, ServedGenericallyFromTheRegistry) {
+  const Json group = json(call("GET", "/apis/example.com/v1"));
+  ASSERT_EQ(group["resources"].size(), 2u) << group;  // widgets, widgets/status
+  EXPECT_EQ(group["resources"][0]["name"], "widgets");
+  EXPECT_EQ(group["resources"][0]["kind"], "Widget");
+  EXPECT_EQ(group["resources"][0]["singularName"], "widget");
+  const std::string path = "/apis/example.com/v1/namespaces/default/widgets";
+  const Json list = json(call("GET", path));
+  EXPECT_EQ(list["kind"], "WidgetList");
+  ASSERT_EQ(list["items"].size(), 1u);
+  const Json w1 = json(call("GET", path + "/w-1"));
+  EXPECT_EQ(w1["apiVersion"], "example.com/v1");
+  EXPECT_EQ(w1["spec"]["size"], 3);
+  EXPECT_EQ(w1["metadata"]["namespace"], "default");
+  EXPECT_EQ(w1["metadata"]["resourceVersion"], std::to_string(sim_.store().meta(widgets_, 0).resource_version));
+
+  ASSERT_EQ(call("GET", path, nullptr, {{"watch", "true"}}).status, 200);
+  const Json w2 = {{"apiVersion", "example.com/v1"}, {"kind", "Widget"}, {"metadata", {{"name", "w-2"}, {"labels", {{"a", "b"}}}}},
+                   {"spec", {{"size", 5}}}};
+  ASSERT_EQ(call("POST", path, w2).status, 201);
+  EXPECT_EQ(sim_.store().object_count(widgets_), 2u);
+  Json changed = json(call("GET", path + "/w-2"));
+  EXPECT_EQ(changed["metadata"]["labels"]["a"], "b");
+  changed["spec"]["size"] = 6;
+  ASSERT_EQ(call("PUT", path + "/w-2", changed).status, 200);
+  EXPECT_EQ(json(call("GET", path + "/w-2"))["spec"]["size"], 6);
+  EXPECT_EQ(call("DELETE", path + "/w-1").status, 200);
+  EXPECT_EQ(call("GET", path + "/w-1").status, 404);
+  using Seen = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(events(), (Seen{{"ADDED", "w-1"}, {"ADDED", "w-2"}, {"MODIFIED", "w-2"}, {"DELETED", "w-1"}}));
 }
 
 }  // namespace

@@ -76,9 +76,7 @@ bool ClockDriver::workload_over(std::chrono::steady_clock::time_point now) const
          !api_.given_up_pod_fits() || now - api_.last_activity() >= options_.grace;
 }
 
-std::string ClockDriver::shimmed_step(std::chrono::steady_clock::time_point now,
-                                      std::chrono::steady_clock::time_point& wake_at) {
-  using Clock = std::chrono::steady_clock;
+std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& wake_at) {
   const auto look_again = [&] {
     wake_at = std::min(wake_at, now + std::chrono::milliseconds(1));
     return std::string();
@@ -153,9 +151,90 @@ std::string ClockDriver::shimmed_step(std::chrono::steady_clock::time_point now,
   return look_again();
 }
 
+std::string ClockDriver::realtime_step(Clock::time_point now, Clock::time_point& wake_at) {
+  const SimTime target = std::min(realtime_target(), options_.until);
+  if (target > sim_.now()) sim_.advance_to(target);
+  api_.notify_watchers();
+  if (sim_.now() >= options_.until) return "until";
+  if (workload_over(now)) return "workload finished";
+  const SimTime next = sim_.next_event_time();
+  if (!next.is_never()) {
+    const double wall = (next - sim_start_).to_seconds() / options_.factor;
+    wake_at = std::min(wake_at, wall_start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wall)));
+  }
+  return {};
+}
+
+std::string ClockDriver::cosim_step(Clock::time_point now, Clock::time_point& wake_at) {
+  // The quiet period grows with the scheduler's observed reaction time (twice its
+  // slowest recent decision), so a slow or loaded scheduler still gets to retry.
+  const auto quiet = std::max<Clock::duration>(options_.quiet, 2 * api_.recent_reaction_time());
+  const bool idle_for_quiet = now - api_.last_activity() >= quiet;
+  // Rule 3 for the retries rule 4 cannot judge: preemption (a pod that fits nowhere may
+  // still evict lower-priority pods when it is retried).
+  const bool retries_possible =
+      api_.given_up_external_pods() > 0 && api_.capacity_freed() && api_.given_up_pod_may_preempt();
+  bool may_step = api_.in_flight() == 0 && (!retries_possible || idle_for_quiet);
+  const bool retry_fits = api_.given_up_external_pods() > 0 && api_.given_up_pod_fits();
+  const bool within_grace = now - api_.last_activity() < options_.grace;
+  if (retry_fits && within_grace) may_step = false;
+  if (api_.undecided_external_pods() > 0) {
+    may_step = may_step && options_.decision_timeout && now - api_.last_activity() >= *options_.decision_timeout;
+    if (may_step && !warned_decision_timeout_) {
+      std::fprintf(stderr, "kubesim: cosim: %zu pod(s) still wait for their scheduler's decision after %lld ms; advancing\n",
+                   api_.undecided_external_pods(), static_cast<long long>(options_.decision_timeout->count()));
+      warned_decision_timeout_ = true;
+    }
+  }
+  if (may_step && sim_.has_work()) {
+    const SimTime next = sim_.next_event_time();
+    if (next > options_.until) {
+      sim_.advance_to(options_.until);
+      return "until";
+    }
+    if (retry_fits && grace_expiries_++ == 0)
+      std::fprintf(stderr, "kubesim: cosim: a pod its scheduler gave up on would fit, but nothing was bound in %lld ms; advancing\n",
+                   static_cast<long long>(options_.grace.count()));
+    api_.clear_capacity_freed();
+    holding_ = false;
+    sim_.advance_to(next);
+    api_.notify_watchers();
+    wake_at = now;  // look again at once
+    return {};
+  }
+  const bool paced_hold = options_.paced_hold && retry_fits && within_grace && api_.in_flight() == 0 &&
+                          api_.undecided_external_pods() == 0 && !(retries_possible && !idle_for_quiet);
+  if (!paced_hold) {
+    holding_ = false;
+  } else if (paced_hold_step(now, wake_at)) {
+    return "until";
+  }
+  if (workload_over(now)) return "workload finished";
+  if (retries_possible && !idle_for_quiet) wake_at = api_.last_activity() + quiet;
+  if (retry_fits && within_grace) wake_at = std::min(wake_at, api_.last_activity() + options_.grace);
+  return {};
+}
+
+bool ClockDriver::paced_hold_step(Clock::time_point now, Clock::time_point& wake_at) {
+  // Rule 4, paced: simulated time runs with wall time while the scheduler's timer runs.
+  if (!holding_) {
+    holding_ = true;
+    hold_wall_ = now;
+    hold_sim_ = sim_.now();
+  }
+  const SimTime target = std::min(
+      options_.until, hold_sim_ + Duration::micros(std::chrono::duration_cast<std::chrono::microseconds>(now - hold_wall_).count()));
+  if (target > sim_.now()) {
+    sim_.advance_to(target);
+    api_.notify_watchers();
+  }
+  if (sim_.now() >= options_.until) return true;
+  wake_at = std::min(wake_at, now + std::chrono::milliseconds(10));
+  return false;
+}
+
 std::string ClockDriver::run(const std::atomic<bool>& stop) {
-  using Clock = std::chrono::steady_clock;
-  bool warned = false;
+  warned_decision_timeout_ = false;
   while (!stop.load()) {
     std::uint64_t seen = 0;
     {
@@ -165,83 +244,9 @@ std::string ClockDriver::run(const std::atomic<bool>& stop) {
     Clock::time_point wake_at = Clock::now() + std::chrono::milliseconds(250);
     const std::string ended = api_.locked([&]() -> std::string {
       const auto now = Clock::now();
-      if (options_.mode == ClockOptions::Mode::kRealtime) {
-        const SimTime target = std::min(realtime_target(), options_.until);
-        if (target > sim_.now()) sim_.advance_to(target);
-        api_.notify_watchers();
-        if (sim_.now() >= options_.until) return "until";
-        if (workload_over(now)) return "workload finished";
-        const SimTime next = sim_.next_event_time();
-        if (!next.is_never()) {
-          const double wall = (next - sim_start_).to_seconds() / options_.factor;
-          wake_at = std::min(wake_at, wall_start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wall)));
-        }
-        return {};
-      }
+      if (options_.mode == ClockOptions::Mode::kRealtime) return realtime_step(now, wake_at);
       if (shimmed_) return shimmed_step(now, wake_at);
-      // cosim (see clock.hpp for the rule).
-      // The quiet period grows with the scheduler's observed reaction time (twice its
-      // slowest recent decision), so a slow or loaded scheduler still gets to retry.
-      const auto quiet = std::max<Clock::duration>(options_.quiet, 2 * api_.recent_reaction_time());
-      const bool idle_for_quiet = now - api_.last_activity() >= quiet;
-      // Rule 3 for the retries rule 4 cannot judge: preemption (a pod that fits nowhere may
-      // still evict lower-priority pods when it is retried).
-      const bool retries_possible =
-          api_.given_up_external_pods() > 0 && api_.capacity_freed() && api_.given_up_pod_may_preempt();
-      bool may_step = api_.in_flight() == 0 && (!retries_possible || idle_for_quiet);
-      const bool retry_fits = api_.given_up_external_pods() > 0 && api_.given_up_pod_fits();
-      const bool within_grace = now - api_.last_activity() < options_.grace;
-      if (retry_fits && within_grace) may_step = false;
-      if (api_.undecided_external_pods() > 0) {
-        may_step = may_step && options_.decision_timeout && now - api_.last_activity() >= *options_.decision_timeout;
-        if (may_step && !warned) {
-          std::fprintf(stderr, "kubesim: cosim: %zu pod(s) still wait for their scheduler's decision after %lld ms; advancing\n",
-                       api_.undecided_external_pods(), static_cast<long long>(options_.decision_timeout->count()));
-          warned = true;
-        }
-      }
-      if (may_step && sim_.has_work()) {
-        const SimTime next = sim_.next_event_time();
-        if (next > options_.until) {
-          sim_.advance_to(options_.until);
-          return "until";
-        }
-        if (retry_fits) {
-          if (grace_expiries_++ == 0)
-            std::fprintf(stderr, "kubesim: cosim: a pod its scheduler gave up on would fit, but nothing was bound in %lld ms; advancing\n",
-                         static_cast<long long>(options_.grace.count()));
-        }
-        api_.clear_capacity_freed();
-        holding_ = false;
-        sim_.advance_to(next);
-        api_.notify_watchers();
-        wake_at = now;  // look again at once
-        return {};
-      }
-      const bool paced_hold = options_.paced_hold && retry_fits && within_grace && api_.in_flight() == 0 &&
-                              api_.undecided_external_pods() == 0 && !(retries_possible && !idle_for_quiet);
-      if (!paced_hold) {
-        holding_ = false;
-      } else {
-        // Rule 4, paced: simulated time runs with wall time while the scheduler's timer runs.
-        if (!holding_) {
-          holding_ = true;
-          hold_wall_ = now;
-          hold_sim_ = sim_.now();
-        }
-        const SimTime target =
-            std::min(options_.until, hold_sim_ + Duration::micros(std::chrono::duration_cast<std::chrono::microseconds>(now - hold_wall_).count()));
-        if (target > sim_.now()) {
-          sim_.advance_to(target);
-          api_.notify_watchers();
-        }
-        if (sim_.now() >= options_.until) return "until";
-        wake_at = std::min(wake_at, now + std::chrono::milliseconds(10));
-      }
-      if (workload_over(now)) return "workload finished";
-      if (retries_possible && !idle_for_quiet) wake_at = api_.last_activity() + quiet;
-      if (retry_fits && within_grace) wake_at = std::min(wake_at, api_.last_activity() + options_.grace);
-      return {};
+      return cosim_step(now, wake_at);  // see clock.hpp for the rule
     });
     if (!ended.empty()) return ended;
     std::unique_lock<std::mutex> lock(wake_mutex_);

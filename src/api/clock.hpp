@@ -136,9 +136,16 @@ class ClockDriver {
   std::uint64_t shim_steps() const { return shim_steps_; }
 
  private:
+  using Clock = std::chrono::steady_clock;
   SimTime realtime_target() const;
-  // One look of cosim with a shimmed scheduler; sets wake_at; returns why the run ended or "".
-  std::string shimmed_step(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::time_point& wake_at);
+  // One look of run(), under the server's lock, per mode: each may lower wake_at (when to
+  // look again) and returns why the run ended, or "".
+  std::string realtime_step(Clock::time_point now, Clock::time_point& wake_at);
+  std::string cosim_step(Clock::time_point now, Clock::time_point& wake_at);
+  // cosim with a shimmed scheduler.
+  std::string shimmed_step(Clock::time_point now, Clock::time_point& wake_at);
+  // Rule 4, paced: moves simulated time with wall time during a hold; true at `until`.
+  bool paced_hold_step(Clock::time_point now, Clock::time_point& wake_at);
   bool workload_over(std::chrono::steady_clock::time_point now) const;
 
   Simulation& sim_;
@@ -151,6 +158,7 @@ class ClockDriver {
   std::uint64_t wakeups_ = 0;
   std::uint64_t grace_expiries_ = 0;
   std::uint64_t shim_steps_ = 0;
+  bool warned_decision_timeout_ = false;  // run() said once that it moves on without a decision
   bool holding_ = false;  // a paced hold is running, since (hold_wall_, hold_sim_)
   std::chrono::steady_clock::time_point hold_wall_;
   SimTime hold_sim_;

@@ -180,6 +180,41 @@ bool is_public_path(const std::string& path) {
   return path == "/version" || path == "/version/" || path == "/healthz" || path == "/livez" || path == "/readyz";
 }
 
+// Errors httplib answers itself (413 for an oversized body, 400 for a malformed request
+// line) get a Status body like the apiserver's.
+httplib::Server::HandlerResponse answer_httplib_error(const httplib::Request&, httplib::Response& res) {
+  if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+  if (res.status == 413) {
+    res.set_content(error_body(413, "RequestEntityTooLarge",
+                               "Request entity too large: limit is " + std::to_string(HttpServer::kMaxRequestBytes)),
+                    "application/json");
+  } else {
+    res.set_content(error_body(res.status, res.status == 404 ? "NotFound" : "BadRequest",
+                               res.status == 404 ? "the server could not find the requested resource"
+                                                 : "the server rejected our request for an unknown reason"),
+                    "application/json");
+  }
+  return httplib::Server::HandlerResponse::Handled;
+}
+
+ApiRequest to_api_request(const httplib::Request& req) {
+  ApiRequest r;
+  r.method = req.method;
+  r.path = req.path;
+  for (const auto& [k, v] : req.params) r.query.emplace_back(k, v);
+  r.content_type = req.get_header_value("Content-Type");
+  r.accept = req.get_header_value("Accept");
+  r.body = req.body;
+  return r;
+}
+
+// A watch (?watch=<Go ParseBool true> or a /watch/ path) is long-running: not limited.
+bool is_watch_request(const httplib::Request& req) {
+  const std::string w = req.get_param_value("watch");
+  return w == "1" || w == "t" || w == "T" || w == "TRUE" || w == "true" || w == "True" ||
+         req.path.find("/watch/") != std::string::npos;
+}
+
 }  // namespace
 
 HttpServer::HttpServer(ApiServer& api, Options options)
@@ -211,87 +246,65 @@ HttpServer::HttpServer(ApiServer& api, Options options)
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
   });
-  // Errors httplib answers itself (413 for an oversized body, 400 for a malformed request
-  // line) get a Status body like the apiserver's.
-  server_->set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    if (res.status == 413) {
-      res.set_content(error_body(413, "RequestEntityTooLarge",
-                                 "Request entity too large: limit is " + std::to_string(kMaxRequestBytes)),
-                      "application/json");
-    } else {
-      res.set_content(error_body(res.status, res.status == 404 ? "NotFound" : "BadRequest",
-                                 res.status == 404 ? "the server could not find the requested resource"
-                                                   : "the server rejected our request for an unknown reason"),
-                      "application/json");
-    }
-    return httplib::Server::HandlerResponse::Handled;
-  }));
-  const auto handler = [this](const httplib::Request& req, httplib::Response& res) {
-    if (!options_.bearer_token.empty() && !is_public_path(req.path) &&
-        req.get_header_value("Authorization") != "Bearer " + options_.bearer_token) {
-      res.status = 401;
-      res.set_content(error_body(401, "Unauthorized", "Unauthorized"), "application/json");
-      return;
-    }
-    ApiRequest r;
-    r.method = req.method;
-    r.path = req.path;
-    for (const auto& [k, v] : req.params) r.query.emplace_back(k, v);
-    r.content_type = req.get_header_value("Content-Type");
-    r.accept = req.get_header_value("Accept");
-    r.body = req.body;
-    // A watch (?watch=<Go ParseBool true> or a /watch/ path) is long-running: not limited.
-    const std::string w = req.get_param_value("watch");
-    const bool is_watch = w == "1" || w == "t" || w == "T" || w == "TRUE" || w == "true" || w == "True" ||
-                          req.path.find("/watch/") != std::string::npos;
-    const bool mutating = req.method != "GET";
-    std::atomic<int>& counter = mutating ? mutating_in_flight_ : read_only_in_flight_;
-    if (!is_watch && counter.fetch_add(1) >= (mutating ? kMaxMutatingInFlight : kMaxReadOnlyInFlight)) {
-      counter.fetch_sub(1);
-      res.status = 429;
-      res.set_header("Retry-After", "1");
-      res.set_content(error_body(429, "TooManyRequests", "Too many requests, please try again later."),
-                      "application/json");
-      return;
-    }
-    std::shared_ptr<Watch> watch;
-    ApiResponse out = [&] {
-      struct Release {
-        std::atomic<int>* c;
-        ~Release() {
-          if (c) c->fetch_sub(1);
-        }
-      } release{is_watch ? nullptr : &counter};
-      return api_.handle(r, &watch);
-    }();
-    res.status = out.status;
-    if (watch) answered();  // a watch is long-running: not a request in flight (ApiServer::in_flight)
-    if (!watch) {
-      res.set_content(std::move(out.body), out.content_type);
-      return;
-    }
-    res.set_chunked_content_provider(out.content_type, [this, w = std::move(watch)](std::size_t, httplib::DataSink& sink) {
-      std::string events;
-      const bool alive = api_.poll_watch(*w, events, std::chrono::milliseconds(500));
-      if (!events.empty()) {
-        const bool written = sink.write(events.data(), events.size());
-        api_.watch_written();
-        if (!written) return false;
-      }
-      if (!alive) {
-        sink.done();
-        return true;
-      }
-      return sink.is_writable();
-    });
-  };
+  server_->set_error_handler(httplib::Server::HandlerWithResponse(answer_httplib_error));
+  const auto handler = [this](const httplib::Request& req, httplib::Response& res) { serve_request(req, res); };
   const std::string any = ".*";
   server_->Get(any, handler);
   server_->Post(any, handler);
   server_->Put(any, handler);
   server_->Patch(any, handler);
   server_->Delete(any, handler);
+}
+
+void HttpServer::serve_request(const httplib::Request& req, httplib::Response& res) {
+  if (!options_.bearer_token.empty() && !is_public_path(req.path) &&
+      req.get_header_value("Authorization") != "Bearer " + options_.bearer_token) {
+    res.status = 401;
+    res.set_content(error_body(401, "Unauthorized", "Unauthorized"), "application/json");
+    return;
+  }
+  const ApiRequest r = to_api_request(req);
+  const bool is_watch = is_watch_request(req);
+  const bool mutating = req.method != "GET";
+  std::atomic<int>& counter = mutating ? mutating_in_flight_ : read_only_in_flight_;
+  if (!is_watch && counter.fetch_add(1) >= (mutating ? kMaxMutatingInFlight : kMaxReadOnlyInFlight)) {
+    counter.fetch_sub(1);
+    res.status = 429;
+    res.set_header("Retry-After", "1");
+    res.set_content(error_body(429, "TooManyRequests", "Too many requests, please try again later."),
+                    "application/json");
+    return;
+  }
+  std::shared_ptr<Watch> watch;
+  ApiResponse out = [&] {
+    struct Release {
+      std::atomic<int>* c;
+      ~Release() {
+        if (c) c->fetch_sub(1);
+      }
+    } release{is_watch ? nullptr : &counter};
+    return api_.handle(r, &watch);
+  }();
+  res.status = out.status;
+  if (watch) answered();  // a watch is long-running: not a request in flight (ApiServer::in_flight)
+  if (!watch) {
+    res.set_content(std::move(out.body), out.content_type);
+    return;
+  }
+  res.set_chunked_content_provider(out.content_type, [this, w = std::move(watch)](std::size_t, httplib::DataSink& sink) {
+    std::string events;
+    const bool alive = api_.poll_watch(*w, events, std::chrono::milliseconds(500));
+    if (!events.empty()) {
+      const bool written = sink.write(events.data(), events.size());
+      api_.watch_written();
+      if (!written) return false;
+    }
+    if (!alive) {
+      sink.done();
+      return true;
+    }
+    return sink.is_writable();
+  });
 }
 
 HttpServer::~HttpServer() { stop(); }
@@ -397,7 +410,8 @@ int HttpServer::start(const std::string& address, int port) {
   return bound;
 }
 
-void HttpServer::run_gate() {
+// The connections the gate watches until their request header is complete.
+struct HttpServer::GateConnections {
   using Clock = std::chrono::steady_clock;
   // A waiting connection's deadline: kReadHeaderTimeout once a request has begun (at accept for
   // a new connection, at its first byte for a kept-alive one), else kIdleTimeout.
@@ -405,84 +419,104 @@ void HttpServer::run_gate() {
     Clock::time_point deadline;
     bool reading;
   };
+  int epoll_fd;
   std::unordered_map<int, Waiting> waiting;
-  const auto add = [&](int fd, bool reading) {
+  std::vector<int> returned;  // kept-alive connections taken from returned_ (a reused buffer)
+  void add(int fd, bool reading) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;  // woken by new bytes, not by unread ones
     ev.data.fd = fd;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    ::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev);
     waiting[fd] = Waiting{Clock::now() + (reading ? kReadHeaderTimeout : kIdleTimeout), reading};
-  };
-  const auto close_waiting = [&](int fd) {
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  }
+  void close(int fd) {
+    ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
     ::close(fd);
     waiting.erase(fd);
-  };
+  }
+  void close_expired(Clock::time_point now) {
+    std::vector<int> expired;
+    for (const auto& [fd, w] : waiting)
+      if (w.deadline <= now) expired.push_back(fd);
+    for (int fd : expired) close(fd);
+  }
+};
+
+void HttpServer::run_gate() {
+  using Clock = std::chrono::steady_clock;
+  GateConnections gate{epoll_fd_, {}, {}};
   std::vector<char> peek(kHeaderPeekBytes);
   std::vector<epoll_event> events(256);
-  std::vector<int> returned;
   Clock::time_point next_sweep = Clock::now() + std::chrono::seconds(1);
   for (;;) {
     const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 1000);
     for (int i = 0; i < n; ++i) {
-      const int fd = events[i].data.fd;
+      const int fd = events[static_cast<std::size_t>(i)].data.fd;
       if (fd == wake_fd_) {
-        std::uint64_t count;
-        [[maybe_unused]] const ssize_t got = ::read(wake_fd_, &count, sizeof count);
-        if (stopping_) {
-          for (const auto& [open_fd, w] : waiting) ::close(open_fd);
-          std::lock_guard lock(returned_mutex_);
-          for (int r : returned_) ::close(r);
-          returned_.clear();
-          return;
-        }
-        {
-          std::lock_guard lock(returned_mutex_);
-          returned.swap(returned_);
-        }
-        for (int r : returned) add(r, false);
-        returned.clear();
-        continue;
+        if (!gate_woken(gate)) return;
+      } else if (fd == listen_fd_) {
+        gate_accept(gate);
+      } else {
+        gate_peek(gate, fd, peek);
       }
-      if (fd == listen_fd_) {
-        for (;;) {
-          const int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-          if (c < 0) {
-            // EMFILE/ENFILE: out of descriptors; the connection stays in the backlog until a
-            // waiting one is closed (level-triggered: the gate tries again after its sweep).
-            if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            break;
-          }
-          int yes = 1;
-          ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
-          add(c, true);
-        }
-        continue;
-      }
-      // Bytes (or the end) on a waiting connection: ready once the header is complete.
-      const ssize_t got = ::recv(fd, peek.data(), peek.size(), MSG_PEEK);
-      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
-        close_waiting(fd);
-        continue;
-      }
-      if (got < 0) continue;
-      const std::string_view seen(peek.data(), static_cast<std::size_t>(got));
-      if (!options_.tls && static_cast<std::size_t>(got) < peek.size() && seen.find("\r\n\r\n") == seen.npos) {
-        if (Waiting& w = waiting[fd]; !w.reading) w = Waiting{Clock::now() + kReadHeaderTimeout, true};
-        continue;
-      }
-      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
-      waiting.erase(fd);
-      pool_->enqueue([this, fd] { serve_connection(fd); });
     }
     if (const auto now = Clock::now(); now >= next_sweep) {
       next_sweep = now + std::chrono::seconds(1);
-      std::vector<int> expired;
-      for (const auto& [fd, w] : waiting)
-        if (w.deadline <= now) expired.push_back(fd);
-      for (int fd : expired) close_waiting(fd);
+      gate.close_expired(now);
     }
   }
+}
+
+bool HttpServer::gate_woken(GateConnections& gate) {
+  std::uint64_t count;
+  [[maybe_unused]] const ssize_t got = ::read(wake_fd_, &count, sizeof count);
+  if (stopping_) {
+    for (const auto& [open_fd, w] : gate.waiting) ::close(open_fd);
+    std::lock_guard lock(returned_mutex_);
+    for (int r : returned_) ::close(r);
+    returned_.clear();
+    return false;
+  }
+  {
+    std::lock_guard lock(returned_mutex_);
+    gate.returned.swap(returned_);
+  }
+  for (int r : gate.returned) gate.add(r, false);
+  gate.returned.clear();
+  return true;
+}
+
+void HttpServer::gate_accept(GateConnections& gate) {
+  for (;;) {
+    const int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (c < 0) {
+      // EMFILE/ENFILE: out of descriptors; the connection stays in the backlog until a
+      // waiting one is closed (level-triggered: the gate tries again after its sweep).
+      if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      break;
+    }
+    int yes = 1;
+    ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    gate.add(c, true);
+  }
+}
+
+void HttpServer::gate_peek(GateConnections& gate, int fd, std::vector<char>& peek) {
+  // Bytes (or the end) on a waiting connection: ready once the header is complete.
+  const ssize_t got = ::recv(fd, peek.data(), peek.size(), MSG_PEEK);
+  if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+    gate.close(fd);
+    return;
+  }
+  if (got < 0) return;
+  const std::string_view seen(peek.data(), static_cast<std::size_t>(got));
+  if (!options_.tls && static_cast<std::size_t>(got) < peek.size() && seen.find("\r\n\r\n") == seen.npos) {
+    if (auto& w = gate.waiting[fd]; !w.reading) w = {std::chrono::steady_clock::now() + kReadHeaderTimeout, true};
+    return;
+  }
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  gate.waiting.erase(fd);
+  pool_->enqueue([this, fd] { serve_connection(fd); });
 }
 
 void HttpServer::serve_connection(int fd) {

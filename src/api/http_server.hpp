@@ -31,6 +31,8 @@
 
 namespace httplib {
 class Server;
+struct Request;
+struct Response;
 }
 
 namespace kubesim::api {
@@ -86,7 +88,16 @@ class HttpServer {
   };
 
   class PlainServer;
+  // One request: the bearer token, the max-in-flight filter, then the ApiServer (a watch's
+  // events streamed by chunks).
+  void serve_request(const httplib::Request& req, httplib::Response& res);
+  // The gate (a thread): accepts connections and hands each to a worker once its request
+  // header is complete; the steps of its loop.
+  struct GateConnections;
   void run_gate();
+  bool gate_woken(GateConnections& gate);  // false: stopping
+  void gate_accept(GateConnections& gate);
+  void gate_peek(GateConnections& gate, int fd, std::vector<char>& peek);
   void serve_connection(int fd);
   void return_to_gate(int fd);
   // Ends the in-flight count of the request this worker thread took (plain HTTP), once.

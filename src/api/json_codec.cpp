@@ -201,20 +201,11 @@ std::string disruption_message(DisruptionReason r, const std::string& scheduler_
   }
 }
 
-json pod_status_json(const ObjectStore& store, PodId id, const TimeFormat& tf) {
-  const Pod& p = store.pod(id);
-  const PodTemplate& t = store.spec_of(id);
-  json st = json::object();
-  st["phase"] = to_string(p.phase);
-  if (!p.reason.empty()) st["reason"] = p.reason.str();
-  if (!p.message.empty()) st["message"] = p.message.str();
-  st["qosClass"] = pod_qos_class(t, store.resource_names());
-  if (p.nominated_node.valid()) st["nominatedNodeName"] = store.node(p.nominated_node).name;
-
+// The pod's conditions: the kubelet's (pkg/kubelet/status/generate.go) once it accepted the
+// pod, the scheduler's PodScheduled, and DisruptionTarget.
+json pod_conditions_json(const Pod& p, const PodTemplate& t, const TimeFormat& tf, bool kubelet_rejected) {
   json conds = json::array();
-  const bool accepted = !p.start_time.is_never();
-  const bool kubelet_rejected = is_terminal(p.phase) && p.started.is_never();
-  if (accepted) {
+  if (!p.start_time.is_never()) {
     const std::string since = tf.time(p.start_time);
     // generate.go GeneratePodInitializedCondition: True without init containers.
     if (t.init_containers.empty() || !p.started.is_never() || is_terminal(p.phase)) {
@@ -251,48 +242,63 @@ json pod_status_json(const ObjectStore& store, PodId id, const TimeFormat& tf) {
   if (p.disruption != DisruptionReason::kNone && p.disruption != DisruptionReason::kDeletionByUser)
     conds.push_back(pod_condition("DisruptionTarget", "True", tf.time(or_zero(p.deletion_requested)),
                                   to_string(p.disruption), disruption_message(p.disruption, t.scheduler_name)));
-  if (!conds.empty()) st["conditions"] = conds;
+  return conds;
+}
+
+// Container statuses (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses): the
+// state follows the phase; Pod::finished is known in advance and only read once terminal.
+json container_statuses_json(const Pod& p, const PodTemplate& t, PodId id, const TimeFormat& tf) {
+  json statuses = json::array();
+  for (const auto& c : t.containers) {
+    json cs = {{"name", c.name},
+               {"image", "registry.k8s.io/pause:3.9"},
+               {"imageID", ""},
+               {"ready", false},
+               {"restartCount", 0},
+               {"started", false}};
+    if (is_terminal(p.phase)) {
+      const bool ok = p.exit_code == 0;
+      cs["state"] = {{"terminated",
+                      {{"exitCode", p.exit_code},
+                       {"reason", ok ? "Completed" : "Error"},
+                       {"startedAt", tf.time(or_zero(p.started))},
+                       {"finishedAt", tf.time(or_zero(p.finished))}}}};
+    } else if (p.phase == PodPhase::kRunning && !p.started.is_never()) {
+      cs["state"] = {{"running", {{"startedAt", tf.time(p.started)}}}};
+      cs["ready"] = true;
+      cs["started"] = true;
+    } else {
+      cs["state"] = {{"waiting", {{"reason", "ContainerCreating"}}}};
+    }
+    if (!p.started.is_never()) {
+      cs["imageID"] = "registry.k8s.io/pause@sha256:7031c1b283388d2c2e09b57badb803c05ebed362dc88d84b480cc47f72a21097";
+      cs["containerID"] = "containerd://" + object_uid("Container", id.value());
+    }
+    statuses.push_back(std::move(cs));
+  }
+  return statuses;
+}
+
+json pod_status_json(const ObjectStore& store, PodId id, const TimeFormat& tf) {
+  const Pod& p = store.pod(id);
+  const PodTemplate& t = store.spec_of(id);
+  json st = json::object();
+  st["phase"] = to_string(p.phase);
+  if (!p.reason.empty()) st["reason"] = p.reason.str();
+  if (!p.message.empty()) st["message"] = p.message.str();
+  st["qosClass"] = pod_qos_class(t, store.resource_names());
+  if (p.nominated_node.valid()) st["nominatedNodeName"] = store.node(p.nominated_node).name;
+  const bool kubelet_rejected = is_terminal(p.phase) && p.started.is_never();
+  json conds = pod_conditions_json(p, t, tf, kubelet_rejected);
+  if (!conds.empty()) st["conditions"] = std::move(conds);
 
   if (p.node.valid()) st["hostIP"] = node_ip(p.node);
   if (!p.started.is_never() && !kubelet_rejected) {
     st["podIP"] = pod_ip(id);
     st["podIPs"] = json::array({{{"ip", pod_ip(id)}}});
   }
-  if (accepted) st["startTime"] = tf.time(p.start_time);
-
-  // Container statuses (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses): the
-  // state follows the phase; Pod::finished is known in advance and only read once terminal.
-  if (p.node.valid() && !kubelet_rejected) {
-    json statuses = json::array();
-    for (const auto& c : t.containers) {
-      json cs = {{"name", c.name},
-                 {"image", "registry.k8s.io/pause:3.9"},
-                 {"imageID", ""},
-                 {"ready", false},
-                 {"restartCount", 0},
-                 {"started", false}};
-      if (is_terminal(p.phase)) {
-        const bool ok = p.exit_code == 0;
-        cs["state"] = {{"terminated",
-                        {{"exitCode", p.exit_code},
-                         {"reason", ok ? "Completed" : "Error"},
-                         {"startedAt", tf.time(or_zero(p.started))},
-                         {"finishedAt", tf.time(or_zero(p.finished))}}}};
-      } else if (p.phase == PodPhase::kRunning && !p.started.is_never()) {
-        cs["state"] = {{"running", {{"startedAt", tf.time(p.started)}}}};
-        cs["ready"] = true;
-        cs["started"] = true;
-      } else {
-        cs["state"] = {{"waiting", {{"reason", "ContainerCreating"}}}};
-      }
-      if (!p.started.is_never()) {
-        cs["imageID"] = "registry.k8s.io/pause@sha256:7031c1b283388d2c2e09b57badb803c05ebed362dc88d84b480cc47f72a21097";
-        cs["containerID"] = "containerd://" + object_uid("Container", id.value());
-      }
-      statuses.push_back(std::move(cs));
-    }
-    st["containerStatuses"] = statuses;
-  }
+  if (!p.start_time.is_never()) st["startTime"] = tf.time(p.start_time);
+  if (p.node.valid() && !kubelet_rejected) st["containerStatuses"] = container_statuses_json(p, t, id, tf);
   return st;
 }
 
@@ -446,6 +452,54 @@ nlohmann::json pod_spec_to_json(const PodTemplate& t, const ResourceNames& names
   return spec;
 }
 
+namespace {
+
+// A Job's pod (p.job valid): its labels, owner and generateName; `from_client`: the pod's
+// object came from a client's Job template.
+void add_job_metadata(const ObjectStore& store, const Pod& p, bool from_client, json& md) {
+  // pkg/controller/job/job_controller.go: the Job's pods carry its selector labels
+  // (controller-uid, job-name) and a controller ownerReference.
+  const Job& j = store.job(p.job);
+  json& labels = ensure_object(md, "labels");
+  labels["controller-uid"] = job_uid(p.job);
+  labels["job-name"] = j.name;
+  md["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
+                                        {"kind", "Job"},
+                                        {"name", j.name},
+                                        {"uid", job_uid(p.job)},
+                                        {"controller", true},
+                                        {"blockOwnerDeletion", true}}});
+  // An Indexed Job's pods: generateName <job>-<index>- (the name less its 5 random characters).
+  if (!from_client) md["generateName"] = p.completion_index >= 0 && p.name.size() > 5 ? p.name.substr(0, p.name.size() - 5) : j.name + "-";
+}
+
+// An Indexed Job's pod (p.completion_index >= 0).
+void add_completion_index(const ObjectStore& store, const Pod& p, json& md, json& spec) {
+  // pkg/controller/job/indexed_job_utils.go (v1.26): addCompletionIndexAnnotation,
+  // addCompletionIndexEnvVariables (each container and init container, unless it has one),
+  // and the hostname <job>-<index>.
+  const std::string index = std::to_string(p.completion_index);
+  ensure_object(md, "annotations")["batch.kubernetes.io/job-completion-index"] = index;
+  spec["hostname"] = store.job(p.job).name + "-" + index;
+  const json env_var = {{"name", "JOB_COMPLETION_INDEX"},
+                        {"valueFrom",
+                         {{"fieldRef",
+                           {{"apiVersion", "v1"},
+                            {"fieldPath", "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}}}};
+  for (const char* list : {"initContainers", "containers"}) {
+    if (!spec.contains(list) || !spec[list].is_array()) continue;
+    for (json& c : spec[list]) {
+      json& env = c["env"];
+      if (!env.is_array()) env = json::array();
+      bool has = false;
+      for (const json& e : env) has = has || (e.is_object() && e.value("name", "") == "JOB_COMPLETION_INDEX");
+      if (!has) env.push_back(env_var);
+    }
+  }
+}
+
+}  // namespace
+
 nlohmann::json pod_to_json(const ObjectStore& store, PodId id, const TimeFormat& tf, const nlohmann::json* original) {
   const Pod& p = store.pod(id);
   const PodTemplate& t = store.spec_of(id);
@@ -461,22 +515,7 @@ nlohmann::json pod_to_json(const ObjectStore& store, PodId id, const TimeFormat&
     // carry their template's annotations; a client's pod keeps the ones it sent.
     if (!t.annotations.empty()) md["annotations"] = labels_json(t.annotations);
   }
-  if (p.job.valid()) {
-    // pkg/controller/job/job_controller.go: the Job's pods carry its selector labels
-    // (controller-uid, job-name) and a controller ownerReference.
-    const Job& j = store.job(p.job);
-    json& labels = ensure_object(md, "labels");
-    labels["controller-uid"] = job_uid(p.job);
-    labels["job-name"] = j.name;
-    md["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
-                                          {"kind", "Job"},
-                                          {"name", j.name},
-                                          {"uid", job_uid(p.job)},
-                                          {"controller", true},
-                                          {"blockOwnerDeletion", true}}});
-    // An Indexed Job's pods: generateName <job>-<index>- (the name less its 5 random characters).
-    if (!original) md["generateName"] = p.completion_index >= 0 && p.name.size() > 5 ? p.name.substr(0, p.name.size() - 5) : j.name + "-";
-  }
+  if (p.job.valid()) add_job_metadata(store, p, original != nullptr, md);
   if (p.terminating()) {
     md["deletionTimestamp"] = tf.time(p.deletion_requested + p.deletion_grace);
     md["deletionGracePeriodSeconds"] = p.deletion_grace.micros() / 1'000'000;
@@ -497,30 +536,7 @@ nlohmann::json pod_to_json(const ObjectStore& store, PodId id, const TimeFormat&
   } else {
     out["spec"] = pod_spec_to_json(t, store.resource_names(), p.run_time, p.active_deadline);
   }
-  if (p.completion_index >= 0 && p.job.valid()) {
-    // pkg/controller/job/indexed_job_utils.go (v1.26): addCompletionIndexAnnotation,
-    // addCompletionIndexEnvVariables (each container and init container, unless it has one),
-    // and the hostname <job>-<index>.
-    const std::string index = std::to_string(p.completion_index);
-    ensure_object(md, "annotations")["batch.kubernetes.io/job-completion-index"] = index;
-    json& spec = out["spec"];
-    spec["hostname"] = store.job(p.job).name + "-" + index;
-    const json env_var = {{"name", "JOB_COMPLETION_INDEX"},
-                          {"valueFrom",
-                           {{"fieldRef",
-                             {{"apiVersion", "v1"},
-                              {"fieldPath", "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}}}};
-    for (const char* list : {"initContainers", "containers"}) {
-      if (!spec.contains(list) || !spec[list].is_array()) continue;
-      for (json& c : spec[list]) {
-        json& env = c["env"];
-        if (!env.is_array()) env = json::array();
-        bool has = false;
-        for (const json& e : env) has = has || (e.is_object() && e.value("name", "") == "JOB_COMPLETION_INDEX");
-        if (!has) env.push_back(env_var);
-      }
-    }
-  }
+  if (p.completion_index >= 0 && p.job.valid()) add_completion_index(store, p, md, out["spec"]);
   if (p.node.valid()) out["spec"]["nodeName"] = store.node(p.node).name;
   if (const std::string* missing = store.missing_node(id)) out["spec"]["nodeName"] = *missing;
   // spec.schedulingGates is model-owned (a webhook sets it, a controller removes it).

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/builders.hpp"
+
 #include "core/error.hpp"
 
 namespace kubesim::api {
@@ -56,27 +58,10 @@ struct Fixture {
 
   explicit Fixture(bool guaranteed = true) {
     ns = store.ensure_namespace("default");
-    Node n;
-    n.name = "node-0";
-    n.labels = {{"kubernetes.io/hostname", "node-0"}};
-    n.capacity[kCpu] = 4000;
-    n.capacity[kMemory] = 8LL << 30;
-    n.allocatable = n.capacity;
-    node = store.create_node(n);
-    PodTemplate t;
-    Container c;
-    c.name = "main";
-    c.requests[kCpu] = 500;
-    c.requests[kMemory] = 1LL << 30;
-    c.requested_mask = 3;
-    if (guaranteed) {
-      c.limits = c.requests;
-      c.limited_mask = 3;
-    }
-    t.containers.push_back(c);
-    t.labels = {{"app", "x"}};
-    t.priority_class_name = "high";
-    t.priority = 1000;
+    node = store.create_node(testing::NodeBuilder("node-0").cpu("4").memory("8Gi").hostname_label());
+    testing::PodTemplateBuilder t;
+    t.cpu("500m").memory("1Gi").label("app", "x").priority_class("high").priority(1000);
+    if (!guaranteed) t.no_limits();
     tmpl = store.add_template(t);
   }
   PodId pod(const std::string& name) {

@@ -14,15 +14,24 @@
 //   Started `Started container <c>`, Killing `Stopping container <c>`
 //   (kuberuntime_container.go killContainer).
 // Names are "<pod>.<unix nanoseconds in hex>" as both recorders make them.
+//
+// PodEventRecorder decides, from a pod's changes, when each of those Events is recorded, and
+// deletes Events older than kube-apiserver's --event-ttl, as the apiserver's storage does
+// (pkg/registry/core/event/storage: events are stored with a TTL).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "api/json_codec.hpp"
+#include "api/watch_cache.hpp"
 #include "core/time.hpp"
+#include "engine/simulation.hpp"
 
 namespace kubesim::api {
 
@@ -44,5 +53,29 @@ std::string go_duration_string(Duration d);
 
 nlohmann::json pod_event_core_v1(const PodEvent& e, const TimeFormat& tf);
 nlohmann::json pod_event_events_v1(const PodEvent& e, const TimeFormat& tf);
+
+// Records the Events about pods into the watch cache (both APIs' resources). Not thread-safe:
+// the ApiServer calls it under its lock.
+class PodEventRecorder {
+ public:
+  PodEventRecorder(WatchCache& cache, TimeFormat time);
+
+  // Records the Events the scheduler and the kubelet would have recorded about `pod` by its
+  // current state, each once (after the pod's own state is in the cache: the Events name its
+  // uid and resourceVersion), first deleting Events older than the TTL.
+  void on_pod_change(Simulation& sim, PodId pod);
+
+ private:
+  void record(Simulation& sim, PodEvent e);
+  void expire(Simulation& sim);
+
+  WatchCache& cache_;
+  TimeFormat time_;
+  std::uint8_t pods_resource_, core_events_resource_, events_v1_resource_;
+  // By PodId: which Events were recorded (kScheduled | kStarted | kKilling of pod_events.cpp).
+  std::vector<std::uint8_t> recorded_;
+  // Recorded Events (key, when) in order, for the TTL.
+  std::deque<std::pair<std::string, SimTime>> expiry_;
+};
 
 }  // namespace kubesim::api

@@ -1,6 +1,9 @@
 #include "api/resources.hpp"
 
+#include <cctype>
+
 #include "core/error.hpp"
+#include "model/object_store.hpp"
 
 namespace kubesim::api {
 
@@ -42,8 +45,24 @@ const std::vector<ResourceInfo>& served_resources() {
   return kResources;
 }
 
-std::optional<std::uint8_t> find_resource(std::string_view group, std::string_view version, std::string_view plural) {
-  const auto& all = served_resources();
+std::vector<ResourceInfo> resources_with_registered(const ObjectStore& store, std::deque<std::string>& names) {
+  std::vector<ResourceInfo> all = served_resources();
+  for (std::size_t k = kBuiltinKinds; k < store.kind_count() && all.size() < 256; ++k) {
+    const auto kind = static_cast<ObjectKind>(k);
+    const KindInfo& info = store.kind_info(kind);
+    // A CRD's spec.names.singular defaults to the lowercase kind (apiextensions
+    // validation SetDefaults_CustomResourceDefinitionSpec); its status subresource is served.
+    std::string singular = info.kind;
+    for (char& c : singular) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    names.push_back(std::move(singular));
+    all.push_back(ResourceInfo{info.group, info.version, info.plural, names.back(), info.kind, info.namespaced,
+                               Backend::kRegistered, "", "status", kind});
+  }
+  return all;
+}
+
+std::optional<std::uint8_t> find_resource(const ResourceTable& all, std::string_view group, std::string_view version,
+                                          std::string_view plural) {
   for (std::size_t i = 0; i < all.size(); ++i)
     if (all[i].group == group && all[i].version == version && all[i].plural == plural)
       return static_cast<std::uint8_t>(i);
@@ -77,10 +96,10 @@ nlohmann::json core_versions_document(std::string_view server_address) {
           {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}}}};
 }
 
-nlohmann::json group_list_document() {
+nlohmann::json group_list_document(const ResourceTable& all) {
   nlohmann::json groups = nlohmann::json::array();
   std::vector<std::string_view> seen;
-  for (const auto& r : served_resources()) {
+  for (const auto& r : all) {
     if (r.group.empty()) continue;
     bool known = false;
     for (auto g : seen) known = known || g == r.group;
@@ -113,10 +132,11 @@ nlohmann::json subresource_entry(const ResourceInfo& r, std::string_view sub) {
 
 }  // namespace
 
-std::optional<nlohmann::json> resource_list_document(std::string_view group, std::string_view version) {
+std::optional<nlohmann::json> resource_list_document(const ResourceTable& all, std::string_view group,
+                                                     std::string_view version) {
   nlohmann::json resources = nlohmann::json::array();
   std::string group_version;
-  for (const auto& r : served_resources()) {
+  for (const auto& r : all) {
     if (r.group != group || r.version != version) continue;
     group_version = r.api_version();
     nlohmann::json entry = {{"name", r.plural},
@@ -157,23 +177,23 @@ std::string openapi_path_of(const ResourceInfo& r) {
 
 }  // namespace
 
-nlohmann::json openapi_v3_root() {
+nlohmann::json openapi_v3_root(const ResourceTable& all) {
   nlohmann::json paths = nlohmann::json::object();
-  for (const auto& r : served_resources()) {
+  for (const auto& r : all) {
     const std::string path = openapi_path_of(r);
     paths[path] = {{"serverRelativeURL", "/openapi/v3/" + path + "?hash=kubesim"}};
   }
   return {{"paths", paths}};
 }
 
-std::optional<nlohmann::json> openapi_v3_document(std::string_view path) {
+std::optional<nlohmann::json> openapi_v3_document(const ResourceTable& all, std::string_view path) {
   nlohmann::json paths = nlohmann::json::object();
   const nlohmann::json params = {
       {{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}},
       {{"name", "fieldManager"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}},
       {{"name", "dryRun"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}}};
   const nlohmann::json responses = {{"200", {{"description", "OK"}}}};
-  for (const auto& r : served_resources()) {
+  for (const auto& r : all) {
     if (openapi_path_of(r) != path) continue;
     const nlohmann::json gvk = {{"group", r.group}, {"version", r.version}, {"kind", r.kind}};
     const std::string base = "/" + openapi_path_of(r) + (r.namespaced ? "/namespaces/{namespace}/" : "/") + std::string(r.plural);

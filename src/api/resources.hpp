@@ -1,6 +1,8 @@
 // The resources kubesim serves and their discovery documents (/api, /apis, the
 // group/version resource lists), as kube-apiserver v1.26 publishes them
-// (staging/src/k8s.io/apiserver/pkg/endpoints/discovery).
+// (staging/src/k8s.io/apiserver/pkg/endpoints/discovery). A server's table is the built-in
+// resources followed by every kind registered in its store (model/kind_registry.hpp), served
+// as apiextensions-apiserver serves a CustomResourceDefinition's resource.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,15 @@
 #include <string_view>
 #include <vector>
 
+#include <deque>
+
 #include <nlohmann/json.hpp>
+
+#include "model/kind_registry.hpp"
+
+namespace kubesim {
+class ObjectStore;
+}
 
 namespace kubesim::api {
 
@@ -22,6 +32,7 @@ enum class Backend : std::uint8_t {
   kQuota,      // the simulation's ResourceQuotas
   kGeneric,    // stored as JSON only (events, leases, ...); PriorityClasses and PDBs are
                // mirrored into the simulation when created
+  kRegistered, // a kind registered in the store (ResourceInfo::registered_kind)
 };
 
 struct ResourceInfo {
@@ -34,27 +45,34 @@ struct ResourceInfo {
   Backend backend;
   std::string_view short_names;  // comma-separated
   std::string_view subresources;  // comma-separated, e.g. "binding,status"
+  ObjectKind registered_kind = ObjectKind::kNamespace;  // with Backend::kRegistered: its kind id
   std::string api_version() const { return group.empty() ? std::string(version) : std::string(group) + "/" + std::string(version); }
 };
 
-// Every served resource, in a fixed order (its index is the resource's id).
+// The built-in resources, in a fixed order (its index is the resource's id).
 const std::vector<ResourceInfo>& served_resources();
-std::optional<std::uint8_t> find_resource(std::string_view group, std::string_view version, std::string_view plural);
-std::uint8_t resource_index(std::string_view group, std::string_view plural);  // asserts it exists
+// A server's resources: served_resources(), then one per kind registered in `store` (the
+// strings they name live in the store's KindInfo and in `names`). At most 256 in all.
+std::vector<ResourceInfo> resources_with_registered(const ObjectStore& store, std::deque<std::string>& names);
+using ResourceTable = std::vector<ResourceInfo>;
+std::optional<std::uint8_t> find_resource(const ResourceTable& all, std::string_view group, std::string_view version,
+                                          std::string_view plural);
+std::uint8_t resource_index(std::string_view group, std::string_view plural);  // a built-in; asserts it exists
 
 nlohmann::json version_document(std::string_view kubesim_version);
 nlohmann::json core_versions_document(std::string_view server_address);
-nlohmann::json group_list_document();
+nlohmann::json group_list_document(const ResourceTable& all);
 // nullopt for an unknown group/version.
-std::optional<nlohmann::json> resource_list_document(std::string_view group, std::string_view version);
+std::optional<nlohmann::json> resource_list_document(const ResourceTable& all, std::string_view group,
+                                                     std::string_view version);
 
 // A minimal OpenAPI v3 (the /openapi/v3 discovery root and one document per group/version,
 // staging/src/k8s.io/kube-openapi/pkg/handler3): the paths of every served resource with
 // their x-kubernetes-group-version-kind and the fieldValidation query parameter, which is
 // what kubectl reads to learn that the server validates fields itself
 // (cli-runtime/pkg/resource/query_param_verifier_v3.go). No schemas.
-nlohmann::json openapi_v3_root();
+nlohmann::json openapi_v3_root(const ResourceTable& all);
 // `path` is "api/v1" or "apis/GROUP/VERSION"; nullopt when unknown.
-std::optional<nlohmann::json> openapi_v3_document(std::string_view path);
+std::optional<nlohmann::json> openapi_v3_document(const ResourceTable& all, std::string_view path);
 
 }  // namespace kubesim::api

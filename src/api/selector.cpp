@@ -402,4 +402,22 @@ FieldGetter field_getter(std::string_view resource, const json& object) {
   return [o](std::string_view f) { return object_meta_field(*o, f); };
 }
 
+bool Selection::parse(std::string_view resource, const std::string* labels, const std::string* fields,
+                      std::string* error) {
+  resource_ = resource;
+  try {
+    if (labels) labels_ = parse_label_selector(*labels);
+    if (fields) fields_ = parse_field_selector(*fields);
+  } catch (const SelectorError& e) {
+    *error = e.what();
+    return false;
+  }
+  const nlohmann::json none = nlohmann::json::object();
+  if (auto bad = fields_.unsupported_field(field_getter(resource_, none))) {
+    *error = "field label not supported: " + *bad;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace kubesim::api

@@ -85,4 +85,21 @@ std::optional<std::string> event_field(const nlohmann::json& event, std::string_
 // support the metadata fields only.
 FieldGetter field_getter(std::string_view resource, const nlohmann::json& object);
 
+// A list or watch filter: ?labelSelector= and ?fieldSelector= of one resource.
+class Selection {
+ public:
+  // False with `error` set (the 400 message) when a selector does not parse or names a
+  // field the resource cannot select on.
+  bool parse(std::string_view resource, const std::string* labels, const std::string* fields, std::string* error);
+  bool matches(const nlohmann::json& object) const {
+    if (!labels_.empty() && !labels_.matches_object(object)) return false;
+    return fields_.empty() || fields_.matches(field_getter(resource_, object));
+  }
+
+ private:
+  std::string resource_;
+  LabelQuery labels_;
+  FieldQuery fields_;
+};
+
 }  // namespace kubesim::api

@@ -244,36 +244,92 @@ const std::vector<Column>& columns_of(Kind kind) {
 // ---------------------------------------------------------------------------------------------
 // Cells.
 
-// printers.go printPod (v1.26).
-json pod_cells(const json& pod, std::int64_t now, json& conditions) {
-  const json& spec = field(pod, "spec");
-  const json& status = field(pod, "status");
-  const json& meta = field(pod, "metadata");
-
+// printPod's running summary of a pod's containers (printers.go v1.26, printPod).
+struct PodSummary {
+  std::string reason;
   std::int64_t restarts = 0;
-  const std::size_t total_containers = array_size(field(spec, "containers"));
   std::size_t ready_containers = 0;
-  std::optional<std::int64_t> last_restart;  // zero time = nullopt
-  auto note_restart = [&](const json& container_status) {
-    if (!path(container_status, "lastState", "terminated").is_object()) return;
-    const json& finished = path(container_status, "lastState", "terminated", "finishedAt");
-    // metav1.Time.Before on a zero time: any set time is after it.
-    std::optional<std::int64_t> t =
-        finished.is_string() ? parse_rfc3339_micros(finished.get_ref<const std::string&>()) : std::nullopt;
-    if (t && (!last_restart || *last_restart < *t)) last_restart = t;
-  };
+  std::optional<std::int64_t> last_restart;  // lastRestartDate; zero time = nullopt
+};
 
-  const std::string phase = str(field(status, "phase"));
-  std::string reason = phase;
-  if (!str(field(status, "reason")).empty()) reason = str(field(status, "reason"));
+// printPod's loops: a container's last termination moves the last restart date.
+void note_restart(const json& container_status, PodSummary& summary) {
+  if (!path(container_status, "lastState", "terminated").is_object()) return;
+  const json& finished = path(container_status, "lastState", "terminated", "finishedAt");
+  // metav1.Time.Before on a zero time: any set time is after it.
+  std::optional<std::int64_t> t =
+      finished.is_string() ? parse_rfc3339_micros(finished.get_ref<const std::string&>()) : std::nullopt;
+  if (t && (!summary.last_restart || *summary.last_restart < *t)) summary.last_restart = t;
+}
 
-  // If the Pod carries {type:PodScheduled, reason:SchedulingGated}, the reason is SchedulingGated.
-  for (const json& c : array_or_empty(field(status, "conditions"))) {
-    if (str(field(c, "type")) == "PodScheduled" && str(field(c, "reason")) == "SchedulingGated") {
-      reason = "SchedulingGated";
+// "Signal:N" or "ExitCode:N" of a terminated container without a reason.
+std::string exit_reason(const json& terminated) {
+  if (integer(field(terminated, "signal")) != 0) return "Signal:" + std::to_string(integer(field(terminated, "signal")));
+  return "ExitCode:" + std::to_string(integer(field(terminated, "exitCode")));
+}
+
+// printPod's loop over the init container statuses: true (and the reason set) while the pod
+// is still initializing.
+bool init_containers_reason(const json& spec, const json& status, PodSummary& summary) {
+  const json& init_statuses = array_or_empty(field(status, "initContainerStatuses"));
+  const std::size_t init_containers = array_size(field(spec, "initContainers"));
+  for (std::size_t i = 0; i < init_statuses.size(); ++i) {
+    const json& container = init_statuses[i];
+    summary.restarts += integer(field(container, "restartCount"));
+    note_restart(container, summary);
+    const json& terminated = path(container, "state", "terminated");
+    const json& waiting = path(container, "state", "waiting");
+    if (terminated.is_object() && integer(field(terminated, "exitCode")) == 0) continue;
+    if (terminated.is_object()) {
+      // initialization is failed
+      const std::string reason = str(field(terminated, "reason"));
+      summary.reason = "Init:" + (reason.empty() ? exit_reason(terminated) : reason);
+    } else if (waiting.is_object() && !str(field(waiting, "reason")).empty() &&
+               str(field(waiting, "reason")) != "PodInitializing") {
+      summary.reason = "Init:" + str(field(waiting, "reason"));
+    } else {
+      summary.reason = "Init:" + std::to_string(i) + "/" + std::to_string(init_containers);
+    }
+    return true;
+  }
+  return false;
+}
+
+// printers.go hasPodReadyCondition.
+bool has_pod_ready_condition(const json& status) {
+  for (const json& c : array_or_empty(field(status, "conditions")))
+    if (str(field(c, "type")) == "Ready" && str(field(c, "status")) == "True") return true;
+  return false;
+}
+
+// printPod's loop over the container statuses (last first), once initialized.
+void containers_reason(const json& status, PodSummary& summary) {
+  summary.restarts = 0;
+  bool has_running = false;
+  const json& statuses = array_or_empty(field(status, "containerStatuses"));
+  for (std::size_t k = statuses.size(); k-- > 0;) {
+    const json& container = statuses[k];
+    summary.restarts += integer(field(container, "restartCount"));
+    note_restart(container, summary);
+    const json& waiting = path(container, "state", "waiting");
+    const json& terminated = path(container, "state", "terminated");
+    if (waiting.is_object() && !str(field(waiting, "reason")).empty()) {
+      summary.reason = str(field(waiting, "reason"));
+    } else if (terminated.is_object() && !str(field(terminated, "reason")).empty()) {
+      summary.reason = str(field(terminated, "reason"));
+    } else if (terminated.is_object()) {
+      summary.reason = exit_reason(terminated);
+    } else if (boolean(field(container, "ready")) && path(container, "state", "running").is_object()) {
+      has_running = true;
+      ++summary.ready_containers;
     }
   }
+  // change pod status back to "Running" if there is at least one container still reporting as "Running"
+  if (summary.reason == "Completed" && has_running) summary.reason = has_pod_ready_condition(status) ? "Running" : "NotReady";
+}
 
+// printPod's row conditions: podSuccessConditions / podFailedConditions.
+void pod_row_conditions(const std::string& phase, json& conditions) {
   if (phase == "Succeeded") {
     conditions = json::array({{{"type", "Completed"},
                                {"status", "True"},
@@ -283,91 +339,10 @@ json pod_cells(const json& pod, std::int64_t now, json& conditions) {
     conditions = json::array(
         {{{"type", "Completed"}, {"status", "True"}, {"reason", "Failed"}, {"message", "The pod failed."}}});
   }
+}
 
-  bool initializing = false;
-  const json& init_statuses = array_or_empty(field(status, "initContainerStatuses"));
-  const std::size_t init_containers = array_size(field(spec, "initContainers"));
-  for (std::size_t i = 0; i < init_statuses.size(); ++i) {
-    const json& container = init_statuses[i];
-    restarts += integer(field(container, "restartCount"));
-    note_restart(container);
-    const json& terminated = path(container, "state", "terminated");
-    const json& waiting = path(container, "state", "waiting");
-    if (terminated.is_object() && integer(field(terminated, "exitCode")) == 0) continue;
-    if (terminated.is_object()) {
-      // initialization is failed
-      if (str(field(terminated, "reason")).empty()) {
-        if (integer(field(terminated, "signal")) != 0) {
-          reason = "Init:Signal:" + std::to_string(integer(field(terminated, "signal")));
-        } else {
-          reason = "Init:ExitCode:" + std::to_string(integer(field(terminated, "exitCode")));
-        }
-      } else {
-        reason = "Init:" + str(field(terminated, "reason"));
-      }
-    } else if (waiting.is_object() && !str(field(waiting, "reason")).empty() &&
-               str(field(waiting, "reason")) != "PodInitializing") {
-      reason = "Init:" + str(field(waiting, "reason"));
-    } else {
-      reason = "Init:" + std::to_string(i) + "/" + std::to_string(init_containers);
-    }
-    initializing = true;
-    break;
-  }
-
-  if (!initializing) {
-    restarts = 0;
-    bool has_running = false;
-    const json& statuses = array_or_empty(field(status, "containerStatuses"));
-    for (std::size_t k = statuses.size(); k-- > 0;) {
-      const json& container = statuses[k];
-      restarts += integer(field(container, "restartCount"));
-      note_restart(container);
-      const json& waiting = path(container, "state", "waiting");
-      const json& terminated = path(container, "state", "terminated");
-      if (waiting.is_object() && !str(field(waiting, "reason")).empty()) {
-        reason = str(field(waiting, "reason"));
-      } else if (terminated.is_object() && !str(field(terminated, "reason")).empty()) {
-        reason = str(field(terminated, "reason"));
-      } else if (terminated.is_object()) {
-        if (integer(field(terminated, "signal")) != 0) {
-          reason = "Signal:" + std::to_string(integer(field(terminated, "signal")));
-        } else {
-          reason = "ExitCode:" + std::to_string(integer(field(terminated, "exitCode")));
-        }
-      } else if (boolean(field(container, "ready")) && path(container, "state", "running").is_object()) {
-        has_running = true;
-        ++ready_containers;
-      }
-    }
-    // change pod status back to "Running" if there is at least one container still reporting as "Running"
-    if (reason == "Completed" && has_running) {
-      bool pod_ready = false;
-      for (const json& c : array_or_empty(field(status, "conditions"))) {
-        if (str(field(c, "type")) == "Ready" && str(field(c, "status")) == "True") pod_ready = true;
-      }
-      reason = pod_ready ? "Running" : "NotReady";
-    }
-  }
-
-  const bool deleting = !field(meta, "deletionTimestamp").is_null();
-  if (deleting && str(field(status, "reason")) == "NodeLost") {  // node.NodeUnreachablePodReason
-    reason = "Unknown";
-  } else if (deleting) {
-    reason = "Terminating";
-  }
-
-  std::string restarts_str = std::to_string(restarts);
-  if (last_restart) restarts_str += " (" + human_duration(now - *last_restart) + " ago)";
-
-  json cells = json::array();
-  cells.push_back(str(field(meta, "name")));
-  cells.push_back(std::to_string(ready_containers) + "/" + std::to_string(total_containers));
-  cells.push_back(reason);
-  cells.push_back(restarts_str);
-  cells.push_back(since(field(meta, "creationTimestamp"), now));
-
-  // Wide.
+// printPod's wide columns: IP, node, nominated node, readiness gates ("<none>" when empty).
+void pod_wide_cells(const json& spec, const json& status, json& cells) {
   std::string pod_ip;
   const json& pod_ips = field(status, "podIPs");
   if (array_size(pod_ips) > 0) pod_ip = str(field(pod_ips[0], "ip"));
@@ -392,6 +367,44 @@ json pod_cells(const json& pod, std::int64_t now, json& conditions) {
   cells.push_back(node_name.empty() ? "<none>" : node_name);
   cells.push_back(nominated.empty() ? "<none>" : nominated);
   cells.push_back(gates);
+}
+
+// printers.go printPod (v1.26).
+json pod_cells(const json& pod, std::int64_t now, json& conditions) {
+  const json& spec = field(pod, "spec");
+  const json& status = field(pod, "status");
+  const json& meta = field(pod, "metadata");
+
+  const std::string phase = str(field(status, "phase"));
+  PodSummary summary;
+  summary.reason = phase;
+  if (!str(field(status, "reason")).empty()) summary.reason = str(field(status, "reason"));
+  // If the Pod carries {type:PodScheduled, reason:SchedulingGated}, the reason is SchedulingGated.
+  for (const json& c : array_or_empty(field(status, "conditions"))) {
+    if (str(field(c, "type")) == "PodScheduled" && str(field(c, "reason")) == "SchedulingGated") {
+      summary.reason = "SchedulingGated";
+    }
+  }
+  pod_row_conditions(phase, conditions);
+  if (!init_containers_reason(spec, status, summary)) containers_reason(status, summary);
+
+  const bool deleting = !field(meta, "deletionTimestamp").is_null();
+  if (deleting && str(field(status, "reason")) == "NodeLost") {  // node.NodeUnreachablePodReason
+    summary.reason = "Unknown";
+  } else if (deleting) {
+    summary.reason = "Terminating";
+  }
+
+  std::string restarts = std::to_string(summary.restarts);
+  if (summary.last_restart) restarts += " (" + human_duration(now - *summary.last_restart) + " ago)";
+
+  json cells = json::array();
+  cells.push_back(str(field(meta, "name")));
+  cells.push_back(std::to_string(summary.ready_containers) + "/" + std::to_string(array_size(field(spec, "containers"))));
+  cells.push_back(summary.reason);
+  cells.push_back(restarts);
+  cells.push_back(since(field(meta, "creationTimestamp"), now));
+  pod_wide_cells(spec, status, cells);
   return cells;
 }
 

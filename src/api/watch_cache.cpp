@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "api/api_responses.hpp"
+#include "core/parse_number.hpp"
+
 namespace kubesim::api {
 
 const char* to_string(WatchEventType t) {
@@ -43,6 +46,18 @@ void WatchCache::record(std::uint8_t resource, WatchEventType type, SnapshotPtr 
     log_.pop_front();
     ++first_index_;
   }
+}
+
+void WatchCache::record_object(std::uint8_t resource, WatchEventType type, nlohmann::json object, std::uint32_t model_id) {
+  auto snap = std::make_shared<Snapshot>();
+  const nlohmann::json& meta = object["metadata"];
+  const std::string& ns = string_at(object, "metadata", "namespace");
+  snap->key = ns.empty() ? json_string_of(meta["name"]) : ns + "/" + json_string_of(meta["name"]);
+  snap->resource_version = static_cast<std::uint64_t>(parse_int(json_string_of(meta["resourceVersion"])).value_or(0));
+  snap->model_id = model_id;
+  snap->text = object.dump();
+  snap->object = std::move(object);
+  record(resource, type, std::move(snap));
 }
 
 std::size_t WatchCache::position(std::uint64_t resource_version) const {

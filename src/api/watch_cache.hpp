@@ -44,6 +44,9 @@ class WatchCache {
 
   // Records a change of `resource` at snapshot->resource_version; `type` kDeleted removes it.
   void record(std::uint8_t resource, WatchEventType type, SnapshotPtr snapshot);
+  // The same for an object state as JSON: serialized once here, keyed and versioned by its
+  // metadata (namespace, name, resourceVersion); `model_id` as Snapshot::model_id.
+  void record_object(std::uint8_t resource, WatchEventType type, nlohmann::json object, std::uint32_t model_id = 0);
 
   // The live objects of a resource by key.
   const std::map<std::string, SnapshotPtr>& live(std::uint8_t resource) const { return live_[resource]; }

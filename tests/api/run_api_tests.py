@@ -907,7 +907,12 @@ def main():
             s.kill()
     print(f"{passes} passed, {len(failures)} failed in {time.monotonic() - t0:.1f} s"
           + (f": {', '.join(failures)}" if failures else ""), flush=True)
-    if args.keep or failures:
+    return finish_run(tmp, args.keep)
+
+
+def finish_run(tmp, keep):
+    """The exit status of a test run: its outputs in `tmp` are kept when asked or on failure."""
+    if keep or failures:
         print(f"outputs kept in {tmp}")
     else:
         shutil.rmtree(tmp, ignore_errors=True)

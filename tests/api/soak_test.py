@@ -23,7 +23,6 @@ import argparse
 import http.client
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -35,7 +34,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from run_api_tests import Server, check, failures, note, pod_body  # noqa: E402
+from run_api_tests import Server, check, failures, finish_run, note, pod_body  # noqa: E402
 
 LATENCY_LIMIT = 0.100  # seconds: the "answering a GET within 100 ms"
 
@@ -345,11 +344,8 @@ def main():
     try:
         soak(os.path.abspath(args.kubesim), tmp)
     finally:
-        if args.keep or failures:
-            print(f"outputs kept in {tmp}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+        status = finish_run(tmp, args.keep)
+    return status
 
 
 if __name__ == "__main__":
