@@ -145,6 +145,7 @@ void GangRun::set_up_gang_scheduler() {
   group.name = spec_.pod_group;
   group.min_member = static_cast<std::int32_t>(data_.model.task_count());
   group.created = sim_.now();
+  sim_.ensure_namespace(spec_.namespace_name);  // the task pods' namespace, as their CREATE makes it
   if (!create_pod_group(sim_.store(), group))
     throw InputError(spec_.source, spec_.line,
                      "bsp: PodGroup " + spec_.namespace_name + "/" + spec_.pod_group + " already exists");
