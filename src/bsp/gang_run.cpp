@@ -121,9 +121,7 @@ void GangRun::set_up_gang_scheduler() {
   }
   if (spec_.gang_scheduler == "kueue") {
     // Kueue gates the pods and admits the group; kube-scheduler places them once ungated.
-    const kueue::Controller* kueue = nullptr;
-    for (std::size_t i = 0; i < sim_.scheduler_count() && !kueue; ++i)
-      kueue = dynamic_cast<const kueue::Controller*>(&sim_.scheduler_model(i));
+    const kueue::Controller* kueue = sim_.find_controller<kueue::Controller>();
     if (!kueue || !kueue->cache().config().pod_integration)
       throw InputError(spec_.source, spec_.line,
                        where + "Kueue with its pod integration (list the kueue setup under schedulers:, with a "

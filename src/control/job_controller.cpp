@@ -216,18 +216,10 @@ std::string indexed_pod_base(const std::string& job, std::int32_t index) {
 
 }  // namespace
 
-void JobController::sync(JobId id, SimTime now) {
-  ++syncs_;
-  const Job& job = store_.job(id);
-  JobState& st = state(id);
-  const bool v126 = config_.version == JobControllerConfig::Version::kV1_26;
-  if (job.finished() || job.deleted) {
-    st.requeues = 0;  // Forget (a deleted Job: syncJob finds no Job and returns)
-    return;
-  }
-  // Count the tracked pods; counted ones lose the finalizer (leave the list).
-  std::int32_t new_succeeded = 0, new_failed = 0, ready = 0, counted = 0;
-  SimTime latest_failure = SimTime::never();
+JobController::PodTally JobController::count_pods(const Job& job, JobState& st) {
+  // trackJobStatusAndRemoveFinalizers' newly finished pods (getNewFinishedPods): counted
+  // ones lose the finalizer (leave the list); the rest are active.
+  PodTally t;
   scratch_active_.clear();
   PodId* link = &st.first_pod;
   while (link->valid()) {
@@ -243,42 +235,54 @@ void JobController::sync(JobId id, SimTime now) {
           st.succeeded_indexes.resize(static_cast<std::size_t>(job.completions), false);
         if (ix >= 0 && ix < job.completions && !st.succeeded_indexes[static_cast<std::size_t>(ix)]) {
           st.succeeded_indexes[static_cast<std::size_t>(ix)] = true;
-          ++new_succeeded;
+          ++t.new_succeeded;
         }
       } else if (succeeded) {
-        ++new_succeeded;
+        ++t.new_succeeded;
       } else {
-        ++new_failed;
+        ++t.new_failed;
         // backoff_utils.go getFinishedTime: container finish, else the deletion time.
-        const SimTime t = !p.finished.is_never() ? p.finished : !p.deletion_requested.is_never() ? p.deletion_requested : p.created;
-        if (latest_failure.is_never() || t > latest_failure) latest_failure = t;
+        const SimTime at = !p.finished.is_never() ? p.finished : !p.deletion_requested.is_never() ? p.deletion_requested : p.created;
+        if (t.latest_failure.is_never() || at > t.latest_failure) t.latest_failure = at;
       }
-      ++counted;
+      ++t.counted;
       *link = next_pod_[pod.value()];
       continue;
     }
     scratch_active_.push_back(pod);
-    if (p.phase == PodPhase::kRunning) ++ready;  // no readiness probes: Ready once running
+    if (p.phase == PodPhase::kRunning) ++t.ready;  // no readiness probes: Ready once running
     link = &next_pod_[pod.value()];
   }
-  std::int32_t active = static_cast<std::int32_t>(scratch_active_.size());
-  const std::int32_t succeeded = job.succeeded + new_succeeded;
-  std::int32_t failed = job.failed + new_failed;
-  if (new_succeeded > 0) st.failures_since_success = 0;
-  if (new_failed > 0) {
-    st.failures_since_success += static_cast<std::uint32_t>(new_failed);
-    st.last_failure = latest_failure;
-  }
-  const bool new_failure = new_failed > 0;
-  const bool exceeds_backoff_limit =
-      v126 ? new_failure && active != job.parallelism && failed > job.backoff_limit : failed > job.backoff_limit;
+  return t;
+}
 
-  JobCondition condition = JobCondition::kNone;
-  Job::Suspended suspended = job.suspended_condition;
-  bool reset_start_time = false;
+void JobController::sync(JobId id, SimTime now) {
+  ++syncs_;
+  const Job& job = store_.job(id);
+  JobState& st = state(id);
+  const bool v126 = config_.version == JobControllerConfig::Version::kV1_26;
+  if (job.finished() || job.deleted) {
+    st.requeues = 0;  // Forget (a deleted Job: syncJob finds no Job and returns)
+    return;
+  }
+  const PodTally tally = count_pods(job, st);
+  SyncStatus s;
+  s.active = static_cast<std::int32_t>(scratch_active_.size());
+  s.succeeded = job.succeeded + tally.new_succeeded;
+  s.failed = job.failed + tally.new_failed;
+  s.ready = tally.ready;
+  s.counted = tally.counted;
+  if (tally.new_succeeded > 0) st.failures_since_success = 0;
+  if (tally.new_failed > 0) {
+    st.failures_since_success += static_cast<std::uint32_t>(tally.new_failed);
+    st.last_failure = tally.latest_failure;
+  }
+  const bool new_failure = tally.new_failed > 0;
+  const bool exceeds_backoff_limit = v126 ? new_failure && s.active != job.parallelism && s.failed > job.backoff_limit
+                                          : s.failed > job.backoff_limit;
+  s.suspended = job.suspended_condition;
   // syncJob: "if job.Status.StartTime == nil && !jobSuspended(&job)" sets StartTime.
-  const bool set_start_time = job.start_time.is_never() && !job.suspend;
-  bool create_error = false;
+  s.set_start_time = job.start_time.is_never() && !job.suspend;
   if (exceeds_backoff_limit) {
     // deleteActivePods: a plain DELETE (the pods' own grace period); they count as failed.
     // Two requests each: the DELETE and its SuccessfulDelete event.
@@ -288,127 +292,148 @@ void JobController::sync(JobId id, SimTime now) {
       store_.delete_pod(pod, now, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
                         DisruptionReason::kDeletionByUser);
     }
-    failed += active;
-    active = 0;
+    s.failed += s.active;
+    s.active = 0;
     st.first_pod = PodId();
-    condition = JobCondition::kFailed;
+    s.condition = JobCondition::kFailed;
   } else {
-    // manageJob.
-    const std::int32_t want_active = std::clamp(job.completions - succeeded, 0, job.parallelism);
-    if (job.indexed && !job.suspend) {
-      if (st.succeeded_indexes.size() != static_cast<std::size_t>(job.completions))
-        st.succeeded_indexes.resize(static_cast<std::size_t>(job.completions), false);
-      active = remove_needless_indexed_pods(job, st, now);
-    }
-    if (job.suspend) {
-      // manageJob, jobSuspended(job): "Deleting all active pods in suspended job"
-      // (activePodsForRemoval(job, activePods, active): all of them). deleteJobPods removes
-      // the tracking finalizer before the DELETE (removeTrackingFinalizerPatch), so these
-      // pods are not counted as failed.
-      delete_job_pods(st, active, now);
-      active = 0;
-    } else if (active > want_active) {
-      // Too many (parallelism lowered): delete the newest extras (deleteJobPods as above).
-      delete_job_pods(st, active - want_active, now);
-      active = want_active;
-    } else if (active < want_active) {
-      Duration remaining;
-      if (!v126 && st.failures_since_success > 0) {
-        // backoffRecord.getRemainingTime: base * 2^(failures-1), capped, from the last failure.
-        const Duration d = exponential(config_.pod_failure_backoff_base, config_.pod_failure_backoff_max,
-                                       st.failures_since_success - 1);
-        const Duration since = now - st.last_failure;
-        if (since < d) remaining = d - since;
-      }
-      if (remaining > Duration()) {
-        enqueue(id, now + remaining, now);
-      } else {
-        // Slow start: batches of 1, 2, 4, ... (SlowStartInitialBatchSize); after a batch
-        // with an error the remaining creations are skipped until the next sync.
-        std::int32_t diff = std::min(want_active - active, 500);  // MaxPodCreateDeletePerSync
-        // Indexed: firstPendingIndexes, the lowest indexes neither succeeded nor active.
-        std::int32_t next_index = 0;
-        const auto pending_index = [&]() -> std::int32_t {
-          while (next_index < job.completions && (st.succeeded_indexes[static_cast<std::size_t>(next_index)] ||
-                                                  scratch_index_[static_cast<std::size_t>(next_index)]))
-            ++next_index;
-          return next_index < job.completions ? next_index++ : -1;
-        };
-        for (std::int32_t batch = std::min(diff, 1); diff > 0; batch = std::min(2 * batch, diff)) {
-          for (std::int32_t i = 0; i < batch; ++i) {
-            const std::int32_t index = job.indexed ? pending_index() : -1;
-            if (job.indexed && index < 0) break;
-            requests(now, 2);  // the POST and its SuccessfulCreate (or FailedCreate) event
-            auto created = host_.create_job_pod(id, generate_name(job.indexed ? indexed_pod_base(job.name, index) : job.name), index);
-            if (const PodId* pod = std::get_if<PodId>(&created)) {
-              if (next_pod_.size() <= pod->value()) next_pod_.resize(pod->value() + 1);
-              next_pod_[pod->value()] = st.first_pod;
-              st.first_pod = *pod;
-              ++active;
-            } else {
-              create_error = true;
-              ++failed_creates_;
-              last_create_error_ = std::move(std::get<std::string>(created));
-            }
-          }
-          if (create_error) break;
-          diff -= batch;
-        }
-      }
-    }
-    if (succeeded >= job.completions && active == 0) {
-      condition = JobCondition::kComplete;
-    } else if (job.suspend) {
-      // syncJob: ensureJobConditionStatus(JobSuspended, True, "JobSuspended", "Job suspended").
-      suspended = Job::Suspended::kTrue;
-    } else if (suspended == Job::Suspended::kTrue) {
-      // ensureJobConditionStatus(JobSuspended, False, "JobResumed", "Job resumed") changes
-      // only an existing condition. "Resumed jobs will always reset StartTime to current
-      // time" (so that activeDeadlineSeconds counts only the time active).
-      suspended = Job::Suspended::kFalse;
-      reset_start_time = true;
-    }
+    s.create_error = manage_job(id, job, st, s.succeeded, s.active, now);
+    job_conditions(job, s);
   }
+  update_status(id, job, st, s, now);
 
-  // flushUncountedAndRemoveFinalizers: the status PUT listing the finished pods as uncounted,
-  // one finalizer PATCH each, the PUT that counts them; else a changed status is one PUT.
-  if (counted > 0) requests(now, counted + 2);
-  if (condition != JobCondition::kNone) requests(now, 1);  // the Completed / BackoffLimitExceeded event
-  const Job& j = store_.job(id);
-  const std::string completed_indexes = job.indexed ? completed_indexes_text(st.succeeded_indexes) : std::string();
-  if (j.active != active || j.succeeded != succeeded || j.failed != failed || j.ready != ready ||
-      j.completed_indexes != completed_indexes ||
-      set_start_time || reset_start_time || suspended != j.suspended_condition || condition != JobCondition::kNone) {
-    if (counted == 0) requests(now, 1);
-    store_.update_job(id, [&](Job& x) {
-      x.active = active;
-      x.succeeded = succeeded;
-      x.failed = failed;
-      x.ready = ready;
-      x.completed_indexes = completed_indexes;
-      x.suspended_condition = suspended;
-      if (set_start_time || reset_start_time) x.start_time = now;
-      if (condition != JobCondition::kNone) {
-        x.condition = condition;
-        x.condition_time = now;
-        if (condition == JobCondition::kComplete) {
-          x.completion_time = now;  // v1.26: Complete has an empty reason and message
-        } else {
-          x.condition_reason = "BackoffLimitExceeded";
-          x.condition_message = "Job has reached the specified backoff limit";
-        }
-      }
-    });
-  }
-
-  if (create_error) {
+  if (s.create_error) {
     add_rate_limited(id, now, config_.api_backoff_base, config_.api_backoff_max);
-  } else if (v126 && new_failure && condition == JobCondition::kNone) {
+  } else if (v126 && new_failure && s.condition == JobCondition::kNone) {
     // "failed pod(s) detected for job": the error re-enqueues the Job rate-limited.
     add_rate_limited(id, now, config_.pod_failure_backoff_base, config_.pod_failure_backoff_max);
   } else {
     st.requeues = 0;  // Forget
   }
+}
+
+bool JobController::manage_job(JobId id, const Job& job, JobState& st, std::int32_t succeeded, std::int32_t& active,
+                               SimTime now) {
+  const bool v126 = config_.version == JobControllerConfig::Version::kV1_26;
+  const std::int32_t want_active = std::clamp(job.completions - succeeded, 0, job.parallelism);
+  if (job.indexed && !job.suspend) {
+    if (st.succeeded_indexes.size() != static_cast<std::size_t>(job.completions))
+      st.succeeded_indexes.resize(static_cast<std::size_t>(job.completions), false);
+    active = remove_needless_indexed_pods(job, st, now);
+  }
+  if (job.suspend) {
+    // manageJob, jobSuspended(job): "Deleting all active pods in suspended job"
+    // (activePodsForRemoval(job, activePods, active): all of them). deleteJobPods removes
+    // the tracking finalizer before the DELETE (removeTrackingFinalizerPatch), so these
+    // pods are not counted as failed.
+    delete_job_pods(st, active, now);
+    active = 0;
+    return false;
+  }
+  if (active > want_active) {
+    // Too many (parallelism lowered): delete the newest extras (deleteJobPods as above).
+    delete_job_pods(st, active - want_active, now);
+    active = want_active;
+    return false;
+  }
+  if (active == want_active) return false;
+  Duration remaining;
+  if (!v126 && st.failures_since_success > 0) {
+    // backoffRecord.getRemainingTime: base * 2^(failures-1), capped, from the last failure.
+    const Duration d = exponential(config_.pod_failure_backoff_base, config_.pod_failure_backoff_max,
+                                   st.failures_since_success - 1);
+    const Duration since = now - st.last_failure;
+    if (since < d) remaining = d - since;
+  }
+  if (remaining > Duration()) {
+    enqueue(id, now + remaining, now);
+    return false;
+  }
+  return !create_pods(id, job, st, std::min(want_active - active, 500), active, now);  // MaxPodCreateDeletePerSync
+}
+
+bool JobController::create_pods(JobId id, const Job& job, JobState& st, std::int32_t diff, std::int32_t& active,
+                                SimTime now) {
+  // manageJob's slow start: batches of 1, 2, 4, ... (SlowStartInitialBatchSize); after a
+  // batch with an error the remaining creations are skipped until the next sync.
+  // Indexed: firstPendingIndexes, the lowest indexes neither succeeded nor active.
+  std::int32_t next_index = 0;
+  const auto pending_index = [&]() -> std::int32_t {
+    while (next_index < job.completions && (st.succeeded_indexes[static_cast<std::size_t>(next_index)] ||
+                                            scratch_index_[static_cast<std::size_t>(next_index)]))
+      ++next_index;
+    return next_index < job.completions ? next_index++ : -1;
+  };
+  bool ok = true;
+  for (std::int32_t batch = std::min(diff, 1); diff > 0; batch = std::min(2 * batch, diff)) {
+    for (std::int32_t i = 0; i < batch; ++i) {
+      const std::int32_t index = job.indexed ? pending_index() : -1;
+      if (job.indexed && index < 0) break;
+      requests(now, 2);  // the POST and its SuccessfulCreate (or FailedCreate) event
+      auto created = host_.create_job_pod(id, generate_name(job.indexed ? indexed_pod_base(job.name, index) : job.name), index);
+      if (const PodId* pod = std::get_if<PodId>(&created)) {
+        if (next_pod_.size() <= pod->value()) next_pod_.resize(pod->value() + 1);
+        next_pod_[pod->value()] = st.first_pod;
+        st.first_pod = *pod;
+        ++active;
+      } else {
+        ok = false;
+        ++failed_creates_;
+        last_create_error_ = std::move(std::get<std::string>(created));
+      }
+    }
+    if (!ok) break;
+    diff -= batch;
+  }
+  return ok;
+}
+
+void JobController::job_conditions(const Job& job, SyncStatus& s) {
+  if (s.succeeded >= job.completions && s.active == 0) {
+    s.condition = JobCondition::kComplete;
+  } else if (job.suspend) {
+    // syncJob: ensureJobConditionStatus(JobSuspended, True, "JobSuspended", "Job suspended").
+    s.suspended = Job::Suspended::kTrue;
+  } else if (s.suspended == Job::Suspended::kTrue) {
+    // ensureJobConditionStatus(JobSuspended, False, "JobResumed", "Job resumed") changes
+    // only an existing condition. "Resumed jobs will always reset StartTime to current
+    // time" (so that activeDeadlineSeconds counts only the time active).
+    s.suspended = Job::Suspended::kFalse;
+    s.reset_start_time = true;
+  }
+}
+
+void JobController::update_status(JobId id, const Job& job, const JobState& st, const SyncStatus& s, SimTime now) {
+  // flushUncountedAndRemoveFinalizers: the status PUT listing the finished pods as uncounted,
+  // one finalizer PATCH each, the PUT that counts them; else a changed status is one PUT.
+  if (s.counted > 0) requests(now, s.counted + 2);
+  if (s.condition != JobCondition::kNone) requests(now, 1);  // the Completed / BackoffLimitExceeded event
+  const Job& j = store_.job(id);
+  const std::string completed_indexes = job.indexed ? completed_indexes_text(st.succeeded_indexes) : std::string();
+  if (j.active == s.active && j.succeeded == s.succeeded && j.failed == s.failed && j.ready == s.ready &&
+      j.completed_indexes == completed_indexes && !s.set_start_time && !s.reset_start_time &&
+      s.suspended == j.suspended_condition && s.condition == JobCondition::kNone)
+    return;
+  if (s.counted == 0) requests(now, 1);
+  store_.update_job(id, [&](Job& x) {
+    x.active = s.active;
+    x.succeeded = s.succeeded;
+    x.failed = s.failed;
+    x.ready = s.ready;
+    x.completed_indexes = completed_indexes;
+    x.suspended_condition = s.suspended;
+    if (s.set_start_time || s.reset_start_time) x.start_time = now;
+    if (s.condition != JobCondition::kNone) {
+      x.condition = s.condition;
+      x.condition_time = now;
+      if (s.condition == JobCondition::kComplete) {
+        x.completion_time = now;  // v1.26: Complete has an empty reason and message
+      } else {
+        x.condition_reason = "BackoffLimitExceeded";
+        x.condition_message = "Job has reached the specified backoff limit";
+      }
+    }
+  });
 }
 
 }  // namespace kubesim

@@ -131,7 +131,30 @@ class JobController {
   JobState& state(JobId job);
   void enqueue(JobId job, SimTime at, SimTime now);
   void add_rate_limited(JobId job, SimTime now, Duration base, Duration max);
+  // The pods' tally of one sync (count_pods).
+  struct PodTally {
+    std::int32_t new_succeeded = 0, new_failed = 0, ready = 0, counted = 0;
+    SimTime latest_failure = SimTime::never();
+  };
+  // What one sync computes of the Job's status (syncJob's `job.Status` before the update).
+  struct SyncStatus {
+    std::int32_t active = 0, succeeded = 0, failed = 0, ready = 0, counted = 0;
+    JobCondition condition = JobCondition::kNone;
+    Job::Suspended suspended = Job::Suspended::kNone;
+    bool set_start_time = false, reset_start_time = false, create_error = false;
+  };
+  // pkg/controller/job/job_controller.go syncJob, split along its parts: the finished pods
+  // (count_pods: getNewFinishedPods; the active ones are left in scratch_active_),
+  // manageJob (manage_job, create_pods: its slow-start creation), the conditions, and the
+  // status write (update_status: trackJobStatusAndRemoveFinalizers / updateStatusHandler).
   void sync(JobId job, SimTime now);
+  PodTally count_pods(const Job& job, JobState& st);
+  // Returns whether a pod creation failed.
+  bool manage_job(JobId id, const Job& job, JobState& st, std::int32_t succeeded, std::int32_t& active, SimTime now);
+  // Returns false after a failed creation.
+  bool create_pods(JobId id, const Job& job, JobState& st, std::int32_t diff, std::int32_t& active, SimTime now);
+  static void job_conditions(const Job& job, SyncStatus& s);
+  void update_status(JobId id, const Job& job, const JobState& st, const SyncStatus& s, SimTime now);
   // Syncs waiting for the client's token run while it has one; then the wake-up is armed.
   void run_waiting_syncs(SimTime now);
   void requests(SimTime now, std::int32_t count);  // takes `count` tokens

@@ -14,7 +14,7 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
       watch_rng_(options_.seed, "informer/watch"),
       failure_rng_(options_.seed, "workload/failures") {
   store_.resource_names() = inputs.resource_names;
-  store_.add_listener(this);
+  store_.add_listener(this, KindSet::all());  // registered kinds too: it routes them to their controllers
   kubelets_ = std::make_unique<Kubelets>(store_, options_.model.kubelet, options_.seed, static_cast<KubeletHost&>(*this));
   auto add_scheduler = [&](auto make, Duration informer_delay) {
     auto port = std::make_unique<SchedulerPort>();
@@ -53,6 +53,8 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   for (auto& pc : inputs.priority_classes) store_.add_priority_class(std::move(pc));
   for (auto& q : inputs.quotas) store_.create_quota(std::move(q));
   for (auto& pdb : inputs.pod_disruption_budgets) store_.add_pod_disruption_budget(std::move(pdb));
+  for (const auto& install : inputs.install_objects) install(store_);
+  add_controllers(std::move(inputs.controllers));  // before the nodes: they watch them
   // Every pod the workload asks for, at once: the store never moves its pods while it grows.
   std::size_t pods = options_.model.addon_pods.size();
   for (const WorkloadJob& j : workload_.jobs) pods += j.pods_asked();
@@ -121,6 +123,27 @@ void Simulation::resolve_priorities(std::vector<PodTemplate>& templates) const {
   }
 }
 
+void add_controller(SimulationInputs& inputs, ControllerFactory factory) {
+  factory.position = 1 + inputs.other_schedulers.size();
+  inputs.controllers.push_back(std::move(factory));
+}
+
+void Simulation::add_controllers(std::vector<ControllerFactory> factories) {
+  std::stable_sort(factories.begin(), factories.end(),
+                   [](const ControllerFactory& a, const ControllerFactory& b) { return a.position < b.position; });
+  KUBESIM_ASSERT(kFirstScheduler + schedulers_.size() + factories.size() <= 256);
+  for (auto& f : factories) {
+    auto port = std::make_unique<ControllerPort>();
+    port->sim = this;
+    port->index = static_cast<std::uint8_t>(controllers_.size());
+    auto model = f.make(store_, *port, options_);
+    const KindSet watches = model->watches();
+    const auto subscriber = static_cast<std::uint8_t>(kFirstScheduler + schedulers_.size() + controllers_.size());
+    controllers_.push_back(ControllerSlot{std::move(model), std::move(port), f.informer_delay, watches, f.position, subscriber});
+  }
+  last_delivery_.assign(kFirstScheduler + schedulers_.size() + controllers_.size(), SimTime::zero());
+}
+
 SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNames&)> build, Duration informer_delay) {
   return SchedulerFactory{
       [build = std::move(build)](ObjectStore& store, SchedulerHost& host,
@@ -136,7 +159,7 @@ SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNa
 bool Simulation::is_external(const Event& e) {
   if (const auto* s = std::get_if<SchedulerEvent>(&e))
     return s->kind == SchedulerEvent::Kind::kBindDone || s->kind == SchedulerEvent::Kind::kBindJob;
-  return !std::holds_alternative<JobControllerEvent>(e);
+  return !std::holds_alternative<JobControllerEvent>(e) && !std::holds_alternative<ControllerEvent>(e);
 }
 
 void Simulation::SchedulerPort::post(SimTime at, Phase phase, SchedulerEvent event) {
@@ -161,6 +184,11 @@ std::variant<PodId, std::string> Simulation::SchedulerPort::create_pod(std::stri
   return sim->create_pod(std::move(pod));
 }
 
+void Simulation::ControllerPort::post(SimTime at, Phase phase, TimerPayload payload) {
+  // Not external: busy() / expects_change() say what a pending timer means for the end.
+  sim->push(at, phase, ControllerEvent{payload, index});
+}
+
 bool Simulation::served_internally(const std::string& scheduler_name) const {
   for (const auto& s : schedulers_)
     if (s.model->serves(scheduler_name)) return true;
@@ -176,6 +204,7 @@ SchedulerModel* Simulation::scheduler_serving(const std::string& scheduler_name)
 std::uint64_t Simulation::scheduling_attempts() const {
   std::uint64_t n = 0;
   for (const auto& s : schedulers_) n += s.model->attempts();
+  for (const auto& c : controllers_) n += c.model->attempts();
   return n;
 }
 
@@ -234,7 +263,9 @@ void Simulation::deliver(std::uint8_t to, const Change& change, Duration extra_d
 }
 
 void Simulation::deliver_to_schedulers(const Change& change) {
+  std::size_t c = 0;  // the next controller (by position)
   for (std::size_t i = 0; i < schedulers_.size(); ++i) {
+    for (; c < controllers_.size() && controllers_[c].position <= i; ++c) deliver_to_controller(controllers_[c], change);
     const SchedulerSlot& s = schedulers_[i];
     if (change.kind == ObjectKind::kJob && !s.model->wants_jobs()) continue;
     // A pod change the scheduler would ignore, due now: skipped (its turn still counts).
@@ -245,6 +276,15 @@ void Simulation::deliver_to_schedulers(const Change& change) {
     }
     deliver(static_cast<std::uint8_t>(kFirstScheduler + i), change, s.informer_delay);
   }
+  for (; c < controllers_.size(); ++c) deliver_to_controller(controllers_[c], change);
+}
+
+void Simulation::deliver_to_controller(const ControllerSlot& c, const Change& change) {
+  if (c.watches.contains(change.kind)) deliver(c.subscriber, change, c.informer_delay);
+}
+
+void Simulation::deliver_to_controllers(const Change& change) {
+  for (const ControllerSlot& c : controllers_) deliver_to_controller(c, change);
 }
 
 void Simulation::skip_delivery() {
@@ -317,7 +357,8 @@ void Simulation::on_change(const Change& change) {
   }
   switch (change.kind) {
     case ObjectKind::kNamespace:
-    case ObjectKind::kQuota: return;
+    case ObjectKind::kQuota:
+    default: deliver_to_controllers(change); return;  // registered kinds: only their watchers
     case ObjectKind::kJob:
       deliver(Subscriber::kJobController, change);
       deliver_to_schedulers(change);
@@ -363,6 +404,8 @@ std::variant<PodId, std::string> Simulation::create_pod(Pod pod) {
   pod.created = now_;
   for (const auto& s : schedulers_)
     if (std::string refused = s.model->admit_pod_on_create(pod); !refused.empty()) return refused;
+  for (const auto& c : controllers_)
+    if (std::string refused = c.model->admit_pod_on_create(pod); !refused.empty()) return refused;
   if (auto refused = quota_.admit(pod.ns, pod.name, store_.spec(pod.spec))) return std::move(*refused);
   const PodId id = store_.create_pod(std::move(pod));
   quota_.charged(id);
@@ -524,15 +567,20 @@ Simulation::Stop Simulation::stop_reason() {
   Duration max_retry = std::max({options_.model.job_controller.api_backoff_max,
                                  options_.model.job_controller.pod_failure_backoff_max,
                                  options_.model.job_controller.pod_update_batch});
-  for (const auto& sched : schedulers_) {
-    if (sched.model->expects_change()) {
-      frozen_since_ = SimTime::never();
-      return Stop::kNo;  // a scheduler's timer will change the cluster, or may
-    }
-    if (sched.model->busy()) {
+  const auto busy_or_changing = [&](const auto& model) {
+    if (model.expects_change()) return true;  // its timer will change the cluster, or may
+    if (model.busy()) {
       busy = true;
-      max_retry = std::max(max_retry, sched.model->retry_window());
+      max_retry = std::max(max_retry, model.retry_window());
     }
+    return false;
+  };
+  const bool changing =
+      std::any_of(schedulers_.begin(), schedulers_.end(), [&](const auto& s) { return busy_or_changing(*s.model); }) ||
+      std::any_of(controllers_.begin(), controllers_.end(), [&](const auto& c) { return busy_or_changing(*c.model); });
+  if (changing) {
+    frozen_since_ = SimTime::never();
+    return Stop::kNo;
   }
   if (!busy && job_events_pending_ == 0) return Stop::kDone;
   if (frozen_since_.is_never() || store_.resource_version() != frozen_version_) {
@@ -615,28 +663,9 @@ void Simulation::process_next() {
             push(workload_.jobs[next].submit, Phase::kArrival, Arrival{next});
           }
         } else if constexpr (std::is_same_v<T, Delivery>) {
-          switch (e.to) {
-            case Subscriber::kKubelet: kubelets_->on_pod_change(e.change, now_); break;
-            default: {
-              SchedulerModel& sched = *schedulers_[e.to - kFirstScheduler].model;
-              if (e.change.kind == ObjectKind::kNode) {
-                sched.on_node_change(e.change, now_);
-              } else if (e.change.kind == ObjectKind::kJob) {
-                sched.on_job_change(e.change, now_);
-              } else {
-                sched.on_pod_change(e.change, now_);
-              }
-              break;
-            }
-            case Subscriber::kJobController:
-              if (e.change.kind == ObjectKind::kJob) {
-                job_controller_->on_job_change(e.change, now_);
-              } else {
-                job_controller_->on_pod_change(e.change, now_);
-              }
-              break;
-            case Subscriber::kQuotaController: quota_.on_pod_change(e.change); break;
-          }
+          on_delivery(e);
+        } else if constexpr (std::is_same_v<T, ControllerEvent>) {
+          controllers_[e.controller].model->on_timer(e.payload, now_);
         } else if constexpr (std::is_same_v<T, KubeletEvent>) {
           kubelets_->on_event(e, now_);
         } else if constexpr (std::is_same_v<T, KubeletRun>) {
@@ -653,6 +682,36 @@ void Simulation::process_next() {
       },
       entry.payload);
   flush_kubelet_run();
+}
+
+void Simulation::on_delivery(const Delivery& e) {
+  switch (e.to) {
+    case Subscriber::kKubelet: kubelets_->on_pod_change(e.change, now_); break;
+    default: {
+      const std::size_t i = e.to - kFirstScheduler;
+      if (i >= schedulers_.size()) {
+        controllers_[i - schedulers_.size()].model->on_change(e.change, now_);
+        break;
+      }
+      SchedulerModel& sched = *schedulers_[i].model;
+      if (e.change.kind == ObjectKind::kNode) {
+        sched.on_node_change(e.change, now_);
+      } else if (e.change.kind == ObjectKind::kJob) {
+        sched.on_job_change(e.change, now_);
+      } else {
+        sched.on_pod_change(e.change, now_);
+      }
+      break;
+    }
+    case Subscriber::kJobController:
+      if (e.change.kind == ObjectKind::kJob) {
+        job_controller_->on_job_change(e.change, now_);
+      } else {
+        job_controller_->on_pod_change(e.change, now_);
+      }
+      break;
+    case Subscriber::kQuotaController: quota_.on_pod_change(e.change); break;
+  }
 }
 
 NamespaceId Simulation::ensure_namespace(const std::string& name) {

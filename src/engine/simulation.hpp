@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "control/cluster_actions.hpp"
+#include "control/controller.hpp"
 #include "control/job_controller.hpp"
 #include "control/kubelet.hpp"
 #include "control/node_lifecycle.hpp"
@@ -72,6 +73,19 @@ struct SchedulerFactory {
 // built, so it must not register names the first call did not.
 SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNames&)> build, Duration informer_delay);
 
+// A controller (control/controller.hpp), built once the store exists with the run's options.
+// `informer_delay` is added to the watch delay of its informer stream. `position`: its
+// deliveries of a change come right before those of scheduler `position` (after those of
+// schedulers 0 .. position-1; the last scheduler's index + 1: after every scheduler), so a
+// controller that was a scheduler model keeps its place in the order of deliveries and of
+// the watch delay's draws. add_controller() puts it after the schedulers added so far.
+struct ControllerFactory {
+  std::function<std::unique_ptr<Controller>(ObjectStore& store, ControllerHost& host, const SimulationOptions& options)>
+      make;
+  Duration informer_delay;
+  std::size_t position = 0;
+};
+
 struct SimulationInputs {
   ResourceNames resource_names;
   std::vector<Node> nodes;
@@ -83,7 +97,16 @@ struct SimulationInputs {
   std::vector<ResourceQuota> quotas;  // ns indexes workload.namespaces
   std::vector<PodDisruptionBudget> pod_disruption_budgets;  // ns indexes workload.namespaces
   std::vector<ClusterAction> actions;  // sorted by time
+  std::vector<ControllerFactory> controllers;  // built in this order, after the schedulers
+  // Run on the store once the namespaces exist, before any controller is built: kind
+  // registrations (ObjectStore::register_kind) and the objects of those kinds the cluster
+  // starts with.
+  std::vector<std::function<void(ObjectStore&)>> install_objects;
 };
+
+// Appends `factory` to inputs.controllers, delivered after the schedulers added so far
+// (kube-scheduler and inputs.other_schedulers): sets ControllerFactory::position.
+void add_controller(SimulationInputs& inputs, ControllerFactory factory);
 
 class Simulation final : public ChangeListener,
                          private KubeletHost,
@@ -122,7 +145,17 @@ class Simulation final : public ChangeListener,
   // schedulerName (Kueue).
   std::size_t scheduler_count() const { return schedulers_.size(); }
   SchedulerModel& scheduler_model(std::size_t i) { return *schedulers_[i].model; }
-  // Scheduling attempts of all schedulers.
+  // The controllers of SimulationInputs::controllers, in that order.
+  std::size_t controller_count() const { return controllers_.size(); }
+  Controller& controller(std::size_t i) { return *controllers_[i].model; }
+  // The first controller of type T, or null.
+  template <class T>
+  const T* find_controller() const {
+    for (const auto& c : controllers_)
+      if (const auto* t = dynamic_cast<const T*>(c.model.get())) return t;
+    return nullptr;
+  }
+  // Scheduling attempts of all schedulers (and the controllers' own, Controller::attempts).
   std::uint64_t scheduling_attempts() const;
   // Events handled (the skipped deliveries and each event of a kubelet run included), and the
   // queue entries popped for them: what the run cost in queue operations.
@@ -199,7 +232,8 @@ class Simulation final : public ChangeListener,
   struct Arrival {
     std::uint32_t job;
   };
-  // Informer streams: these three, then one per scheduler (kFirstScheduler + index).
+  // Informer streams: these three, then one per scheduler (kFirstScheduler + index), then
+  // one per controller (kFirstScheduler + scheduler count + index).
   enum Subscriber : std::uint8_t { kKubelet, kJobController, kQuotaController, kFirstScheduler };
   struct Delivery {
     std::uint8_t to;
@@ -213,6 +247,20 @@ class Simulation final : public ChangeListener,
     std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) override;
     std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) override;
     ClusterClient& client() override { return sim->client_; }
+  };
+  // A controller's host: stamps its index on the timers it posts.
+  struct ControllerPort final : ControllerHost {
+    Simulation* sim = nullptr;
+    std::uint8_t index = 0;
+    void post(SimTime at, Phase phase, TimerPayload payload) override;
+  };
+  struct ControllerSlot {
+    std::unique_ptr<Controller> model;
+    std::unique_ptr<ControllerPort> port;
+    Duration informer_delay;
+    KindSet watches;
+    std::size_t position;     // ControllerFactory::position
+    std::uint8_t subscriber;  // its informer stream
   };
   struct SchedulerSlot {
     std::unique_ptr<SchedulerModel> model;
@@ -237,7 +285,7 @@ class Simulation final : public ChangeListener,
     std::uint32_t count;
   };
   using Event = std::variant<Arrival, Delivery, KubeletEvent, SchedulerEvent, JobControllerEvent, NodeLifecycleEvent,
-                             PodGcEvent, KubeletRun>;
+                             PodGcEvent, KubeletRun, ControllerEvent>;
   // Every push goes through here: a staged kubelet run is pushed first.
   void push(SimTime at, Phase phase, Event event);
   void flush_kubelet_run();
@@ -248,7 +296,13 @@ class Simulation final : public ChangeListener,
   void post(SimTime at, Phase phase, PodGcEvent event) override;
   std::variant<PodId, std::string> create_job_pod(JobId job, const std::string& name, std::int32_t completion_index) override;
   void deliver(std::uint8_t to, const Change& change, Duration extra_delay = Duration());
+  // To the schedulers and, each at its position, the controllers that watch the change's kind.
   void deliver_to_schedulers(const Change& change);
+  void deliver_to_controller(const ControllerSlot& c, const Change& change);
+  // To the controllers that watch the kind (kinds no scheduler is told of).
+  void deliver_to_controllers(const Change& change);
+  void add_controllers(std::vector<ControllerFactory> factories);
+  void on_delivery(const Delivery& d);
   // A delivery skipped at now_ (see skipped_pending_).
   void skip_delivery();
   // Wakes the idle schedulers that serve this new template's schedulerName.
@@ -291,6 +345,7 @@ class Simulation final : public ChangeListener,
   EventQueue<Event> events_;
   std::unique_ptr<Kubelets> kubelets_;
   std::vector<SchedulerSlot> schedulers_;  // [0] is kube-scheduler
+  std::vector<ControllerSlot> controllers_;  // by position (stable)
   Scheduler* kube_scheduler_ = nullptr;
   std::unique_ptr<JobController> job_controller_;
   std::unique_ptr<NodeLifecycle> node_lifecycle_;

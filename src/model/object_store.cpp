@@ -1,5 +1,7 @@
 #include "model/object_store.hpp"
 
+#include <array>
+
 namespace kubesim {
 
 NamespaceId ObjectStore::ensure_namespace(const std::string& name) {
@@ -166,6 +168,67 @@ void ObjectStore::remove_namespace(NamespaceId id) {
   ns.resource_version = ++resource_version_;
   announce(Change{ObjectKind::kNamespace, ChangeType::kDeleted, id.value(), NodeId(), PodPhase::kPending,
                   PodPhase::kPending, NodeId()});
+}
+
+namespace {
+
+// The built-in kinds as discovery names them (api/resources.cpp serves the same).
+const KindInfo& builtin_kind(ObjectKind kind) {
+  static const std::array<KindInfo, kBuiltinKinds> kInfos{{
+      {"", "v1", "Namespace", "namespaces", false, KindStorage::kBuiltin, {}},
+      {"", "v1", "Node", "nodes", false, KindStorage::kBuiltin, {}},
+      {"", "v1", "Pod", "pods", true, KindStorage::kBuiltin, {}},
+      {"batch", "v1", "Job", "jobs", true, KindStorage::kBuiltin, {}},
+      {"", "v1", "ResourceQuota", "resourcequotas", true, KindStorage::kBuiltin, {}},
+  }};
+  return kInfos[static_cast<std::size_t>(kind)];
+}
+
+}  // namespace
+
+ObjectKind ObjectStore::add_kind(std::unique_ptr<KindTable> table) {
+  const KindInfo& info = table->info();
+  if (find_kind(info.group, info.plural))
+    throw InputError("", 0, "kind " + info.kind + " (" + info.plural + "." + info.group + ") is already registered");
+  if (kind_count() >= kMaxKinds) throw InputError("", 0, "too many object kinds (at most 256)");
+  kinds_.push_back(std::move(table));
+  return static_cast<ObjectKind>(kind_count() - 1);
+}
+
+const KindTable& ObjectStore::table(ObjectKind kind) const {
+  const auto i = static_cast<std::size_t>(kind);
+  KUBESIM_ASSERT(i >= kBuiltinKinds && i < kind_count());
+  return *kinds_[i - kBuiltinKinds];
+}
+
+const KindInfo& ObjectStore::kind_info(ObjectKind kind) const {
+  return is_builtin(kind) ? builtin_kind(kind) : table(kind).info();
+}
+
+std::optional<ObjectKind> ObjectStore::find_kind(std::string_view group, std::string_view plural) const {
+  for (std::size_t i = 0; i < kind_count(); ++i) {
+    const auto kind = static_cast<ObjectKind>(i);
+    const KindInfo& info = kind_info(kind);
+    if (info.group == group && info.plural == plural) return kind;
+  }
+  return std::nullopt;
+}
+
+void ObjectStore::remove(ObjectKind kind, std::uint32_t id) {
+  ObjectMeta& m = table(kind).meta(id);
+  if (m.deleted) return;
+  m.deleted = true;
+  m.resource_version = ++resource_version_;
+  announce(Change{kind, ChangeType::kDeleted, id, NodeId(), PodPhase::kPending, PodPhase::kPending, NodeId()});
+}
+
+std::optional<std::uint32_t> ObjectStore::find(ObjectKind kind, NamespaceId ns, std::string_view name) const {
+  const KindTable& t = table(kind);
+  for (std::uint32_t i = 0; i < t.size(); ++i) {
+    const ObjectMeta& m = t.meta(i);
+    if (!m.deleted && m.ns == ns && m.name == name) return i;
+  }
+  return std::nullopt;
 }
 
 }  // namespace kubesim

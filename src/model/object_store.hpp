@@ -1,31 +1,38 @@
 // The object store: the simulated API server's storage. Every write bumps the global
 // resourceVersion, stamps it on the object, and is announced on the change feed, which
 // controllers, schedulers and metrics consume (through informers that may add delay).
+// The five built-in kinds have typed tables of their own (the Pod table is the hot one);
+// every other kind is registered (model/kind_registry.hpp) and kept in a KindTable.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <typeinfo>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/ids.hpp"
 #include "core/huge_pages.hpp"
+#include "model/kind_registry.hpp"
+#include "model/kind_table.hpp"
 #include "model/objects.hpp"
 
 namespace kubesim {
 
-enum class ObjectKind : std::uint8_t { kNamespace, kNode, kPod, kJob, kQuota };
 enum class ChangeType : std::uint8_t { kAdded, kModified, kDeleted };
 
-// One entry of the change feed. It carries a snapshot of the pod fields that change over a
+// One entry of the change feed (`kind` a built-in or a registered kind). It carries a snapshot of the pod fields that change over a
 // pod's life, so a consumer that hears of it late still sees the state as of this change.
 struct Change {
   ObjectKind kind;
   ChangeType type;
-  std::uint32_t id;
+  std::uint32_t id;  // the object's index in its kind's table
   // No resourceVersion: consumers that need it (a watch cache) listen synchronously and
   // read the object's, which keeps the delivered events small.
   NodeId node;      // pods: spec.nodeName at this change
@@ -143,15 +150,88 @@ class ObjectStore {
   ResourceNames& resource_names() { return resource_names_; }
   const ResourceNames& resource_names() const { return resource_names_; }
 
-  void add_listener(ChangeListener* listener) { listeners_.push_back(listener); }
-  void remove_listener(ChangeListener* listener) { std::erase(listeners_, listener); }
+  // ---- Registered kinds (model/kind_registry.hpp) ----
+  // Registers a typed kind whose objects are of type T; returns its id. Objects of a
+  // registered kind are delivered only to listeners that subscribed to its id.
+  template <class T>
+  ObjectKind register_kind(KindInfo info) {
+    info.storage = KindStorage::kTyped;
+    return add_kind(std::make_unique<TypedKindTable<T>>(std::move(info)));
+  }
+  // Registers an opaque custom resource (a CustomResourceDefinition's kind): its objects
+  // are OpaqueObject (JSON text).
+  ObjectKind register_custom_kind(KindInfo info) {
+    info.storage = KindStorage::kOpaque;
+    return add_kind(std::make_unique<TypedKindTable<OpaqueObject>>(std::move(info)));
+  }
+  // Every kind id, built-ins first: 0 .. kind_count()-1.
+  std::size_t kind_count() const { return kBuiltinKinds + kinds_.size(); }
+  const KindInfo& kind_info(ObjectKind kind) const;
+  // The kind served at group/plural (the resource of a URL), if any.
+  std::optional<ObjectKind> find_kind(std::string_view group, std::string_view plural) const;
+  // The API layer's JSON codec of a registered kind (KindCodec).
+  void set_codec(ObjectKind kind, KindCodec codec) { table(kind).info().codec = std::move(codec); }
+
+  // Create / get / list / update / delete of a registered kind's objects. Ids are indexes
+  // in the kind's table, in creation order; a deleted object keeps its slot (meta().deleted).
+  // Each write stamps a new resourceVersion and announces a Change{kind, ..., id}.
+  template <class T>
+  std::uint32_t create(ObjectKind kind, ObjectMeta meta, T object) {
+    meta.resource_version = ++resource_version_;
+    meta.deleted = false;
+    const std::uint32_t id = typed<T>(kind).add(std::move(meta), std::move(object));
+    announce(Change{kind, ChangeType::kAdded, id, NodeId(), PodPhase::kPending, PodPhase::kPending, NodeId()});
+    return id;
+  }
+  template <class T>
+  const T& get(ObjectKind kind, std::uint32_t id) const {
+    return const_cast<ObjectStore*>(this)->typed<T>(kind).get(id);
+  }
+  template <class T, class Mutate>
+  void update(ObjectKind kind, std::uint32_t id, Mutate&& mutate) {
+    TypedKindTable<T>& t = typed<T>(kind);
+    mutate(t.get(id));
+    t.meta(id).resource_version = ++resource_version_;
+    announce(Change{kind, ChangeType::kModified, id, NodeId(), PodPhase::kPending, PodPhase::kPending, NodeId()});
+  }
+  // The DELETE: removed from the API at once (announces Deleted). No-op if already deleted.
+  void remove(ObjectKind kind, std::uint32_t id);
+  std::size_t object_count(ObjectKind kind) const { return table(kind).size(); }
+  const ObjectMeta& meta(ObjectKind kind, std::uint32_t id) const { return table(kind).meta(id); }
+  // The object as its kind's C++ type, for the codec (KindCodec::encode).
+  const void* object(ObjectKind kind, std::uint32_t id) const { return table(kind).object(id); }
+  // The live object of that namespace (invalid for cluster-scoped kinds) and name.
+  std::optional<std::uint32_t> find(ObjectKind kind, NamespaceId ns, std::string_view name) const;
+
+  // ---- The change feed ----
+  // Subscribes to the built-in kinds (every listener before registered kinds existed).
+  void add_listener(ChangeListener* listener) { add_listener(listener, KindSet::builtins()); }
+  // Subscribes to exactly these kinds: a listener is never delivered a kind it did not ask for.
+  void add_listener(ChangeListener* listener, KindSet kinds) { listeners_.push_back(Subscription{listener, kinds}); }
+  void remove_listener(ChangeListener* listener) {
+    std::erase_if(listeners_, [&](const Subscription& s) { return s.listener == listener; });
+  }
   void reserve_pods(std::size_t n) { pods_.reserve(n); }
   std::size_t reserved_pods() const { return pods_.capacity(); }
   void reserve_jobs(std::size_t n) { jobs_.reserve(n); }
 
  private:
+  struct Subscription {
+    ChangeListener* listener;
+    KindSet kinds;
+  };
   void announce(const Change& change) {
-    for (auto* l : listeners_) l->on_change(change);
+    for (const Subscription& s : listeners_)
+      if (s.kinds.contains(change.kind)) s.listener->on_change(change);
+  }
+  ObjectKind add_kind(std::unique_ptr<KindTable> table);
+  const KindTable& table(ObjectKind kind) const;
+  KindTable& table(ObjectKind kind) { return const_cast<KindTable&>(std::as_const(*this).table(kind)); }
+  template <class T>
+  TypedKindTable<T>& typed(ObjectKind kind) {
+    KindTable& t = table(kind);
+    KUBESIM_ASSERT(t.type() == typeid(T));
+    return static_cast<TypedKindTable<T>&>(t);
   }
 
   std::vector<Namespace> namespaces_;
@@ -164,7 +244,8 @@ class ObjectStore {
   std::vector<std::vector<QuotaId>> quotas_by_namespace_;
   std::vector<PriorityClass> priority_classes_;
   std::vector<PodDisruptionBudget> pdbs_;
-  std::vector<ChangeListener*> listeners_;
+  std::vector<Subscription> listeners_;
+  std::vector<std::unique_ptr<KindTable>> kinds_;  // registered kinds: id kBuiltinKinds + index
   std::map<std::uint32_t, std::string> missing_nodes_;  // by pod: bind_to_missing_node (rare)
   ResourceNames resource_names_;
   std::uint64_t resource_version_ = 0;

@@ -104,4 +104,21 @@ SchedulerPluginsObjects read_scheduler_plugins_objects(const std::string& path, 
   return ObjectsReader(path, names).read();
 }
 
+KindInfo pod_group_kind() {
+  return KindInfo{"scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", true,
+                  KindStorage::kTyped, {}};
+}
+
+ObjectKind install_pod_groups(ObjectStore& store, const std::vector<PodGroupObject>& groups) {
+  const KindInfo info = pod_group_kind();
+  const std::optional<ObjectKind> known = store.find_kind(info.group, info.plural);
+  const ObjectKind kind = known ? *known : store.register_kind<PodGroupObject>(info);
+  for (const PodGroupObject& g : groups) {
+    const std::optional<NamespaceId> ns = store.find_namespace(g.ns);
+    if (!ns || store.find(kind, *ns, g.name)) continue;  // no namespace; AlreadyExists
+    store.create(kind, ObjectMeta{g.name, *ns, 0, false}, g);
+  }
+  return kind;
+}
+
 }  // namespace kubesim

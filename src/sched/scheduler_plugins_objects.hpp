@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/object_store.hpp"
 #include "sched/plugins/capacity_scheduling/capacity_scheduling.hpp"
 #include "sched/plugins/coscheduling/coscheduling.hpp"
 
@@ -18,5 +19,15 @@ struct SchedulerPluginsObjects {
 // Throws InputError (file:line) on anything else than ElasticQuota and PodGroup objects of
 // scheduling.x-k8s.io/v1alpha1 (or the older scheduling.sigs.k8s.io/v1alpha1).
 SchedulerPluginsObjects read_scheduler_plugins_objects(const std::string& path, ResourceNames& names);
+
+// PodGroup (scheduler-plugins apis/scheduling/v1alpha1, the CRD
+// config/crd/bases/scheduling.x-k8s.io_podgroups.yaml): a namespaced, typed kind whose
+// objects are PodGroupObject.
+KindInfo pod_group_kind();
+// Registers PodGroup in the store (once: the kind id if already there) and creates `groups`
+// in it, in order; a group whose namespace does not exist is not created (kube-apiserver's
+// NamespaceLifecycle admission refuses it). The Coscheduling plugin keeps its own copy
+// (its PodGroup lister); the store's objects are the API's view. Returns the kind id.
+ObjectKind install_pod_groups(ObjectStore& store, const std::vector<PodGroupObject>& groups);
 
 }  // namespace kubesim

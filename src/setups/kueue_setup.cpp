@@ -21,11 +21,11 @@ void install_kueue(SimulationInputs& in, const SetupOptions& o) {
       break;
     }
   }
-  in.other_schedulers.push_back(SchedulerFactory{
-      [config](ObjectStore& store, SchedulerHost& host, const SimulationOptions&) -> std::unique_ptr<SchedulerModel> {
-        return std::make_unique<kueue::Controller>(store, host, config);
-      },
-      Duration()});
+  add_controller(in, ControllerFactory{[config](ObjectStore& store, ControllerHost& host,
+                                                const SimulationOptions&) -> std::unique_ptr<Controller> {
+                                         return std::make_unique<kueue::Controller>(store, host, config);
+                                       },
+                                       Duration()});
 }
 
 }  // namespace kubesim

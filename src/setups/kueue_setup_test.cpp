@@ -90,7 +90,8 @@ TEST(KueueSetup, JobsAreCreatedSuspendedWithTheQueueLabel) {
   SimulationInputs in = inputs({job("a", 0, 10, 1)});
   ASSERT_TRUE(in.workload.jobs[0].suspend);
   EXPECT_EQ(*find_label(in.workload.jobs[0].job_labels, kueue::kQueueNameLabel), "lq");
-  ASSERT_EQ(in.other_schedulers.size(), 1u);
+  EXPECT_TRUE(in.other_schedulers.empty());
+  ASSERT_EQ(in.controllers.size(), 1u);  // Kueue is a Controller, not a scheduler model
 }
 
 // Nominal quota 2 cpu; three Jobs of 1 cpu, 10 s, at t=0. Two are admitted at once; the
@@ -194,7 +195,7 @@ TEST(KueuePods, GroupIsGatedUntilAllPodsExistThenAdmittedAtOnce) {
     EXPECT_FALSE(pod.node.valid());
     EXPECT_EQ(pod.scheduling_attempts, 0u);
   }
-  const auto* kueue = dynamic_cast<const kueue::Controller*>(&sim.scheduler_model(1));
+  const auto* kueue = sim.find_controller<kueue::Controller>();
   ASSERT_NE(kueue, nullptr);
   EXPECT_EQ(kueue->workload_of_pod(a), -1);
   const PodId c = must_create(sim, "c", "g", 3, 1000);

@@ -16,6 +16,16 @@ namespace kubesim {
 
 namespace {
 
+// scheduler-plugins' install: the parallel jobs' pod-group labels, and the PodGroups (the
+// file's, then the parallel jobs') as objects of the store's PodGroup kind.
+void install_scheduler_plugins(SimulationInputs& in, const SetupOptions& o) {
+  label_parallel_job_pod_groups(in.workload, "scheduler-plugins-scheduler");
+  std::vector<PodGroupObject> groups =
+      o.config_file.empty() ? std::vector<PodGroupObject>{} : read_scheduler_plugins_objects(o.config_file, in.resource_names).pod_groups;
+  groups.insert(groups.end(), o.pod_groups.begin(), o.pod_groups.end());
+  in.install_objects.push_back([groups = std::move(groups)](ObjectStore& store) { install_pod_groups(store, groups); });
+}
+
 // YuniKorn (standalone k8shim: kube-scheduler keeps serving default-scheduler pods). Its
 // pods without the applicationId/queue labels get them as the study's notebook set them for
 // YuniKorn: one application per pod (applicationId = the pod's own name) in queue
@@ -95,7 +105,7 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
          objects.pod_groups.insert(objects.pod_groups.end(), o.pod_groups.begin(), o.pod_groups.end());
          return scheduler_plugins_config(names, objects);
        },
-       [](SimulationInputs& in, const SetupOptions&) { label_parallel_job_pod_groups(in.workload, "scheduler-plugins-scheduler"); },
+       install_scheduler_plugins,
        true},
       {"yunikorn", "Apache YuniKorn 1.5 (core + k8shim) with a queues.yaml (default: the study's yunikorn-configs.yaml)",
        "yunikorn", true, nullptr, install_yunikorn},
@@ -157,9 +167,12 @@ namespace {
 void install_rest(const SchedulerSetup& setup, const SetupOptions& options, Duration cache_delay, bool deployed,
                   SimulationInputs& in) {
   const std::size_t before = in.other_schedulers.size();
+  const std::size_t controllers_before = in.controllers.size();
   if (setup.install) setup.install(in, options);
   for (std::size_t i = before; i < in.other_schedulers.size(); ++i) in.other_schedulers[i].informer_delay = cache_delay;
-  if (!deployed && in.other_schedulers.size() == before) in.scheduler_informer_delay = cache_delay;
+  for (std::size_t i = controllers_before; i < in.controllers.size(); ++i) in.controllers[i].informer_delay = cache_delay;
+  if (!deployed && in.other_schedulers.size() == before && in.controllers.size() == controllers_before)
+    in.scheduler_informer_delay = cache_delay;
 }
 
 SetupOptions setup_options(const SchedulerSetup& setup, const SetupChoice& choice, const Workload& workload) {

@@ -485,6 +485,16 @@ void Cache::cycle(SimTime now, CycleResult& out) {
   // (one snapshot), sorted by entryOrdering, then processed in order against the snapshot,
   // which each processed entry updates.
   out.clear();
+  nominate();
+  snapshot_adds_.clear();
+  if (preempted_.size() < wls_.size()) preempted_.resize(wls_.size(), 0);
+  for (const Entry& e : entries_) process_entry(e, now, out);
+  finish_cycle(out);
+}
+
+void Cache::nominate() {
+  // manager.go Heads (one head per ClusterQueue), scheduler.go nominate, then
+  // sort.Sort(entryOrdering).
   entries_.clear();
   for (std::size_t i = 0; i < cqs_.size(); ++i) {
     ClusterQueue& c = cqs_[i];
@@ -511,101 +521,109 @@ void Cache::cycle(SimTime now, CycleResult& out) {
     if (a.priority != b.priority) return a.priority > b.priority;
     return a.created < b.created;
   });
-  snapshot_adds_.clear();
-  if (preempted_.size() < wls_.size()) preempted_.resize(wls_.size(), 0);
-  auto snapshot_add = [&](std::uint32_t cq, std::size_t f, std::int64_t v) {
-    cqs_[cq].usage[f] += v;  // cq.AddUsage on the cycle's snapshot
-    snapshot_adds_.push_back(UsageDelta{cq, f, v});
-  };
+}
 
-  auto requeue = [&](std::uint32_t w, bool immediate) {
-    // requeueAndUpdate -> manager.go RequeueWorkload -> cluster_queue.go
-    // requeueIfNotPresent(immediate): BestEffortFIFO is immediate for the reasons
-    // FailedAfterNomination (an entry skipped after nomination) and PendingPreemption;
-    // StrictFIFO for every reason but NamespaceMismatch. Immediate: back into the heap
-    // (where it is the head again); else into the inadmissible set.
-    Workload& wl = wls_[w];
-    ClusterQueue& c = cqs_[wl.cq];
-    out.not_admitted.push_back(w);
-    if (immediate || config_.cluster_queues[wl.cq].strategy == QueueingStrategy::kStrictFIFO) {
-      wl.state = State::kPending;
-      c.pending.push_back(w);
-      c.tried = true;  // the same head, nominated again, would meet the same state
-    } else {
-      wl.state = State::kInadmissible;
-      c.inadmissible.push_back(w);
-    }
-  };
+void Cache::snapshot_add(std::uint32_t cq, std::size_t f, std::int64_t v) {
+  cqs_[cq].usage[f] += v;  // cq.AddUsage on the cycle's snapshot
+  snapshot_adds_.push_back(UsageDelta{cq, f, v});
+}
 
-  for (const Entry& e : entries_) {
-    Workload& wl = wls_[e.w];
-    const std::uint32_t cq = wl.cq;
-    const ClusterQueue& c = cqs_[cq];
-    if (e.a.mode == Mode::kNoFit) {
-      requeue(e.w, false);
-      continue;
-    }
-    if (e.a.mode == Mode::kPreempt && e.targets.empty()) {
-      // "requires preemption, but there are no candidate workloads": resourcesToReserve
-      // blocks the quota it could use in the snapshot, so that entries after it cannot
-      // take it: borrowing, up to the borrowing limit (min(v, N + BL - u); all of v
-      // without a limit); not borrowing, max(0, min(v, N - u)).
-      for (std::size_t r = 0; r < kMaxResources; ++r) {
-        if (wl.total[r] <= 0) continue;
-        const std::size_t f = fr(static_cast<std::uint32_t>(e.a.flavor[r]), r);
-        const ResourceQuotaSpec& q = c.quota[f].spec;
-        std::int64_t v = wl.total[r];
-        if (e.a.borrows) {
-          if (q.borrowing_limit) v = std::min(v, q.nominal + *q.borrowing_limit - c.usage[f]);
-        } else {
-          v = std::max<std::int64_t>(0, std::min(v, q.nominal - c.usage[f]));
-        }
-        snapshot_add(cq, f, v);
-      }
-      requeue(e.w, false);  // RequeueReasonGeneric, not nominated
-      continue;
-    }
-    // "Workload has overlapping preemption targets with another workload": skipped.
-    bool overlap = false;
-    for (const std::uint32_t t : e.targets) overlap = overlap || preempted_[t] != 0;
-    if (overlap) {
-      requeue(e.w, true);
-      continue;
-    }
-    // netUsage: the request minus what the targets free on the same flavor-resources
-    // (clamped at 0); cq.Fits(netUsage): Available >= it for each. That is workloadFits
-    // with borrowing allowed: a slot with net 0 (nothing requested, or all of it freed by
-    // the targets) always fits, as Available is never negative.
-    Resources net = wl.total;
-    if (e.a.mode != Mode::kFit) {
-      for (const std::uint32_t t : e.targets)
-        for (std::size_t r = 0; r < kMaxResources; ++r)
-          if (net[r] > 0 && wls_[t].flavor[r] == e.a.flavor[r]) net[r] = std::max<std::int64_t>(0, net[r] - wls_[t].total[r]);
-    }
-    if (!workload_fits(Request{e.a.flavor, net, 0}, cq, true)) {
-      requeue(e.w, true);  // "Workload no longer fits after processing another workload"
-      continue;
-    }
-    for (const std::uint32_t t : e.targets) preempted_[t] = 1;
-    for (std::size_t r = 0; r < kMaxResources; ++r)
-      if (wl.total[r] > 0) snapshot_add(cq, fr(static_cast<std::uint32_t>(e.a.flavor[r]), r), net[r]);
-    if (e.a.mode != Mode::kFit) {
-      // Preemptor.IssuePreemptions: victims not already evicted get Evicted (Preempted);
-      // the preemptor is requeued with RequeueReasonPendingPreemption (immediate).
-      for (const std::uint32_t t : e.targets) {
-        if (wls_[t].evicted) continue;
-        wls_[t].evicted = true;
-        out.evicted.push_back(t);
-      }
-      requeue(e.w, true);
-      continue;
-    }
-    // admit: quota reserved (cache.AssumeWorkload), written asynchronously.
-    wl.state = State::kAdmitted;
-    wl.flavor = e.a.flavor;
-    wl.admitted_at = now;
-    out.admitted.push_back(e.w);
+void Cache::requeue(std::uint32_t w, bool immediate, CycleResult& out) {
+  // requeueAndUpdate -> manager.go RequeueWorkload -> cluster_queue.go
+  // requeueIfNotPresent(immediate): BestEffortFIFO is immediate for the reasons
+  // FailedAfterNomination (an entry skipped after nomination) and PendingPreemption;
+  // StrictFIFO for every reason but NamespaceMismatch. Immediate: back into the heap
+  // (where it is the head again); else into the inadmissible set.
+  Workload& wl = wls_[w];
+  ClusterQueue& c = cqs_[wl.cq];
+  out.not_admitted.push_back(w);
+  if (immediate || config_.cluster_queues[wl.cq].strategy == QueueingStrategy::kStrictFIFO) {
+    wl.state = State::kPending;
+    c.pending.push_back(w);
+    c.tried = true;  // the same head, nominated again, would meet the same state
+  } else {
+    wl.state = State::kInadmissible;
+    c.inadmissible.push_back(w);
   }
+}
+
+void Cache::reserve_blocked_quota(const Entry& e) {
+  // "requires preemption, but there are no candidate workloads": resourcesToReserve
+  // blocks the quota it could use in the snapshot, so that entries after it cannot
+  // take it: borrowing, up to the borrowing limit (min(v, N + BL - u); all of v
+  // without a limit); not borrowing, max(0, min(v, N - u)).
+  const Workload& wl = wls_[e.w];
+  const ClusterQueue& c = cqs_[wl.cq];
+  for (std::size_t r = 0; r < kMaxResources; ++r) {
+    if (wl.total[r] <= 0) continue;
+    const std::size_t f = fr(static_cast<std::uint32_t>(e.a.flavor[r]), r);
+    const ResourceQuotaSpec& q = c.quota[f].spec;
+    std::int64_t v = wl.total[r];
+    if (e.a.borrows) {
+      if (q.borrowing_limit) v = std::min(v, q.nominal + *q.borrowing_limit - c.usage[f]);
+    } else {
+      v = std::max<std::int64_t>(0, std::min(v, q.nominal - c.usage[f]));
+    }
+    snapshot_add(wl.cq, f, v);
+  }
+}
+
+void Cache::process_entry(const Entry& e, SimTime now, CycleResult& out) {
+  // scheduler.go schedule's loop over the sorted entries.
+  Workload& wl = wls_[e.w];
+  const std::uint32_t cq = wl.cq;
+  if (e.a.mode == Mode::kNoFit) {
+    requeue(e.w, false, out);
+    return;
+  }
+  if (e.a.mode == Mode::kPreempt && e.targets.empty()) {
+    reserve_blocked_quota(e);
+    requeue(e.w, false, out);  // RequeueReasonGeneric, not nominated
+    return;
+  }
+  // "Workload has overlapping preemption targets with another workload": skipped.
+  bool overlap = false;
+  for (const std::uint32_t t : e.targets) overlap = overlap || preempted_[t] != 0;
+  if (overlap) {
+    requeue(e.w, true, out);
+    return;
+  }
+  // netUsage: the request minus what the targets free on the same flavor-resources
+  // (clamped at 0); cq.Fits(netUsage): Available >= it for each. That is workloadFits
+  // with borrowing allowed: a slot with net 0 (nothing requested, or all of it freed by
+  // the targets) always fits, as Available is never negative.
+  Resources net = wl.total;
+  if (e.a.mode != Mode::kFit) {
+    for (const std::uint32_t t : e.targets)
+      for (std::size_t r = 0; r < kMaxResources; ++r)
+        if (net[r] > 0 && wls_[t].flavor[r] == e.a.flavor[r]) net[r] = std::max<std::int64_t>(0, net[r] - wls_[t].total[r]);
+  }
+  if (!workload_fits(Request{e.a.flavor, net, 0}, cq, true)) {
+    requeue(e.w, true, out);  // "Workload no longer fits after processing another workload"
+    return;
+  }
+  for (const std::uint32_t t : e.targets) preempted_[t] = 1;
+  for (std::size_t r = 0; r < kMaxResources; ++r)
+    if (wl.total[r] > 0) snapshot_add(cq, fr(static_cast<std::uint32_t>(e.a.flavor[r]), r), net[r]);
+  if (e.a.mode != Mode::kFit) {
+    // Preemptor.IssuePreemptions: victims not already evicted get Evicted (Preempted);
+    // the preemptor is requeued with RequeueReasonPendingPreemption (immediate).
+    for (const std::uint32_t t : e.targets) {
+      if (wls_[t].evicted) continue;
+      wls_[t].evicted = true;
+      out.evicted.push_back(t);
+    }
+    requeue(e.w, true, out);
+    return;
+  }
+  // admit: quota reserved (cache.AssumeWorkload), written asynchronously.
+  wl.state = State::kAdmitted;
+  wl.flavor = e.a.flavor;
+  wl.admitted_at = now;
+  out.admitted.push_back(e.w);
+}
+
+void Cache::finish_cycle(const CycleResult& out) {
   // The snapshot is dropped; the cache holds the assumed workloads.
   for (const UsageDelta& d : snapshot_adds_) cqs_[d.cq].usage[d.fr] -= d.v;
   for (const Entry& e : entries_)

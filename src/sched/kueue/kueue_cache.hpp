@@ -142,6 +142,14 @@ class Cache {
   bool before_in_queue(std::uint32_t a, std::uint32_t b) const;
   void requeue_inadmissible(std::uint32_t cq);
   void changed(std::uint32_t cq);  // clears the `tried` marks of the cohort
+  // The parts of a cycle (scheduler.go schedule): the heads nominated and sorted into
+  // entries_, each entry processed against the snapshot, the snapshot dropped.
+  void nominate();
+  void process_entry(const Entry& e, SimTime now, CycleResult& out);
+  void reserve_blocked_quota(const Entry& e);  // resourcesToReserve
+  void requeue(std::uint32_t w, bool immediate, CycleResult& out);  // requeueAndUpdate
+  void snapshot_add(std::uint32_t cq, std::size_t f, std::int64_t v);
+  void finish_cycle(const CycleResult& out);
 
   Config config_;
   std::vector<ClusterQueue> cqs_;

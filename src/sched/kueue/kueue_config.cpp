@@ -156,114 +156,125 @@ class Reader : private YamlInput {
       cq.has_namespace_selector = true;
       read_selector(sel, w + ".spec.namespaceSelector", cq.namespace_selector);
     }
-    if (spec["queueingStrategy"]) {
-      const std::string s = scalar(spec["queueingStrategy"], w + ".spec.queueingStrategy");
-      if (s == "BestEffortFIFO") {
-        cq.strategy = QueueingStrategy::kBestEffortFIFO;
-      } else if (s == "StrictFIFO") {
-        cq.strategy = QueueingStrategy::kStrictFIFO;
-      } else {
-        fail(spec["queueingStrategy"], "unknown queueingStrategy \"" + s + "\" (expected BestEffortFIFO or StrictFIFO)");
-      }
-    }
-    if (const YAML::Node ff = spec["flavorFungibility"]) {
-      require_map(ff, w + ".spec.flavorFungibility");
-      check_keys(ff, {"whenCanBorrow", "whenCanPreempt"}, w + ".spec.flavorFungibility");
-      if (ff["whenCanBorrow"] && scalar(ff["whenCanBorrow"], "whenCanBorrow") != "Borrow")
-        fail(ff["whenCanBorrow"], "flavorFungibility.whenCanBorrow other than Borrow is not supported by kubesim");
-      if (ff["whenCanPreempt"] && scalar(ff["whenCanPreempt"], "whenCanPreempt") != "TryNextFlavor")
-        fail(ff["whenCanPreempt"], "flavorFungibility.whenCanPreempt other than TryNextFlavor is not supported by kubesim");
-    }
-    if (const YAML::Node p = spec["preemption"]) {
-      require_map(p, w + ".spec.preemption");
-      check_keys(p, {"withinClusterQueue", "reclaimWithinCohort", "borrowWithinCohort"}, w + ".spec.preemption");
-      if (p["withinClusterQueue"])
-        cq.within_cluster_queue = policy(p["withinClusterQueue"], "preemption.withinClusterQueue",
-                                         {Policy::kNever, Policy::kLowerPriority, Policy::kLowerOrNewerEqualPriority});
-      if (p["reclaimWithinCohort"])
-        cq.reclaim_within_cohort = policy(p["reclaimWithinCohort"], "preemption.reclaimWithinCohort",
-                                          {Policy::kNever, Policy::kLowerPriority, Policy::kAny});
-      if (const YAML::Node b = p["borrowWithinCohort"]) {
-        require_map(b, w + ".spec.preemption.borrowWithinCohort");
-        check_keys(b, {"policy", "maxPriorityThreshold"}, w + ".spec.preemption.borrowWithinCohort");
-        if (b["policy"])
-          cq.borrow_within_cohort =
-              policy(b["policy"], "borrowWithinCohort.policy", {Policy::kNever, Policy::kLowerPriority});
-        if (b["maxPriorityThreshold"])
-          cq.max_priority_threshold = static_cast<std::int32_t>(
-              integer(b["maxPriorityThreshold"], "borrowWithinCohort.maxPriorityThreshold", -2147483648LL, 2147483647LL));
-        // clusterqueue_types.go validation: borrowWithinCohort needs reclaimWithinCohort.
-        if (cq.borrow_within_cohort != Policy::kNever && cq.reclaim_within_cohort == Policy::kNever)
-          fail(b, "borrowWithinCohort requires reclaimWithinCohort other than Never");
-      }
-    }
+    if (spec["queueingStrategy"]) cq.strategy = queueing_strategy(spec["queueingStrategy"], w);
+    if (const YAML::Node ff = spec["flavorFungibility"]) check_flavor_fungibility(ff, w);
+    if (const YAML::Node p = spec["preemption"]) read_preemption(p, w, cq);
     if (spec["resourceGroups"]) {
       require_list(spec["resourceGroups"], w + ".spec.resourceGroups");
       std::vector<bool> covered_anywhere(kMaxResources, false);
-      for (const auto& g : spec["resourceGroups"]) {
-        require_map(g, w + ".spec.resourceGroups[]");
-        check_keys(g, {"coveredResources", "flavors"}, w + ".spec.resourceGroups[]");
-        ResourceGroup group;
-        if (!g["coveredResources"]) fail(g, "resource group has no coveredResources");
-        require_list(g["coveredResources"], "coveredResources");
-        for (const auto& r : g["coveredResources"]) {
-          const std::string rn = scalar(r, "coveredResources[]");
-          if (rn == "pods") fail(r, "the \"pods\" resource is not supported by kubesim");
-          const int slot = names_.slot(rn);
-          if (slot < 0) fail(r, "too many resource names (at most " + std::to_string(kMaxResources) + ")");
-          if (covered_anywhere[static_cast<std::size_t>(slot)]) fail(r, "resource " + rn + " is covered by two resource groups");
-          covered_anywhere[static_cast<std::size_t>(slot)] = true;
-          group.covered.push_back(static_cast<std::uint8_t>(slot));
-        }
-        if (!g["flavors"]) fail(g, "resource group has no flavors");
-        require_list(g["flavors"], "flavors");
-        for (const auto& f : g["flavors"]) {
-          require_map(f, "flavors[]");
-          check_keys(f, {"name", "resources"}, "flavors[]");
-          const std::string fname = scalar(f["name"], "flavors[].name");
-          const auto it = std::find(c_.flavors.begin(), c_.flavors.end(), fname);
-          if (it == c_.flavors.end()) fail(f["name"], "no ResourceFlavor named \"" + fname + "\"");
-          FlavorQuotas fq;
-          fq.flavor = static_cast<std::uint32_t>(it - c_.flavors.begin());
-          for (const auto& other : cq.groups)
-            for (const auto& ofq : other.flavors)
-              if (ofq.flavor == fq.flavor) fail(f, "flavor " + fname + " is used by two resource groups");
-          fq.resources.resize(group.covered.size());
-          std::vector<bool> seen(group.covered.size(), false);
-          if (!f["resources"]) fail(f, "flavor " + fname + " has no resources");
-          require_list(f["resources"], "resources");
-          for (const auto& r : f["resources"]) {
-            require_map(r, "resources[]");
-            check_keys(r, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"}, "resources[]");
-            const std::string rn = scalar(r["name"], "resources[].name");
-            const int slot = names_.find(rn);
-            const auto pos = std::find(group.covered.begin(), group.covered.end(), static_cast<std::uint8_t>(slot));
-            if (slot < 0 || pos == group.covered.end()) fail(r, "resource " + rn + " is not in coveredResources");
-            const auto i = static_cast<std::size_t>(pos - group.covered.begin());
-            if (seen[i]) fail(r, "duplicate resource " + rn);
-            seen[i] = true;
-            const auto s = static_cast<std::uint8_t>(slot);
-            if (!r["nominalQuota"]) fail(r, "resource " + rn + " has no nominalQuota");
-            fq.resources[i].nominal = amount(r["nominalQuota"], s, rn + ".nominalQuota");
-            if (r["borrowingLimit"]) {
-              if (cq.cohort.empty()) fail(r["borrowingLimit"], "borrowingLimit needs a cohort");
-              fq.resources[i].borrowing_limit = amount(r["borrowingLimit"], s, rn + ".borrowingLimit");
-            }
-            if (r["lendingLimit"]) {
-              if (cq.cohort.empty()) fail(r["lendingLimit"], "lendingLimit needs a cohort");
-              fq.resources[i].lending_limit = amount(r["lendingLimit"], s, rn + ".lendingLimit");
-              if (*fq.resources[i].lending_limit > fq.resources[i].nominal)
-                fail(r["lendingLimit"], "lendingLimit must not exceed nominalQuota");
-            }
-          }
-          for (std::size_t i = 0; i < seen.size(); ++i)
-            if (!seen[i]) fail(f, "flavor " + fname + " has no quota for " + names_.name(group.covered[i]));
-          group.flavors.push_back(std::move(fq));
-        }
-        cq.groups.push_back(std::move(group));
-      }
+      for (const auto& g : spec["resourceGroups"]) cq.groups.push_back(read_resource_group(g, w, cq, covered_anywhere));
     }
     c_.cluster_queues.push_back(std::move(cq));
+  }
+
+  // The parts of a ClusterQueueSpec (apis/kueue/v1beta1/clusterqueue_types.go):
+  // queueingStrategy, flavorFungibility, ClusterQueuePreemption, ResourceGroup, FlavorQuotas.
+  QueueingStrategy queueing_strategy(const YAML::Node& n, const std::string& w) {
+    const std::string s = scalar(n, w + ".spec.queueingStrategy");
+    if (s == "BestEffortFIFO") return QueueingStrategy::kBestEffortFIFO;
+    if (s != "StrictFIFO") fail(n, "unknown queueingStrategy \"" + s + "\" (expected BestEffortFIFO or StrictFIFO)");
+    return QueueingStrategy::kStrictFIFO;
+  }
+
+  void check_flavor_fungibility(const YAML::Node& ff, const std::string& w) {
+    require_map(ff, w + ".spec.flavorFungibility");
+    check_keys(ff, {"whenCanBorrow", "whenCanPreempt"}, w + ".spec.flavorFungibility");
+    if (ff["whenCanBorrow"] && scalar(ff["whenCanBorrow"], "whenCanBorrow") != "Borrow")
+      fail(ff["whenCanBorrow"], "flavorFungibility.whenCanBorrow other than Borrow is not supported by kubesim");
+    if (ff["whenCanPreempt"] && scalar(ff["whenCanPreempt"], "whenCanPreempt") != "TryNextFlavor")
+      fail(ff["whenCanPreempt"], "flavorFungibility.whenCanPreempt other than TryNextFlavor is not supported by kubesim");
+  }
+
+  void read_preemption(const YAML::Node& p, const std::string& w, ClusterQueueSpec& cq) {
+    require_map(p, w + ".spec.preemption");
+    check_keys(p, {"withinClusterQueue", "reclaimWithinCohort", "borrowWithinCohort"}, w + ".spec.preemption");
+    if (p["withinClusterQueue"])
+      cq.within_cluster_queue = policy(p["withinClusterQueue"], "preemption.withinClusterQueue",
+                                       {Policy::kNever, Policy::kLowerPriority, Policy::kLowerOrNewerEqualPriority});
+    if (p["reclaimWithinCohort"])
+      cq.reclaim_within_cohort = policy(p["reclaimWithinCohort"], "preemption.reclaimWithinCohort",
+                                        {Policy::kNever, Policy::kLowerPriority, Policy::kAny});
+    const YAML::Node b = p["borrowWithinCohort"];
+    if (!b) return;
+    require_map(b, w + ".spec.preemption.borrowWithinCohort");
+    check_keys(b, {"policy", "maxPriorityThreshold"}, w + ".spec.preemption.borrowWithinCohort");
+    if (b["policy"])
+      cq.borrow_within_cohort = policy(b["policy"], "borrowWithinCohort.policy", {Policy::kNever, Policy::kLowerPriority});
+    if (b["maxPriorityThreshold"])
+      cq.max_priority_threshold = static_cast<std::int32_t>(
+          integer(b["maxPriorityThreshold"], "borrowWithinCohort.maxPriorityThreshold", -2147483648LL, 2147483647LL));
+    // clusterqueue_types.go validation: borrowWithinCohort needs reclaimWithinCohort.
+    if (cq.borrow_within_cohort != Policy::kNever && cq.reclaim_within_cohort == Policy::kNever)
+      fail(b, "borrowWithinCohort requires reclaimWithinCohort other than Never");
+  }
+
+  ResourceGroup read_resource_group(const YAML::Node& g, const std::string& w, const ClusterQueueSpec& cq,
+                                    std::vector<bool>& covered_anywhere) {
+    require_map(g, w + ".spec.resourceGroups[]");
+    check_keys(g, {"coveredResources", "flavors"}, w + ".spec.resourceGroups[]");
+    ResourceGroup group;
+    if (!g["coveredResources"]) fail(g, "resource group has no coveredResources");
+    require_list(g["coveredResources"], "coveredResources");
+    for (const auto& r : g["coveredResources"]) {
+      const std::string rn = scalar(r, "coveredResources[]");
+      if (rn == "pods") fail(r, "the \"pods\" resource is not supported by kubesim");
+      const int slot = names_.slot(rn);
+      if (slot < 0) fail(r, "too many resource names (at most " + std::to_string(kMaxResources) + ")");
+      if (covered_anywhere[static_cast<std::size_t>(slot)]) fail(r, "resource " + rn + " is covered by two resource groups");
+      covered_anywhere[static_cast<std::size_t>(slot)] = true;
+      group.covered.push_back(static_cast<std::uint8_t>(slot));
+    }
+    if (!g["flavors"]) fail(g, "resource group has no flavors");
+    require_list(g["flavors"], "flavors");
+    for (const auto& f : g["flavors"]) group.flavors.push_back(read_flavor_quotas(f, group, cq));
+    return group;
+  }
+
+  FlavorQuotas read_flavor_quotas(const YAML::Node& f, const ResourceGroup& group, const ClusterQueueSpec& cq) {
+    require_map(f, "flavors[]");
+    check_keys(f, {"name", "resources"}, "flavors[]");
+    const std::string fname = scalar(f["name"], "flavors[].name");
+    const auto it = std::find(c_.flavors.begin(), c_.flavors.end(), fname);
+    if (it == c_.flavors.end()) fail(f["name"], "no ResourceFlavor named \"" + fname + "\"");
+    FlavorQuotas fq;
+    fq.flavor = static_cast<std::uint32_t>(it - c_.flavors.begin());
+    for (const auto& other : cq.groups)
+      for (const auto& ofq : other.flavors)
+        if (ofq.flavor == fq.flavor) fail(f, "flavor " + fname + " is used by two resource groups");
+    fq.resources.resize(group.covered.size());
+    std::vector<bool> seen(group.covered.size(), false);
+    if (!f["resources"]) fail(f, "flavor " + fname + " has no resources");
+    require_list(f["resources"], "resources");
+    for (const auto& r : f["resources"]) read_resource_quota(r, group, cq, fq, seen);
+    for (std::size_t i = 0; i < seen.size(); ++i)
+      if (!seen[i]) fail(f, "flavor " + fname + " has no quota for " + names_.name(group.covered[i]));
+    return fq;
+  }
+
+  void read_resource_quota(const YAML::Node& r, const ResourceGroup& group, const ClusterQueueSpec& cq, FlavorQuotas& fq,
+                           std::vector<bool>& seen) {
+    require_map(r, "resources[]");
+    check_keys(r, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"}, "resources[]");
+    const std::string rn = scalar(r["name"], "resources[].name");
+    const int slot = names_.find(rn);
+    const auto pos = std::find(group.covered.begin(), group.covered.end(), static_cast<std::uint8_t>(slot));
+    if (slot < 0 || pos == group.covered.end()) fail(r, "resource " + rn + " is not in coveredResources");
+    const auto i = static_cast<std::size_t>(pos - group.covered.begin());
+    if (seen[i]) fail(r, "duplicate resource " + rn);
+    seen[i] = true;
+    const auto s = static_cast<std::uint8_t>(slot);
+    if (!r["nominalQuota"]) fail(r, "resource " + rn + " has no nominalQuota");
+    fq.resources[i].nominal = amount(r["nominalQuota"], s, rn + ".nominalQuota");
+    if (r["borrowingLimit"]) {
+      if (cq.cohort.empty()) fail(r["borrowingLimit"], "borrowingLimit needs a cohort");
+      fq.resources[i].borrowing_limit = amount(r["borrowingLimit"], s, rn + ".borrowingLimit");
+    }
+    if (r["lendingLimit"]) {
+      if (cq.cohort.empty()) fail(r["lendingLimit"], "lendingLimit needs a cohort");
+      fq.resources[i].lending_limit = amount(r["lendingLimit"], s, rn + ".lendingLimit");
+      if (*fq.resources[i].lending_limit > fq.resources[i].nominal)
+        fail(r["lendingLimit"], "lendingLimit must not exceed nominalQuota");
+    }
   }
 
   void read_selector(const YAML::Node& sel, const std::string& where, LabelSelector& out) {

@@ -5,7 +5,7 @@
 
 namespace kubesim::kueue {
 
-Controller::Controller(ObjectStore& store, SchedulerHost& host, Config config)
+Controller::Controller(ObjectStore& store, ControllerHost& host, Config config)
     : store_(store), host_(host), cache_(std::move(config)), tokens_(cache_.config().burst), tokens_at_(SimTime::zero()) {}
 
 void Controller::write(Write what, std::uint32_t target, SimTime now) {
@@ -28,13 +28,13 @@ void Controller::write(Write what, std::uint32_t target, SimTime now) {
   }
   ++writes_in_flight_;
   ++api_writes_;
-  host_.post(now + wait + c.api_latency, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kTimer, PodId(slot), NodeId()});
+  host_.post_timer(now + wait + c.api_latency, Phase::kApi, Timer{Timer::Kind::kWriteLanded, slot});
 }
 
 void Controller::kick(SimTime now) {
   if (cycle_posted_ || !cache_.has_heads()) return;
   cycle_posted_ = true;
-  host_.post(now, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kTimer, PodId(), NodeId()});
+  host_.post_timer(now, Phase::kScheduler, Timer{Timer::Kind::kCycle, 0});
 }
 
 void Controller::maybe_unset(std::uint32_t w, SimTime now) {
@@ -94,51 +94,63 @@ void Controller::on_job_change(const Change& c, SimTime now) {
   maybe_unset(wu, now);
 }
 
+void Controller::create_job_workload(JobId id, SimTime now) {
+  const Job& job = store_.job(id);
+  job_wl_[id.value()] = -1;
+  if (job.deleted || job.finished()) return;
+  const std::int32_t cq = cluster_queue_for(job.ns, *find_label(job.labels, kQueueNameLabel));
+  if (cq < 0) return;
+  // jobframework: one PodSet, count = min(parallelism, completions), requests = the pod
+  // template's (as the scheduler computes them); priority from its PriorityClass.
+  const PodTemplate& t = store_.spec(job.spec);
+  const std::int64_t count = std::min(job.parallelism, job.completions);
+  Resources total;
+  for (std::size_t r = 0; r < kMaxResources; ++r) total[r] = t.requests[r] * count;
+  const std::uint32_t w = cache_.add_workload(id, static_cast<std::uint32_t>(cq), t.priority, now, total);
+  job_wl_[id.value()] = static_cast<std::int32_t>(w);
+  wl_state_.resize(cache_.workload_count());
+  kick(now);
+}
+
+void Controller::start_job(std::uint32_t w, SimTime now) {
+  if (const std::int32_t g = wl_state_[w].group; g >= 0) {
+    // jobframework startJob -> Pod.Run: every gated pod of the group ungated, one patch each.
+    for (const PodId pod : groups_[g].pods)
+      if (!store_.pod(pod).deleted && !store_.pod(pod).scheduling_gates.empty()) write(Write::kUngatePod, pod.value(), now);
+    return;
+  }
+  write(Write::kUnsuspendJob, w, now);  // jobframework startJob
+}
+
+void Controller::ungate_pod(PodId pod) {
+  const std::int32_t w = workload_of_pod(pod);
+  if (w < 0 || cache_.workload(w).state != Cache::State::kAdmitted || cache_.workload(w).evicted) return;
+  const Pod& p = store_.pod(pod);
+  if (p.deleted || p.terminating()) return;
+  const auto gate = std::find(p.scheduling_gates.begin(), p.scheduling_gates.end(), kAdmissionGate);
+  if (gate == p.scheduling_gates.end()) return;
+  const auto at = gate - p.scheduling_gates.begin();
+  store_.update_pod(pod, [at](Pod& q) { q.scheduling_gates.erase(q.scheduling_gates.begin() + at); });
+}
+
+void Controller::stop_pods(std::uint32_t w, SimTime now) {
+  // Pod.Stop: every pod of the group not already terminating, terminated or gated.
+  if (cache_.workload(w).state != Cache::State::kAdmitted) return;
+  for (const PodId pod : groups_[wl_state_[w].group].pods) {
+    const Pod& p = store_.pod(pod);
+    if (p.deleted || p.terminating() || is_terminal(p.phase) || !p.scheduling_gates.empty()) continue;
+    store_.delete_pod(pod, now, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
+                      DisruptionReason::kDeletionByUser);
+  }
+  maybe_unset(w, now);
+}
+
 void Controller::landed(const Op& op, SimTime now) {
   switch (op.what) {
-    case Write::kCreateWorkload: {
-      const JobId id(op.target);
-      const Job& job = store_.job(id);
-      job_wl_[id.value()] = -1;
-      if (job.deleted || job.finished()) return;
-      const std::int32_t cq = cluster_queue_for(job.ns, *find_label(job.labels, kQueueNameLabel));
-      if (cq < 0) return;
-      // jobframework: one PodSet, count = min(parallelism, completions), requests = the pod
-      // template's (as the scheduler computes them); priority from its PriorityClass.
-      const PodTemplate& t = store_.spec(job.spec);
-      const std::int64_t count = std::min(job.parallelism, job.completions);
-      Resources total;
-      for (std::size_t r = 0; r < kMaxResources; ++r) total[r] = t.requests[r] * count;
-      const std::uint32_t w = cache_.add_workload(id, static_cast<std::uint32_t>(cq), t.priority, now, total);
-      job_wl_[id.value()] = static_cast<std::int32_t>(w);
-      wl_state_.resize(cache_.workload_count());
-      kick(now);
-      return;
-    }
-    case Write::kCreateGroupWorkload:
-      create_group_workload(op.target, now);
-      return;
-    case Write::kAdmit:
-      if (const std::int32_t g = wl_state_[op.target].group; g >= 0) {
-        // jobframework startJob -> Pod.Run: every gated pod of the group ungated, one patch each.
-        for (const PodId pod : groups_[g].pods)
-          if (!store_.pod(pod).deleted && !store_.pod(pod).scheduling_gates.empty()) write(Write::kUngatePod, pod.value(), now);
-        return;
-      }
-      write(Write::kUnsuspendJob, op.target, now);  // jobframework startJob
-      return;
-    case Write::kUngatePod: {
-      const PodId pod(op.target);
-      const std::int32_t w = workload_of_pod(pod);
-      if (w < 0 || cache_.workload(w).state != Cache::State::kAdmitted || cache_.workload(w).evicted) return;
-      const Pod& p = store_.pod(pod);
-      if (p.deleted || p.terminating()) return;
-      const auto gate = std::find(p.scheduling_gates.begin(), p.scheduling_gates.end(), kAdmissionGate);
-      if (gate == p.scheduling_gates.end()) return;
-      const auto at = gate - p.scheduling_gates.begin();
-      store_.update_pod(pod, [at](Pod& q) { q.scheduling_gates.erase(q.scheduling_gates.begin() + at); });
-      return;
-    }
+    case Write::kCreateWorkload: create_job_workload(JobId(op.target), now); return;
+    case Write::kCreateGroupWorkload: create_group_workload(op.target, now); return;
+    case Write::kAdmit: start_job(op.target, now); return;
+    case Write::kUngatePod: ungate_pod(PodId(op.target)); return;
     case Write::kUnsuspendJob: {
       const Cache::Workload& wl = cache_.workload(op.target);
       if (wl.state != Cache::State::kAdmitted || wl.evicted) return;
@@ -151,19 +163,7 @@ void Controller::landed(const Op& op, SimTime now) {
       // jobframework stopJob: the Job is suspended; a pod group's pods are deleted (Pod.Stop).
       write(wl_state_[op.target].group >= 0 ? Write::kStopPods : Write::kSuspendJob, op.target, now);
       return;
-    case Write::kStopPods: {
-      // Pod.Stop: every pod of the group not already terminating, terminated or gated.
-      const Cache::Workload& wl = cache_.workload(op.target);
-      if (wl.state != Cache::State::kAdmitted) return;
-      for (const PodId pod : groups_[wl_state_[op.target].group].pods) {
-        const Pod& p = store_.pod(pod);
-        if (p.deleted || p.terminating() || is_terminal(p.phase) || !p.scheduling_gates.empty()) continue;
-        store_.delete_pod(pod, now, Duration::seconds(store_.spec(p.spec).termination_grace_period_seconds),
-                          DisruptionReason::kDeletionByUser);
-      }
-      maybe_unset(op.target, now);
-      return;
-    }
+    case Write::kStopPods: stop_pods(op.target, now); return;
     case Write::kSuspendJob: {
       const Cache::Workload& wl = cache_.workload(op.target);
       if (wl.state != Cache::State::kAdmitted) return;
@@ -360,32 +360,44 @@ void Controller::create_group_workload(std::uint32_t g, SimTime now) {
   kick(now);
 }
 
-void Controller::on_event(const SchedulerEvent& e, SimTime now) {
-  if (e.kind != SchedulerEvent::Kind::kTimer) return;
-  if (!e.pod.valid()) {
-    cycle_posted_ = false;
-    if (!cache_.has_heads()) return;
-    cache_.cycle(now, cycle_result_);
-    for (const std::uint32_t w : cycle_result_.admitted) {
-      ++admissions_;
-      write(Write::kAdmit, w, now);  // applyAdmission: status.admission (QuotaReserved, Admitted)
-    }
-    for (const std::uint32_t w : cycle_result_.evicted) {
-      ++evictions_;
-      write(Write::kEvict, w, now);  // IssuePreemptions: Evicted, reason Preempted
-    }
-    for (const std::uint32_t w : cycle_result_.not_admitted) {
-      if (wl_state_[w].pending_written) continue;
-      wl_state_[w].pending_written = true;
-      write(Write::kPendingCondition, w, now);
-    }
-    kick(now);
+void Controller::on_change(const Change& c, SimTime now) {
+  if (c.kind == ObjectKind::kPod) {
+    on_pod_change(c, now);
+  } else if (c.kind == ObjectKind::kJob) {
+    on_job_change(c, now);
+  }  // Nodes: in the manager's cache, unused by what is modelled
+}
+
+void Controller::on_timer(TimerPayload payload, SimTime now) {
+  const auto timer = payload.as<Timer>();
+  if (timer.kind == Timer::Kind::kCycle) {
+    run_cycle(now);
     return;
   }
-  const Op op = ops_[e.pod.value()];
-  free_ops_.push_back(e.pod.value());
+  const Op op = ops_[timer.slot];
+  free_ops_.push_back(timer.slot);
   --writes_in_flight_;
   landed(op, now);
+}
+
+void Controller::run_cycle(SimTime now) {
+  cycle_posted_ = false;
+  if (!cache_.has_heads()) return;
+  cache_.cycle(now, cycle_result_);
+  for (const std::uint32_t w : cycle_result_.admitted) {
+    ++admissions_;
+    write(Write::kAdmit, w, now);  // applyAdmission: status.admission (QuotaReserved, Admitted)
+  }
+  for (const std::uint32_t w : cycle_result_.evicted) {
+    ++evictions_;
+    write(Write::kEvict, w, now);  // IssuePreemptions: Evicted, reason Preempted
+  }
+  for (const std::uint32_t w : cycle_result_.not_admitted) {
+    if (wl_state_[w].pending_written) continue;
+    wl_state_[w].pending_written = true;
+    write(Write::kPendingCondition, w, now);
+  }
+  kick(now);
 }
 
 }  // namespace kubesim::kueue

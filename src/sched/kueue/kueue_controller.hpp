@@ -2,11 +2,11 @@
 // admits whole batch/v1 Jobs by un-suspending them and never places a pod (kube-scheduler
 // schedules the pods the Job controller then creates).
 //
-// It is a SchedulerModel that serves no schedulerName and wants Job changes: that gives it
-// its own informer stream (the watch delay, plus the setup's informer delay), its own timers
-// (SchedulerEvent::kTimer, for its API writes and scheduling cycles) and a say in when the
-// run ends (busy() while a write or a cycle is pending) without new engine plumbing; a
-// controller under control/ would have needed all three added to the Simulation.
+// It is a Controller (control/controller.hpp) watching Pods, Nodes (which it ignores: its
+// informer stream has them, as the manager's cache does) and Jobs: its own informer stream
+// (the watch delay, plus the setup's informer delay), its own timers (Timer: its API writes
+// landing and its scheduling cycles), its pod webhook (admit_pod_on_create) and a say in
+// when the run ends (busy() while a write or a cycle is pending).
 //
 // Life of a Job labelled kueue.x-k8s.io/queue-name (created suspended, as Kueue's webhook
 // does):
@@ -69,7 +69,7 @@
 #include <vector>
 
 #include "sched/kueue/kueue_cache.hpp"
-#include "sched/scheduler_model.hpp"
+#include "control/controller.hpp"
 
 namespace kubesim::kueue {
 
@@ -80,20 +80,16 @@ inline constexpr const char* kPodGroupTotalCountAnnotation = "kueue.x-k8s.io/pod
 inline constexpr const char* kRetriableInGroupAnnotation = "kueue.x-k8s.io/retriable-in-group";
 inline constexpr const char* kAdmissionGate = "kueue.x-k8s.io/admission";  // pkg/constants
 
-class Controller final : public SchedulerModel {
+class Controller final : public kubesim::Controller {
  public:
-  Controller(ObjectStore& store, SchedulerHost& host, Config config);
+  Controller(ObjectStore& store, ControllerHost& host, Config config);
 
-  bool serves(const std::string&) const override { return false; }
-  void on_pod_change(const Change& change, SimTime now) override;
+  KindSet watches() const override { return {ObjectKind::kNode, ObjectKind::kPod, ObjectKind::kJob}; }
+  void on_change(const Change& change, SimTime now) override;
   std::string admit_pod_on_create(Pod& pod) const override;
-  void on_node_change(const Change&, SimTime) override {}
-  bool wants_jobs() const override { return true; }
-  void on_job_change(const Change& change, SimTime now) override;
-  void on_event(const SchedulerEvent& event, SimTime now) override;
+  void on_timer(TimerPayload payload, SimTime now) override;
   bool busy() const override { return cycle_posted_ || writes_in_flight_ > 0; }
   std::uint64_t attempts() const override { return cache_.nominations(); }
-  std::uint64_t bindings() const override { return 0; }
 
   const Cache& cache() const { return cache_; }
   std::uint64_t admissions() const { return admissions_; }
@@ -126,8 +122,23 @@ class Controller final : public SchedulerModel {
     std::int32_t workload = kNoWorkload;  // or kCreating, kRefused, or the workload
   };
 
+  // Its timers: a scheduling cycle, or the API write in ops_[slot] landing.
+  struct Timer {
+    enum class Kind : std::uint32_t { kCycle, kWriteLanded } kind;
+    std::uint32_t slot;
+  };
+
+  void on_pod_change(const Change& change, SimTime now);
+  void on_job_change(const Change& change, SimTime now);
+  void run_cycle(SimTime now);
   void write(Write what, std::uint32_t target, SimTime now);
+  // A write landing (the API call done): its effect, split along jobframework's reconciler
+  // (reconciler.go: constructWorkload + Create, startJob, stopJob) and Pod's Run / Stop.
   void landed(const Op& op, SimTime now);
+  void create_job_workload(JobId id, SimTime now);
+  void start_job(std::uint32_t w, SimTime now);
+  void ungate_pod(PodId pod);
+  void stop_pods(std::uint32_t w, SimTime now);
   void kick(SimTime now);
   void maybe_unset(std::uint32_t w, SimTime now);
   void sync_group(std::uint32_t g, SimTime now);
@@ -141,7 +152,7 @@ class Controller final : public SchedulerModel {
   }
 
   ObjectStore& store_;
-  SchedulerHost& host_;
+  ControllerHost& host_;
   Cache cache_;
   std::vector<std::int32_t> job_wl_;  // by JobId: the Workload, -1 none
   std::vector<WlState> wl_state_;     // by workload
