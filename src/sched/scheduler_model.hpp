@@ -5,16 +5,13 @@
 // the same interface.
 #pragma once
 
-#include <algorithm>
-#include <array>
-#include <bit>
-#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 #include <variant>
 
 #include "core/event_queue.hpp"
+#include "core/timer_payload.hpp"
 #include "core/time.hpp"
 #include "model/object_store.hpp"
 
@@ -27,37 +24,17 @@ struct SchedulerEvent {
   // kBindJob: a model's binding of several pods at once (the batch policies' machine job:
   // `pod` is its first rank); like kBindDone, it counts as a pending cluster change.
   enum class Kind : std::uint8_t { kCycle, kCycleEnd, kPatchDone, kBindDone, kBackoffTick, kLeftoverTick, kTimer, kBindJob };
-  // The room for a model's payload (see timer()).
-  static constexpr std::size_t kPayloadBytes = 16;
-
   SchedulerEvent() = default;
   SchedulerEvent(Kind k, PodId p, NodeId n) : kind(k), pod(p), node(n) {}
 
-  // A kTimer that carries a value of the posting model's own type, which only that model
-  // reads back (payload<T>()): the engine orders and delivers it and never looks inside, and
-  // `pod` and `node` stay invalid (the engine's progress guard reads `pod` as a pod).
-  // Stored inline rather than in a per-model table of pending timers: posting stays
-  // allocation-free and needs no bookkeeping of fired or superseded timers, and the event
-  // stays within the queue's largest entry (see the size check below). T must be trivially
-  // copyable (copied as bytes, so padding and alignment do not matter) and fit the room.
+  // A kTimer carrying a value of the posting model's own type (core/timer_payload.hpp), read
+  // back with `payload.as<T>()`; `pod` and `node` stay invalid (the engine's progress guard
+  // reads `pod` as a pod).
   template <class T>
-  static SchedulerEvent timer(const T& payload) {
-    static_assert(std::is_trivially_copyable_v<T>, "a timer payload is copied as bytes");
-    static_assert(sizeof(T) <= kPayloadBytes, "a timer payload must fit SchedulerEvent::kPayloadBytes");
+  static SchedulerEvent timer(const T& value) {
     SchedulerEvent e(Kind::kTimer, PodId(), NodeId());
-    const auto bytes = std::bit_cast<std::array<std::byte, sizeof(T)>>(payload);
-    std::copy(bytes.begin(), bytes.end(), e.payload_.begin());
+    e.payload = TimerPayload::of(value);
     return e;
-  }
-  // The payload of a timer() event, read as the type it was posted with (the contract: a
-  // model reads only its own timers, and posts one payload type).
-  template <class T>
-  T payload() const {
-    static_assert(std::is_trivially_copyable_v<T>, "a timer payload is copied as bytes");
-    static_assert(sizeof(T) <= kPayloadBytes, "a timer payload must fit SchedulerEvent::kPayloadBytes");
-    std::array<std::byte, sizeof(T)> bytes;
-    std::copy_n(payload_.begin(), sizeof(T), bytes.begin());
-    return std::bit_cast<T>(bytes);
   }
 
   Kind kind = Kind::kCycle;
@@ -65,9 +42,7 @@ struct SchedulerEvent {
   // The pod (kBindJob: the first rank) and node the event is about; invalid in a timer().
   PodId pod;
   NodeId node;
-
- private:
-  std::array<std::byte, kPayloadBytes> payload_{};
+  TimerPayload payload;  // timer() only
 };
 // The event queue stores every event inline in a variant as large as its largest alternative,
 // an informer delivery (1 + sizeof(Change) = 28 bytes): the payload must not widen it.

@@ -64,7 +64,7 @@ void YuniKorn::on_event(const SchedulerEvent& event, SimTime now) {
     }
     return;
   }
-  if (event.kind == SchedulerEvent::Kind::kTimer) on_timer(event.payload<Timer>(), now);
+  if (event.kind == SchedulerEvent::Kind::kTimer) on_timer(event.payload.as<Timer>(), now);
 }
 
 void YuniKorn::on_timer(const Timer& timer, SimTime now) {
