@@ -34,4 +34,13 @@ void StoreClusterClient::delete_pod(PodId pod, Duration grace, DisruptionReason 
   store_.delete_pod(pod, now, grace, reason);
 }
 
+void StoreClusterClient::set_failed(PodId pod, const std::string& reason, const std::string& message, SimTime now) {
+  (void)now;  // the store stamps no time on a status update
+  store_.update_pod(pod, [&](Pod& x) {
+    x.phase = PodPhase::kFailed;
+    x.reason = reason;
+    x.message = message;
+  });
+}
+
 }  // namespace kubesim

@@ -39,6 +39,9 @@ class ClusterClient {
   virtual void set_nominated_node(PodId pod, NodeId node, SimTime now) = 0;
   // DELETE with a grace period and the disruption reason (ObjectStore::delete_pod).
   virtual void delete_pod(PodId pod, Duration grace, DisruptionReason reason, SimTime now) = 0;
+  // A status update that fails a pod not yet bound: phase Failed with this reason and message
+  // (YuniKorn's shim failing a gang's pods: k8shim KubeClient.UpdateStatus).
+  virtual void set_failed(PodId pod, const std::string& reason, const std::string& message, SimTime now) = 0;
 };
 
 // The binding's write to the store: apply_binding's rule (sched/scheduler_model.hpp), and the
@@ -53,6 +56,7 @@ class StoreClusterClient final : public ClusterClient {
   void set_unschedulable(PodId pod, const std::string& message, SimTime now) override;
   void set_nominated_node(PodId pod, NodeId node, SimTime now) override;
   void delete_pod(PodId pod, Duration grace, DisruptionReason reason, SimTime now) override;
+  void set_failed(PodId pod, const std::string& reason, const std::string& message, SimTime now) override;
 
  private:
   ObjectStore& store_;

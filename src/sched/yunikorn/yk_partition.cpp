@@ -11,6 +11,7 @@
 // jumps to the first tick on the 100 ms grid after it.
 #include <algorithm>
 
+#include "sched/cluster_client.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 
 namespace kubesim::yunikorn {
@@ -52,7 +53,7 @@ void YuniKorn::arm_timed(SimTime now) {
 void YuniKorn::on_event(const SchedulerEvent& event, SimTime now) {
   if (event.kind == SchedulerEvent::Kind::kBindDone) {
     // The shim's Bind call landed (k8shim cache/context.go bindPod -> KubeClient.Bind).
-    if (apply_binding(store_, event.pod, event.node, now)) {
+    if (host_.client().bind(Binding{event.pod, event.node, {}}, now)) {
       ++bindings_;
       // A placeholder's task is Bound: the shim checks its application's reservation.
       PodState& ps = state(event.pod);

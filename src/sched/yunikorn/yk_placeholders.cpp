@@ -5,6 +5,7 @@
 // placeholder.go (newPlaceholder), application.go (onReserving, onReservationStateChange,
 // handleFailApplicationEvent, handleReleaseAppAllocationEvent), scheduler_callback.go;
 // pkg/client/kubeclient.go (Delete's grace period).
+#include "sched/cluster_client.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 
 namespace kubesim::yunikorn {
@@ -95,7 +96,7 @@ PodTemplate YuniKorn::placeholder_template(const TaskGroupSpec& s, const std::st
 void YuniKorn::release_to_shim(PodId ph, SimTime now) {
   // notifyRMAllocationReleased: the shim deletes the placeholder's pod (application.go
   // handleReleaseAppAllocationEvent -> DeleteTaskPod), with the shim's 3 s (kShimDeleteGrace).
-  store_.delete_pod(ph, now, kShimDeleteGrace, DisruptionReason::kDeletionByUser);
+  host_.client().delete_pod(ph, kShimDeleteGrace, DisruptionReason::kDeletionByUser, now);
 }
 
 void YuniKorn::release_timeout(PodId ph, SimTime now) {
@@ -139,11 +140,9 @@ void YuniKorn::shim_fail(int a, SimTime now) {
     state(pod).kind = PodState::kNone;
     const Pod& p = store_.pod(pod);
     if (p.deleted || is_terminal(p.phase)) continue;
-    store_.update_pod(pod, [](Pod& x) {
-      x.phase = PodPhase::kFailed;
-      x.reason = "ResourceReservationTimeout";  // constants.ApplicationInsufficientResourcesFailure
-      x.message = "Scheduling has timed out due to insufficient resources";
-    });
+    // constants.ApplicationInsufficientResourcesFailure
+    host_.client().set_failed(pod, "ResourceReservationTimeout", "Scheduling has timed out due to insufficient resources",
+                              now);
   }
   // Pods of the application that come later stay pending: a Failed application schedules
   // nothing (application.go Schedule).

@@ -7,6 +7,7 @@
 // (findPreemptionFenceRoot).
 #include <algorithm>
 
+#include "sched/cluster_client.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 
 namespace kubesim::yunikorn {
@@ -30,7 +31,7 @@ bool YuniKorn::try_preemption(int slot, const Res& head, SimTime now, bool* rese
   last_victims_ = best_victims_;
   for (PodId v : best_victims_) {
     pods_[v.value()].preempted = true;
-    store_.delete_pod(v, now, kShimDeleteGrace, DisruptionReason::kPreemptionByScheduler);
+    host_.client().delete_pod(v, kShimDeleteGrace, DisruptionReason::kPreemptionByScheduler, now);
   }
   ask.triggered = true;
   ++preemptions_;
