@@ -83,9 +83,7 @@ void YuniKorn::release(PodId pod, SimTime now) {
   PodState& ps = state(pod);
   switch (ps.kind) {
     case PodState::kAllocated: {
-      NodeState& n = nodes_[ps.node];
-      n.allocated -= ps.res;
-      std::erase(n.allocs, pod);
+      cache_.remove_pod(pod);
       App& app = apps_[ps.app];
       add_to_queues(app.queue, ps.res, &QueueState::allocated, -1);
       if (--app.pods == 0)
@@ -109,8 +107,7 @@ void YuniKorn::release(PodId pod, SimTime now) {
       if (ps.partner.valid()) {
         PodState& ph = state(ps.partner);
         if (ph.node != ps.node) {
-          nodes_[ps.node].allocated -= ps.res;
-          std::erase(nodes_[ps.node].allocs, pod);
+          cache_.remove_pod(pod);
         }
         ph.partner = PodId();
         ph.term = PodState::kTimeout;
@@ -118,7 +115,7 @@ void YuniKorn::release(PodId pod, SimTime now) {
       ps.partner = PodId();
       break;
     }
-    case PodState::kForeign: nodes_[ps.node].occupied -= ps.res; break;
+    case PodState::kForeign: cache_.remove_pod(pod); break;
     case PodState::kAsk: {
       const int a = ps.app;
       remove_ask(ps.ask);
@@ -144,7 +141,7 @@ void YuniKorn::allocate(int slot, int node, SimTime now) {
   PodState& ps = state(ask.pod);
   ps.kind = PodState::kAllocated;
   ps.node = node;
-  add_to_node(node, ask.pod, ask.res);
+  add_to_node(node, ask.pod);
   count_allocation(ask.app, ask.pod, ask.res);
   // application.go addAllocationInternal.
   if (ask.placeholder) {
@@ -167,10 +164,10 @@ void YuniKorn::allocate(int slot, int node, SimTime now) {
   post_bind(ask.pod, node, now);
 }
 
-void YuniKorn::add_to_node(int node, PodId pod, const Res& res) {
-  NodeState& n = nodes_[node];
-  n.allocated += res;
-  n.allocs.push_back(pod);
+void YuniKorn::add_to_node(int node, PodId pod) {
+  // node.go AddAllocation: the cache accounts the pod's requests.
+  cache_.add_pod(pod, NodeId(static_cast<std::uint32_t>(node)));
+  state(pod).node_seq = node_seq_++;
 }
 
 void YuniKorn::count_allocation(int a, PodId pod, const Res& res) {
@@ -296,7 +293,7 @@ bool YuniKorn::try_nodes(int s, SimTime now) {
       return true;
     }
     if (allow_reserve && predicates(ask.pod, n)) {
-      const double score = fit_in_score(ask.res, nodes_[n].available());
+      const double score = fit_in_score(ask.res, available(n));
       if (best < 0 || score < best_score) {
         best = n;
         best_score = score;
@@ -316,7 +313,7 @@ bool YuniKorn::try_node(int node, const Ask& ask) const {
   const NodeState& n = nodes_[node];
   if (!n.schedulable) return false;
   if (!fit_in_max_undef(n.total, ask.res)) return false;
-  if (!fit_in(n.available(), ask.res)) return false;
+  if (!fit_in(available(node), ask.res)) return false;
   return predicates(ask.pod, node);
 }
 

@@ -105,7 +105,7 @@ void YuniKorn::remove_placeholder(PodId ph, SimTime now) {
   rs.partner = PodId();
   rs.kind = PodState::kAllocated;
   // node.ReplaceAllocation; on another node it was added already.
-  if (rs.node == ps.node) add_to_node(rs.node, real, rs.res);
+  if (rs.node == ps.node) add_to_node(rs.node, real);
   count_allocation(a, real, rs.res);
   if (any_positive(app.allocated) || app.state == AppState::kCompleting) run_app(a, now);
   app.allocated += rs.res;
@@ -230,9 +230,9 @@ bool YuniKorn::try_placeholder_allocate(int a, SimTime now) {
   for (int n : node_order_) {
     // The node iterator skips reserved nodes; preAllocateCheck, then the predicates.
     if (nodes_[n].reserved_ask >= 0) continue;
-    if (!fit_in(nodes_[n].available(), req.res) || !predicates(req.pod, n)) continue;
+    if (!fit_in(available(n), req.res) || !predicates(req.pod, n)) continue;
     // node.AddAllocation on the new node now; the queue is only updated at the swap.
-    add_to_node(n, req.pod, req.res);
+    add_to_node(n, req.pod);
     replace_placeholder(req_fit, g.placeholders[static_cast<std::size_t>(ph_fit)], n, now);
     return true;
   }

@@ -110,7 +110,7 @@ void YuniKorn::sort_nodes() {
     if (!n.schedulable || n.total.empty()) continue;
     // nodesorting.go: fair scores the weighted mean of the used shares (1 - available/total)
     // over the weighted types (vcore, memory by default); binpacking 1 - that. Ascending.
-    const Res avail = n.available();
+    const Res avail = available(static_cast<int>(i));
     double sum = 0, weights = 0;
     for (const auto& [slot, w] : config_.resource_weights) {
       if (!n.total.has(slot) || n.total.v[slot] <= 0) continue;

@@ -111,7 +111,7 @@ int YuniKorn::try_preemption_nodes(const Ask& ask) {
 
 bool YuniKorn::victims_by_node(int n, const Res& ask, std::uint64_t* score) {
   // calculateVictimsByNode; victims ordered by sortVictimsForPreemption.
-  Res avail = nodes_[n].available();
+  Res avail = available(n);
   node_victims_.clear();
   if (fit_in(avail, ask)) {
     *score = 0;

@@ -6,6 +6,7 @@
 // GetActualGuaranteedResources, FindEligiblePreemptionVictims) and sorters.go (sortQueue,
 // sortApplications).
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 
 #include "sched/yunikorn/yunikorn.hpp"
@@ -185,14 +186,22 @@ void YuniKorn::collect_victims(int q, std::int64_t priority, int ask_leaf, std::
     // queue (YUNIKORN-1951).
     const Res g = effective_guaranteed(q);
     if (!g.empty() && fit_in_max_undef(g, queues_[q].allocated)) return;
+    // The queue's allocations node by node, each node's oldest first (the cache's lists are
+    // in no order: node_seq gives it). Upstream walks maps here; the order is the model's.
+    const std::size_t first = candidates_.size();
     for (std::size_t i = 0; i < nodes_.size(); ++i)
-      for (PodId v : nodes_[i].allocs) {
+      for (PodId v : cache_.pods_on(NodeId(static_cast<std::uint32_t>(i)))) {
         const PodState& ps = pods_[v.value()];
-        // (A real pod waiting for its placeholder is on the node but not yet the app's.)
+        // (Other schedulers' pods, and a real pod waiting for its placeholder: not the queue's.)
         if (ps.kind != PodState::kAllocated || ps.preempted || apps_[ps.app].queue != q) continue;
         if (!store_.spec_of(v).node_name.empty()) continue;  // a required node
         if (ps.priority <= priority) candidates_.push_back(v);
       }
+    std::sort(candidates_.begin() + static_cast<std::ptrdiff_t>(first), candidates_.end(), [&](PodId l, PodId r) {
+      const PodState& L = pods_[l.value()];
+      const PodState& R = pods_[r.value()];
+      return L.node != R.node ? L.node < R.node : L.node_seq < R.node_seq;
+    });
     return;
   }
   for (int ch : qc.children) {

@@ -215,7 +215,7 @@ void YuniKorn::on_pod_change(const Change& c, SimTime now) {
     ps.kind = PodState::kForeign;
     ps.node = static_cast<int>(c.node.value());
     ps.res = pod_resource(store_.spec_of(pod).requests);
-    nodes_[ps.node].occupied += ps.res;
+    cache_.add_pod(pod, c.node);
     node_order_dirty_ = true;
     activity(now);
     return;
@@ -230,6 +230,7 @@ void YuniKorn::on_node_change(const Change& c, SimTime now) {
   const NodeId id(c.id);
   if (id.value() >= nodes_.size()) nodes_.resize(id.value() + 1);
   const Node& n = store_.node(id);
+  cache_.set_node(id, n);
   NodeState& ns = nodes_[id.value()];
   ns.total = node_resource(n.allocatable, n.allowed_pods);
   // The shim's node: spec.unschedulable makes it unschedulable for the core.

@@ -11,11 +11,26 @@ YuniKorn::YuniKorn(Config config, ObjectStore& store, SchedulerHost& host, std::
       scheduler_name_(std::move(scheduler_name)),
       rng_(seed, "yunikorn"),
       names_rng_(seed, "yunikorn/placeholder-names"),
-      queues_(config_.queues.size()) {}
+      queues_(config_.queues.size()),
+      cache_(store) {}
 
 YuniKorn::PodState& YuniKorn::state(PodId pod) {
   if (pod.value() >= pods_.size()) pods_.resize(pod.value() + 1);
   return pods_[pod.value()];
+}
+
+Res YuniKorn::available(int node) const {
+  // The cache's sums are kube's (NodeInfo.requested: each pod's effective requests; pod_count);
+  // in Res units a type the node lacks holds minus the requests, as node.go's Sub does, and
+  // a type no pod requests is absent (FitIn reads it as 0, as upstream reads a missing key).
+  const NodeInfo& info = cache_.info(NodeId(static_cast<std::uint32_t>(node)));
+  Res r = nodes_[node].total;
+  for (std::size_t i = 0; i < kMaxResources; ++i) {
+    if (info.requested[i] == 0) continue;
+    r.set(i, r.v[i] - info.requested[i]);
+  }
+  if (info.pod_count != 0) r.set(kPods, r.v[kPods] - info.pod_count);
+  return r;
 }
 
 NodeId YuniKorn::allocated_node(PodId pod) const {

@@ -49,6 +49,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cluster/node_cache.hpp"
 #include "core/random.hpp"
 #include "sched/scheduler_model.hpp"
 #include "sched/yunikorn/yk_config.hpp"
@@ -211,16 +212,19 @@ class YuniKorn final : public SchedulerModel {
     PodId partner;  // placeholder <-> the real pod replacing it
     SimTime created;
     Res res;
+    // When it was added to its node (add_to_node), in the partition's order: the victims'
+    // order of collect_victims (a node's allocations as node.go keeps them, oldest first).
+    std::uint64_t node_seq = 0;
   };
+  // The core's node beyond what the shared cache keeps (cache_: the pods on it, the sums of
+  // their requests). node.go keeps allocatedResource (the core's allocations) apart from
+  // occupiedResource (other schedulers' pods); only their sum enters the decisions modelled
+  // here (GetAvailableResource), which is the cache's one sum over all its pods.
   struct NodeState {
     Res total;
-    Res allocated;
-    Res occupied;  // pods of other schedulers
     bool schedulable = true;
     int reserved_ask = -1;
-    std::vector<PodId> allocs;
     double score = 0;
-    Res available() const { return total - allocated - occupied; }
   };
   enum class AppResult : std::uint8_t { kNone, kDone, kNextApp };
   // The payload of the model's own timers (SchedulerEvent::timer): the core's scheduling
@@ -234,6 +238,8 @@ class YuniKorn final : public SchedulerModel {
   static constexpr std::int64_t kNotOnPath = INT64_MIN;
 
   PodState& state(PodId pod);
+  // node.go GetAvailableResource: the node's capacity less the requests of every pod on it.
+  Res available(int node) const;
 
   // ---- The shim's cache and the core's applications (yk_shim_context.cpp: k8shim
   // pkg/cache/context.go, core partition.go AddApplication) ----
@@ -255,7 +261,7 @@ class YuniKorn final : public SchedulerModel {
   // Committing an allocation (allocate, a replacement, a placeholder's replacement on another
   // node): the node's side (node.AddAllocation); the queues' usage, running applications and
   // the pod's scheduling attempt; the shim's asynchronous bind.
-  void add_to_node(int node, PodId pod, const Res& res);
+  void add_to_node(int node, PodId pod);
   void count_allocation(int app, PodId pod, const Res& res);
   void post_bind(PodId pod, int node, SimTime now);
   void release(PodId pod, SimTime now);
@@ -371,6 +377,10 @@ class YuniKorn final : public SchedulerModel {
   int placeholder_allocs_ = 0;  // allocated placeholders in the partition
   int timers_ = 0;              // gang timers pending (expects_change)
   std::vector<NodeState> nodes_;
+  // What the shim's cache knows is on each node: the core's allocations (from the moment the
+  // core makes them, before the binding lands) and other schedulers' bound pods.
+  NodeCache cache_;
+  std::uint64_t node_seq_ = 0;  // PodState::node_seq of the next add_to_node
   std::vector<int> node_order_;  // schedulable nodes, sorted
   bool node_order_dirty_ = true;
   Res partition_total_;
