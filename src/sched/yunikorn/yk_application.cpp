@@ -309,7 +309,13 @@ bool YuniKorn::try_nodes(int s, SimTime now) {
 
 bool YuniKorn::try_node(int node, const Ask& ask) const {
   // application.go tryNode: node.FitInNode, preAllocateCheck (ask <= available, pods
-  // included), then the shim's predicates.
+  // included), then the shim's predicates. Against kube's NodeResourcesFit over the same
+  // cache sums (cluster/predicates.hpp insufficient_resources): FitInNode compares with the
+  // node's capacity by resources.FitInMaxUndef, which ignores a type the node lacks
+  // (yunikorn-core pkg/scheduler/objects/node.go FitInNode); preAllocateCheck's FitIn then
+  // counts it as 0 available, so such an ask fails here too, as in kube. The pod count is the
+  // shim's "pods" type, 1 per ask (k8shim pkg/common/resource.go GetPodResource), checked
+  // like any other type.
   const NodeState& n = nodes_[node];
   if (!n.schedulable) return false;
   if (!fit_in_max_undef(n.total, ask.res)) return false;
