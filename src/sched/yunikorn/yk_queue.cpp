@@ -188,8 +188,8 @@ void YuniKorn::collect_victims(int q, std::int64_t priority, int ask_leaf, std::
     if (!g.empty() && fit_in_max_undef(g, queues_[q].allocated)) return;
     // The queue's allocations node by node, each node's oldest first (the cache's lists are
     // in no order: node_seq gives it). Upstream walks maps here; the order is the model's.
-    const std::size_t first = candidates_.size();
-    for (std::size_t i = 0; i < nodes_.size(); ++i)
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const std::size_t first = candidates_.size();
       for (PodId v : cache_.pods_on(NodeId(static_cast<std::uint32_t>(i)))) {
         const PodState& ps = pods_[v.value()];
         // (Other schedulers' pods, and a real pod waiting for its placeholder: not the queue's.)
@@ -197,11 +197,10 @@ void YuniKorn::collect_victims(int q, std::int64_t priority, int ask_leaf, std::
         if (!store_.spec_of(v).node_name.empty()) continue;  // a required node
         if (ps.priority <= priority) candidates_.push_back(v);
       }
-    std::sort(candidates_.begin() + static_cast<std::ptrdiff_t>(first), candidates_.end(), [&](PodId l, PodId r) {
-      const PodState& L = pods_[l.value()];
-      const PodState& R = pods_[r.value()];
-      return L.node != R.node ? L.node < R.node : L.node_seq < R.node_seq;
-    });
+      if (candidates_.size() - first > 1)
+        std::sort(candidates_.begin() + static_cast<std::ptrdiff_t>(first), candidates_.end(),
+                  [&](PodId l, PodId r) { return pods_[l.value()].node_seq < pods_[r.value()].node_seq; });
+    }
     return;
   }
   for (int ch : qc.children) {
