@@ -51,6 +51,9 @@ class ClusterClient {
   virtual bool remove_scheduling_gate(PodId pod, std::string_view gate, SimTime now) = 0;
   // The Job update setting spec.suspend (written even if it already has that value).
   virtual void set_job_suspend(JobId job, bool suspend, SimTime now) = 0;
+  // A status update that fails a pod not yet bound: phase Failed with this reason and message
+  // (YuniKorn's shim failing a gang's pods: k8shim KubeClient.UpdateStatus).
+  virtual void set_failed(PodId pod, const std::string& reason, const std::string& message, SimTime now) = 0;
 };
 
 // The host of a scheduler model or a controller, as an API client of the cluster.

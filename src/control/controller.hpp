@@ -15,39 +15,15 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <string>
-#include <type_traits>
 
 #include "cluster/api_client.hpp"
 #include "core/event_queue.hpp"
+#include "core/timer_payload.hpp"
 #include "core/time.hpp"
 #include "model/object_store.hpp"
 
 namespace kubesim {
-
-// A timer's payload: a value of the controller's own trivially copyable type of at most 8
-// bytes (an enum and an index, a slot id, ...), so a timer packs nothing into id fields.
-class TimerPayload {
- public:
-  template <class T>
-  static TimerPayload of(const T& value) {
-    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "a timer payload is at most 8 trivial bytes");
-    TimerPayload p;
-    std::memcpy(p.bytes_, &value, sizeof(T));
-    return p;
-  }
-  template <class T>
-  T as() const {
-    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "a timer payload is at most 8 trivial bytes");
-    T value;
-    std::memcpy(&value, bytes_, sizeof(T));
-    return value;
-  }
-
- private:
-  alignas(8) unsigned char bytes_[8] = {};
-};
 
 // A controller's timer in the Simulation's event queue.
 struct ControllerEvent {

@@ -45,4 +45,13 @@ void StoreClusterClient::set_job_suspend(JobId job, bool suspend, SimTime now) {
   store_.update_job(job, [suspend](Job& j) { j.suspend = suspend; });
 }
 
+void StoreClusterClient::set_failed(PodId pod, const std::string& reason, const std::string& message, SimTime now) {
+  (void)now;  // the store stamps no time on a status update
+  store_.update_pod(pod, [&](Pod& x) {
+    x.phase = PodPhase::kFailed;
+    x.reason = reason;
+    x.message = message;
+  });
+}
+
 }  // namespace kubesim

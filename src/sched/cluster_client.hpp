@@ -28,6 +28,7 @@ class StoreClusterClient final : public ClusterClient {
   void delete_pod(PodId pod, Duration grace, DisruptionReason reason, SimTime now) override;
   bool remove_scheduling_gate(PodId pod, std::string_view gate, SimTime now) override;
   void set_job_suspend(JobId job, bool suspend, SimTime now) override;
+  void set_failed(PodId pod, const std::string& reason, const std::string& message, SimTime now) override;
 
  private:
   ObjectStore& store_;

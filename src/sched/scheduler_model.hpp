@@ -7,25 +7,44 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "cluster/api_client.hpp"
 #include "core/event_queue.hpp"
+#include "core/timer_payload.hpp"
 #include "core/time.hpp"
 #include "model/object_store.hpp"
 
 namespace kubesim {
 
 struct SchedulerEvent {
-  // kCycle .. kLeftoverTick are kube-scheduler's; kTimer is any other model's own timer
-  // (`pod` may carry a model-defined tag).
+  // kCycle .. kLeftoverTick are kube-scheduler's; kTimer is any other model's own timer.
   // kBindJob: a model's binding of several pods at once (the batch policies' machine job:
   // `pod` is its first rank); like kBindDone, it counts as a pending cluster change.
   enum class Kind : std::uint8_t { kCycle, kCycleEnd, kPatchDone, kBindDone, kBackoffTick, kLeftoverTick, kTimer, kBindJob };
-  Kind kind;
+  SchedulerEvent() = default;
+  SchedulerEvent(Kind k, PodId p, NodeId n) : kind(k), pod(p), node(n) {}
+
+  // A kTimer carrying a value of the posting model's own type (core/timer_payload.hpp), read
+  // back with `payload.as<T>()`; `pod` and `node` stay invalid (the engine's progress guard
+  // reads `pod` as a pod).
+  template <class T>
+  static SchedulerEvent timer(const T& value) {
+    SchedulerEvent e(Kind::kTimer, PodId(), NodeId());
+    e.payload = TimerPayload::of(value);
+    return e;
+  }
+
+  Kind kind = Kind::kCycle;
+  std::uint8_t scheduler = 0;  // which scheduler posted it (set by the Simulation)
+  // The pod (kBindJob: the first rank) and node the event is about; invalid in a timer().
   PodId pod;
   NodeId node;
-  std::uint8_t scheduler = 0;  // which scheduler posted it (set by the Simulation)
+  TimerPayload payload;  // timer() only
 };
+// The event queue stores every event inline in a variant as large as its largest alternative,
+// an informer delivery (1 + sizeof(Change) = 28 bytes): the payload must not widen it.
+static_assert(sizeof(SchedulerEvent) <= 28 && std::is_trivially_copyable_v<SchedulerEvent>);
 
 // A scheduler's host: its own events, and the API client (cluster/api_client.hpp: the
 // writes, client(), and the pod CREATE, as YuniKorn's shim creates placeholder pods).

@@ -8,16 +8,19 @@
 //   every node and pod change (and Job change, for a model that wants_jobs) at once, at now();
 // - an API client: given the store, add_pod_template / create_pod create the pods a scheduler
 //   asks for (YuniKorn's placeholders) as the Simulation does (engine/simulation.cpp
-//   SchedulerPort), without admission.
+//   SchedulerPort), without admission; client() writes to it as the Simulation's client does
+//   (StoreClusterClient: bindings, deletions, status writes).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "core/time.hpp"
 #include "model/object_store.hpp"
+#include "sched/cluster_client.hpp"
 #include "sched/scheduler_model.hpp"
 
 namespace kubesim::testing {
@@ -32,7 +35,9 @@ class FakeSchedulerHost final : public SchedulerHost, public ChangeListener {
   };
 
   // Without a store the host refuses pods from its scheduler (SchedulerHost's default).
-  explicit FakeSchedulerHost(ObjectStore* store = nullptr) : store_(store) {}
+  explicit FakeSchedulerHost(ObjectStore* store = nullptr) : store_(store) {
+    if (store_) client_.emplace(*store_);
+  }
 
   // The model that receives the changes (on_change) and the events (run_until).
   void attach(SchedulerModel* model) { model_ = model; }
@@ -40,6 +45,7 @@ class FakeSchedulerHost final : public SchedulerHost, public ChangeListener {
   void post(SimTime at, Phase phase, SchedulerEvent event) override { posted_.push_back({at, phase, seq_++, event}); }
   std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) override;
   std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) override;
+  ClusterClient& client() override { return client_ ? *client_ : SchedulerHost::client(); }
   void on_change(const Change& change) override;
 
   // Runs every posted event due at or before `until` (events they post included); now() is
@@ -53,6 +59,7 @@ class FakeSchedulerHost final : public SchedulerHost, public ChangeListener {
 
  private:
   ObjectStore* store_;
+  std::optional<StoreClusterClient> client_;  // with a store
   SchedulerModel* model_ = nullptr;
   std::vector<Posted> posted_;
   std::uint64_t seq_ = 0;

@@ -160,6 +160,40 @@ class Reader : private YamlInput {
     return r;
   }
 
+  // queue.go UpdateQueueProperties: the properties that change decisions modelled here.
+  void read_properties(const YAML::Node& props, const std::string& w, QueueConf& qc) {
+    require_map(props, w + ".properties");
+    for (const auto& kv : props) {
+      const std::string key = scalar(kv.first, w + ".properties key");
+      const std::string value = lower(string_or_null(kv.second, w + ".properties." + key));
+      const std::string pw = w + ".properties." + key;
+      if (key == "application.sort.policy") {
+        // policies.SortPolicyFromString: fifo (and unknown values), fair; stateaware is fifo
+        // with one app starting at a time, which kubesim does not model.
+        if (value == "fair") qc.app_sort = AppSort::kFair;
+        else if (value == "stateaware") fail(kv.second, pw + ": stateaware is not supported by kubesim");
+        else qc.app_sort = AppSort::kFifo;
+      } else if (key == "application.sort.priority") {
+        qc.priority_sort = value != "disabled";
+      } else if (key == "priority.policy") {
+        qc.priority_fence = value == "fence";
+      } else if (key == "priority.offset") {
+        qc.priority_offset = static_cast<std::int32_t>(integer(kv.second, pw, std::numeric_limits<std::int32_t>::min(),
+                                                               std::numeric_limits<std::int32_t>::max()));
+      } else if (key == "preemption.policy") {
+        if (value == "fence") qc.preemption = PreemptionPolicy::kFence;
+        else if (value == "disabled") qc.preemption = PreemptionPolicy::kDisabled;
+        else qc.preemption = PreemptionPolicy::kDefault;
+      } else if (key == "preemption.delay") {
+        // queue.go UpdateQueueProperties: a value that does not parse or is <= 0 keeps the default.
+        Duration d;
+        if (parse_go_duration(value, &d) && d > Duration()) qc.preemption_delay = d;
+      }
+      // Other properties (guaranteed/max app counts per user etc.) do not change decisions
+      // modelled here and are ignored, as upstream ignores unknown keys.
+    }
+  }
+
   void read_queue(Config& c, const YAML::Node& q, int parent) {
     const std::string where = parent < 0 ? "queue" : "queue " + c.queues[parent].path;
     require_map(q, where);
@@ -199,38 +233,7 @@ class Reader : private YamlInput {
       qc.preemption = pq.preemption == PreemptionPolicy::kDisabled ? PreemptionPolicy::kDisabled : PreemptionPolicy::kDefault;
       qc.preemption_delay = pq.preemption_delay;
     }
-    if (const YAML::Node props = q["properties"]) {
-      require_map(props, w + ".properties");
-      for (const auto& kv : props) {
-        const std::string key = scalar(kv.first, w + ".properties key");
-        const std::string value = lower(string_or_null(kv.second, w + ".properties." + key));
-        const std::string pw = w + ".properties." + key;
-        if (key == "application.sort.policy") {
-          // policies.SortPolicyFromString: fifo (and unknown values), fair; stateaware is fifo
-          // with one app starting at a time, which kubesim does not model.
-          if (value == "fair") qc.app_sort = AppSort::kFair;
-          else if (value == "stateaware") fail(kv.second, pw + ": stateaware is not supported by kubesim");
-          else qc.app_sort = AppSort::kFifo;
-        } else if (key == "application.sort.priority") {
-          qc.priority_sort = value != "disabled";
-        } else if (key == "priority.policy") {
-          qc.priority_fence = value == "fence";
-        } else if (key == "priority.offset") {
-          qc.priority_offset = static_cast<std::int32_t>(integer(kv.second, pw, std::numeric_limits<std::int32_t>::min(),
-                                                                 std::numeric_limits<std::int32_t>::max()));
-        } else if (key == "preemption.policy") {
-          if (value == "fence") qc.preemption = PreemptionPolicy::kFence;
-          else if (value == "disabled") qc.preemption = PreemptionPolicy::kDisabled;
-          else qc.preemption = PreemptionPolicy::kDefault;
-        } else if (key == "preemption.delay") {
-          // queue.go UpdateQueueProperties: a value that does not parse or is <= 0 keeps the default.
-          Duration d;
-          if (parse_go_duration(value, &d) && d > Duration()) qc.preemption_delay = d;
-        }
-        // Other properties (guaranteed/max app counts per user etc.) do not change decisions
-        // modelled here and are ignored, as upstream ignores unknown keys.
-      }
-    }
+    if (const YAML::Node props = q["properties"]) read_properties(props, w, qc);
     const int index = static_cast<int>(c.queues.size());
     c.queues.push_back(qc);
     if (parent >= 0) {

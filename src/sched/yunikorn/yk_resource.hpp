@@ -43,6 +43,14 @@ struct Res {
   friend Res operator-(Res a, const Res& b) { return a -= b; }
 };
 
+// Whether some type held is positive: how the model asks whether anything is pending or
+// allocated.
+inline bool any_positive(const Res& r) {
+  for (std::size_t i = 0; i < kSlots; ++i)
+    if (r.has(i) && r.v[i] > 0) return true;
+  return false;
+}
+
 // The ask of a pod: its effective requests (non-zero types) plus pods: 1.
 Res pod_resource(const Resources& requests);
 // A node's capacity as the shim reports it: allocatable plus pods = allowed pods.

@@ -2,6 +2,10 @@
 // partition with its queue hierarchy (queues.yaml), applications and asks, the scheduling
 // loop of one allocation or reservation per cycle, node sorting, reservations and
 // preemption; the shim's pod -> application/ask mapping, predicates and asynchronous Bind.
+// The implementation is split along upstream's files, each .cpp naming the ones it follows:
+// yk_shim_context.cpp, yk_application.cpp, yk_application_gang.cpp, yk_placeholders.cpp,
+// yk_queue.cpp, yk_partition.cpp, yk_preemption.cpp (and yunikorn.cpp: construction and
+// introspection).
 //
 // Upstream files (apache/yunikorn-core unless noted):
 //   pkg/scheduler/scheduler.go          internalSchedule: the loop (activity or 100 ms)
@@ -45,6 +49,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cluster/node_cache.hpp"
 #include "core/random.hpp"
 #include "sched/scheduler_model.hpp"
 #include "sched/yunikorn/yk_config.hpp"
@@ -207,22 +212,48 @@ class YuniKorn final : public SchedulerModel {
     PodId partner;  // placeholder <-> the real pod replacing it
     SimTime created;
     Res res;
+    // When it was added to its node (add_to_node), in the partition's order: the victims'
+    // order of collect_victims (a node's allocations as node.go keeps them, oldest first).
+    std::uint64_t node_seq = 0;
   };
+  // The core's node beyond what the shared cache keeps (cache_: the pods on it, the sums of
+  // their requests). node.go keeps allocatedResource (the core's allocations) apart from
+  // occupiedResource (other schedulers' pods); only their sum enters the decisions modelled
+  // here (GetAvailableResource), which is the cache's one sum over all its pods.
   struct NodeState {
     Res total;
-    Res allocated;
-    Res occupied;  // pods of other schedulers
     bool schedulable = true;
     int reserved_ask = -1;
-    std::vector<PodId> allocs;
     double score = 0;
-    Res available() const { return total - allocated - occupied; }
   };
   enum class AppResult : std::uint8_t { kNone, kDone, kNextApp };
+  // The payload of the model's own timers (SchedulerEvent::timer): the core's scheduling
+  // cycle, or one of an application's gang timers.
+  enum class TimerKind : std::uint8_t { kCycle, kPlaceholder, kCompleting };
+  struct Timer {
+    TimerKind kind = TimerKind::kCycle;
+    std::int32_t app = -1;  // kPlaceholder, kCompleting: the application's index
+  };
+  // collect_victims: a queue not on the path from the ask's leaf to the fence root.
+  static constexpr std::int64_t kNotOnPath = INT64_MIN;
 
   PodState& state(PodId pod);
+  // node.go GetAvailableResource: the node's capacity less the requests of every pod on it.
+  Res available(int node) const;
+
+  // ---- The shim's cache and the core's applications (yk_shim_context.cpp: k8shim
+  // pkg/cache/context.go, core partition.go AddApplication) ----
   void on_new_pod(PodId pod, SimTime now);
   int create_app(const std::string& app_id, const std::string& queue_label, int q, PodId pod, SimTime now);
+  static Res task_group_resource(const std::vector<TaskGroupSpec>& groups);
+  // partition.go AddApplication's task group checks: why the leaf queue `q` cannot take an
+  // application asking `placeholder_ask` for its task groups (empty: it can).
+  std::string task_group_refusal(int q, const std::string& app_id, const Res& placeholder_ask) const;
+  // application.go NewApplication's part for task groups: the gang, placeholders not created.
+  Gang new_gang(const std::vector<TaskGroupSpec>& groups, const Res& placeholder_ask, const std::string& params,
+                SimTime first_pod_created, SimTime now) const;
+
+  // ---- Applications: asks, allocations, tryAllocate (yk_application.cpp: application.go) ----
   void add_ask(PodId pod, int app, bool placeholder, SimTime now);
   void remove_ask(int ask);
   void update_app_priority(App& app);
@@ -230,59 +261,100 @@ class YuniKorn final : public SchedulerModel {
   // Committing an allocation (allocate, a replacement, a placeholder's replacement on another
   // node): the node's side (node.AddAllocation); the queues' usage, running applications and
   // the pod's scheduling attempt; the shim's asynchronous bind.
-  void add_to_node(int node, PodId pod, const Res& res);
+  void add_to_node(int node, PodId pod);
   void count_allocation(int app, PodId pod, const Res& res);
   void post_bind(PodId pod, int node, SimTime now);
   void release(PodId pod, SimTime now);
-  // Gang scheduling.
-  // `tg_def` and `params`: the originator's task-groups and scheduling-policy annotations
-  // (copied onto each placeholder), as create_app read them.
-  void create_placeholders(int app, const std::vector<TaskGroupSpec>& specs, const std::string& queue_label,
-                           const std::string& tg_def, const std::string& params, SimTime now);
+  void reserve(int ask, int node);
+  void unreserve(int ask);
+  AppResult try_allocate(int app, const Res& headroom, int* preempt_remaining, SimTime now);
+  // tryNodes for one ask: allocated or reserved a node.
+  bool try_nodes(int ask, SimTime now);
+  bool try_reserved(int app, const Res& headroom, SimTime now);
+  bool try_node(int node, const Ask& ask) const;
+  bool predicates(PodId pod, int node) const;
+  // sortAskByPriority: the application's pending asks into scratch_asks_.
+  void sort_asks(const App& app);
+
+  // ---- Gang scheduling in the core (yk_application_gang.cpp: application.go placeholders,
+  // application_state.go) ----
   int group_of(int app, const PodTemplate& spec) const;
   void set_state(int app, AppState next, SimTime now);
   void run_app(int app, SimTime now);       // RunApplication
   void complete_app(int app, SimTime now);  // CompleteApplication
-  void set_timer(int app, SimTime Gang::*timer, SimTime at, std::uint32_t tag);
+  void set_timer(int app, SimTime Gang::*timer, SimTime at, TimerKind kind);
   void clear_timer(int app, SimTime Gang::*timer);
   void remove_placeholder(PodId ph, SimTime now);
-  void release_to_shim(PodId ph, SimTime now);  // the shim deletes a released placeholder
-  // release_to_shim with the placeholder's end reported as TIMEOUT (si.TerminationType: not
-  // counted as stopped by the shim when its allocation is removed).
-  void release_timeout(PodId ph, SimTime now);
   // The allocated placeholders not released yet are released (TIMEOUT); `count_timed_out`
   // also counts each in its task group's timed_out.
   void release_unused_placeholders(int app, bool count_timed_out, SimTime now);
   void placeholder_timeout(int app, SimTime now);
   void completing_timeout(int app, SimTime now);
+  bool try_placeholder_allocate(int app, SimTime now);
+  // The real ask `slot` takes placeholder `ph`, to be allocated on `node` once it is gone.
+  void replace_placeholder(int slot, PodId ph, int node, SimTime now);
+
+  // ---- The shim's placeholders and gang states (yk_placeholders.cpp: k8shim
+  // placeholder_manager.go, placeholder.go, application.go) ----
+  // `tg_def` and `params`: the originator's task-groups and scheduling-policy annotations
+  // (copied onto each placeholder), as create_app read them.
+  void create_placeholders(int app, const std::vector<TaskGroupSpec>& specs, const std::string& queue_label,
+                           const std::string& tg_def, const std::string& params, SimTime now);
+  PodTemplate placeholder_template(const TaskGroupSpec& group, const std::string& app_id, const std::string& queue_label,
+                                   const std::string& tg_def, const std::string& params,
+                                   const std::string& priority_class) const;
+  void release_to_shim(PodId ph, SimTime now);  // the shim deletes a released placeholder
+  // release_to_shim with the placeholder's end reported as TIMEOUT (si.TerminationType: not
+  // counted as stopped by the shim when its allocation is removed).
+  void release_timeout(PodId ph, SimTime now);
   void shim_reservation_check(int app, SimTime now);
   void shim_run(int app, SimTime now);
   void shim_fail(int app, SimTime now);
-  bool walk_placeholders(int q, int depth, SimTime now);
-  bool try_placeholder_allocate(int app, SimTime now);
-  void reserve(int ask, int node);
-  void unreserve(int ask);
+
+  // ---- Queues (yk_queue.cpp: queue.go, sorters.go) ----
   void add_to_queues(int leaf, const Res& r, Res QueueState::*field, int sign);
-  void activity(SimTime now);
-  void arm(SimTime t);
-  void arm_timed(SimTime now);
   void refresh_priorities();
-  void sort_nodes();
   void sort_children(int q, bool reserved_only, std::vector<int>& out);
   void sort_apps(int q, std::vector<int>& out);
   Res headroom(int q, const Res& parent) const;
   bool can_run_app(const App& app) const;
   bool walk(int q, const Res& parent_headroom, bool reserved, int depth, SimTime now);
-  AppResult try_allocate(int app, const Res& headroom, int* preempt_remaining, SimTime now);
-  bool try_reserved(int app, const Res& headroom, SimTime now);
-  bool try_node(int node, const Ask& ask) const;
-  bool predicates(PodId pod, int node) const;
-  // Preemption (preemption.go); returns true when it preempted, *reserved when it reserved.
-  bool try_preemption(int ask, const Res& headroom, SimTime now, bool* reserved);
+  bool walk_placeholders(int q, int depth, SimTime now);
+  Res effective_guaranteed(int q) const;
   void collect_victims(int q, std::int64_t priority, int ask_leaf, std::int64_t ask_priority);
+
+  // ---- The loop and the nodes (yk_partition.cpp: scheduler.go, context.go, partition.go,
+  // nodesorting.go) ----
+  void activity(SimTime now);
+  void arm(SimTime t);
+  void arm_timed(SimTime now);
+  void on_timer(const Timer& timer, SimTime now);
+  void sort_nodes();
+
+  // ---- Preemption (yk_preemption.cpp: preemption.go) ----
+  // Preemptor.TryPreemption; returns true when it preempted, *reserved when it reserved.
+  bool try_preemption(int ask, const Res& headroom, SimTime now, bool* reserved);
+  bool check_preconditions(Ask& ask, SimTime now);
+  // queue.go findPreemptionFenceRoot + FindEligiblePreemptionVictims into candidates_.
+  void find_eligible_victims(const Ask& ask);
+  // checkPreemptionQueueGuarantees: whether taking candidates can bring the ask's queue
+  // within its guarantee.
+  bool check_queue_guarantees(int leaf, const Res& ask);
+  // calculateVictimsByNode into node_victims_ with getSolutionScore: false when preempting on
+  // the node cannot make the ask fit.
+  bool victims_by_node(int node, const Res& ask, std::uint64_t* score);
+  // tryNodes: the node with the best solution (-1: none), its victims in best_victims_.
+  int try_preemption_nodes(const Ask& ask);
+  // calculateAdditionalVictims: appends to best_victims_; false when the ask's queue cannot
+  // get within its guarantee.
+  bool calculate_additional_victims(int leaf, const Res& ask);
+  // The queue snapshots' preempting resources: a victim taken (+1) or put back (-1); cleared.
+  void mark_preempting(PodId victim, int sign);
+  void clear_preempting();
+  // sortVictimsForPreemption: non-originators first, then newest first.
+  bool victim_before(PodId l, PodId r) const;
   bool within_guaranteed(int q, const Res* extra) const;
   bool at_or_above_guaranteed(int q) const;
-  Res effective_guaranteed(int q) const;
 
   Config config_;
   ObjectStore& store_;
@@ -305,6 +377,10 @@ class YuniKorn final : public SchedulerModel {
   int placeholder_allocs_ = 0;  // allocated placeholders in the partition
   int timers_ = 0;              // gang timers pending (expects_change)
   std::vector<NodeState> nodes_;
+  // What the shim's cache knows is on each node: the core's allocations (from the moment the
+  // core makes them, before the binding lands) and other schedulers' bound pods.
+  NodeCache cache_;
+  std::uint64_t node_seq_ = 0;  // PodState::node_seq of the next add_to_node
   std::vector<int> node_order_;  // schedulable nodes, sorted
   bool node_order_dirty_ = true;
   Res partition_total_;

@@ -6,8 +6,9 @@
 
 #include "core/read_file.hpp"
 #include "engine/simulation.hpp"
-#include "model/test_nodes.hpp"
 #include "report/batsim_csv.hpp"
+#include "testing/builders.hpp"
+#include "testing/fake_scheduler_host.hpp"
 #include "workload/workload.hpp"
 
 namespace kubesim::yunikorn {
@@ -15,23 +16,13 @@ namespace {
 
 constexpr std::int64_t G = 1'000'000'000;
 
-class NullHost final : public SchedulerHost {
- public:
-  void post(SimTime, Phase, SchedulerEvent) override {}
-};
-
 Config study() { return load_config_text(kDefaultConfigText, kDefaultConfigName, ResourceNames()); }
 
 struct Cluster {
   explicit Cluster(Config c) : yk(std::move(c), store, host, 1) { store.ensure_namespace("default"); }
 
   NodeId node(const std::string& name, std::int64_t cores, std::int64_t mem) {
-    Node n;
-    n.name = name;
-    n.allocatable[kCpu] = n.capacity[kCpu] = cores * 1000;
-    n.allocatable[kMemory] = n.capacity[kMemory] = mem;
-    set_label(n.labels, "kubernetes.io/hostname", name);
-    const NodeId id = store.create_node(n);
+    const NodeId id = store.create_node(testing::NodeBuilder(name).cpu_milli(cores * 1000).memory_bytes(mem).hostname_label());
     yk.on_node_change(Change{ObjectKind::kNode, ChangeType::kAdded, id.value(), id, PodPhase::kPending, PodPhase::kPending, id},
                       SimTime());
     return id;
@@ -39,17 +30,13 @@ struct Cluster {
   // A pending yunikorn pod in `queue` (one app per pod), created at `at`.
   PodId pod(const std::string& queue, std::int64_t cores, std::int64_t mem, double at, std::int32_t priority = 0,
             const std::string& on_node = "") {
-    PodTemplate t = batch_job_template(cores * 1000, mem, "yunikorn");
-    set_label(t.labels, "queue", queue);
-    set_label(t.labels, "applicationId", "app-" + std::to_string(store.pod_count()));
-    t.priority = priority;
-    if (!on_node.empty()) set_label(t.node_selector, "kubernetes.io/hostname", on_node);
-    Pod p;
-    p.name = "p" + std::to_string(store.pod_count());
-    p.ns = NamespaceId(0);
-    p.spec = store.add_template(t);
-    p.created = SimTime::from_seconds(at);
-    const PodId id = store.create_pod(p);
+    testing::PodTemplateBuilder t;
+    t.cpu_milli(cores * 1000).memory_bytes(mem).scheduler("yunikorn").priority(priority);
+    t.label("queue", queue).label("applicationId", "app-" + std::to_string(store.pod_count()));
+    if (!on_node.empty()) t.node_selector("kubernetes.io/hostname", on_node);
+    const PodTemplateId spec = store.add_template(t);
+    const PodId id = store.create_pod(
+        testing::PodBuilder(spec).name("p" + std::to_string(store.pod_count())).created(SimTime::from_seconds(at)));
     yk.on_pod_change(Change{ObjectKind::kPod, ChangeType::kAdded, id.value(), NodeId(), PodPhase::kPending,
                             PodPhase::kPending, NodeId()},
                      SimTime::from_seconds(at));
@@ -57,13 +44,9 @@ struct Cluster {
   }
   // A pod of another scheduler running on `node` (occupied resources).
   void foreign(NodeId node, std::int64_t cores, std::int64_t mem) {
-    PodTemplate t = batch_job_template(cores * 1000, mem, "default-scheduler");
-    Pod p;
-    p.name = "f" + std::to_string(store.pod_count());
-    p.ns = NamespaceId(0);
-    p.spec = store.add_template(t);
-    p.node = node;
-    const PodId id = store.create_pod(p);
+    const PodTemplateId spec =
+        store.add_template(testing::PodTemplateBuilder().cpu_milli(cores * 1000).memory_bytes(mem).scheduler("default-scheduler"));
+    const PodId id = store.create_pod(testing::PodBuilder(spec).name("f" + std::to_string(store.pod_count())).on(node));
     yk.on_pod_change(Change{ObjectKind::kPod, ChangeType::kAdded, id.value(), node, PodPhase::kRunning,
                             PodPhase::kPending, NodeId()},
                      SimTime());
@@ -81,7 +64,7 @@ struct Cluster {
   NodeId allocated(PodId p) const { return yk.allocated_node(p); }
 
   ObjectStore store;
-  NullHost host;
+  testing::FakeSchedulerHost host{&store};
   YuniKorn yk;
 };
 
@@ -349,28 +332,22 @@ std::string task_groups(int min_member, int cores) {
 struct GangRun {
   explicit GangRun(int nodes, std::int64_t cores) {
     for (int i = 0; i < nodes; ++i) {
-      Node n = test_node("n" + std::to_string(i), cores * 1000, 64 * G);
-      set_label(n.labels, "kubernetes.io/hostname", n.name);
-      in.nodes.push_back(std::move(n));
+      in.nodes.push_back(testing::NodeBuilder("n" + std::to_string(i)).cpu_milli(cores * 1000).memory_bytes(64 * G).hostname_label());
     }
   }
   // A bare pod of application "gang" (the task group's member when `groups` is not empty).
   void pod(const std::string& name, std::int64_t cores, double at, double run, const std::string& groups,
            const std::string& policy = "", const std::string& queue = "root.q") {
-    PodTemplate t = batch_job_template(cores * 1000, 4 * G, "yunikorn");
-    set_label(t.labels, "applicationId", "gang");
-    set_label(t.labels, "queue", queue);
-    if (!groups.empty()) {
-      set_label(t.annotations, kAnnotationTaskGroups, groups);
-      set_label(t.annotations, kAnnotationTaskGroupName, "workers");
-    }
-    if (!policy.empty()) set_label(t.annotations, kAnnotationSchedulingPolicy, policy);
+    testing::PodTemplateBuilder t;
+    t.cpu_milli(cores * 1000).memory_bytes(4 * G).scheduler("yunikorn").label("applicationId", "gang").label("queue", queue);
+    if (!groups.empty()) t.annotation(kAnnotationTaskGroups, groups).annotation(kAnnotationTaskGroupName, "workers");
+    if (!policy.empty()) t.annotation(kAnnotationSchedulingPolicy, policy);
     WorkloadJob j;
     j.id = j.name = name;
     j.submit = SimTime::from_seconds(at);
     j.run_time = Duration::from_seconds(run);
     j.pod_template = static_cast<std::uint32_t>(in.workload.templates.size());
-    in.workload.templates.push_back(std::move(t));
+    in.workload.templates.push_back(t.build());
     in.workload.jobs.push_back(std::move(j));
   }
   void start() {
