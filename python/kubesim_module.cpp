@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "bsp/gang_run.hpp"
 #include "bsp/rl_env.hpp"
@@ -48,13 +49,14 @@ SimulationOptions scenario_options(const Scenario& sc, std::uint64_t seed, const
 // As `kubesim run --scenario PATH --seed SEED [--model MODEL]` (outputs kept in memory).
 Files run_scenario_files(const std::string& path, std::uint64_t seed, const std::string& model) {
   Scenario sc = read_scenario(path);
+  const std::optional<bsp::GangSpec> gang = bsp::read_gang_spec(sc);
   if (sc.each_tenant_alone) throw InputError(path, 0, "eachTenantAlone scenarios run one simulation per tenant: use `kubesim run`");
   const SimulationOptions options = scenario_options(sc, seed, model);
   ReportSettings report{sc.name, sc.capacity_milli, sc.sample_interval, sc.tenants, true, setup_parameters(sc.schedulers), {}, {}};
   if (!sc.schedulers.empty()) install_setups(sc.schedulers, sc.inputs);
   RunPipeline run(std::move(sc.inputs), options, &report, KUBESIM_VERSION);
   py::gil_scoped_release unlocked;
-  run.run(sc.bsp ? &*sc.bsp : nullptr);
+  run.run(gang ? &*gang : nullptr);
   return to_pairs(run.finish());
 }
 
@@ -62,7 +64,7 @@ Files run_scenario_files(const std::string& path, std::uint64_t seed, const std:
 Files compare_scenario_files(const std::string& path, const std::string& schedulers, std::uint64_t seeds,
                              const std::string& model, unsigned threads) {
   Scenario sc = read_scenario(path);
-  if (sc.each_tenant_alone || sc.bsp) throw InputError(path, 0, "compare runs plain scenarios (no eachTenantAlone, no bsp:)");
+  if (sc.each_tenant_alone || bsp::read_gang_spec(sc)) throw InputError(path, 0, "compare runs plain scenarios (no eachTenantAlone, no bsp:)");
   CompareSpec spec;
   spec.contenders = parse_contenders(schedulers);
   spec.seeds = seeds;

@@ -21,12 +21,13 @@ namespace {
 GangRunResult run_scenario(const std::string& file, ModelConfig model, int steps,
                            const std::function<void(Simulation&)>& inspect = {}) {
   Scenario sc = read_scenario(testing::source_dir() + "/examples/bsp/" + file);
-  EXPECT_TRUE(sc.bsp.has_value());
+  const std::optional<GangSpec> gang = read_gang_spec(sc);
+  EXPECT_TRUE(gang.has_value());
   install_setups(sc.schedulers, sc.inputs);
   SimulationOptions options;
   options.model = std::move(model);
   Simulation sim(std::move(sc.inputs), options);
-  GangSpec spec = *sc.bsp;
+  GangSpec spec = *gang;
   spec.steps = steps;
   GangRun job(sim, spec);
   job.run(SimTime::never());

@@ -4,6 +4,7 @@
 
 #include "core/parse_number.hpp"
 #include "core/yaml_input.hpp"
+#include "scenario/scenario.hpp"
 
 namespace kubesim::bsp {
 
@@ -71,6 +72,12 @@ GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::
   if (const auto n = node["terminationGracePeriodSeconds"])
     spec.termination_grace_period_seconds = in.integer(n, "bsp.terminationGracePeriodSeconds", 0, 1'000'000);
   return spec;
+}
+
+std::optional<GangSpec> read_gang_spec(const Scenario& scenario) {
+  if (!scenario.bsp_section) return std::nullopt;
+  const ScenarioSection& section = *scenario.bsp_section;
+  return read_gang_spec(YamlInput(section.source), *section.node, section.dir);
 }
 
 }  // namespace kubesim::bsp

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace YAML {
@@ -42,6 +43,7 @@ class Node;
 
 namespace kubesim {
 class YamlInput;  // core/yaml_input.hpp
+struct Scenario;  // scenario/scenario.hpp
 }
 
 namespace kubesim::bsp {
@@ -69,5 +71,9 @@ struct GangSpec {
 
 // Reads the section (every key checked, InputError with the scenario's file and line).
 GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::filesystem::path& scenario_dir);
+// The scenario's `bsp:` section read (scenario/ keeps it unparsed, as bsp/ sits above it);
+// nullopt when it has none. Callers read it right after the scenario, so that a bad section
+// fails before the run starts.
+std::optional<GangSpec> read_gang_spec(const Scenario& scenario);
 
 }  // namespace kubesim::bsp

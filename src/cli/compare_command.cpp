@@ -21,7 +21,7 @@ CompareSpec compare_spec(const RunArgs& a, RunInputs in) {
   if (in.from_scenario) {
     if (sc.each_tenant_alone)
       throw InputError(a.scenario, 0, "compare runs the tenants together: a scenario with eachTenantAlone needs `kubesim run`");
-    if (sc.bsp) throw InputError(a.scenario, sc.bsp->line, "compare does not drive a bsp: job; use `kubesim run`");
+    if (in.gang) throw InputError(a.scenario, in.gang->line, "compare does not drive a bsp: job; use `kubesim run`");
   }
   spec.options.model = ModelConfig::load(in.model(a.model_given ? a.model : std::string()));
   if (sc.duration) spec.options.until = SimTime::at(*sc.duration);

@@ -222,8 +222,8 @@ int scenario_command(const RunArgs& a, RunInputs in) {
   }
   if (a.serve && sc.each_tenant_alone)
     throw InputError(a.scenario, 0, "serve runs one cluster: a scenario with eachTenantAlone needs `kubesim run`");
-  if (sc.bsp && (a.serve || sc.each_tenant_alone))
-    throw InputError(a.scenario, sc.bsp->line, "a bsp: job runs with `kubesim run` and the tenants together (not serve, not eachTenantAlone)");
+  if (in.gang && (a.serve || sc.each_tenant_alone))
+    throw InputError(a.scenario, in.gang->line, "a bsp: job runs with `kubesim run` and the tenants together (not serve, not eachTenantAlone)");
   OutputDirectory out(a.out);  // locked now: a second run into the same --out fails at once
   if (sc.each_tenant_alone) {
     run_each_tenant_alone(a, sc, options, report, setups, out);
@@ -231,7 +231,7 @@ int scenario_command(const RunArgs& a, RunInputs in) {
   }
   if (!setups.empty()) install_setups(setups, sc.inputs);
   if (a.builtin_scheduler == "off") sc.inputs.scheduler.profiles.clear();
-  simulate(std::move(sc.inputs), options, a, out.staging(), a.out, &report, &out, sc.bsp ? &*sc.bsp : nullptr);
+  simulate(std::move(sc.inputs), options, a, out.staging(), a.out, &report, &out, in.gang ? &*in.gang : nullptr);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -195,7 +196,8 @@ class ScenarioReader : YamlInput {
       s_.measured_experiment = scalar(m["experiment"], "measuredResults.experiment");
       if (s_.measured_experiment.empty()) fail(m["experiment"], "expected measuredResults.experiment to be non-empty");
     }
-    if (const YAML::Node b = root["bsp"]; b && !b.IsNull()) s_.bsp = bsp::read_gang_spec(*this, b, dir_);
+    if (const YAML::Node b = root["bsp"]; b && !b.IsNull())
+      s_.bsp_section = ScenarioSection{std::make_shared<const YAML::Node>(b), path(), dir_.string(), line_of(b)};
 
     assemble();
   }

@@ -40,6 +40,7 @@
 //   failures:                     # node events: {at: 100, node: node-0, action: fail}
 //                                 #   action: fail | recover | cordon | uncordon | drain
 //   bsp: {data: ../../data/gang, controller: dynamic-mpc}   # a BSP gang job (bsp/gang_spec.hpp)
+//                                 #   kept unparsed here: bsp/ (a layer above) reads it
 //
 // A tenant job is the study's: one batch/v1 Job (parallelism 1, completions 1, backoffLimit
 // 6) with one container `busybox:1.36` running `sleep <t>`, restartPolicy Never, requests =
@@ -50,11 +51,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "bsp/gang_spec.hpp"
 #include "core/time.hpp"
 #include "engine/simulation.hpp"
 #include "setups/scheduler_setup.hpp"
@@ -64,6 +65,16 @@ class Node;
 }
 
 namespace kubesim {
+
+// A section of the scenario that a layer above scenario/ reads (`bsp:`: the BSP gang study,
+// bsp/gang_spec.hpp's read_gang_spec), kept as its YAML document with what that reader's
+// relative paths and error messages need. The scenario checks only that the key is allowed.
+struct ScenarioSection {
+  std::shared_ptr<const YAML::Node> node;  // never null; shares the document's memory
+  std::string source;  // the scenario file (errors name it)
+  std::string dir;     // the scenario's folder: relative paths resolve against it
+  int line = 0;        // 1-based line of the section
+};
 
 struct Scenario {
   std::string path;  // the scenario file
@@ -80,11 +91,11 @@ struct Scenario {
   std::vector<std::string> tenants;  // tenant namespaces, in declaration order
   bool each_tenant_alone = false;
   std::optional<Duration> duration;  // simulation time limit, when given
-  std::optional<bsp::GangSpec> bsp;
+  std::optional<ScenarioSection> bsp_section;  // `bsp:` (null or absent: none)
   // `measuredResults: {file, experiment}`: real results shown beside the run's in its reports
   // (report/measured_results.hpp); the file resolved against the scenario's folder, empty: none.
   std::string measured_results_file;
-  std::string measured_experiment;  // `bsp:` a BSP job of the gang study beside the tenants (bsp/gang_spec.hpp)
+  std::string measured_experiment;  // the experiment of that file shown
 };
 
 Scenario read_scenario(const std::string& path);

@@ -3,16 +3,17 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "bsp/gang_spec.hpp"
 #include "core/error.hpp"
 #include "engine/model_config.hpp"
 
 namespace kubesim {
 
 BspClusterEnv::BspClusterEnv(const std::string& scenario_path, const std::string& model, const bsp::EnvSettings& env)
-    : scenario_(read_scenario(scenario_path)), model_(model), env_(env) {
-  if (!scenario_.bsp) throw InputError(scenario_path, 0, "the environment on the cluster needs a scenario with a bsp: section");
+    : scenario_(read_scenario(scenario_path)), gang_(bsp::read_gang_spec(scenario_)), model_(model), env_(env) {
+  if (!gang_) throw InputError(scenario_path, 0, "the environment on the cluster needs a scenario with a bsp: section");
   if (scenario_.each_tenant_alone)
-    throw InputError(scenario_path, scenario_.bsp->line, "a bsp: job runs with the tenants together (not eachTenantAlone)");
+    throw InputError(scenario_path, gang_->line, "a bsp: job runs with the tenants together (not eachTenantAlone)");
   bsp::check_env_settings(env_);
   if (model_.empty()) model_ = scenario_.model.empty() ? "realistic" : scenario_.model;
   report_ = ReportSettings{scenario_.name, scenario_.capacity_milli, scenario_.sample_interval, scenario_.tenants, true,
@@ -32,7 +33,7 @@ std::vector<double> BspClusterEnv::reset(std::uint64_t seed) {
   options.model = ModelConfig::load(model_);
   options.until = until_;
   run_ = std::make_unique<RunPipeline>(std::move(inputs), options, &report_, "env");
-  job_ = std::make_unique<bsp::GangRun>(run_->sim(), *scenario_.bsp, env_.default_time_step);
+  job_ = std::make_unique<bsp::GangRun>(run_->sim(), *gang_, env_.default_time_step);
   job_->name_controller("RL environment");
   // The last observation is taken at row default_time_step + simulation_length.
   const int last = env_.default_time_step + job_->settings().simulation_length;
@@ -41,7 +42,7 @@ std::vector<double> BspClusterEnv::reset(std::uint64_t seed) {
                                     "the environment (steps " + std::to_string(env_.default_time_step) + " .. " +
                                         std::to_string(last) + ")");
   } catch (const InputError& e) {
-    throw InputError(scenario_.bsp->source, scenario_.bsp->line, std::string("bsp: ") + e.what());
+    throw InputError(gang_->source, gang_->line, std::string("bsp: ") + e.what());
   }
   t_ = env_.default_time_step;
   over_ = !job_->start(until_) || !job_->launch(until_);

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,7 @@ class BspClusterEnv {
   int episode_end() const;  // the row after the last step
 
   Scenario scenario_;
+  std::optional<bsp::GangSpec> gang_;  // the scenario's bsp: job (checked: present)
   std::string model_;
   bsp::EnvSettings env_;
   ReportSettings report_;

@@ -17,6 +17,7 @@ std::string file_stem(const std::string& path) { return std::filesystem::path(pa
 
 RunInputs scenario_inputs(const InputFiles& files, Scenario sc) {
   RunInputs r;
+  r.gang = bsp::read_gang_spec(sc);
   r.scenario = std::move(sc);
   r.from_scenario = true;
   r.source = "scenario " + file_name(files.scenario);

@@ -5,8 +5,10 @@
 // settings, latency model, title), so that every command reads the same files the same way.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "bsp/gang_spec.hpp"
 #include "scenario/scenario.hpp"
 #include "study/run_pipeline.hpp"
 #include "workload/swf.hpp"
@@ -45,6 +47,8 @@ struct RunInputs {
   // cluster's allocatable cpu as capacity, comparison_sample_interval, no tenants, no model.
   Scenario scenario;
   bool from_scenario = false;
+  // The scenario's `bsp:` job (bsp/gang_spec.hpp), read with the scenario; nullopt: none.
+  std::optional<bsp::GangSpec> gang;
   // What ran, by file names only (outputs must not depend on where the inputs live):
   // "scenario F", or "cluster F, workload F".
   std::string source;
