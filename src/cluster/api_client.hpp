@@ -1,7 +1,7 @@
 // What a scheduler model or a controller is given to act on the cluster as an API client
 // does: the writes (ClusterClient: bindings with their devices, status patches, gate
 // removals, Job updates, deletions) and the pod CREATE (ApiClientHost). SchedulerHost
-// (sched/scheduler_model.hpp) and ControllerHost (control/controller.hpp) are both
+// (sched/scheduler_model.hpp) and ControllerHost (cluster/controller.hpp) are both
 // ApiClientHosts, so a model and a controller write through one path. The Simulation
 // implements both over its store (engine/simulation.*; the store's rules are in
 // sched/cluster_client.hpp StoreClusterClient, the one implementation).

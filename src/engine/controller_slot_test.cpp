@@ -1,4 +1,4 @@
-// The Simulation's generic controller slot (control/controller.hpp) with a registered kind:
+// The Simulation's generic controller slot (cluster/controller.hpp) with a registered kind:
 // a controller watches Pods and its own kind, writes objects of that kind on a timer of its
 // own, hears of them through its informer stream, and keeps the run going while busy.
 #include <gtest/gtest.h>

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "control/cluster_actions.hpp"
-#include "control/controller.hpp"
+#include "cluster/controller.hpp"
 #include "control/job_controller.hpp"
 #include "control/kubelet.hpp"
 #include "control/node_lifecycle.hpp"
@@ -73,7 +73,7 @@ struct SchedulerFactory {
 // built, so it must not register names the first call did not.
 SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNames&)> build, Duration informer_delay);
 
-// A controller (control/controller.hpp), built once the store exists with the run's options.
+// A controller (cluster/controller.hpp), built once the store exists with the run's options.
 // `informer_delay` is added to the watch delay of its informer stream. `position`: its
 // deliveries of a change come right before those of scheduler `position` (after those of
 // schedulers 0 .. position-1; the last scheduler's index + 1: after every scheduler), so a

@@ -2,7 +2,7 @@
 // admits whole batch/v1 Jobs by un-suspending them and never places a pod (kube-scheduler
 // schedules the pods the Job controller then creates).
 //
-// It is a Controller (control/controller.hpp) watching Pods, Nodes (which it ignores: its
+// It is a Controller (cluster/controller.hpp) watching Pods, Nodes (which it ignores: its
 // informer stream has them, as the manager's cache does) and Jobs: its own informer stream
 // (the watch delay, plus the setup's informer delay), its own timers (Timer: its API writes
 // landing and its scheduling cycles), its pod webhook (admit_pod_on_create) and a say in
@@ -71,7 +71,7 @@
 #include <vector>
 
 #include "sched/kueue/kueue_cache.hpp"
-#include "control/controller.hpp"
+#include "cluster/controller.hpp"
 
 namespace kubesim::kueue {
 
