@@ -7,7 +7,7 @@
 #include "api/patch.hpp"
 #include "api/selector.hpp"
 #include "api/table.hpp"
-#include "sched/plugins/node_affinity/node_affinity.hpp"
+#include "sched/kube/plugins/node_affinity/node_affinity.hpp"
 #include "control/node_lifecycle.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"

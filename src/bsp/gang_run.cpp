@@ -6,8 +6,8 @@
 #include "bsp/number_text.hpp"
 #include "core/error.hpp"
 #include "sched/kueue/kueue_controller.hpp"
-#include "sched/plugins/coscheduling/coscheduling.hpp"
-#include "sched/scheduler.hpp"
+#include "sched/kube/plugins/coscheduling/coscheduling.hpp"
+#include "sched/kube/scheduler.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 #include "workload/workload.hpp"
 

@@ -14,7 +14,7 @@
 #include "control/kubelet.hpp"
 #include "control/node_lifecycle.hpp"
 #include "core/distribution.hpp"
-#include "sched/scheduler.hpp"
+#include "sched/kube/scheduler.hpp"
 
 namespace kubesim {
 

@@ -23,7 +23,7 @@
 #include "core/event_queue.hpp"
 #include "engine/model_config.hpp"
 #include "model/object_store.hpp"
-#include "sched/scheduler.hpp"
+#include "sched/kube/scheduler.hpp"
 #include "workload/workload.hpp"
 
 namespace kubesim {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sched/plugins/capacity_scheduling/capacity_scheduling.hpp"
-#include "sched/plugins/coscheduling/coscheduling.hpp"
+#include "sched/kube/plugins/capacity_scheduling/capacity_scheduling.hpp"
+#include "sched/kube/plugins/coscheduling/coscheduling.hpp"
 
 namespace kubesim {
 

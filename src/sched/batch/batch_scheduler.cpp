@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "sched/plugins/node_affinity/node_affinity.hpp"
-#include "sched/plugins/taint_toleration/taint_toleration.hpp"
+#include "sched/kube/plugins/node_affinity/node_affinity.hpp"
+#include "sched/kube/plugins/taint_toleration/taint_toleration.hpp"
 
 namespace kubesim {
 

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/yaml_input.hpp"
-#include "sched/framework.hpp"
+#include "sched/kube/framework.hpp"
 
 namespace kubesim {
 
