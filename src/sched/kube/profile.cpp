@@ -9,15 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/yaml_input.hpp"
-#include "sched/kube/plugins/balanced_allocation/balanced_allocation.hpp"
-#include "sched/kube/plugins/node_resources_allocatable/node_resources_allocatable.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
-#include "sched/kube/plugins/node_affinity/node_affinity.hpp"
-#include "sched/kube/plugins/node_name/node_name.hpp"
-#include "sched/kube/plugins/node_resources_fit/node_resources_fit.hpp"
-#include "sched/kube/plugins/node_unschedulable/node_unschedulable.hpp"
-#include "sched/kube/plugins/taint_toleration/taint_toleration.hpp"
-#include "sched/kube/plugins/unmodelled_scores/unmodelled_scores.hpp"
 
 namespace kubesim {
 namespace {
@@ -41,66 +33,19 @@ const std::vector<PluginRef>& default_multi_point() {
   return kDefault;
 }
 
-// Plugins of the default profile whose extension points act only on objects kubesim does not
-// model (host ports, volumes, scheduling gates) or that are structural (sort, bind). They are
-// accepted in configurations and have no effect on kubesim's pods. DefaultPreemption has no
-// plugin object: build_profile turns it into Profile::preemption (the Scheduler runs it).
-bool is_inert(const std::string& name) {
-  static const char* const kInert[] = {"SchedulingGates", "PrioritySort",   "NodePorts",         "VolumeRestrictions",
-                                       "EBSLimits",       "GCEPDLimits",    "NodeVolumeLimits",  "AzureDiskLimits",
-                                       "VolumeBinding",   "VolumeZone",     "DefaultPreemption", "DefaultBinder"};
-  return std::find(std::begin(kInert), std::end(kInert), name) != std::end(kInert);
-}
-
-struct PluginArgs {
-  ScoringStrategy fit_strategy;
-  DefaultPreemptionArgs preemption;
-  std::vector<ResourceWeight> balanced_resources = {{kCpu, 1}, {kMemory, 1}};
-  // scheduler-plugins: the cluster's objects (null: the plugins are not available) and args.
-  const SchedulerPluginsObjects* objects = nullptr;
-  CoschedulingArgs coscheduling;
-  NodeResourcesAllocatableArgs allocatable;
-};
-
-std::unique_ptr<Plugin> make_plugin(const std::string& name, const PluginArgs& args) {
-  if (name == "NodeUnschedulable") return std::make_unique<NodeUnschedulable>();
-  if (name == "NodeName") return std::make_unique<NodeName>();
-  if (name == "TaintToleration") return std::make_unique<TaintToleration>();
-  if (name == "NodeAffinity") return std::make_unique<NodeAffinityPlugin>();
-  if (name == "NodeResourcesFit") return std::make_unique<NodeResourcesFit>(args.fit_strategy);
-  if (name == "NodeResourcesBalancedAllocation") return std::make_unique<BalancedAllocation>(args.balanced_resources);
-  if (name == "PodTopologySpread") return std::make_unique<ConstantScore>("PodTopologySpread", kMaxNodeScore);
-  if (name == "InterPodAffinity") return std::make_unique<ConstantScore>("InterPodAffinity", 0);
-  if (name == "ImageLocality") return std::make_unique<ConstantScore>("ImageLocality", 0);
-  if (name == "NodeResourcesAllocatable") return std::make_unique<NodeResourcesAllocatable>(args.allocatable);
-  if (args.objects && name == "Coscheduling")
-    return std::make_unique<Coscheduling>(args.coscheduling, args.objects->pod_groups);
-  if (args.objects && name == "CapacityScheduling")
-    return std::make_unique<CapacityScheduling>(args.objects->elastic_quotas);
-  // NodeResourceTopologyMatch: without NodeResourceTopology objects (kubesim has none) it
-  // neither filters nor scores; not modelled.
-  return nullptr;
-}
-
-bool is_known(const std::string& name) {
-  if (is_inert(name)) return true;
-  for (const auto& p : default_multi_point())
-    if (p.name == name) return true;
-  return false;
-}
-
 // Builds a profile from the plugin lists of each extension point, following
 // runtime/framework.go expandMultiPointPlugins: plugins configured at a specific extension
 // point come first (overriding MultiPoint), then MultiPoint plugins, in their order.
 Profile build_profile(const std::string& scheduler_name, const std::vector<PluginRef>& multi_point,
                       const std::vector<PluginRef>& filter_point, const std::vector<PluginRef>& score_point,
-                      const std::vector<PluginRef>& post_filter_point, const PluginArgs& args) {
+                      const std::vector<PluginRef>& post_filter_point, const PluginArgs& args,
+                      const PluginRegistry& registry) {
   Profile p;
   p.scheduler_name = scheduler_name;
   std::map<std::string, Plugin*> instances;  // lookup only
   auto instance = [&](const std::string& name) -> Plugin* {
     if (auto it = instances.find(name); it != instances.end()) return it->second;
-    auto made = make_plugin(name, args);
+    auto made = registry.make(name, args);
     Plugin* raw = made.get();
     if (made) p.plugins.push_back(std::move(made));
     instances[name] = raw;
@@ -153,7 +98,8 @@ Profile build_profile(const std::string& scheduler_name, const std::vector<Plugi
 // fail() and the file loading are shared (core/yaml_input).
 class ConfigReader : YamlInput {
  public:
-  ConfigReader(std::string path, ResourceNames& names) : YamlInput(std::move(path)), names_(names) {}
+  ConfigReader(std::string path, ResourceNames& names, const PluginRegistry& registry)
+      : YamlInput(std::move(path)), names_(names), registry_(registry) {}
 
   void expect_keys(const YAML::Node& map, std::initializer_list<const char*> allowed) const {
     if (!map.IsMap()) fail(map, "expected a mapping");
@@ -198,7 +144,7 @@ class ConfigReader : YamlInput {
       for (const auto& e : d) {
         expect_keys(e, {"name"});
         const auto name = e["name"].as<std::string>();
-        if (name != "*" && !is_known(name)) fail(e, "unknown plugin \"" + name + "\"");
+        if (name != "*" && !registry_.contains(name)) fail(e, "unknown plugin \"" + name + "\"");
         disabled.push_back(name);
       }
     }
@@ -207,7 +153,7 @@ class ConfigReader : YamlInput {
       for (const auto& e : en) {
         expect_keys(e, {"name", "weight"});
         const auto name = e["name"].as<std::string>();
-        if (!is_known(name)) fail(e, "unknown plugin \"" + name + "\"");
+        if (!registry_.contains(name)) fail(e, "unknown plugin \"" + name + "\"");
         enabled.push_back({name, e["weight"] ? integer(e["weight"], "weight") : 0});
       }
     }
@@ -291,7 +237,7 @@ class ConfigReader : YamlInput {
       } else if (name == "NodeResourcesBalancedAllocation") {
         expect_keys(a, {"apiVersion", "kind", "resources"});
         if (a["resources"]) args.balanced_resources = resources(a["resources"]);
-      } else if (!is_known(name)) {
+      } else if (!registry_.contains(name)) {
         fail(pc, "unknown plugin \"" + name + "\" in pluginConfig");
       }
     }
@@ -305,6 +251,67 @@ class ConfigReader : YamlInput {
     } catch (const YAML::Exception& e) {
       throw yaml_error(path(), e, "unexpected value: ");
     }
+  }
+
+  // componentbaseconfig ClientConnectionConfiguration; SetDefaults_KubeSchedulerConfiguration
+  // replaces qps 0 by 50 and burst 0 by 100; validation refuses a negative burst.
+  void client_connection(const YAML::Node& cc, SchedulerConfig& config) const {
+    expect_keys(cc, {"kubeconfig", "acceptContentTypes", "contentType", "qps", "burst"});
+    if (const auto q = cc["qps"]) {
+      double v = 0;
+      try {
+        v = q.as<double>();
+      } catch (const YAML::Exception&) {
+        fail(q, "expected clientConnection.qps to be a number");
+      }
+      if (!std::isfinite(v)) fail(q, "expected clientConnection.qps to be a finite number");
+      if (v != 0) config.client_qps = v;
+    }
+    if (const auto b = cc["burst"]) {
+      const auto v = integer(b, "clientConnection.burst");
+      if (v < 0 || v > std::numeric_limits<std::int32_t>::max())
+        fail(b, "clientConnection.burst must be a non-negative 32-bit integer");
+      if (v != 0) config.client_burst = static_cast<std::int32_t>(v);
+    }
+  }
+
+  // One entry of `profiles` (KubeSchedulerProfile); `config` holds the profiles read before it.
+  Profile profile(const YAML::Node& prof, const SchedulerConfig& config) const {
+    expect_keys(prof, {"schedulerName", "plugins", "pluginConfig", "percentageOfNodesToScore"});
+    const std::string name = prof["schedulerName"] ? prof["schedulerName"].as<std::string>() : "default-scheduler";
+    for (const auto& existing : config.profiles)
+      if (existing.scheduler_name == name) fail(prof, "duplicate profile schedulerName \"" + name + "\"");
+    std::vector<PluginRef> multi = default_multi_point();
+    std::vector<PluginRef> filter;
+    std::vector<PluginRef> score;
+    std::vector<PluginRef> post_filter;
+    if (const auto plugins = prof["plugins"]) {
+      expect_keys(plugins, {"multiPoint", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+                            "reserve", "permit", "preBind", "bind", "postBind", "preEnqueue"});
+      multi = plugin_list(plugins["multiPoint"], default_multi_point());
+      filter = plugin_list(plugins["filter"], {});
+      score = plugin_list(plugins["score"], {});
+      post_filter = plugin_list(plugins["postFilter"], {});
+      // A plugin disabled at a specific point is removed from that point's MultiPoint share.
+      auto drop_disabled = [&](const YAML::Node& set, std::vector<PluginRef>& point) {
+        if (!set || !set["disabled"]) return;
+        for (const auto& d : set["disabled"]) {
+          const auto n = d["name"].as<std::string>();
+          point.push_back({"!" + n, 0});
+        }
+      };
+      drop_disabled(plugins["filter"], filter);
+      drop_disabled(plugins["score"], score);
+      drop_disabled(plugins["postFilter"], post_filter);
+    }
+    Profile p =
+        build_profile(name, multi, filter, score, post_filter, plugin_args(prof["pluginConfig"]), registry_);
+    if (const auto pct = prof["percentageOfNodesToScore"]) {
+      const auto v = integer(pct, "percentageOfNodesToScore");
+      if (v < 0 || v > 100) fail(pct, "percentageOfNodesToScore must be within 0..100");
+      p.percentage_of_nodes_to_score = static_cast<std::int32_t>(v);
+    }
+    return p;
   }
 
   SchedulerConfig read_root(const YAML::Node& root) {
@@ -326,27 +333,7 @@ class ConfigReader : YamlInput {
       if (v <= 0 || v > std::numeric_limits<std::int32_t>::max()) fail(par, "parallelism must be greater than 0");
       config.parallelism = static_cast<std::int32_t>(v);
     }
-    if (const auto cc = root["clientConnection"]) {
-      // componentbaseconfig ClientConnectionConfiguration; SetDefaults_KubeSchedulerConfiguration
-      // replaces qps 0 by 50 and burst 0 by 100; validation refuses a negative burst.
-      expect_keys(cc, {"kubeconfig", "acceptContentTypes", "contentType", "qps", "burst"});
-      if (const auto q = cc["qps"]) {
-        double v = 0;
-        try {
-          v = q.as<double>();
-        } catch (const YAML::Exception&) {
-          fail(q, "expected clientConnection.qps to be a number");
-        }
-        if (!std::isfinite(v)) fail(q, "expected clientConnection.qps to be a finite number");
-        if (v != 0) config.client_qps = v;
-      }
-      if (const auto b = cc["burst"]) {
-        const auto v = integer(b, "clientConnection.burst");
-        if (v < 0 || v > std::numeric_limits<std::int32_t>::max())
-          fail(b, "clientConnection.burst must be a non-negative 32-bit integer");
-        if (v != 0) config.client_burst = static_cast<std::int32_t>(v);
-      }
-    }
+    if (const auto cc = root["clientConnection"]) client_connection(cc, config);
     if (const auto b = root["podInitialBackoffSeconds"]) {
       const auto v = integer(b, "podInitialBackoffSeconds");
       if (v <= 0) fail(b, "podInitialBackoffSeconds must be positive");
@@ -361,57 +348,25 @@ class ConfigReader : YamlInput {
       fail(root, "podMaxBackoffSeconds must not be less than podInitialBackoffSeconds");
     const YAML::Node profiles = root["profiles"];
     if (!profiles || profiles.size() == 0) {
-      config.profiles.push_back(build_profile("default-scheduler", default_multi_point(), {}, {}, {}, PluginArgs{}));
+      config.profiles.push_back(
+          build_profile("default-scheduler", default_multi_point(), {}, {}, {}, PluginArgs{}, registry_));
       return config;
     }
-    for (const auto& prof : profiles) {
-      expect_keys(prof, {"schedulerName", "plugins", "pluginConfig", "percentageOfNodesToScore"});
-      const std::string name = prof["schedulerName"] ? prof["schedulerName"].as<std::string>() : "default-scheduler";
-      for (const auto& existing : config.profiles)
-        if (existing.scheduler_name == name) fail(prof, "duplicate profile schedulerName \"" + name + "\"");
-      std::vector<PluginRef> multi = default_multi_point();
-      std::vector<PluginRef> filter;
-      std::vector<PluginRef> score;
-      std::vector<PluginRef> post_filter;
-      if (const auto plugins = prof["plugins"]) {
-        expect_keys(plugins, {"multiPoint", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
-                              "reserve", "permit", "preBind", "bind", "postBind", "preEnqueue"});
-        multi = plugin_list(plugins["multiPoint"], default_multi_point());
-        filter = plugin_list(plugins["filter"], {});
-        score = plugin_list(plugins["score"], {});
-        post_filter = plugin_list(plugins["postFilter"], {});
-        // A plugin disabled at a specific point is removed from that point's MultiPoint share.
-        auto drop_disabled = [&](const YAML::Node& set, std::vector<PluginRef>& point) {
-          if (!set || !set["disabled"]) return;
-          for (const auto& d : set["disabled"]) {
-            const auto n = d["name"].as<std::string>();
-            point.push_back({"!" + n, 0});
-          }
-        };
-        drop_disabled(plugins["filter"], filter);
-        drop_disabled(plugins["score"], score);
-        drop_disabled(plugins["postFilter"], post_filter);
-      }
-      Profile p = build_profile(name, multi, filter, score, post_filter, plugin_args(prof["pluginConfig"]));
-      if (const auto pct = prof["percentageOfNodesToScore"]) {
-        const auto v = integer(pct, "percentageOfNodesToScore");
-        if (v < 0 || v > 100) fail(pct, "percentageOfNodesToScore must be within 0..100");
-        p.percentage_of_nodes_to_score = static_cast<std::int32_t>(v);
-      }
-      config.profiles.push_back(std::move(p));
-    }
+    for (const auto& prof : profiles) config.profiles.push_back(profile(prof, config));
     return config;
   }
 
  private:
   ResourceNames& names_;
+  const PluginRegistry& registry_;
 };
 
 }  // namespace
 
 SchedulerConfig default_scheduler_config(ResourceNames&) {
   SchedulerConfig config;
-  config.profiles.push_back(build_profile("default-scheduler", default_multi_point(), {}, {}, {}, PluginArgs{}));
+  config.profiles.push_back(
+      build_profile("default-scheduler", default_multi_point(), {}, {}, {}, PluginArgs{}, in_tree_registry()));
   return config;
 }
 
@@ -428,12 +383,14 @@ SchedulerConfig scheduler_plugins_config(ResourceNames&, const SchedulerPluginsO
   args.coscheduling.permit_waiting_time_seconds = 10;  // the chart's pluginConfig
   SchedulerConfig config;
   config.source = "scheduler-plugins release-1.26 chart";
-  config.profiles.push_back(build_profile("scheduler-plugins-scheduler", multi, {}, {}, {}, args));
+  config.profiles.push_back(
+      build_profile("scheduler-plugins-scheduler", multi, {}, {}, {}, args, out_of_tree_registry()));
   return config;
 }
 
 SchedulerConfig load_scheduler_config(const std::string& path, ResourceNames& names) {
-  return ConfigReader(path, names).read();
+  const PluginRegistry registry = in_tree_registry();
+  return ConfigReader(path, names, registry).read();
 }
 
 }  // namespace kubesim

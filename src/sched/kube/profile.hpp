@@ -10,6 +10,7 @@
 
 #include "model/resources.hpp"
 #include "sched/kube/framework.hpp"
+#include "sched/kube/plugins/registry.hpp"
 #include "sched/kube/scheduling_queue.hpp"
 
 namespace kubesim {
@@ -17,12 +18,6 @@ namespace kubesim {
 struct WeightedScorer {
   const ScorePlugin* plugin;
   std::int64_t weight;
-};
-
-// DefaultPreemptionArgs (apis/config/v1/defaults.go SetDefaults_DefaultPreemptionArgs).
-struct DefaultPreemptionArgs {
-  std::int32_t min_candidate_nodes_percentage = 10;
-  std::int32_t min_candidate_nodes_absolute = 100;
 };
 
 struct Profile {
