@@ -1,7 +1,7 @@
 // The scheduling framework (pkg/scheduler/framework/interface.go), reduced to the extension
 // points kubesim's models use. "Unschedulable" is a result (a Status), never an exception.
-// Plugins are small classes, one per folder under sched/plugins/, created by name from the
-// registry; a profile (KubeSchedulerConfiguration) picks them and their weights.
+// Plugins are small classes, one per folder under sched/kube/plugins/, created by name from the
+// registry (plugins/registry.hpp); a profile (KubeSchedulerConfiguration) picks them and their weights.
 #pragma once
 
 #include <cstdint>
@@ -94,6 +94,13 @@ class FilterPlugin : public virtual Plugin {
   // changes no result). Called once per cycle.
   virtual bool applies(const CycleContext&) const { return true; }
   virtual FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const = 0;
+  // True when filter() is exactly noderesources.Fits (fit.go fitsRequest) on the NodeInfo's
+  // sums, i.e. insufficient_resources() turned into fit_failure(): the predicate upstream's
+  // event handlers call directly (eventhandlers.go preCheckForNode). When it is a cycle's only
+  // active filter, the node search evaluates that predicate inline and builds the rejection
+  // status once per distinct set of insufficient resources (the FitError counts, hence the
+  // message, are the same), with no virtual call per node. Asked once per cycle.
+  virtual bool is_fits_request() const { return false; }
 };
 
 class ScorePlugin : public virtual Plugin {

@@ -165,6 +165,9 @@ StatusCode Scheduler::select_victims_custom(const CycleContext& ctx, NodeId node
   return StatusCode::kSuccess;
 }
 
+// preemption.go Evaluator.Preempt (v1.26): PodEligibleToPreemptOthers, findCandidates
+// (with DryRunPreemption), SelectCandidate. prepareCandidate runs when the cycle ends
+// (Scheduler::prepare_candidate).
 const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decision, SimTime now,
                                                 PreemptionPlugin* custom) {
   Preemption& out = preemption_;
@@ -181,69 +184,72 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
   if (profile == nullptr || (!custom && !profile->preemption) || decision.node.valid() || node_order_.empty()) return out;
   out.ran = true;
   const CycleContext ctx{store_, pod, spec, stats_};  // active_filters_ are decide()'s
-  const std::int32_t priority = spec.priority;
-  const auto n = static_cast<std::uint32_t>(node_order_.size());
-
   // 1) PodEligibleToPreemptOthers. A nil PostFilterResult keeps the nomination.
-  if (spec.preemption_policy == PreemptionPolicy::kNever) {
-    out.message = "preemption: not eligible due to preemptionPolicy=Never.";
-    return out;
-  }
-  const NodeId nominated = store_.pod(pod).nominated_node;
-  if (custom) {
-    const bool unresolvable = nominated.valid() && nominated.value() < nodes_.size() &&
-                              static_cast<StatusCode>(node_code_[nominated.value()]) ==
-                                  StatusCode::kUnschedulableAndUnresolvable;
-    if (!custom->eligible(pod, nominated, unresolvable)) {
-      out.message = "preemption: not eligible";
-      return out;
-    }
-  } else if (nominated.valid() && nominated.value() < nodes_.size() &&
-      static_cast<StatusCode>(node_code_[nominated.value()]) != StatusCode::kUnschedulableAndUnresolvable) {
-    for (const PodId q : pods_on(nominated)) {
-      if (store_.pod(q).terminating() && store_.spec_of(q).priority < priority) {
-        out.message = "preemption: not eligible due to a terminating pod on the nominated node.";
-        return out;
-      }
-    }
-  }
-
+  if (!pod_eligible_to_preempt_others(pod, spec, custom)) return out;
   // From here on the result carries a NominatingInfo: the chosen node, or "" to clear.
   out.mode = Preemption::Mode::kOverride;
   reason_names_.clear();
   reason_counts_.clear();
-  auto count = [&](std::string_view reason, std::uint32_t k) {
-    if (k == 0) return;
-    auto it = std::find(reason_names_.begin(), reason_names_.end(), reason);
-    if (it == reason_names_.end()) {
-      reason_names_.push_back(reason);
-      reason_counts_.push_back(k);
-    } else {
-      reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())] += k;
+  // 2) findCandidates.
+  candidates_.clear();
+  const bool error = find_candidates(ctx, *profile, decision, now, custom);
+  if (candidates_.empty()) {
+    if (error) {  // an Error status: no PostFilter message, the nomination is kept
+      out.mode = Preemption::Mode::kNoop;
+      out.error = true;
+      return out;
     }
-  };
-  // No candidate: a FitError over every node's preemption status ("preemption: " + its
-  // Error(), framework/types.go FitError.Error).
-  auto fit_error = [&] {
-    std::vector<std::string> parts;
-    for (std::size_t i = 0; i < reason_names_.size(); ++i)
-      parts.push_back(std::to_string(reason_counts_[i]) + " " + std::string(reason_names_[i]));
-    std::sort(parts.begin(), parts.end());
-    out.message = "preemption: 0/" + std::to_string(n) + " nodes are available:";
-    for (std::size_t i = 0; i < parts.size(); ++i) out.message += (i ? ", " : " ") + parts[i];
-    out.message += ".";
-  };
-
-  // 2) findCandidates: only nodes whose filter status was Unschedulable (kubesim's
-  // UnschedulableAndUnresolvable filters: NodeUnschedulable, NodeName, TaintToleration,
-  // NodeAffinity; NodeResourcesFit says Unschedulable). With none, preemption cannot help.
-  const std::uint32_t unresolvable = decision.unresolvable;
-  count(kNotHelpful, unresolvable);
-  const std::uint32_t potential = n - unresolvable;
-  if (potential == 0) {
-    fit_error();
+    // No candidate: a FitError over every node's preemption status ("preemption: " + its
+    // Error(), framework/types.go FitError.Error).
+    out.message = "preemption: " + fit_error_message(static_cast<std::uint32_t>(node_order_.size()));
     return out;
   }
+  // 3) SelectCandidate.
+  const Candidate& chosen = candidates_[select_candidate(now)];
+  out.node = chosen.node;
+  out.victims.assign(victim_pool_.begin() + chosen.begin, victim_pool_.begin() + chosen.end);
+  out.pdb_violations = chosen.violations;
+  return out;  // Success: no message
+}
+
+// default_preemption.go PodEligibleToPreemptOthers (v1.26), or the custom plugin's; false
+// with preemption_.message set when the pod may not preempt.
+bool Scheduler::pod_eligible_to_preempt_others(PodId pod, const PodTemplate& spec, PreemptionPlugin* custom) {
+  if (spec.preemption_policy == PreemptionPolicy::kNever) {
+    preemption_.message = "preemption: not eligible due to preemptionPolicy=Never.";
+    return false;
+  }
+  const NodeId nominated = store_.pod(pod).nominated_node;
+  const bool known = nominated.valid() && nominated.value() < nodes_.size();
+  const bool unresolvable =
+      known && static_cast<StatusCode>(node_code_[nominated.value()]) == StatusCode::kUnschedulableAndUnresolvable;
+  if (custom) {
+    if (custom->eligible(pod, nominated, unresolvable)) return true;
+    preemption_.message = "preemption: not eligible";
+    return false;
+  }
+  if (!known || unresolvable) return true;
+  for (const PodId q : pods_on(nominated)) {
+    if (store_.pod(q).terminating() && store_.spec_of(q).priority < spec.priority) {
+      preemption_.message = "preemption: not eligible due to a terminating pod on the nominated node.";
+      return false;
+    }
+  }
+  return true;
+}
+
+// preemption.go findCandidates (v1.26): only nodes whose filter status was Unschedulable
+// (kubesim's UnschedulableAndUnresolvable filters: NodeUnschedulable, NodeName,
+// TaintToleration, NodeAffinity; NodeResourcesFit says Unschedulable); with none, preemption
+// cannot help. Then GetOffsetAndNumCandidates and DryRunPreemption. Fills candidates_ and the
+// diagnosis; returns whether a node's dry run ended in an Error.
+bool Scheduler::find_candidates(const CycleContext& ctx, const Profile& profile, const Decision& decision, SimTime now,
+                                PreemptionPlugin* custom) {
+  const auto n = static_cast<std::uint32_t>(node_order_.size());
+  const std::uint32_t unresolvable = decision.unresolvable;
+  count_reason(kNotHelpful, unresolvable);
+  const std::uint32_t potential = n - unresolvable;
+  if (potential == 0) return false;
   // GetOffsetAndNumCandidates: rand.Int31n(len(potentialNodes)) and calculateNumCandidates.
   std::uint32_t offset = 0;
   std::int64_t num_candidates = 0;
@@ -253,27 +259,24 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
     num_candidates = k;
   } else {
     offset = static_cast<std::uint32_t>(preemption_rng_.uniform_below(potential));
-    const auto& args = *profile->preemption;
+    const auto& args = *profile.preemption;
     num_candidates = static_cast<std::int64_t>(potential) * args.min_candidate_nodes_percentage / 100;
     if (num_candidates < args.min_candidate_nodes_absolute) num_candidates = args.min_candidate_nodes_absolute;
     if (num_candidates > potential) num_candidates = potential;
   }
-
   // Cluster-wide fast exit: when no pod in the cache has a lower priority, SelectVictimsOnNode
   // fails on every potential node with "No preemption victims found for incoming pod"
   // (UnschedulableAndUnresolvable) and there is no candidate; upstream reaches the same
   // result by dry-running every potential node, which the cycle's cost counts.
-  if (!custom && (priority_counts_.empty() || priority_counts_.begin()->first >= priority)) {
+  if (!custom && (priority_counts_.empty() || priority_counts_.begin()->first >= ctx.spec.priority)) {
     dry_run_nodes_ += potential;
     if (latencies_.cost.per_pod_on_dry_run_node != 0)
       for (const NodeId id : node_order_)
         if (static_cast<StatusCode>(node_code_[id.value()]) != StatusCode::kUnschedulableAndUnresolvable)
           dry_run_pods_ += pods_on(id).size();
-    count(kNoVictims, potential);
-    fit_error();
-    return out;
+    count_reason(kNoVictims, potential);
+    return false;
   }
-
   potential_nodes_.clear();
   for (const NodeId id : node_order_)
     if (static_cast<StatusCode>(node_code_[id.value()]) != StatusCode::kUnschedulableAndUnresolvable)
@@ -283,10 +286,16 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
   } else {
     compute_pdb_budgets();
   }
+  return dry_run_preemption(ctx, offset, num_candidates, now, custom);
+}
 
-  // DryRunPreemption: candidates from the offset on, until at least one non-violating
-  // candidate is found and the total reaches numCandidates. Each list holds at most
-  // numCandidates (candidateList.add drops the rest).
+// preemption.go DryRunPreemption (v1.26): candidates from the offset on, until at least one
+// non-violating candidate is found and the total reaches numCandidates. Each list holds at
+// most numCandidates (candidateList.add drops the rest); candidates_ is the non-violating
+// ones, then the violating ones. Returns whether a node's dry run ended in an Error.
+bool Scheduler::dry_run_preemption(const CycleContext& ctx, std::uint32_t offset, std::int64_t num_candidates,
+                                   SimTime now, PreemptionPlugin* custom) {
+  const auto potential = static_cast<std::uint32_t>(potential_nodes_.size());
   victim_pool_.clear();
   non_violating_.clear();
   violating_.clear();
@@ -295,8 +304,8 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
     const NodeId node = potential_nodes_[(offset + i) % potential];
     ++dry_run_nodes_;
     dry_run_pods_ += pods_on(node).size();
-    if (!custom && node_min_priority(node) >= priority) {  // per-node fast path, same status
-      count(kNoVictims, 1);
+    if (!custom && node_min_priority(node) >= ctx.spec.priority) {  // per-node fast path, same status
+      count_reason(kNoVictims, 1);
       continue;
     }
     const auto begin = static_cast<std::uint32_t>(victim_pool_.size());
@@ -317,79 +326,68 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
       error = true;
       continue;
     }
-    for (std::size_t k = 0; k < failure.reason_count; ++k) count(failure.reasons[k], 1);
+    for (std::size_t k = 0; k < failure.reason_count; ++k) count_reason(failure.reasons[k], 1);
   }
-  candidates_.clear();
   candidates_.insert(candidates_.end(), non_violating_.begin(), non_violating_.end());
   candidates_.insert(candidates_.end(), violating_.begin(), violating_.end());
-  if (candidates_.empty()) {
-    if (error) {  // an Error status: no PostFilter message, the nomination is kept
-      out.mode = Preemption::Mode::kNoop;
-      out.error = true;
-      return out;
-    }
-    fit_error();
-    return out;
-  }
+  return error;
+}
 
-  // 4) SelectCandidate / pickOneNodeForPreemption (v1.26), lexicographically: fewest PDB
-  // violations; lowest priority of the first victim (the most important of the first
-  // reprieve group); lowest sum of (priority + 2^31); fewest victims; latest earliest start
-  // time among the highest-priority victims (GetEarliestPodStartTime). Upstream walks a Go
-  // map, so a full tie goes to a random node; kubesim takes the first such candidate in
-  // dry-run order (non-violating first, from the random offset), a deterministic stand-in.
-  std::size_t best = 0;
-  if (candidates_.size() > 1) {
-    struct Key {
-      std::uint32_t violations;
-      std::int32_t highest;
-      std::int64_t sum;
-      std::uint32_t count;
-      SimTime earliest;
-    };
-    auto key = [&](const Candidate& c) {
-      Key k{c.violations, store_.spec_of(victim_pool_[c.begin]).priority, 0, c.end - c.begin, SimTime::never()};
-      std::int32_t max_priority = k.highest;
-      k.earliest = pod_start_key(victim_pool_[c.begin], now);
-      for (std::uint32_t v = c.begin; v < c.end; ++v) {
-        const std::int32_t pr = store_.spec_of(victim_pool_[v]).priority;
-        k.sum += static_cast<std::int64_t>(pr) + (std::int64_t{1} << 31);
-        const SimTime st = pod_start_key(victim_pool_[v], now);
-        if (pr == max_priority) {
-          if (st < k.earliest) k.earliest = st;
-        } else if (pr > max_priority) {
-          max_priority = pr;
-          k.earliest = st;
-        }
-      }
-      return k;
-    };
-    Key best_key = key(candidates_[0]);
-    for (std::size_t i = 1; i < candidates_.size(); ++i) {
-      const Key k = key(candidates_[i]);
-      bool better;
-      if (k.violations != best_key.violations) {
-        better = k.violations < best_key.violations;
-      } else if (k.highest != best_key.highest) {
-        better = k.highest < best_key.highest;
-      } else if (k.sum != best_key.sum) {
-        better = k.sum < best_key.sum;
-      } else if (k.count != best_key.count) {
-        better = k.count < best_key.count;
-      } else {
-        better = k.earliest > best_key.earliest;
-      }
-      if (better) {
-        best = i;
-        best_key = k;
+// preemption.go SelectCandidate / pickOneNodeForPreemption (v1.26), lexicographically: fewest
+// PDB violations; lowest priority of the first victim (the most important of the first
+// reprieve group); lowest sum of (priority + 2^31); fewest victims; latest earliest start
+// time among the highest-priority victims (GetEarliestPodStartTime). Upstream walks a Go map,
+// so a full tie goes to a random node; kubesim takes the first such candidate in dry-run
+// order (non-violating first, from the random offset), a deterministic stand-in. Returns the
+// index in candidates_.
+std::size_t Scheduler::select_candidate(SimTime now) {
+  if (candidates_.size() <= 1) return 0;
+  struct Key {
+    std::uint32_t violations;
+    std::int32_t highest;
+    std::int64_t sum;
+    std::uint32_t count;
+    SimTime earliest;
+  };
+  auto key = [&](const Candidate& c) {
+    Key k{c.violations, store_.spec_of(victim_pool_[c.begin]).priority, 0, c.end - c.begin, SimTime::never()};
+    std::int32_t max_priority = k.highest;
+    k.earliest = pod_start_key(victim_pool_[c.begin], now);
+    for (std::uint32_t v = c.begin; v < c.end; ++v) {
+      const std::int32_t pr = store_.spec_of(victim_pool_[v]).priority;
+      k.sum += static_cast<std::int64_t>(pr) + (std::int64_t{1} << 31);
+      const SimTime st = pod_start_key(victim_pool_[v], now);
+      if (pr == max_priority) {
+        if (st < k.earliest) k.earliest = st;
+      } else if (pr > max_priority) {
+        max_priority = pr;
+        k.earliest = st;
       }
     }
+    return k;
+  };
+  std::size_t best = 0;
+  Key best_key = key(candidates_[0]);
+  for (std::size_t i = 1; i < candidates_.size(); ++i) {
+    const Key k = key(candidates_[i]);
+    bool better;
+    if (k.violations != best_key.violations) {
+      better = k.violations < best_key.violations;
+    } else if (k.highest != best_key.highest) {
+      better = k.highest < best_key.highest;
+    } else if (k.sum != best_key.sum) {
+      better = k.sum < best_key.sum;
+    } else if (k.count != best_key.count) {
+      better = k.count < best_key.count;
+    } else {
+      better = k.earliest > best_key.earliest;
+    }
+    if (better) {
+      best = i;
+      best_key = k;
+    }
   }
-  const Candidate& chosen = candidates_[best];
-  out.node = chosen.node;
-  out.victims.assign(victim_pool_.begin() + chosen.begin, victim_pool_.begin() + chosen.end);
-  out.pdb_violations = chosen.violations;
-  return out;  // Success: no message
+  return best;
 }
 
 void Scheduler::sort_victims_and_split_by_pdb() {

@@ -78,6 +78,9 @@ void Scheduler::ensure_node_order() {
       if (i < m.size()) node_order_.push_back(m[i]);
 }
 
+// schedule_one.go schedulePod (v1.26): no nodes is ErrNoNodesAvailable; findNodesThatFitPod;
+// no feasible node is a FitError; a single feasible node is chosen without scoring; else
+// prioritizeNodes and selectHost.
 Scheduler::Decision Scheduler::decide(PodId pod) {
   Decision d;
   const PodTemplate& spec = store_.spec_of(pod);
@@ -90,29 +93,47 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     return d;
   }
   const CycleContext ctx{store_, pod, spec, stats_};
+  if (!find_nodes_that_fit_pod(ctx, *profile, d)) return d;
+  if (feasible_.empty()) {
+    d.message = fit_error_message(n);
+    return d;
+  }
+  if (feasible_.size() == 1) {  // a single feasible node is chosen without scoring
+    d.node = feasible_[0]->id;
+    return d;
+  }
+  prioritize_nodes(ctx, *profile, d);
+  d.node = feasible_[select_host()]->id;
+  return d;
+}
+
+// schedule_one.go findNodesThatFitPod (v1.26): RunPreFilterPlugins, then the nominated node
+// (evaluateNominatedNode), then findNodesThatPassFilters. False when the cycle was decided
+// before the node search: a PreFilter rejection (d.message) or the nominated node (d.node).
+bool Scheduler::find_nodes_that_fit_pod(const CycleContext& ctx, const Profile& profile, Decision& d) {
+  const auto n = static_cast<std::uint32_t>(node_order_.size());
   if (node_code_.size() < nodes_.size()) node_code_.resize(nodes_.size());
-  // RunPreFilterPlugins (findNodesThatFitPod, v1.26): an Unschedulable status gives every node
-  // that status, the plugin becomes the pod's UnschedulablePlugins, and no node is filtered
-  // (nextStartNodeIndex stays).
-  for (PreFilterPlugin* pf : profile->pre_filters) {
+  // An Unschedulable PreFilter status gives every node that status, the plugin becomes the
+  // pod's UnschedulablePlugins, and no node is filtered (nextStartNodeIndex stays).
+  for (PreFilterPlugin* pf : profile.pre_filters) {
     const PluginStatus st = pf->pre_filter(ctx, decide_now_);
     if (st.ok()) continue;
     d.interested_events |= pf->events_to_register();
     for (const NodeId id : node_order_) node_code_[id.value()] = static_cast<std::uint8_t>(st.code);
     if (st.code == StatusCode::kUnschedulableAndUnresolvable) d.unresolvable = n;
     d.message = "0/" + std::to_string(n) + " nodes are available: " + std::to_string(n) + " " + st.message + ".";
-    return d;
+    return false;
   }
   active_filters_.clear();
-  for (const auto* f : profile->filters)
+  for (const auto* f : profile.filters)
     if (f->applies(ctx)) active_filters_.push_back(f);
   // Usually NodeResourcesFit is the only filter that can reject this pod: call it directly.
-  only_fit_ = active_filters_.size() == 1 && dynamic_cast<const NodeResourcesFit*>(active_filters_[0]);
+  only_fit_ = active_filters_.size() == 1 && active_filters_[0]->is_fits_request();
 
-  // findNodesThatFitPod: a pod nominated by an earlier preemption tries that node first
-  // (evaluateNominatedNode) and takes it, without scoring, if it passes the filters (with
-  // the nominated pods of higher or equal priority reserving their room).
-  const NodeId nominated = store_.pod(pod).nominated_node;
+  // A pod nominated by an earlier preemption tries that node first (evaluateNominatedNode)
+  // and takes it, without scoring, if it passes the filters (with the nominated pods of
+  // higher or equal priority reserving their room).
+  const NodeId nominated = store_.pod(ctx.pod).nominated_node;
   bool nominated_failed = false;
   if (nominated.valid() && nominated.value() < nodes_.size()) {
     const FilterPlugin* plugin = nullptr;
@@ -121,22 +142,29 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
       d.node = nominated;
       d.feasible = 1;
       d.processed = 1;
-      return d;
+      return false;
     }
     nominated_failed = true;
   }
-  bool nominated_seen = false;
-
   const auto to_find = static_cast<std::uint32_t>(num_feasible_nodes_to_find(
-      profile->percentage_of_nodes_to_score.value_or(config_.percentage_of_nodes_to_score), static_cast<std::int32_t>(n)));
+      profile.percentage_of_nodes_to_score.value_or(config_.percentage_of_nodes_to_score), static_cast<std::int32_t>(n)));
+  find_nodes_that_pass_filters(ctx, to_find, nominated, nominated_failed, d);
+  return true;
+}
 
-  // findNodesThatPassFilters, run sequentially: nodes from nextStartNodeIndex on; upstream's
-  // parallel search stops when one feasible node more than needed is found (and discards
-  // it), so the nodes that fail before that one count as processed.
+// schedule_one.go findNodesThatPassFilters (v1.26), run sequentially: nodes from
+// nextStartNodeIndex on; upstream's parallel search stops when one feasible node more than
+// needed is found (and discards it), so the nodes that fail before that one count as
+// processed. Fills feasible_ and the diagnosis (reason counts, d.unresolvable,
+// d.interested_events).
+void Scheduler::find_nodes_that_pass_filters(const CycleContext& ctx, std::uint32_t to_find, NodeId nominated,
+                                             bool nominated_failed, Decision& d) {
+  const auto n = static_cast<std::uint32_t>(node_order_.size());
   feasible_.clear();
   reason_names_.clear();
   reason_counts_.clear();
   std::uint32_t failed = 0;
+  bool nominated_seen = false;
   std::uint32_t index = next_start_node_index_;
   // Diagnosis: every reason of every rejected node is counted (FitError.Error), and the
   // rejecting plugins' events are what the pod waits for. `nodes` nodes failed with `r`.
@@ -144,15 +172,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     failed += nodes;
     if (r.code == StatusCode::kUnschedulableAndUnresolvable) d.unresolvable += nodes;
     d.interested_events |= plugin->events_to_register();
-    for (std::size_t k = 0; k < r.reason_count; ++k) {
-      auto it = std::find(reason_names_.begin(), reason_names_.end(), r.reasons[k]);
-      if (it == reason_names_.end()) {
-        reason_names_.push_back(r.reasons[k]);
-        reason_counts_.push_back(nodes);
-      } else {
-        reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())] += nodes;
-      }
-    }
+    for (std::size_t k = 0; k < r.reason_count; ++k) count_reason(r.reasons[k], nodes);
   };
   // In a busy cluster most nodes are rejected, nearly all for the same few sets of
   // insufficient resources: the NodeResourcesFit-only search tallies the sets and counts
@@ -163,7 +183,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     const NodeInfo& ni = nodes_[node_order_[index].value()];
     if (ni.id == nominated) nominated_seen = true;
     if (only_fit_ && !has_nominated_pods(ni.id)) {  // passes_filters would be passes_plain
-      if (const std::uint32_t insufficient = insufficient_resources(spec, ni)) {
+      if (const std::uint32_t insufficient = insufficient_resources(ctx.spec, ni)) {
         node_code_[ni.id.value()] = static_cast<std::uint8_t>(kFitFailureCode);
         auto it = std::find_if(fit_tally_.begin(), fit_tally_.end(), [&](const auto& t) { return t.first == insufficient; });
         if (it == fit_tally_.end()) {
@@ -192,22 +212,36 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   // node's failure stays in the map even when the search stopped before reaching it again.
   d.processed = d.feasible + failed + (nominated_failed && !nominated_seen ? 1 : 0);
   next_start_node_index_ = (next_start_node_index_ + d.processed) % n;
+}
 
-  if (feasible_.empty()) {
-    // framework/types.go FitError.Error: "0/N nodes are available: <count reason>, ... ."
-    std::vector<std::string> parts;
-    for (std::size_t i = 0; i < reason_names_.size(); ++i)
-      parts.push_back(std::to_string(reason_counts_[i]) + " " + std::string(reason_names_[i]));
-    std::sort(parts.begin(), parts.end());
-    d.message = "0/" + std::to_string(n) + " nodes are available:";
-    for (std::size_t i = 0; i < parts.size(); ++i) d.message += (i ? ", " : " ") + parts[i];
-    d.message += ".";
-    return d;
+// A FitError's diagnosis: `k` more nodes failed with `reason` (in first-seen order).
+void Scheduler::count_reason(std::string_view reason, std::uint32_t k) {
+  if (k == 0) return;
+  auto it = std::find(reason_names_.begin(), reason_names_.end(), reason);
+  if (it == reason_names_.end()) {
+    reason_names_.push_back(reason);
+    reason_counts_.push_back(k);
+  } else {
+    reason_counts_[static_cast<std::size_t>(it - reason_names_.begin())] += k;
   }
-  if (feasible_.size() == 1) {  // a single feasible node is chosen without scoring
-    d.node = feasible_[0]->id;
-    return d;
-  }
+}
+
+// framework/types.go FitError.Error: "0/N nodes are available: <count reason>, ... ." with
+// the counted reasons sorted.
+std::string Scheduler::fit_error_message(std::uint32_t n) const {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < reason_names_.size(); ++i)
+    parts.push_back(std::to_string(reason_counts_[i]) + " " + std::string(reason_names_[i]));
+  std::sort(parts.begin(), parts.end());
+  std::string message = "0/" + std::to_string(n) + " nodes are available:";
+  for (std::size_t i = 0; i < parts.size(); ++i) message += (i ? ", " : " ") + parts[i];
+  message += ".";
+  return message;
+}
+
+// schedule_one.go prioritizeNodes (v1.26): RunScorePlugins over the feasible nodes (each
+// plugin's scores normalized, times its weight) summed into totals_, in feasible_ order.
+void Scheduler::prioritize_nodes(const CycleContext& ctx, const Profile& profile, Decision& d) {
   const std::size_t m = feasible_.size();
   d.scored = static_cast<std::uint32_t>(m);
   if (latencies_.cost.per_pod_on_scored_node != 0)
@@ -215,7 +249,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   totals_.assign(m, 0);
   plugin_scores_.resize(m);
   std::int64_t uniform = 0;  // the part of every node's total that is the same for all
-  for (const auto& ws : profile->scorers) {
+  for (const auto& ws : profile.scorers) {
     if (const auto same = ws.plugin->uniform_score(ctx)) {
       uniform += *same * ws.weight;
       continue;
@@ -224,11 +258,15 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     for (std::size_t i = 0; i < m; ++i) totals_[i] += plugin_scores_[i] * ws.weight;
   }
   for (auto& t : totals_) t += uniform;
-  // selectHost (v1.26): reservoir sampling over ties for the highest total score, in the
-  // order the nodes were found; each later tie replaces the pick with probability 1/count.
+}
+
+// schedule_one.go selectHost (v1.26): reservoir sampling over ties for the highest total
+// score, in the order the nodes were found; each later tie replaces the pick with
+// probability 1/count. Returns the index in feasible_.
+std::size_t Scheduler::select_host() {
   std::size_t best = 0;
   std::uint64_t ties = 1;
-  for (std::size_t i = 1; i < m; ++i) {
+  for (std::size_t i = 1; i < totals_.size(); ++i) {
     if (totals_[i] > totals_[best]) {
       best = i;
       ties = 1;
@@ -237,8 +275,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
       if (tie_break_rng_.uniform_below(ties) == 0) best = i;
     }
   }
-  d.node = feasible_[best]->id;
-  return d;
+  return best;
 }
 
 void Scheduler::cache_add(PodId pod, NodeId node) {
@@ -462,56 +499,71 @@ Duration Scheduler::cycle_duration(const Decision& decision) {
   return d + Duration::from_seconds(cpu_seconds / cores);
 }
 
+// The end of schedule_one.go scheduleOne (v1.26) for the cycle's pod: on success the rest of
+// schedulingCycle (assume, Reserve, Permit) and the start of bindingCycle; on failure the
+// PostFilter's preemption is applied (prepareCandidate) and handleSchedulingFailure runs.
 void Scheduler::finish_cycle(SimTime now) {
   in_cycle_ = false;
   const PodId pod = cycle_pod_;
   if (cycle_decision_.node.valid()) {
-    cache_add(pod, cycle_decision_.node);  // assume
-    nominate(pod, NodeId());               // assume: DeleteNominatedPodIfExists
-    const Profile& profile = *profile_for(store_.spec_of(pod));
-    if (!profile.reserves.empty() || !profile.permits.empty()) {
-      const bool go_on = reserve_and_permit(pod, cycle_decision_.node, profile, now);
-      process_rejections(now);
-      if (!go_on && cycle_looping_) parked_ = true;
-      if (!go_on || is_waiting(pod)) {
-        schedule_next_cycle(now);
-        return;
-      }
-    }
-    const Duration b = latencies_.bind.sample(latency_rng_);
-    host_.post(client_limiter_.acquire(now) + b, Phase::kApi,
-               SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, cycle_decision_.node});
-    ++progress_gen_;
-    schedule_next_cycle(now);
+    assume_and_bind(pod, cycle_decision_.node, now);
     return;
   }
-  const Preemption& pre = preemption_;
-  const std::int32_t priority = store_.spec_of(pod).priority;
-  if (pre.ran && pre.node.valid()) {
-    // preemption.go prepareCandidate (v1.26), applied when the cycle ends: each victim gets
-    // DisruptionTarget=True/PreemptionByKubeScheduler and is deleted with its own
-    // terminationGracePeriodSeconds (DeleteOptions{}); then the lower-priority pods
-    // nominated to that node lose their nomination (ClearNominatedNodeName), because they
-    // may no longer fit there. The nominator forgets them at once (upstream: when the
-    // status update reaches the informer).
-    for (const PodId v : pre.victims) {
-      const Duration grace = Duration::seconds(store_.spec_of(v).termination_grace_period_seconds);
-      store_.delete_pod(v, now, grace, DisruptionReason::kPreemptionByScheduler);
-    }
-    if (pre.node.value() < nominated_on_.size()) {
-      potential_victims_.assign(nominated_on_[pre.node.value()].begin(), nominated_on_[pre.node.value()].end());
-      for (const PodId q : potential_victims_) {
-        if (q == pod || store_.spec_of(q).priority >= priority) continue;
-        nominate(q, NodeId());
-        if (store_.pod(q).nominated_node.valid() && !store_.pod(q).deleted)
-          store_.update_pod(q, [](Pod& x) { x.nominated_node = NodeId(); });
-      }
+  if (preemption_.ran && preemption_.node.valid()) prepare_candidate(pod, now);
+  handle_scheduling_failure(pod, now);
+}
+
+// schedulingCycle after schedulePod: assume (the nomination goes), Reserve and Permit; then
+// bindingCycle's bind call, which lands after the bind latency (kBindDone). A pod waiting at
+// Permit binds when allowed (allow_waiting_pod).
+void Scheduler::assume_and_bind(PodId pod, NodeId node, SimTime now) {
+  cache_add(pod, node);       // assume
+  nominate(pod, NodeId());    // assume: DeleteNominatedPodIfExists
+  const Profile& profile = *profile_for(store_.spec_of(pod));
+  if (!profile.reserves.empty() || !profile.permits.empty()) {
+    const bool go_on = reserve_and_permit(pod, node, profile, now);
+    process_rejections(now);
+    if (!go_on && cycle_looping_) parked_ = true;
+    if (!go_on || is_waiting(pod)) {
+      schedule_next_cycle(now);
+      return;
     }
   }
-  // handleSchedulingFailure: re-queue first, record the nomination in the nominator
-  // (AddNominatedPod with the PostFilter's NominatingInfo; without one the pod's own
-  // status.nominatedNodeName), then patch PodScheduled=False and nominatedNodeName if
-  // either changed (updatePod).
+  const Duration b = latencies_.bind.sample(latency_rng_);
+  host_.post(client_limiter_.acquire(now) + b, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kBindDone, pod, node});
+  ++progress_gen_;
+  schedule_next_cycle(now);
+}
+
+// preemption.go prepareCandidate (v1.26), applied when the cycle ends: each victim gets
+// DisruptionTarget=True/PreemptionByKubeScheduler and is deleted with its own
+// terminationGracePeriodSeconds (DeleteOptions{}); then the lower-priority pods nominated to
+// that node lose their nomination (ClearNominatedNodeName), because they may no longer fit
+// there. The nominator forgets them at once (upstream: when the status update reaches the
+// informer).
+void Scheduler::prepare_candidate(PodId pod, SimTime now) {
+  const Preemption& pre = preemption_;
+  const std::int32_t priority = store_.spec_of(pod).priority;
+  for (const PodId v : pre.victims) {
+    const Duration grace = Duration::seconds(store_.spec_of(v).termination_grace_period_seconds);
+    store_.delete_pod(v, now, grace, DisruptionReason::kPreemptionByScheduler);
+  }
+  if (pre.node.value() >= nominated_on_.size()) return;
+  potential_victims_.assign(nominated_on_[pre.node.value()].begin(), nominated_on_[pre.node.value()].end());
+  for (const PodId q : potential_victims_) {
+    if (q == pod || store_.spec_of(q).priority >= priority) continue;
+    nominate(q, NodeId());
+    if (store_.pod(q).nominated_node.valid() && !store_.pod(q).deleted)
+      store_.update_pod(q, [](Pod& x) { x.nominated_node = NodeId(); });
+  }
+}
+
+// schedule_one.go handleSchedulingFailure (v1.26): re-queue first, record the nomination in
+// the nominator (AddNominatedPod with the PostFilter's NominatingInfo; without one the pod's
+// own status.nominatedNodeName), then patch PodScheduled=False and nominatedNodeName if
+// either changed (updatePod); the next cycle waits for that patch.
+void Scheduler::handle_scheduling_failure(PodId pod, SimTime now) {
+  const Preemption& pre = preemption_;
   add_unschedulable(pod, cycle_decision_.interested_events, cycle_number_, now);
   arm_ticks(now);
   if (cycle_looping_) parked_ = true;

@@ -10,7 +10,7 @@
 // before the next cycle starts. Binding runs concurrently: the bind call lands after the
 // bind latency. With zero latencies every cycle is instantaneous.
 //
-// Preemption (sched/preemption.cpp): a FitError runs DefaultPreemption on the same cache at
+// Preemption (sched/kube/preemption.cpp): a FitError runs DefaultPreemption on the same cache at
 // the cycle's start; its API calls (victim deletions, cleared nominations of lower-priority
 // pods) are made when the cycle ends, and the preemptor's nominatedNodeName travels with the
 // PodScheduled=False status patch (updatePod), as in v1.26. The nominator reserves room on
@@ -192,8 +192,22 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   void ensure_node_order();
   void refresh_nodes();  // re-reads node objects into the cache and recounts ClusterStats
   void count_node(const Node& node);  // adds a node to ClusterStats
+  // decide()'s parts, named after schedule_one.go's functions (v1.26).
+  bool find_nodes_that_fit_pod(const CycleContext& ctx, const Profile& profile, Decision& d);
+  void find_nodes_that_pass_filters(const CycleContext& ctx, std::uint32_t to_find, NodeId nominated,
+                                    bool nominated_failed, Decision& d);
+  void prioritize_nodes(const CycleContext& ctx, const Profile& profile, Decision& d);
+  std::size_t select_host();
+  // The FitError diagnosis in reason_names_/reason_counts_ (decide and preempt share it).
+  void count_reason(std::string_view reason, std::uint32_t k);
+  std::string fit_error_message(std::uint32_t n) const;
   void start_cycle(SimTime now);
   void finish_cycle(SimTime now);
+  // finish_cycle's parts (schedule_one.go v1.26 schedulingCycle/bindingCycle, preemption.go
+  // prepareCandidate, handleSchedulingFailure).
+  void assume_and_bind(PodId pod, NodeId node, SimTime now);
+  void prepare_candidate(PodId pod, SimTime now);
+  void handle_scheduling_failure(PodId pod, SimTime now);
   void schedule_next_cycle(SimTime now);
   void arm_ticks(SimTime now);
   void cache_add(PodId pod, NodeId node);
@@ -213,6 +227,13 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   StatusCode select_victims_on_node(const CycleContext& ctx, NodeId node, SimTime now, std::uint32_t* violations,
                                     FilterResult* failure);
   void compute_pdb_budgets();
+  // preempt()'s parts, named after preemption.go's functions (v1.26).
+  bool pod_eligible_to_preempt_others(PodId pod, const PodTemplate& spec, PreemptionPlugin* custom);
+  bool find_candidates(const CycleContext& ctx, const Profile& profile, const Decision& decision, SimTime now,
+                       PreemptionPlugin* custom);
+  bool dry_run_preemption(const CycleContext& ctx, std::uint32_t offset, std::int64_t num_candidates, SimTime now,
+                          PreemptionPlugin* custom);
+  std::size_t select_candidate(SimTime now);
   // Sorts victims_ by importance and splits them into violating_pods_ / non_violating_pods_
   // (SelectVictimsOnNode's and CapacityScheduling's shared steps).
   void sort_victims_and_split_by_pdb();

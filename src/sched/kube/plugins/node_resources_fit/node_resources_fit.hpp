@@ -47,6 +47,7 @@ class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
     return kEventPodDelete | kEventNodeAdd | kEventNodeUpdateAny;
   }
   FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override;
+  bool is_fits_request() const override { return true; }
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;
   std::int64_t score_node(const PodTemplate& spec, const NodeInfo& node) const;
