@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "cluster/predicates.hpp"
+
 namespace kubesim {
 
 Kubelets::Kubelets(ObjectStore& store, KubeletLatencies latencies, std::uint64_t seed, KubeletHost& host)
@@ -16,7 +18,8 @@ Kubelets::Kubelets(ObjectStore& store, KubeletLatencies latencies, std::uint64_t
       start_rng_(seed, "kubelet/container-start"),
       status_rng_(seed, "kubelet/status"),
       pleg_rng_(seed, "kubelet/pleg-phase"),
-      host_(host) {}
+      host_(host),
+      admitted_(store) {}
 
 Kubelets::PodState& Kubelets::state(PodId pod) {
   if (pod.value() >= pods_.size()) pods_.resize(pod.value() + 1);
@@ -25,6 +28,7 @@ Kubelets::PodState& Kubelets::state(PodId pod) {
 
 void Kubelets::on_node_added(NodeId node) {
   if (node.value() >= nodes_.size()) nodes_.resize(node.value() + 1);
+  admitted_.set_node(node, store_.node(node));
   const auto period = latencies_.pleg_relist_period.micros();
   // Each kubelet started at its own moment: its relist ticks have a random phase.
   nodes_[node.value()].pleg_offset =
@@ -144,30 +148,11 @@ void Kubelets::on_node_up(NodeId node, SimTime now) {
 }
 
 void Kubelets::admit(PodId pod, NodeId node, SimTime now) {
-  const PodTemplate& spec = store_.spec_of(pod);
-  const Node& n = store_.node(node);
   NodeState& ns = nodes_[node.value()];
   PodState& ps = state(pod);
-  // lifecycle/predicate.go generalFilter -> noderesources.Fits over the active pods; the
-  // first insufficient resource gives the reason (pods, cpu, memory, ephemeral, extended).
   std::string reason;
   std::string message;
-  if (ns.pods + 1 > n.allowed_pods) {
-    reason = "OutOfpods";
-    message = "pods, requested: 1, used: " + std::to_string(ns.pods) + ", capacity: " + std::to_string(n.allowed_pods);
-  } else {
-    for (std::size_t i = 0; i < kMaxResources && reason.empty(); ++i) {
-      const std::int64_t want = spec.requests[i];
-      if (want == 0) continue;
-      if (want > n.allocatable[i] - ns.used[i]) {
-        const std::string& name = store_.resource_names().name(i);
-        reason = "OutOf" + name;
-        message = name + ", requested: " + std::to_string(want) + ", used: " + std::to_string(ns.used[i]) +
-                  ", capacity: " + std::to_string(n.allocatable[i]);
-      }
-    }
-  }
-  if (!reason.empty()) {
+  if (refused(pod, node, reason, message)) {
     // kubelet.go rejectPod: phase Failed, never started.
     // The rejection is written at once: it carries strings the compact per-pod state does
     // not keep, and nothing else is reported for this pod.
@@ -175,12 +160,11 @@ void Kubelets::admit(PodId pod, NodeId node, SimTime now) {
     store_.update_pod(pod, [&](Pod& p) {
       p.phase = PodPhase::kFailed;
       p.reason = reason;
-      p.message = "Pod was rejected: Node didn't have enough resource: " + message;
+      p.message = message;
     });
     return;
   }
-  ns.used += spec.requests;
-  ns.pods += 1;
+  admitted_.add_pod(pod, node);
   ++active_;
   ps.state = State::kStarting;
   Pod& stats = store_.pod_statistics(pod);
@@ -209,11 +193,60 @@ void Kubelets::admit(PodId pod, NodeId node, SimTime now) {
 }
 
 void Kubelets::release(PodId pod) {
-  const Pod& p = store_.pod(pod);
-  NodeState& ns = nodes_[p.node.value()];
-  ns.used -= store_.spec_of(pod).requests;
-  ns.pods -= 1;
+  admitted_.remove_pod(pod);
   --active_;
+}
+
+bool Kubelets::refused(PodId pod, NodeId node, std::string& reason, std::string& message) const {
+  const PodTemplate& spec = store_.spec_of(pod);
+  const Node& n = store_.node(node);
+  const NodeInfo& admitted = admitted_.info(node);
+  // lifecycle/predicate.go generalFilter -> noderesources.Fits over the admitted pods; the
+  // first insufficient resource gives the reason (pods, cpu, memory, ephemeral, extended).
+  // Deliberately only the resources (and devices below): the pods reaching a kubelet here
+  // passed a scheduler's node name, affinity and taint checks. As fitsRequest, but only the
+  // resources the pod requests are compared (a zero request passes an overcommitted node).
+  const std::uint32_t insufficient =
+      insufficient_resources(spec, n.allocatable, admitted.requested, admitted.pod_count, n.allowed_pods) &
+      (kTooManyPodsBit | spec.requested_slots);
+  if (insufficient & kTooManyPodsBit) {
+    reason = "OutOfpods";
+    message = "pods, requested: 1, used: " + std::to_string(admitted.pod_count) +
+              ", capacity: " + std::to_string(n.allowed_pods);
+  } else if (insufficient != 0) {
+    const std::size_t i = first_slot(insufficient);
+    const std::string& name = store_.resource_names().name(i);
+    reason = "OutOf" + name;
+    message = name + ", requested: " + std::to_string(spec.requests[i]) +
+              ", used: " + std::to_string(admitted.requested[i]) + ", capacity: " + std::to_string(n.allocatable[i]);
+  }
+  if (!reason.empty()) {
+    message = "Pod was rejected: Node didn't have enough resource: " + message;
+    return true;
+  }
+  return devices_refused(pod, node, reason, message);
+}
+
+bool Kubelets::devices_refused(PodId pod, NodeId node, std::string& reason, std::string& message) const {
+  // The device manager's Allocate (pkg/kubelet/cm/devicemanager/manager.go
+  // devicesToAllocate): the devices the binding names must be free on the node; a pod bound
+  // without named devices is given free ones, as the device manager picks them. Too few:
+  // the admission fails with UnexpectedAdmissionError (lifecycle/predicate.go). A pod asking
+  // only the nvidia.com/gpu extended resource was decided by the resource check above (its
+  // whole devices are free when the count fits); the cache still picks them (add_pod).
+  const Pod& p = store_.pod(pod);
+  const PodTemplate& spec = store_.spec(p.spec);
+  bool fits = true;
+  if (!p.devices().empty()) {
+    fits = grants_fit(p.devices(), admitted_.devices(node), admitted_.device_use(node));
+  } else if (!spec.device_requests.empty()) {
+    DeviceGrants picked;
+    fits = admitted_.fit_devices(spec, node, picked);
+  }
+  if (fits) return false;
+  reason = "UnexpectedAdmissionError";
+  message = "Allocate failed due to requested devices unavailable, which is unexpected";
+  return true;
 }
 
 void Kubelets::run_container(PodId pod, SimTime now) {

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cluster/node_cache.hpp"
 #include "core/distribution.hpp"
 #include "core/event_queue.hpp"
 #include "core/huge_pages.hpp"
@@ -124,8 +125,6 @@ class Kubelets {
     std::vector<PodId> waiting;  // ranks running whose work has not begun, in start order
   };
   struct NodeState {
-    Resources used;
-    std::int64_t pods = 0;
     Duration pleg_offset;
     bool down = false;
     enum class LastStart : std::uint8_t { kNone, kUnstalled, kStalled } last_start = LastStart::kNone;
@@ -136,6 +135,10 @@ class Kubelets {
   void terminate(PodId pod, SimTime now);
   void stop(PodId pod, SimTime now, bool killed);
   void release(PodId pod);
+  // Admission (lifecycle/predicate.go): whether the node refuses the pod, with the rejected
+  // pod's status reason and message.
+  bool refused(PodId pod, NodeId node, std::string& reason, std::string& message) const;
+  bool devices_refused(PodId pod, NodeId node, std::string& reason, std::string& message) const;
   // Arms the end of a running container's work (its exit, or the deadline that comes first).
   void run_container(PodId pod, SimTime now);
   // A rank whose container started joins its job's rendezvous; the last one starts them all.
@@ -157,6 +160,9 @@ class Kubelets {
   RandomStream pleg_rng_;
   KubeletHost& host_;
   std::vector<NodeState> nodes_;
+  // The admitted pods on each node (requests, pod count, devices): the kubelets' view, as
+  // the device manager's and the admit handlers' (pods admitted and not yet released).
+  NodeCache admitted_;
   HugePageVector<PodState> pods_;  // by PodId: as large as the pod table (core/huge_pages.hpp)
   std::vector<Rendezvous> rendezvous_;  // by workload job index (rigid parallel jobs only)
   std::size_t active_ = 0;

@@ -158,6 +158,56 @@ TEST(KubeletAdmission, ExactFitIsAdmitted) {
   EXPECT_EQ(f.kubelets->active_pods(), 2u);
 }
 
+// The device manager's check (pkg/kubelet/cm/devicemanager/manager.go devicesToAllocate):
+// the binding's devices must be free; a pod with device requests and none named is given
+// free ones; too few fail the admission with UnexpectedAdmissionError.
+TEST(KubeletAdmission, DevicesOfTheBinding) {
+  Fixture f(zero_latencies(), 8000);
+  f.store.update_node(f.node, [](Node& n) {
+    n.devices = {{kGpuDeviceClass, "T4", 0, 2}, {kGpuDeviceClass, "T4", 0, 1}};
+  });
+  f.kubelets->on_node_added(f.node);
+  auto device_pod = [&](std::int32_t share, DeviceGrants grants) {
+    PodTemplate t;
+    t.containers.push_back(Container{});
+    t.device_requests.push_back(DeviceRequest{kGpuDeviceClass, 1, share, {}});
+    Pod p;
+    p.name = "d" + std::to_string(f.store.pod_count());
+    p.spec = f.store.add_template(std::move(t));
+    p.run_time = Duration::seconds(100);
+    const PodId id = f.store.create_pod(std::move(p));
+    f.store.update_pod(id, [&](Pod& x) {
+      x.node = f.node;
+      x.scheduling_gates.set_devices(grants);
+    });
+    f.kubelets->on_pod_change(Change{ObjectKind::kPod, ChangeType::kModified, id.value(), f.node,
+                                     PodPhase::kPending, PodPhase::kPending, NodeId()},
+                              SimTime::zero());
+    return f.store.pod(id);
+  };
+  struct Case {
+    const char* name;
+    std::int32_t share;
+    DeviceGrants grants;
+    bool admitted;
+  };
+  const Case cases[] = {
+      {"named share of device 0", 500, {{0, 500}}, true},
+      {"second share of device 0", 400, {{0, 400}}, true},
+      {"device 0 is over its share", 200, {{0, 200}}, false},
+      {"no such device", 1000, {{7, 1000}}, false},
+      {"none named: the manager picks device 1", 1000, {}, true},
+      {"none left whole", 1000, {}, false},
+  };
+  for (const Case& c : cases) {
+    const Pod& p = device_pod(c.share, c.grants);
+    EXPECT_EQ(p.phase != PodPhase::kFailed, c.admitted) << c.name;
+    if (!c.admitted) {
+      EXPECT_EQ(p.reason, "UnexpectedAdmissionError") << c.name;
+    }
+  }
+}
+
 TEST(KubeletRun, ZeroLatenciesStartAndExit) {
   Fixture f(zero_latencies());
   const PodId p = f.bind(f.tmpl(1000, 0), Duration::seconds(10), SimTime::from_seconds(5));

@@ -23,6 +23,7 @@
 #include "core/event_queue.hpp"
 #include "engine/model_config.hpp"
 #include "model/object_store.hpp"
+#include "sched/cluster_client.hpp"
 #include "sched/kube/scheduler.hpp"
 #include "workload/workload.hpp"
 
@@ -211,6 +212,7 @@ class Simulation final : public ChangeListener,
     void post(SimTime at, Phase phase, SchedulerEvent event) override;
     std::variant<PodTemplateId, std::string> add_pod_template(PodTemplate spec) override;
     std::variant<PodId, std::string> create_pod(std::string name, NamespaceId ns, PodTemplateId spec) override;
+    ClusterClient& client() override { return sim->client_; }
   };
   struct SchedulerSlot {
     std::unique_ptr<SchedulerModel> model;
@@ -281,6 +283,8 @@ class Simulation final : public ChangeListener,
   Stop stop_reason();
 
   ObjectStore store_;
+  // The schedulers' API client (sched/cluster_client.hpp): their writes to store_.
+  StoreClusterClient client_{store_};
   SimulationOptions options_;
   Workload workload_;
   std::uint32_t template_base_ = 0;

@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/ids.hpp"
 #include "core/time.hpp"
+#include "model/devices.hpp"
 #include "model/resources.hpp"
 
 namespace kubesim {
@@ -73,6 +75,9 @@ struct Node {
   Resources allocatable;
   std::int64_t allowed_pods = 110;  // status.allocatable.pods; kubelet's default maxPods
   bool ready = true;  // status.conditions[Ready] is True (false: Unknown, the kubelet is gone)
+  // Its devices (model/devices.hpp), as the cluster declares them; empty: the anonymous whole
+  // GPUs its allocatable nvidia.com/gpu counts, if any (NodeCache::set_node).
+  std::vector<Device> devices;
   std::uint64_t resource_version = 0;
 };
 
@@ -172,6 +177,9 @@ struct PodTemplate {
   NodeAffinity affinity;
   bool has_affinity = false;
   std::vector<Toleration> tolerations;
+  // Devices to be given at binding, each request its own devices (model/devices.hpp); a
+  // `nvidia.com/gpu` extended-resource request is not listed here (it takes whole devices).
+  std::vector<DeviceRequest> device_requests;
   std::string node_name;  // spec.nodeName set by the user
   std::int64_t termination_grace_period_seconds = 30;
   // The container exits at SIGTERM whatever the kubelet model's default says: the pause
@@ -249,37 +257,58 @@ class ColdText {
   std::unique_ptr<std::string> text_;  // null: empty
 };
 
-// A pod's spec.schedulingGates: none for almost every pod, so, as ColdText, one pointer in the
-// pod table instead of a std::vector's three. Iterates as the gates' names.
-class ColdStrings {
+// A pod's rarely-set fields behind one pointer (null for almost every pod, so, as ColdText,
+// one pointer in the pod table): spec.schedulingGates and the devices the pod was given (its
+// binding's). Pod::scheduling_gates is this block, read as the gates' names (iteration,
+// push_back, erase, comparison); Pod::devices() reads the grants of the same block.
+class PodColdFields {
  public:
-  ColdStrings() = default;
-  ColdStrings(const ColdStrings& o) : items_(o.items_ ? std::make_unique<std::vector<std::string>>(*o.items_) : nullptr) {}
-  ColdStrings(ColdStrings&&) noexcept = default;
-  ColdStrings& operator=(const ColdStrings& o) {
-    if (this != &o) items_ = o.items_ ? std::make_unique<std::vector<std::string>>(*o.items_) : nullptr;
+  PodColdFields() = default;
+  PodColdFields(const PodColdFields& o) : block_(o.block_ ? std::make_unique<Block>(*o.block_) : nullptr) {}
+  PodColdFields(PodColdFields&&) noexcept = default;
+  PodColdFields& operator=(const PodColdFields& o) {
+    if (this != &o) block_ = o.block_ ? std::make_unique<Block>(*o.block_) : nullptr;
     return *this;
   }
-  ColdStrings& operator=(ColdStrings&&) noexcept = default;
+  PodColdFields& operator=(PodColdFields&&) noexcept = default;
 
-  bool empty() const { return !items_; }
-  const std::string* begin() const { return items_ ? items_->data() : nullptr; }
-  const std::string* end() const { return items_ ? items_->data() + items_->size() : nullptr; }
-  void push_back(std::string s) {
-    if (!items_) items_ = std::make_unique<std::vector<std::string>>();
-    items_->push_back(std::move(s));
-  }
+  // ---- spec.schedulingGates ----
+  bool empty() const { return !block_ || block_->gates.empty(); }
+  const std::string* begin() const { return block_ ? block_->gates.data() : nullptr; }
+  const std::string* end() const { return block_ ? block_->gates.data() + block_->gates.size() : nullptr; }
+  void push_back(std::string s) { block().gates.push_back(std::move(s)); }
   // Removes the name `at` points to (one of this list's).
   void erase(const std::string* at) {
-    items_->erase(items_->begin() + (at - items_->data()));
-    if (items_->empty()) items_.reset();
+    block_->gates.erase(block_->gates.begin() + (at - block_->gates.data()));
+    trim();
   }
-  friend bool operator==(const ColdStrings& a, const std::vector<std::string>& b) {
+  friend bool operator==(const PodColdFields& a, const std::vector<std::string>& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
 
+  // ---- the devices given to the pod (model/devices.hpp) ----
+  std::span<const DeviceGrant> devices() const {
+    return block_ ? std::span<const DeviceGrant>(block_->devices) : std::span<const DeviceGrant>();
+  }
+  void set_devices(DeviceGrants grants) {
+    if (grants.empty() && !block_) return;
+    block().devices = std::move(grants);
+    trim();
+  }
+
  private:
-  std::unique_ptr<std::vector<std::string>> items_;  // null: empty (never an empty vector)
+  struct Block {
+    std::vector<std::string> gates;
+    DeviceGrants devices;
+  };
+  Block& block() {
+    if (!block_) block_ = std::make_unique<Block>();
+    return *block_;
+  }
+  void trim() {
+    if (block_->gates.empty() && block_->devices.empty()) block_.reset();
+  }
+  std::unique_ptr<Block> block_;  // null: no gates, no devices (never an empty block)
 };
 
 struct Pod {
@@ -329,8 +358,12 @@ struct Pod {
   // spec.schedulingGates (KEP-3521, beta and on by default from v1.27): set at creation (a
   // mutating admission webhook, e.g. Kueue's kueue.x-k8s.io/admission), only ever removed;
   // kube-scheduler does not schedule the pod while one remains.
-  ColdStrings scheduling_gates;
+  // The block also holds the devices the pod was given (devices()): one pointer for both.
+  PodColdFields scheduling_gates;
 
+  // The devices of its node the binding gave the pod (indices into Node::devices, or into
+  // its anonymous devices); empty for a pod given none.
+  std::span<const DeviceGrant> devices() const { return scheduling_gates.devices(); }
   bool terminating() const { return !deletion_requested.is_never(); }
 };
 

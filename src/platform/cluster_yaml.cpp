@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
 #include "core/yaml_input.hpp"
+#include "platform/device_yaml.hpp"
 
 namespace kubesim {
 namespace {
@@ -87,7 +89,7 @@ class ClusterYamlReader : YamlInput {
   void read_group(const YAML::Node& g, std::size_t index) {
     std::string where = "nodeGroups[" + std::to_string(index) + "]";
     require_map(g, where);
-    check_keys(g, {"name", "count", "allocatable", "capacity", "labels", "taints", "unschedulable"}, where);
+    check_keys(g, {"name", "count", "allocatable", "capacity", "labels", "taints", "unschedulable", "devices"}, where);
 
     const YAML::Node name_node = g["name"];
     if (!name_node) fail(g, "expected " + where + " to have a name");
@@ -158,6 +160,11 @@ class ClusterYamlReader : YamlInput {
       }
     }
 
+    if (const YAML::Node devices = g["devices"]) {
+      proto.devices = read_devices_yaml(*this, devices, where + ".devices");
+      check_gpu_count(devices, where, proto);
+    }
+
     if (const YAML::Node u = g["unschedulable"]) {
       proto.unschedulable = boolean(u, where + ".unschedulable");
     }
@@ -172,6 +179,18 @@ class ClusterYamlReader : YamlInput {
       set_label(node.labels, "kubernetes.io/hostname", node.name);
       spec_.nodes.push_back(std::move(node));
     }
+  }
+
+  // A node declaring GPUs and an allocatable nvidia.com/gpu count must agree on the number.
+  void check_gpu_count(const YAML::Node& devices, const std::string& where, const Node& proto) const {
+    const int slot = names_.find(kGpuDeviceClass);
+    if (slot < 0) return;
+    const std::int64_t declared = std::count_if(proto.devices.begin(), proto.devices.end(),
+                                                [](const Device& d) { return d.device_class == kGpuDeviceClass; });
+    const std::int64_t allocatable = proto.allocatable[static_cast<std::size_t>(slot)];
+    if (allocatable != 0 && declared != allocatable)
+      fail(devices, where + ": " + std::to_string(declared) + " nvidia.com/gpu devices declared, allocatable has " +
+                        std::to_string(allocatable));
   }
 
   ResourceNames& names_;

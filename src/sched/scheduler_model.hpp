@@ -15,6 +15,8 @@
 
 namespace kubesim {
 
+class ClusterClient;  // sched/cluster_client.hpp
+
 struct SchedulerEvent {
   // kCycle .. kLeftoverTick are kube-scheduler's; kTimer is any other model's own timer
   // (`pod` may carry a model-defined tag).
@@ -33,6 +35,10 @@ class SchedulerHost {
   // A kBindDone or kBindJob event counts as a pending cluster change (the run is not over
   // while one is in flight); every other kind is the scheduler's own business.
   virtual void post(SimTime at, Phase phase, SchedulerEvent event) = 0;
+  // The model's API client (sched/cluster_client.hpp): bindings with their devices, status
+  // writes, deletions. The Simulation's writes to its store; the default (a test's host
+  // without a cluster) throws std::logic_error.
+  virtual ClusterClient& client();
 
   // ---- A scheduler acting as an API client that creates pods (YuniKorn's shim creates
   // placeholder pods: k8shim pkg/cache/placeholder_manager.go createAppPlaceholders) ----

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "sched/kube/plugins/node_affinity/node_affinity.hpp"
-#include "sched/kube/plugins/taint_toleration/taint_toleration.hpp"
+#include "cluster/predicates.hpp"
+#include "sched/cluster_client.hpp"
 
 namespace kubesim {
 
@@ -42,11 +42,14 @@ BatchScheduler::BatchScheduler(ObjectStore& store, SchedulerHost& host, std::str
   if (protocol_) machine_job_info_.reserve(batsim_jobs);
   // Which nodes a pod may use at all: what kubelet admission and kube-scheduler's filters
   // would refuse regardless of load (spec.nodeName, nodeSelector/affinity, NoSchedule and
-  // NoExecute taints). Batsched's machines have no such constraints.
+  // NoExecute taints). Deliberately a subset of kube-scheduler's filters: a cordoned or
+  // NotReady node is the schedule's own (set_node's `schedulable`, which no toleration
+  // overrides), and resources are the backfill plan's, over time. Batsched's machines have
+  // no such constraints.
   schedule_.set_eligible([this](std::uint32_t key, NodeId node) {
     const PodTemplate& spec = store_.spec_of(PodId(key));
     const Node& n = store_.node(node);
-    if (!spec.node_name.empty() && spec.node_name != n.name) return false;
+    if (!node_name_matches(spec, n)) return false;
     if (spec.has_affinity || !spec.node_selector.empty())
       if (!pod_matches_node_selector_and_affinity(spec, n)) return false;
     return first_untolerated_schedule_taint(n, spec.tolerations) == nullptr;
@@ -150,7 +153,7 @@ void BatchScheduler::apply_machine_job_binding(PodId first, SimTime now) {
   const MachineSet& machines = machine_allocs_[store_.pod(first).workload_job];
   std::uint32_t rank = 0;
   for (const std::uint32_t machine : machines.ids())
-    if (apply_binding(store_, PodId(first.value() + rank++), NodeId(machine), now)) ++bindings_;
+    if (host_.client().bind(Binding{PodId(first.value() + rank++), NodeId(machine), {}}, now)) ++bindings_;
 }
 
 void BatchScheduler::decide_machine_jobs(SimTime now) {
@@ -171,13 +174,11 @@ void BatchScheduler::decide_machine_jobs(SimTime now) {
   for (const std::uint32_t job : machine_rejects_) {
     const MachineJob& mj = machine_jobs_[job];
     const std::uint32_t size = store_.pod(mj.first).machines;
-    for (std::uint32_t k = 0; k < size; ++k)
-      store_.update_pod(PodId(mj.first.value() + k), [&](Pod& x) {
-        x.unschedulable_message =
-            name_ + (size > machine_schedule_->machines()
-                         ? ": the job needs more machines than the cluster has (rejected on release)"
-                         : rejection_message(BackfillSchedule::Rejection::kNoWalltime));
-      });
+    const std::string message =
+        name_ + (size > machine_schedule_->machines()
+                     ? ": the job needs more machines than the cluster has (rejected on release)"
+                     : rejection_message(BackfillSchedule::Rejection::kNoWalltime));
+    for (std::uint32_t k = 0; k < size; ++k) host_.client().set_unschedulable(PodId(mj.first.value() + k), message, now);
   }
   for (const auto& st : machine_starts_) {
     if (st.key >= machine_allocs_.size()) machine_allocs_.resize(st.key + 1);
@@ -251,8 +252,7 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
       for (const auto& [pod, rejection] : rejected_) {
         const Pod& p = store_.pod(pod);
         if (p.deleted || p.node.valid() || is_terminal(p.phase)) continue;
-        const std::string message = name_ + rejection_message(rejection);  // (clang 14 cannot capture a binding)
-        store_.update_pod(pod, [&](Pod& x) { x.unschedulable_message = message; });
+        host_.client().set_unschedulable(pod, name_ + rejection_message(rejection), now);
       }
       rejected_.clear();
       starts_.clear();
@@ -264,7 +264,7 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
     }
     case SchedulerEvent::Kind::kBindJob: apply_machine_job_binding(event.pod, now); break;
     case SchedulerEvent::Kind::kBindDone:
-      if (apply_binding(store_, event.pod, event.node, now)) {
+      if (host_.client().bind(Binding{event.pod, event.node, {}}, now)) {
         ++bindings_;
       } else if (store_.pod(event.pod).machines == 0) {
         // Deleted or bound elsewhere meanwhile: forget the decision.

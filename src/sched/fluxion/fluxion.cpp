@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "cluster/predicates.hpp"
 #include "core/error.hpp"
 #include "core/yaml_input.hpp"
+#include "sched/cluster_client.hpp"
 #include "sched/kube/framework.hpp"
 
 namespace kubesim {
@@ -83,7 +85,8 @@ FluxionScheduler::FluxionScheduler(ObjectStore& store, SchedulerHost& host, std:
       host_(host),
       config_(std::move(config)),
       latency_rng_(seed, "fluxion/latency"),
-      queue_(config_.queue) {
+      queue_(config_.queue),
+      cache_(store) {
   groups_.resize(config_.pod_groups.size());
 }
 
@@ -99,8 +102,7 @@ void FluxionScheduler::build_graph() {
   gpu_slot_ = store_.resource_names().find("nvidia.com/gpu");
   const std::size_t n = store_.node_count();
   graph_index_.assign(n, -1);
-  used_.assign(n, Resources{});
-  pod_counts_.assign(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i) cache_.set_node(NodeId(i), store_.node(NodeId(i)));
   std::vector<Resources> requested(n);  // by node: the requests of its pods
   for (std::size_t i = 0; i < store_.pod_count(); ++i) {
     const Pod& p = store_.pod(PodId(static_cast<std::uint32_t>(i)));
@@ -162,41 +164,38 @@ void FluxionScheduler::cancel_job_of(PodId pod) {
 }
 
 void FluxionScheduler::account(PodId pod, NodeId node) {
-  PodState& ps = state(pod);
-  if (ps.accounted.valid()) return;
-  ps.accounted = node;
-  used_[node.value()] += store_.spec_of(pod).requests;
-  ++pod_counts_[node.value()];
+  if (cache_.node_of(pod).valid()) return;
+  // A pod seen on a node whose own change has not reached this scheduler yet.
+  if (node.value() >= cache_.node_count()) cache_.set_node(node, store_.node(node));
+  cache_.add_pod(pod, node);
 }
 
-void FluxionScheduler::unaccount(PodId pod) {
-  PodState& ps = state(pod);
-  if (!ps.accounted.valid()) return;
-  used_[ps.accounted.value()] -= store_.spec_of(pod).requests;
-  --pod_counts_[ps.accounted.value()];
-  ps.accounted = NodeId();
-}
+void FluxionScheduler::unaccount(PodId pod) { cache_.remove_pod(pod); }
 
 bool FluxionScheduler::fits_node(const PodTemplate& spec, NodeId node, std::string* reason) const {
-  // noderesources.Fits (NodeResourcesFit Filter) on the scheduler's cache.
+  // noderesources.Fits (NodeResourcesFit Filter) on the scheduler's cache, with the node's
+  // current allocatable. Differs from fitsRequest as this model always did: only the
+  // resources the pod requests are compared (a zero cpu request passes an overcommitted
+  // node), and the first insufficient one is the reason.
   const Node& n = store_.node(node);
-  if (pod_counts_[node.value()] + 1 > n.allowed_pods) {
-    *reason = "Too many pods";
-    return false;
-  }
-  for (std::size_t i = 0; i < kMaxResources; ++i) {
-    if (spec.requests[i] == 0) continue;
-    if (spec.requests[i] > n.allocatable[i] - used_[node.value()][i]) {
-      *reason = store_.resource_names().insufficient_reason(i);
-      return false;
-    }
-  }
-  return true;
+  const NodeInfo& info = cache_.info(node);
+  const std::uint32_t insufficient =
+      insufficient_resources(spec, n.allocatable, info.requested, info.pod_count, n.allowed_pods) &
+      (kTooManyPodsBit | spec.requested_slots);
+  if (insufficient == 0) return true;
+  *reason = insufficient & kTooManyPodsBit ? std::string("Too many pods")
+                                           : store_.resource_names().insufficient_reason(first_slot(insufficient));
+  return false;
 }
 
-void FluxionScheduler::on_node_change(const Change& /*change*/, SimTime /*now*/) {
-  // The graph is never rebuilt or updated for node changes (upstream builds it once).
-  if (!graph_built_) build_graph();
+void FluxionScheduler::on_node_change(const Change& change, SimTime /*now*/) {
+  // The graph is never rebuilt or updated for node changes (upstream builds it once); the
+  // cache follows them (a node added later gets an entry).
+  if (!graph_built_) {
+    build_graph();
+  } else if (change.type != ChangeType::kDeleted) {
+    cache_.set_node(NodeId(change.id), store_.node(NodeId(change.id)));
+  }
 }
 
 void FluxionScheduler::on_pod_change(const Change& c, SimTime now) {
@@ -208,7 +207,7 @@ void FluxionScheduler::on_pod_change(const Change& c, SimTime now) {
   PodState& ps = state(pod);
   if (terminal) {
     queue_.remove(pod);
-    const bool was_accounted = ps.accounted.valid();
+    const bool was_accounted = cache_.node_of(pod).valid();
     unaccount(pod);
     // Informer UpdateFunc (Succeeded/Failed) and DeleteFunc: cancel the pod's Flux job;
     // with the state sync, end another scheduler's pod's pseudo-job.
@@ -221,7 +220,7 @@ void FluxionScheduler::on_pod_change(const Change& c, SimTime now) {
     return;
   }
   if (c.node.valid()) {
-    if (ps.accounted.valid()) return;  // our own assumption confirmed
+    if (cache_.node_of(pod).valid()) return;  // our own assumption confirmed
     queue_.remove(pod);
     account(pod, c.node);
     queue_.record_move_request();  // AssignedPodAdded
@@ -251,7 +250,7 @@ void FluxionScheduler::start_cycle(SimTime now) {
     auto popped = queue_.pop();
     if (!popped) return;
     const Pod& p = store_.pod(*popped);
-    if (is_terminal(p.phase) || p.node.valid() || p.deleted || state(*popped).accounted.valid()) continue;
+    if (is_terminal(p.phase) || p.node.valid() || p.deleted || cache_.node_of(*popped).valid()) continue;
     cycle_pod_ = *popped;
     break;
   }
@@ -345,7 +344,7 @@ void FluxionScheduler::finish_cycle(SimTime now) {
     queue_.add_unschedulable_if_not_present(pod, 0, cycle_number_, now);
     arm_ticks(now);
     if (store_.pod(pod).unschedulable_message != cycle_message_)
-      store_.update_pod(pod, [&](Pod& x) { x.unschedulable_message = cycle_message_; });
+      host_.client().set_unschedulable(pod, cycle_message_, now);
   }
   schedule_next_cycle(now);
 }
@@ -357,7 +356,8 @@ void FluxionScheduler::on_event(const SchedulerEvent& event, SimTime now) {
     case SchedulerEvent::Kind::kCycle: start_cycle(now); break;
     case SchedulerEvent::Kind::kCycleEnd: finish_cycle(now); break;
     case SchedulerEvent::Kind::kBindDone:
-      if (!apply_binding(store_, event.pod, event.node, now)) {
+      // The graph's GPU vertices are its own matching; the binding records no devices.
+      if (!host_.client().bind(Binding{event.pod, event.node, {}}, now)) {
         unaccount(event.pod);  // deleted or bound meanwhile: forget the assumption
         break;
       }

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/distribution.hpp"
+#include "cluster/node_cache.hpp"
 #include "core/random.hpp"
 #include "model/object_store.hpp"
 #include "sched/fluxion/resource_graph.hpp"
@@ -93,7 +94,6 @@ class FluxionScheduler final : public SchedulerModel {
   struct PodState {
     std::uint64_t job = 0;        // its Flux job (own pods) or pseudo-job (other schedulers')
     std::uint32_t slot = 0;       // its slot in a group's job
-    NodeId accounted;             // node its requests are counted on (assumed or bound)
     std::int32_t group = -1;      // index in config_.pod_groups
   };
   struct GroupState {
@@ -125,8 +125,9 @@ class FluxionScheduler final : public SchedulerModel {
   std::vector<NodeId> graph_nodes_;        // by graph index
   std::vector<PodState> pods_;             // by PodId
   std::vector<GroupState> groups_;         // by config_.pod_groups index
-  std::vector<Resources> used_;            // by NodeId: requests of accounted pods
-  std::vector<std::int64_t> pod_counts_;   // by NodeId
+  // The scheduler's cache: its pods' requests on each node (assumed or bound), for the
+  // NodeResourcesFit check after the graph's match.
+  NodeCache cache_;
   int gpu_slot_ = -1;
 
   bool in_cycle_ = false;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "model/object_store.hpp"
-#include "sched/kube/node_info.hpp"
+#include "cluster/node_cache.hpp"
 
 namespace kubesim {
 

@@ -31,7 +31,7 @@
 #include "core/random.hpp"
 #include "model/object_store.hpp"
 #include "core/client_rate_limiter.hpp"
-#include "sched/kube/node_info.hpp"
+#include "cluster/node_cache.hpp"
 #include "sched/kube/profile.hpp"
 #include "sched/scheduler_model.hpp"
 #include "sched/kube/scheduling_queue.hpp"

@@ -4,13 +4,10 @@
 // matching preferred terms, normalized with DefaultNormalizeScore(reverse=false).
 #pragma once
 
+#include "cluster/predicates.hpp"  // node_selector_term_matches, pod_matches_node_selector_and_affinity
 #include "sched/kube/framework.hpp"
 
 namespace kubesim {
-
-// nodeaffinity.go: a term matches when all its requirements do; an empty term matches nothing.
-bool node_selector_term_matches(const NodeSelectorTerm& term, const Node& node);
-bool pod_matches_node_selector_and_affinity(const PodTemplate& spec, const Node& node);
 
 class NodeAffinityPlugin final : public FilterPlugin, public ScorePlugin {
  public:

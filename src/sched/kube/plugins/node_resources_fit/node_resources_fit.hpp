@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/predicates.hpp"  // insufficient_resources, kTooManyPodsBit
 #include "sched/kube/framework.hpp"
 
 namespace kubesim {
@@ -65,21 +66,7 @@ class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
   std::vector<UtilizationShapePoint> scaled_shape_;
 };
 
-// fit.go fitsRequest: a bit per insufficient resource slot, plus kTooManyPodsBit when the
-// node's pod count is full; 0 when the pod fits. Inline: the scheduler's node search calls
-// it for every node it passes.
-inline constexpr std::uint32_t kTooManyPodsBit = 1u << kMaxResources;
-inline std::uint32_t insufficient_resources(const PodTemplate& spec, const NodeInfo& node) {
-  std::uint32_t out = node.pod_count + 1 > node.allowed_pods ? kTooManyPodsBit : 0;
-  if (spec.requested_slots == 0) return out;  // a pod requesting nothing needs only a pod slot
-  // cpu, memory and ephemeral-storage are always compared; extended resources only when the
-  // pod requests them.
-  for (std::uint32_t slots = spec.requested_slots | 0b111u; slots != 0; slots &= slots - 1) {
-    const auto i = static_cast<std::size_t>(__builtin_ctz(slots));
-    if (spec.requests[i] > node.allocatable[i] - node.requested[i]) out |= 1u << i;
-  }
-  return out;
-}
+// fit.go fitsRequest: insufficient_resources and kTooManyPodsBit (cluster/predicates.hpp).
 // The status code of every NodeResourcesFit rejection.
 inline constexpr StatusCode kFitFailureCode = StatusCode::kUnschedulable;
 // The kFitFailureCode status for those bits, with every reason in upstream's order:

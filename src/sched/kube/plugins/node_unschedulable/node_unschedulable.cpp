@@ -3,10 +3,7 @@
 namespace kubesim {
 
 FilterResult NodeUnschedulable::filter(const CycleContext& ctx, const NodeInfo& node) const {
-  if (!node.node->unschedulable) return {};
-  static const Taint kUnschedulableTaint{"node.kubernetes.io/unschedulable", "", TaintEffect::kNoSchedule};
-  for (const auto& t : ctx.spec.tolerations)
-    if (t.tolerates(kUnschedulableTaint)) return {};
+  if (passes_unschedulable(ctx.spec, *node.node)) return {};
   return FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable, "node(s) were unschedulable");
 }
 

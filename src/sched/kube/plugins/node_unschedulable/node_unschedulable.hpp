@@ -3,6 +3,7 @@
 // node.kubernetes.io/unschedulable:NoSchedule.
 #pragma once
 
+#include "cluster/predicates.hpp"
 #include "sched/kube/framework.hpp"
 
 namespace kubesim {

@@ -1,22 +1,6 @@
 #include "sched/kube/plugins/taint_toleration/taint_toleration.hpp"
 
 namespace kubesim {
-namespace {
-
-bool tolerated(const std::vector<Toleration>& tolerations, const Taint& taint) {
-  for (const auto& t : tolerations)
-    if (t.tolerates(taint)) return true;
-  return false;
-}
-
-}  // namespace
-
-const Taint* first_untolerated_schedule_taint(const Node& node, const std::vector<Toleration>& tolerations) {
-  for (const auto& taint : node.taints)
-    if (taint.effect != TaintEffect::kPreferNoSchedule && !tolerated(tolerations, taint)) return &taint;
-  return nullptr;
-}
-
 FilterResult TaintToleration::filter(const CycleContext& ctx, const NodeInfo& node) const {
   const Taint* taint = first_untolerated_schedule_taint(*node.node, ctx.spec.tolerations);
   if (!taint) return {};
@@ -37,7 +21,7 @@ void TaintToleration::score(const CycleContext& ctx, std::span<const NodeInfo* c
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     std::int64_t count = 0;
     for (const auto& taint : nodes[i]->node->taints)
-      if (taint.effect == TaintEffect::kPreferNoSchedule && !tolerated(prefer, taint)) ++count;
+      if (taint.effect == TaintEffect::kPreferNoSchedule && !tolerations_tolerate(prefer, taint)) ++count;
     scores[i] = count;
   }
   default_normalize_score(kMaxNodeScore, /*reverse=*/true, scores);

@@ -7,13 +7,10 @@
 #include <set>
 #include <string>
 
+#include "cluster/predicates.hpp"  // first_untolerated_schedule_taint, tolerations_tolerate
 #include "sched/kube/framework.hpp"
 
 namespace kubesim {
-
-// v1helper.FindMatchingUntoleratedTaint with the NoSchedule/NoExecute filter: the first
-// such taint of the node that no toleration tolerates, or nullptr.
-const Taint* first_untolerated_schedule_taint(const Node& node, const std::vector<Toleration>& tolerations);
 
 class TaintToleration final : public FilterPlugin, public ScorePlugin {
  public:
