@@ -23,7 +23,6 @@ import argparse
 import hashlib
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -44,13 +43,7 @@ COMMANDS = [
                  "--seeds", "2"]),
 ]
 
-failures = []
-
-
-def check(name, ok, detail):
-    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
-    if not ok:
-        failures.append(name)
+from checks import check, failures, keep_or_remove  # noqa: E402 (tests/checks.py, beside this script)
 
 
 def tree_hashes(folder):
@@ -143,11 +136,7 @@ def main():
         check("uninterrupted runs succeed", False, str(e))
     print(f"{args.trials // len(COMMANDS) * len(COMMANDS)} trials in {time.monotonic() - t0:.1f} s; "
           f"{len(failures)} failed", flush=True)
-    if args.keep or failures:
-        print(f"outputs kept in {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+    return keep_or_remove(tmp, args.keep)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import tempfile
 import time
 import urllib.request
 
+from checks import summary  # tests/checks.py, beside this script
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUBCOMMANDS = [[], ["run"], ["serve"], ["compare"], ["convert"], ["convert", "swf-to-batsim"]]
 
@@ -112,10 +114,7 @@ def main():
             print(f"[{error or 'ok'}] {line}")
             if error:
                 failures.append(line)
-    for f in failures:
-        print("FAILED:", f)
-    print(f"help examples: {len(seen) - len([f for f in failures if f in seen])} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary("help examples", len(seen) - len([f for f in failures if f in seen]), failures)
 
 
 if __name__ == "__main__":

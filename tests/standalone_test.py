@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 
+from checks import summary  # tests/checks.py, beside this script
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALLOWED = ("data/README.md", ".ci/run")
 NEEDLE = "shared" + "/"  # spelled so that this file does not name it
@@ -94,10 +96,7 @@ def main():
     failures = [f"names {NEEDLE}: {b}" for b in check_no_shared(files)]
     failures += check_citations(files)
     failures += run_in_copy(kubesim, files)
-    for f in failures:
-        print("FAILED:", f)
-    print(f"standalone: {3 - min(3, len(failures))} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary("standalone", 3 - min(3, len(failures)), failures)
 
 
 if __name__ == "__main__":

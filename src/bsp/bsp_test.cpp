@@ -12,18 +12,12 @@
 #include "core/parse_number.hpp"
 #include "core/split.hpp"
 #include "core/test_paths.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim::bsp {
 namespace {
 
 std::string gang_dir() { return testing::data_dir() + "/gang"; }
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::path(::testing::TempDir()) /
-                    (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + name);
-  std::ofstream(path) << text;
-  return path.string();
-}
 
 // A not-a-knot bicubic spline reproduces any polynomial of degree <= 3 in each variable.
 TEST(BicubicSpline, ReproducesBicubicPolynomialsAndClampsOutside) {
@@ -72,6 +66,7 @@ std::string grid_csv(bool hole, bool duplicate) {
 }
 
 TEST(PerformanceModel, BadInputNamesFileAndLine) {
+  const testing::ScratchDir dir;
   const struct {
     const char* name;
     std::string csv;
@@ -84,7 +79,7 @@ TEST(PerformanceModel, BadInputNamesFileAndLine) {
       {"small", "Task Name, Workload Size, CPU Shares, Duration\nt, 10, 1000, 5\n", "at least 4 workload sizes"},
   };
   for (const auto& c : cases) {
-    const std::string path = write_temp(std::string(c.name) + ".csv", c.csv);
+    const std::string path = dir.write(std::string(c.name) + ".csv", c.csv);
     try {
       PerformanceModel::read_csv(path);
       ADD_FAILURE() << c.name << ": no error";
@@ -93,11 +88,12 @@ TEST(PerformanceModel, BadInputNamesFileAndLine) {
       EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << c.name << ": " << e.what();
     }
   }
-  EXPECT_NO_THROW(PerformanceModel::read_csv(write_temp("full.csv", grid_csv(false, false))));
+  EXPECT_NO_THROW(PerformanceModel::read_csv(dir.write("full.csv", grid_csv(false, false))));
 }
 
 TEST(WorkloadTrace, ScalesEachColumnToTheRangeAndChecksLength) {
-  const std::string path = write_temp("trace.csv", "# t, t+1\n1, 100\n3, 300\n2, 100\n");
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("trace.csv", "# t, t+1\n1, 100\n3, 300\n2, 100\n");
   const auto trace = WorkloadTrace::read_csv_files({path}, 10, 50);
   ASSERT_EQ(trace.rows(), 3);
   ASSERT_EQ(trace.columns(), 2);
@@ -110,7 +106,7 @@ TEST(WorkloadTrace, ScalesEachColumnToTheRangeAndChecksLength) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), path + ":4: the trace is shorter than the run: it has 3 rows but a run of 4 steps needs 4");
   }
-  const std::string ragged = write_temp("ragged.csv", "# t, t+1\n1, 100\n3\n");
+  const std::string ragged = dir.write("ragged.csv", "# t, t+1\n1, 100\n3\n");
   EXPECT_THROW(WorkloadTrace::read_csv_files({ragged}, 10, 50), InputError);
 }
 

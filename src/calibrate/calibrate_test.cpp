@@ -2,8 +2,6 @@
 // the round trip: a simulation with known latencies, served through the API (pods and the
 // Events the scheduler and kubelets record), calibrated back.
 #include "calibrate/calibrate.hpp"
-#include "calibrate/fidelity.hpp"
-#include "calibrate/observer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +10,14 @@
 #include <fstream>
 
 #include "api/api_server.hpp"
+#include "calibrate/fidelity.hpp"
+#include "calibrate/observer.hpp"
 #include "core/error.hpp"
 #include "core/test_paths.hpp"
 #include "model/resources.hpp"
 #include "platform/simgrid_platform.hpp"
+#include "testing/inputs.hpp"
+#include "testing/scratch_dir.hpp"
 #include "workload/batsim_workload.hpp"
 
 namespace kubesim::calibrate {
@@ -83,11 +85,7 @@ class JobsCsvTest : public ::testing::Test {
   std::string real(int run) const {
     return testing::data_dir() + "/batkube/real-k3s/200_delay170_" + std::to_string(run) + "_jobs.csv";
   }
-  std::string write(const std::string& name, const std::string& text) {
-    const auto path = std::filesystem::temp_directory_path() / ("kubesim-calibrate-" + std::to_string(::getpid()) + "-" + name);
-    std::ofstream(path) << text;
-    return path.string();
-  }
+  std::string write(const std::string& name, const std::string& text) { return scratch_.write(name, text); }
   static std::vector<std::string> lines(const std::string& path) {
     std::ifstream in(path);
     std::vector<std::string> out;
@@ -101,6 +99,7 @@ class JobsCsvTest : public ::testing::Test {
   }
   ResourceNames names_;
   Workload workload_;
+  testing::ScratchDir scratch_;
 };
 
 TEST_F(JobsCsvTest, RealRunsCountTheirBlankCells) {
@@ -149,7 +148,6 @@ TEST_F(JobsCsvTest, RowOrderDoesNotChangeTheModel) {
   const auto b = calibration_yaml(calibrate({read_measured_jobs_csv(reversed, workload_)}));
   // Only the source line differs.
   EXPECT_EQ(a.substr(a.find("# Criterion")), b.substr(b.find("# Criterion")));
-  std::filesystem::remove(reversed);
 }
 
 TEST_F(JobsCsvTest, BadInputIsAnErrorNamingFileAndLine) {
@@ -188,7 +186,6 @@ TEST_F(JobsCsvTest, BadInputIsAnErrorNamingFileAndLine) {
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << e.what();
     }
-    std::filesystem::remove(path);
   }
 }
 
@@ -196,14 +193,7 @@ TEST_F(JobsCsvTest, BadInputIsAnErrorNamingFileAndLine) {
 
 SimulationInputs cluster_and_pods(int pods) {
   SimulationInputs in;
-  for (int i = 0; i < 110; ++i) {
-    Node n;
-    n.name = "node-" + std::to_string(i);
-    n.allocatable[kCpu] = 4000;
-    n.allocatable[kMemory] = 16LL << 30;
-    n.capacity = n.allocatable;
-    in.nodes.push_back(std::move(n));
-  }
+  in.nodes = testing::numbered_nodes(110, testing::NodeBuilder("").cpu("4").memory("16Gi"));
   in.scheduler = default_scheduler_config(in.resource_names);
   in.workload.templates.push_back(batch_job_template(1000, std::nullopt));
   RandomStream rng(11, "roundtrip/submit");

@@ -4,11 +4,13 @@
 // PLEG relisting (plegRelistPeriod 1 s).
 #include "control/kubelet.hpp"
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
+#include "testing/builders.hpp"
 
 namespace kubesim {
 namespace {
@@ -64,23 +66,16 @@ struct Fixture {
     store.ensure_namespace("default");
     store.add_listener(&log);
     kubelets = std::make_unique<Kubelets>(store, lat, seed, loop);
-    Node n;
-    n.name = "node0";
-    n.allocatable[kCpu] = cpu;
-    n.allocatable[kMemory] = mem;
-    n.capacity = n.allocatable;
-    n.allowed_pods = max_pods;
-    node = store.create_node(std::move(n));
+    node = store.create_node(testing::NodeBuilder("node0").cpu_milli(cpu).memory_bytes(mem).pods(max_pods));
     kubelets->on_node_added(node);
   }
+  // Requests only (no limits); a zero amount is not requested at all.
   PodTemplateId tmpl(std::int64_t cpu, std::int64_t mem) {
-    PodTemplate t;
-    Container c;
-    c.requests[kCpu] = cpu;
-    c.requests[kMemory] = mem;
-    c.requested_mask = (cpu ? 1u << kCpu : 0u) | (mem ? 1u << kMemory : 0u);
-    t.containers.push_back(c);
-    return store.add_template(std::move(t));
+    testing::PodTemplateBuilder t;
+    t.no_limits();
+    if (cpu) t.cpu_milli(cpu);
+    if (mem) t.memory_bytes(mem);
+    return store.add_template(t);
   }
   // Creates a pod already bound to the node and delivers the binding to the kubelet at `now`.
   PodId bind(PodTemplateId spec, Duration run_time, SimTime now = SimTime::zero(), std::int32_t exit_code = 0) {

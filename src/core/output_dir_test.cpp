@@ -1,12 +1,14 @@
 #include "core/output_dir.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+
+#include "testing/scratch_dir.hpp"
+#include "testing/text_files.hpp"
 
 namespace kubesim {
 namespace {
@@ -14,20 +16,9 @@ namespace fs = std::filesystem;
 
 class OutputDirectoryTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) /
-            ("kubesim_outdir_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
   static void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
-  static std::string read(const fs::path& p) {
-    std::ifstream f(p);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  }
-  fs::path root_;
+  testing::ScratchDir scratch_;
+  const fs::path root_ = scratch_.path();
 };
 
 TEST_F(OutputDirectoryTest, CommitPutsTheWholeRunInPlace) {
@@ -38,7 +29,7 @@ TEST_F(OutputDirectoryTest, CommitPutsTheWholeRunInPlace) {
     EXPECT_FALSE(fs::exists(out));  // nothing appears before commit
     dir.commit();
   }
-  EXPECT_EQ(read(out / "jobs.csv"), "a");
+  EXPECT_EQ(testing::read_file(out / "jobs.csv"), "a");
   EXPECT_TRUE(fs::exists(out / OutputDirectory::kMarker));
 }
 
@@ -55,7 +46,7 @@ TEST_F(OutputDirectoryTest, ANewRunReplacesTheOldOneWhole) {
     write(fs::path(dir.staging()) / "jobs.csv", "new");
     dir.commit();
   }
-  EXPECT_EQ(read(out / "jobs.csv"), "new");
+  EXPECT_EQ(testing::read_file(out / "jobs.csv"), "new");
   EXPECT_FALSE(fs::exists(out / "old-only.csv"));  // no mix of two runs
   for (const auto& e : fs::directory_iterator(root_))  // no staging folder left behind
     EXPECT_EQ(e.path().filename().string().find(".run.staging."), std::string::npos) << e.path();
@@ -72,7 +63,7 @@ TEST_F(OutputDirectoryTest, AnUncommittedRunLeavesTheOldOutputsAsTheyWere) {
     OutputDirectory dir(out.string());
     write(fs::path(dir.staging()) / "jobs.csv", "half");
   }  // the run failed: no commit
-  EXPECT_EQ(read(out / "jobs.csv"), "old");
+  EXPECT_EQ(testing::read_file(out / "jobs.csv"), "old");
 }
 
 TEST_F(OutputDirectoryTest, StaleStagingOfAKilledRunIsRemoved) {
@@ -97,7 +88,7 @@ TEST_F(OutputDirectoryTest, RefusesToReplaceAFolderKubesimDidNotWrite) {
   fs::create_directories(root_ / "home");
   write(root_ / "home" / "thesis.tex", "precious");
   EXPECT_THROW(OutputDirectory((root_ / "home").string()), std::runtime_error);
-  EXPECT_EQ(read(root_ / "home" / "thesis.tex"), "precious");
+  EXPECT_EQ(testing::read_file(root_ / "home" / "thesis.tex"), "precious");
   fs::create_directories(root_ / "older-run");  // a run of a version before the marker
   write(root_ / "older-run" / "jobs.csv", "old");
   write(root_ / "older-run" / "pods.csv", "old");

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "model/resources.hpp"
+#include "testing/param_name.hpp"
 
 namespace kubesim {
 namespace {
@@ -76,7 +77,8 @@ INSTANTIATE_TEST_SUITE_P(
         ValidCase{".", 0, 0},                 // parseQuantityString(".") -> num "0": zero
         // "e3": parseQuantityString sets num="0" when no digits precede the suffix and
         // interpret("e3") is a valid decimal exponent, so ParseQuantity returns 0, no error.
-        ValidCase{"e3", 0, 0}));
+        ValidCase{"e3", 0, 0}),
+    testing::TextCaseName{});
 
 struct InvalidCase {
   const char* text;
@@ -109,7 +111,8 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"--1", kSuffixError},    // sign, then suffix "-1" (sign + digits): no such suffix
         InvalidCase{"1 Gi", kFormatError},
         InvalidCase{"1e", kSuffixError},     // lone "e" is not a suffix
-        InvalidCase{"1E+", kSuffixError}));
+        InvalidCase{"1E+", kSuffixError}),
+    testing::TextCaseName{});
 
 TEST(Quantity, EmptyIsRejected) {
   std::string error;

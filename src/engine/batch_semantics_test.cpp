@@ -7,78 +7,30 @@
 // derived by hand from the upstream rules (docs/derivations/job-quota.md, and the head
 // comments of src/control/*.hpp) in the comment above the assertion. Pod names come from the
 // seeded generator and are only checked by prefix.
-#include "core/test_paths.hpp"
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include <gtest/gtest.h>
-
+#include "core/test_paths.hpp"
 #include "engine/simulation.hpp"
 #include "scenario/scenario.hpp"
+#include "testing/inputs.hpp"
 
 namespace kubesim {
 namespace {
 
-constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+using testing::JobBuilder;
+using testing::make_inputs;
+using testing::NodeBuilder;
+using testing::PodTemplateBuilder;
 
 SimTime at(double seconds) { return SimTime::from_seconds(seconds); }
 
-PodTemplate cpu_template(std::int64_t cpu_milli, std::string priority_class = "", std::int64_t grace = 30,
-                         Labels labels = {}) {
-  PodTemplate t = batch_job_template(cpu_milli, std::nullopt);
-  t.priority_class_name = std::move(priority_class);
-  t.termination_grace_period_seconds = grace;
-  t.labels = std::move(labels);
-  return t;
-}
-
-Node make_node(const std::string& name, std::int64_t cpu_milli) {
-  Node n;
-  n.name = name;
-  n.allocatable[kCpu] = cpu_milli;
-  n.allocatable[kMemory] = 64 * kGi;
-  n.capacity = n.allocatable;
-  return n;
-}
-
-// A batch/v1 Job (parallelism = completions = 1) submitted at `submit`, its container
-// running `run` seconds.
-WorkloadJob batch_job(const std::string& name, double submit, double run, std::uint32_t tmpl = 0,
-                      NamespaceId ns = NamespaceId(0)) {
-  WorkloadJob j;
-  j.id = name;
-  j.name = name;
-  j.ns = ns;
-  j.as_job = true;
-  j.profile = "p";
-  j.submit = SimTime::from_seconds(submit);
-  j.run_time = Duration::from_seconds(run);
-  j.pod_template = tmpl;
-  return j;
-}
-
-WorkloadJob bare_pod(const std::string& name, double submit, double run, std::uint32_t tmpl = 0,
-                     NamespaceId ns = NamespaceId(0)) {
-  WorkloadJob j = batch_job(name, submit, run, tmpl, ns);
-  j.as_job = false;
-  return j;
-}
-
-SimulationInputs make_inputs(std::vector<Node> nodes, std::vector<WorkloadJob> jobs, std::vector<PodTemplate> templates) {
-  SimulationInputs in;
-  in.nodes = std::move(nodes);
-  in.workload.templates = std::move(templates);
-  in.workload.jobs = std::move(jobs);
-  in.scheduler = default_scheduler_config(in.resource_names);
-  return in;
-}
-
 SimulationOptions ideal(JobControllerConfig::Version v = JobControllerConfig::Version::kV1_26) {
-  SimulationOptions o;
-  o.seed = 1;
-  o.model = ModelConfig::ideal();
+  SimulationOptions o = testing::ideal_options();
   o.model.job_controller = JobControllerConfig::for_version(v);
   return o;
 }
@@ -137,11 +89,12 @@ struct Recorder final : ChangeListener {
 // Namespace "team" with ResourceQuota q: requests.cpu=4; a 64-cpu node; Jobs job-1, job-2,
 // job-3 (2 cpu, sleep 100 s) submitted at t=0 in that order.
 SimulationInputs quota_inputs(bool probe) {
-  std::vector<WorkloadJob> jobs = {batch_job("job-1", 0, 100, 0, NamespaceId(1)),
-                                   batch_job("job-2", 0, 100, 0, NamespaceId(1)),
-                                   batch_job("job-3", 0, 100, 0, NamespaceId(1))};
-  if (probe) jobs.push_back(bare_pod("probe", 1, 10, 0, NamespaceId(1)));
-  SimulationInputs in = make_inputs({make_node("node-0", 64000)}, std::move(jobs), {cpu_template(2000)});
+  std::vector<WorkloadJob> jobs = {JobBuilder("job-1", 0, 100).as_job().ns(NamespaceId(1)),
+                                   JobBuilder("job-2", 0, 100).as_job().ns(NamespaceId(1)),
+                                   JobBuilder("job-3", 0, 100).as_job().ns(NamespaceId(1))};
+  if (probe) jobs.push_back(JobBuilder("probe", 1, 10).ns(NamespaceId(1)));
+  SimulationInputs in = make_inputs({NodeBuilder("node-0").cpu_milli(64000).memory("64Gi")}, std::move(jobs),
+                                    {PodTemplateBuilder().cpu_milli(2000)});
   in.workload.namespaces = {"default", "team"};
   ResourceQuota q;
   q.name = "q";
@@ -235,12 +188,13 @@ TEST(BatchSemantics, QuotaRetryTimingV128) {
 // ---------------------------------------------------------------------------------------
 // 2. Job back-off and BackoffLimitExceeded: backoffLimit 2, every pod exits 1 after 10 s.
 SimulationInputs failing_job_inputs() {
-  WorkloadJob j = batch_job("flaky", 0, 100);
+  WorkloadJob j = JobBuilder("flaky", 0, 100).as_job();
   j.backoff_limit = 2;
   j.failure.probability = 1;
   j.failure.exit_code = 1;
   j.failure.after = Duration::seconds(10);
-  return make_inputs({make_node("node-0", 8000)}, {j}, {cpu_template(1000)});
+  return make_inputs({NodeBuilder("node-0").cpu_milli(8000).memory("64Gi")}, {j},
+                     {PodTemplateBuilder().cpu_milli(1000)});
 }
 
 // kube-controller-manager's client rate limit on the Job controller (control/
@@ -252,10 +206,12 @@ SimulationInputs failing_job_inputs() {
 // its pod at 0.05 + (k - 11) * 0.15 s.
 TEST(BatchSemantics, JobControllerClientRateLimitSpacesPodCreations) {
   std::vector<WorkloadJob> jobs;
-  for (int k = 1; k <= 40; ++k) jobs.push_back(batch_job("j" + std::to_string(k), 0, 10));
+  for (int k = 1; k <= 40; ++k) jobs.push_back(JobBuilder("j" + std::to_string(k), 0, 10).as_job());
   SimulationOptions o = ideal();
   o.model.controller_manager_client = {20, 30};
-  Simulation sim(make_inputs({make_node("n0", 1000)}, std::move(jobs), {cpu_template(2000)}), o);
+  Simulation sim(make_inputs({NodeBuilder("n0").cpu_milli(1000).memory("64Gi")}, std::move(jobs),
+                             {PodTemplateBuilder().cpu_milli(2000)}),
+                 o);
   sim.run();
   for (std::uint32_t k = 1; k <= 40; ++k) {
     const auto pods = pods_of(sim, k - 1);
@@ -263,7 +219,9 @@ TEST(BatchSemantics, JobControllerClientRateLimitSpacesPodCreations) {
     EXPECT_EQ(pods[0]->created, k <= 10 ? at(0) : at(0.05 + (k - 11) * 0.15)) << k;
   }
   // Without the limit (the ideal model) every pod is created at t=0.
-  Simulation free(make_inputs({make_node("n0", 1000)}, {batch_job("a", 0, 10), batch_job("b", 0, 10)}, {cpu_template(2000)}),
+  Simulation free(make_inputs({NodeBuilder("n0").cpu_milli(1000).memory("64Gi")},
+                              {JobBuilder("a", 0, 10).as_job(), JobBuilder("b", 0, 10).as_job()},
+                              {PodTemplateBuilder().cpu_milli(2000)}),
                   ideal());
   free.run();
   EXPECT_EQ(pods_of(free, 1)[0]->created, at(0));
@@ -336,10 +294,12 @@ TEST(BatchSemantics, JobBackoffLimitExceededV128) {
 // One node of 4 cpu. low-1 (t=0) and low-2 (t=10), PriorityClass "low" (-10), 2 cpu,
 // 1000 s; at t=100 "high" (no class: priority 0), 2 cpu, 1000 s.
 SimulationInputs preemption_inputs(std::int64_t victim_grace) {
-  std::vector<WorkloadJob> jobs = {batch_job("low-1", 0, 1000, 0), batch_job("low-2", 10, 1000, 0),
-                                   batch_job("high", 100, 1000, 1)};
-  SimulationInputs in = make_inputs({make_node("node-0", 4000)}, std::move(jobs),
-                                    {cpu_template(2000, "low", victim_grace), cpu_template(2000)});
+  std::vector<WorkloadJob> jobs = {JobBuilder("low-1", 0, 1000).as_job(), JobBuilder("low-2", 10, 1000).as_job(),
+                                   JobBuilder("high", 100, 1000).as_job().tmpl(1)};
+  SimulationInputs in =
+      make_inputs({NodeBuilder("node-0").cpu_milli(4000).memory("64Gi")}, std::move(jobs),
+                  {PodTemplateBuilder().cpu_milli(2000).priority_class("low").grace_seconds(victim_grace),
+                   PodTemplateBuilder().cpu_milli(2000)});
   PriorityClass low;
   low.name = "low";
   low.value = -10;
@@ -402,8 +362,9 @@ TEST(BatchSemantics, PreemptionVictimShortGrace) { check_preemption(5); }
 // (LeastAllocated 75 vs 50, BalancedAllocation also prefers it). node-0 fails at 50 and
 // recovers at 1000.
 TEST(BatchSemantics, NodeFailureTaintEvictionAndRecovery) {
-  SimulationInputs in = make_inputs({make_node("node-0", 8000), make_node("node-1", 4000)},
-                                    {batch_job("work", 0, 1000)}, {cpu_template(2000)});
+  SimulationInputs in = make_inputs(
+      {NodeBuilder("node-0").cpu_milli(8000).memory("64Gi"), NodeBuilder("node-1").cpu_milli(4000).memory("64Gi")},
+      {JobBuilder("work", 0, 1000).as_job()}, {PodTemplateBuilder().cpu_milli(2000)});
   in.actions.push_back(ClusterAction{at(50), ClusterAction::Kind::kFail, "node-0", 0});
   in.actions.push_back(ClusterAction{at(1000), ClusterAction::Kind::kRecover, "node-0", 0});
   Simulation sim(std::move(in), ideal());
@@ -464,15 +425,11 @@ TEST(BatchSemantics, NodeFailureTaintEvictionAndRecovery) {
 // ---------------------------------------------------------------------------------------
 // 5. Drain with a PodDisruptionBudget minAvailable 1 over two pods (app=web).
 SimulationInputs drain_inputs(bool jobs, std::vector<Node> nodes, double run_b) {
-  std::vector<WorkloadJob> w = {jobs ? batch_job("a", 0, 1000) : bare_pod("a", 0, 1000),
-                                jobs ? batch_job("b", 0, run_b) : bare_pod("b", 0, run_b)};
-  SimulationInputs in = make_inputs(std::move(nodes), std::move(w), {cpu_template(2000, "", 30, {{"app", "web"}})});
-  PodDisruptionBudget pdb;
-  pdb.name = "web";
-  pdb.ns = NamespaceId(0);
-  pdb.selector.match_labels = {{"app", "web"}};
-  pdb.min_available = IntOrPercent{1, false};
-  in.pod_disruption_budgets.push_back(pdb);
+  std::vector<WorkloadJob> w = {jobs ? JobBuilder("a", 0, 1000).as_job() : JobBuilder("a", 0, 1000),
+                                jobs ? JobBuilder("b", 0, run_b).as_job() : JobBuilder("b", 0, run_b)};
+  SimulationInputs in =
+      make_inputs(std::move(nodes), std::move(w), {PodTemplateBuilder().cpu_milli(2000).label("app", "web")});
+  in.pod_disruption_budgets.push_back(testing::min_available_pdb("web", NamespaceId(0), "app", "web", 1));
   in.actions.push_back(ClusterAction{at(100), ClusterAction::Kind::kDrain, "node-0", 0});
   return in;
 }
@@ -485,7 +442,11 @@ TEST(BatchSemantics, DrainWithPdbWaitsForReplacement) {
   // runs on node-1 (node-0 is cordoned) from 101. At the retry at 105 b and the replacement
   // are healthy: 2 - 1 = 1 -> b is evicted at 105. a is killed at 130, b at 135; b's
   // replacement (created 106) fits next to a's on node-1.
-  Simulation sim(drain_inputs(true, {make_node("node-0", 16000), make_node("node-1", 4000)}, 1000), ideal());
+  Simulation sim(drain_inputs(true,
+                              {NodeBuilder("node-0").cpu_milli(16000).memory("64Gi"),
+                               NodeBuilder("node-1").cpu_milli(4000).memory("64Gi")},
+                              1000),
+                 ideal());
   sim.run();
   const auto a = pods_of(sim, 0);
   const auto b = pods_of(sim, 1);
@@ -516,7 +477,7 @@ TEST(BatchSemantics, DrainWithPdbBlockedUntilPodEnds) {
   // refused at every 5-s retry (1 healthy - 1 = 0, also after a is gone at 130) and is never
   // evicted: it runs to its own end at 300 (Succeeded); the retry at 300 then finds nothing
   // left to evict and the drain is over.
-  Simulation sim(drain_inputs(false, {make_node("node-0", 4000)}, 300), ideal());
+  Simulation sim(drain_inputs(false, {NodeBuilder("node-0").cpu_milli(4000).memory("64Gi")}, 300), ideal());
   Recorder rec;
   rec.sim = &sim;
   sim.add_listener(&rec);
@@ -539,7 +500,7 @@ TEST(BatchSemantics, DrainWithPdbBlockedUntilPodEnds) {
 // nothing left), not at a's natural exit (1000): killing a at 130 leaves the container-exit
 // event posted at its start in the queue, and the run must skip it without moving the clock.
 TEST(BatchSemantics, RunEndsAtLastChangeAfterGracefulKill) {
-  Simulation sim(drain_inputs(false, {make_node("node-0", 4000)}, 300), ideal());
+  Simulation sim(drain_inputs(false, {NodeBuilder("node-0").cpu_milli(4000).memory("64Gi")}, 300), ideal());
   sim.run();
   EXPECT_EQ(sim.now(), at(300));
 }

@@ -8,42 +8,17 @@
 
 #include "engine/simulation.hpp"
 #include "scenario/scenario.hpp"
+#include "testing/inputs.hpp"
 
 namespace kubesim {
 namespace {
 
 SimulationInputs indexed_inputs(std::int32_t completions, std::int32_t parallelism, bool failing) {
-  SimulationInputs in;
-  Node n;
-  n.name = "node-0";
-  n.allocatable[kCpu] = 8000;
-  n.allocatable[kMemory] = 64LL << 30;
-  n.capacity = n.allocatable;
-  in.nodes.push_back(n);
-  in.workload.templates.push_back(batch_job_template(1000, std::nullopt));
-  WorkloadJob j;
-  j.id = j.name = "idx";
-  j.as_job = true;
-  j.indexed = true;
-  j.completions = completions;
-  j.parallelism = parallelism;
-  j.backoff_limit = 2;
-  j.profile = "p";
-  j.run_time = Duration::seconds(10);
-  if (failing) {
-    j.failure.probability = 1;
-    j.failure.exit_code = 1;
-    j.failure.after = Duration::seconds(10);
-  }
-  in.workload.jobs.push_back(j);
-  in.scheduler = default_scheduler_config(in.resource_names);
-  return in;
-}
-
-SimulationOptions ideal() {
-  SimulationOptions o;
-  o.model = ModelConfig::ideal();
-  return o;
+  testing::JobBuilder job("idx", 0, 10);
+  job.indexed(completions, parallelism).backoff_limit(2);
+  if (failing) job.fails(1, 10);
+  return testing::make_inputs({testing::NodeBuilder("node-0").cpu("8").memory("64Gi")}, {job},
+                              {testing::PodTemplateBuilder().cpu("1")});
 }
 
 std::vector<const Pod*> job_pods(const Simulation& sim) {
@@ -56,7 +31,7 @@ TEST(IndexedJob, OnePodPerIndexLowestPendingFirst) {
   // completions 5, parallelism 2, 10 s pods: t=0 indexes 0 and 1; both succeed at 10, the
   // sync comes after the 1 s podUpdateBatchPeriod -> indexes 2 and 3 at 11; they succeed at
   // 21 -> index 4 at 22; it succeeds at 32 -> Complete at 33, completedIndexes "0-4".
-  Simulation sim(indexed_inputs(5, 2, false), ideal());
+  Simulation sim(indexed_inputs(5, 2, false), testing::ideal_options());
   sim.run();
   const auto pods = job_pods(sim);
   ASSERT_EQ(pods.size(), 5u);
@@ -79,7 +54,7 @@ TEST(IndexedJob, FailedIndexIsRetriedWithANewPod) {
   // Every pod exits 1 after 10 s; completions 2, parallelism 2, backoffLimit 2 (v1.26):
   // t=0 indexes 0, 1; t=10 both fail (failed 2, not > 2) -> new pods for indexes 0 and 1;
   // t=20 both fail (failed 4 > 2, active 0 != parallelism) -> Failed.
-  Simulation sim(indexed_inputs(2, 2, true), ideal());
+  Simulation sim(indexed_inputs(2, 2, true), testing::ideal_options());
   sim.run();
   const auto pods = job_pods(sim);
   ASSERT_EQ(pods.size(), 4u);

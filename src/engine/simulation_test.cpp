@@ -1,54 +1,34 @@
 // Whole runs through Simulation with inputs built in code.
 #include "engine/simulation.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "sched/batch/batch_scheduler.hpp"
+#include "testing/inputs.hpp"
 
 namespace kubesim {
 namespace {
 
-constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+using testing::JobBuilder;
+using testing::NodeBuilder;
+using testing::PodTemplateBuilder;
 
-PodTemplate cpu_template(std::int64_t cpu_milli) { return batch_job_template(cpu_milli, std::nullopt); }
-
-SimulationInputs inputs(int nodes, std::int64_t node_cpu, std::vector<WorkloadJob> jobs,
+// `nodes` nodes "node-<i>" of `node_cpu` milli-cores and 16Gi.
+SimulationInputs inputs(std::size_t nodes, std::int64_t node_cpu, std::vector<WorkloadJob> jobs,
                         std::vector<PodTemplate> templates) {
-  SimulationInputs in;
-  for (int i = 0; i < nodes; ++i) {
-    Node n;
-    n.name = "node-" + std::to_string(i);
-    n.allocatable[kCpu] = node_cpu;
-    n.allocatable[kMemory] = 16 * kGi;
-    n.capacity = n.allocatable;
-    in.nodes.push_back(std::move(n));
-  }
-  in.workload.templates = std::move(templates);
-  in.workload.jobs = std::move(jobs);
-  in.scheduler = default_scheduler_config(in.resource_names);
-  return in;
-}
-
-WorkloadJob job(int id, double submit, double run, std::uint32_t tmpl = 0, double walltime = 0) {
-  WorkloadJob j;
-  j.id = std::to_string(id);
-  j.profile = "p";
-  j.submit = SimTime::from_seconds(submit);
-  j.run_time = Duration::from_seconds(run);
-  j.walltime = Duration::from_seconds(walltime);
-  j.pod_template = tmpl;
-  return j;
+  return testing::make_inputs(testing::numbered_nodes(nodes, NodeBuilder("").cpu_milli(node_cpu).memory("16Gi")),
+                              std::move(jobs), std::move(templates));
 }
 
 SimulationInputs bag_of_tasks() {
   std::vector<WorkloadJob> jobs;
-  for (int i = 0; i < 200; ++i) jobs.push_back(job(i + 1, 0, 170));
-  return inputs(16, 1000, std::move(jobs), {cpu_template(1000)});
+  for (int i = 0; i < 200; ++i) jobs.push_back(JobBuilder(i + 1, 0, 170));
+  return inputs(16, 1000, std::move(jobs), {PodTemplateBuilder().cpu_milli(1000)});
 }
 
 SimulationOptions options(ModelConfig model, std::uint64_t seed = 1) {
@@ -140,9 +120,10 @@ TEST(Simulation, RealisticIsSlowerThanIdeal) {
 }
 
 TEST(Simulation, PodThatNeverFitsEndsTheRun) {
-  std::vector<WorkloadJob> jobs = {job(1, 0, 10, 0), job(2, 0, 10, 1), job(3, 5, 10, 0)};
-  Simulation sim(inputs(2, 1000, std::move(jobs), {cpu_template(1000), cpu_template(2000)}),
-                 options(ModelConfig::ideal()));
+  std::vector<WorkloadJob> jobs = {JobBuilder(1, 0, 10), JobBuilder(2, 0, 10).tmpl(1), JobBuilder(3, 5, 10)};
+  Simulation sim(
+      inputs(2, 1000, std::move(jobs), {PodTemplateBuilder().cpu_milli(1000), PodTemplateBuilder().cpu_milli(2000)}),
+      options(ModelConfig::ideal()));
   sim.run();  // returns: nothing can change any more
   const Pod& big = sim.store().pod(sim.job_pods()[1]);
   EXPECT_EQ(big.phase, PodPhase::kPending);
@@ -156,8 +137,10 @@ TEST(Simulation, PodThatNeverFitsEndsTheRun) {
 
 TEST(Simulation, ActiveDeadlineKillsPod) {
   // walltime 50 s (activeDeadlineSeconds) for a 100 s container; a second job without one.
-  std::vector<WorkloadJob> jobs = {job(1, 0, 100, 0, 50), job(2, 0, 100, 0, 0), job(3, 0, 30, 0, 50)};
-  Simulation sim(inputs(3, 1000, std::move(jobs), {cpu_template(1000)}), options(ModelConfig::ideal()));
+  std::vector<WorkloadJob> jobs = {JobBuilder(1, 0, 100).walltime(50), JobBuilder(2, 0, 100),
+                                   JobBuilder(3, 0, 30).walltime(50)};
+  Simulation sim(inputs(3, 1000, std::move(jobs), {PodTemplateBuilder().cpu_milli(1000)}),
+                 options(ModelConfig::ideal()));
   sim.run();
   const Pod& killed = sim.store().pod(sim.job_pods()[0]);
   EXPECT_EQ(killed.active_deadline, Duration::seconds(50));
@@ -204,7 +187,7 @@ class SpinningScheduler final : public SchedulerModel {
 };
 
 TEST(Simulation, ProgressGuardStopsALoopAtOneInstant) {
-  SimulationInputs in = inputs(1, 1000, {job(1, 7, 10)}, {batch_job_template(1000, std::nullopt, "spinner")});
+  SimulationInputs in = inputs(1, 1000, {JobBuilder(1, 7, 10)}, {batch_job_template(1000, std::nullopt, "spinner")});
   in.other_schedulers.push_back(SchedulerFactory{
       [](ObjectStore&, SchedulerHost& host, const SimulationOptions&) -> std::unique_ptr<SchedulerModel> {
         return std::make_unique<SpinningScheduler>(host);
@@ -248,11 +231,11 @@ namespace {
 // Two one-cpu nodes; job "1" of 2 machines (100 s) under FCFS (sched/batch), as Batsim's
 // rigid jobs are (Pod::machines); kube-scheduler (default profile) serves no template then.
 SimulationInputs machine_job_under_fcfs(std::uint32_t machines) {
-  WorkloadJob j = job(1, 0, 100);
+  WorkloadJob j = JobBuilder(1, 0, 100);
   j.machines = machines;
-  PodTemplate t = cpu_template(1000);
+  PodTemplate t = PodTemplateBuilder().cpu_milli(1000);
   t.scheduler_name = "fcfs";
-  SimulationInputs in = inputs(static_cast<int>(machines), 1000, {j}, {t});
+  SimulationInputs in = inputs(machines, 1000, {j}, {t});
   in.other_schedulers.push_back(SchedulerFactory{
       [](ObjectStore& store, SchedulerHost& host, const SimulationOptions&) -> std::unique_ptr<SchedulerModel> {
         return std::make_unique<BatchScheduler>(store, host, "fcfs", 0);
@@ -272,7 +255,7 @@ TEST(Simulation, IdleKubeSchedulerWakesWithTheBoundPods) {
   WorkloadJob client;
   client.name = "client";
   client.run_time = Duration::seconds(5);
-  auto created = sim.create_from_api(std::move(client), cpu_template(1000));
+  auto created = sim.create_from_api(std::move(client), PodTemplateBuilder().cpu_milli(1000));
   ASSERT_TRUE(std::holds_alternative<Simulation::Created>(created));
   const PodId pod = std::get<Simulation::Created>(created).pod;
   sim.run();

@@ -1,28 +1,20 @@
 #include "platform/cluster_yaml.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
+#include "testing/input_error.hpp"
+#include "testing/param_name.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
 
-std::string write_temp(const std::string& text) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".yaml";
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
 TEST(ClusterYaml, FullExample) {
-  const std::string path = write_temp(R"(# a comment
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("cluster.yaml", R"(# a comment
 nodeGroups:
   - name: cpu
     count: 4
@@ -84,18 +76,11 @@ struct BadYaml {
 class ClusterYamlErrors : public ::testing::TestWithParam<BadYaml> {};
 
 TEST_P(ClusterYamlErrors, NamesFileLineAndProblem) {
+  const testing::ScratchDir dir;
   const BadYaml& c = GetParam();
-  const std::string path = write_temp(c.text);
+  const std::string path = dir.write("cluster.yaml", c.text);
   ResourceNames names;
-  try {
-    read_cluster_yaml(path, names);
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.line(), c.line) << e.what();
-    EXPECT_NE(std::string(e.what()).find(c.problem), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
-  }
+  testing::expect_input_error([&] { read_cluster_yaml(path, names); }, path, c.line, c.problem);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -136,27 +121,25 @@ INSTANTIATE_TEST_SUITE_P(
                 "duplicate key \"name\""},
         BadYaml{"NotAList", "nodeGroups: {a: 1}\n", 1, "expected nodeGroups to be a list"},
         BadYaml{"Empty", "", 0, "empty document"}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+    testing::NameField{});
 
 TEST(ClusterYaml, ExtendedResourceSlotsRunOut) {
+  const testing::ScratchDir dir;
   // 3 fixed slots + 5 extended fit in kMaxResources = 8; the 6th extended resource does not.
   std::string text = "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1\n";
   for (int i = 0; i < 6; ++i) text += "      example.com/r" + std::to_string(i) + ": 1\n";
-  const std::string path = write_temp(text);
+  const std::string path = dir.write("cluster.yaml", text);
   ResourceNames names;
-  try {
-    read_cluster_yaml(path, names);
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 10);
-    EXPECT_NE(std::string(e.what()).find("too many resource kinds: \"example.com/r5\""), std::string::npos) << e.what();
-  }
+  testing::expect_input_error([&] { read_cluster_yaml(path, names); }, path, 10,
+                              "too many resource kinds: \"example.com/r5\"");
 }
 
 TEST(ClusterYaml, ReusesExistingSlots) {
+  const testing::ScratchDir dir;
   ResourceNames names;
   const int gpu = names.slot("nvidia.com/gpu");
-  const std::string path = write_temp("nodeGroups:\n  - name: g\n    allocatable: {cpu: 1, nvidia.com/gpu: 2}\n");
+  const std::string path =
+      dir.write("cluster.yaml", "nodeGroups:\n  - name: g\n    allocatable: {cpu: 1, nvidia.com/gpu: 2}\n");
   ClusterSpec spec = read_cluster_yaml(path, names);
   EXPECT_EQ(names.size(), 4u);
   EXPECT_EQ(spec.nodes[0].allocatable[static_cast<std::size_t>(gpu)], 2);

@@ -1,29 +1,19 @@
-#include "core/test_paths.hpp"
 #include "platform/simgrid_platform.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/test_paths.hpp"
+#include "testing/input_error.hpp"
+#include "testing/param_name.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
 
 const std::string kData = kubesim::testing::data_dir();
-
-// Writes `text` to a file named after the running test and returns its path.
-std::string write_temp(const std::string& text) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".xml";
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 const std::string kHead = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n";
 
@@ -71,8 +61,9 @@ TEST(SimgridPlatform, Cluster512ExpandsRadicalAndSkipsMasterCluster) {
 }
 
 TEST(SimgridPlatform, NestedZonesClustersAndProps) {
+  const testing::ScratchDir dir;
   ResourceNames names;
-  const std::string path = write_temp(kHead + R"(<zone id="z0" routing="Full">
+  const std::string path = dir.write("platform.xml", kHead + R"(<zone id="z0" routing="Full">
   <AS id="inner" routing="Full">
     <zone id="deeper" routing="Full">
       <host id="h1" speed="1Gf" core="3"/>
@@ -111,21 +102,11 @@ struct BadPlatform {
 class SimgridPlatformErrors : public ::testing::TestWithParam<BadPlatform> {};
 
 TEST_P(SimgridPlatformErrors, NamesFileLineAndProblem) {
+  const testing::ScratchDir dir;
   const BadPlatform& c = GetParam();
-  const std::string path = write_temp(kHead + c.body);
+  const std::string path = dir.write("platform.xml", kHead + c.body);
   ResourceNames names;
-  try {
-    read_simgrid_platform(path, names);
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.line(), c.line) << e.what();
-    EXPECT_NE(std::string(e.what()).find(c.problem), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
-    if (c.line > 0) {
-      EXPECT_EQ(std::string(e.what()).rfind(path + ":" + std::to_string(c.line) + ": ", 0), 0u) << e.what();
-    }
-  }
+  testing::expect_input_error([&] { read_simgrid_platform(path, names); }, path, c.line, c.problem);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -151,11 +132,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadPlatform{"BadRadical", "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"3-1\"/>\n</platform>\n", 3,
                     "expected radical to be a list like"},
         BadPlatform{"NoHosts", "</platform>\n", 0, "expected at least one compute host"}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+    testing::NameField{});
 
 // Hardening (issue 16): zones nested 20,000 deep once overflowed the stack of a recursive
 // walk; the walk is iterative and keeps document order.
 TEST(SimgridPlatform, DeeplyNestedZonesAreWalkedWithoutRecursion) {
+  const testing::ScratchDir dir;
   constexpr int kDepth = 20000;
   std::string text = kHead;
   for (int i = 0; i < kDepth; ++i) text += "<zone id=\"z" + std::to_string(i) + "\" routing=\"Full\">";
@@ -163,22 +145,18 @@ TEST(SimgridPlatform, DeeplyNestedZonesAreWalkedWithoutRecursion) {
   for (int i = 0; i < kDepth; ++i) text += "</zone>";
   text += "<host id=\"after\" speed=\"1f\"/></platform>\n";
   ResourceNames names;
-  ClusterSpec spec = read_simgrid_platform(write_temp(text), names);
+  ClusterSpec spec = read_simgrid_platform(dir.write("platform.xml", text), names);
   ASSERT_EQ(spec.nodes.size(), 2u);
   EXPECT_EQ(spec.nodes[0].name, "deep");
   EXPECT_EQ(spec.nodes[1].name, "after");
 }
 
 TEST(SimgridPlatform, WrongRootElement) {
-  const std::string path = write_temp("<?xml version='1.0'?>\n\n<workload/>\n");
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("platform.xml", "<?xml version='1.0'?>\n\n<workload/>\n");
   ResourceNames names;
-  try {
-    read_simgrid_platform(path, names);
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(std::string(e.what()).find("expected a <platform> root element, got <workload>"), std::string::npos);
-  }
+  testing::expect_input_error([&] { read_simgrid_platform(path, names); }, path, 3,
+                              "expected a <platform> root element, got <workload>");
 }
 
 TEST(SimgridPlatform, MissingFile) {

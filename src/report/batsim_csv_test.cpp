@@ -10,15 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "report/report_test_util.hpp"
+#include "testing/scratch_dir.hpp"
+#include "testing/text_files.hpp"
 
 namespace kubesim {
 namespace {
 
 SimTime at(double seconds) { return SimTime::from_seconds(seconds); }
 
-using testutil::lines_of;
-using testutil::read_file;
+using testing::lines_of;
+using testing::read_file;
 
 WorkloadJob make_job(std::string id, std::string profile, double submit, double walltime = 0, std::int64_t res = 1) {
   WorkloadJob j;
@@ -335,8 +336,8 @@ TEST(BatsimCsv, CsvFieldQuotesOnlyWhenNeeded) {
 
 TEST_F(BatsimCsvTest, WriteRunOutputsCreatesDirectoriesAndFiles) {
   namespace fs = std::filesystem;
-  const fs::path root = fs::path(::testing::TempDir()) / "kubesim_batsim_csv_test";
-  fs::remove_all(root);
+  const testing::ScratchDir scratch;
+  const fs::path root = scratch.path();
   const fs::path dir = root / "a" / "b";
   const RunOutputs run = outputs();
   write_run_outputs(dir.string(), run);
@@ -361,7 +362,6 @@ TEST_F(BatsimCsvTest, WriteRunOutputsCreatesDirectoriesAndFiles) {
     EXPECT_NE(what.find((blocker / "out").string()), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
-  fs::remove_all(root);
 }
 
 }  // namespace

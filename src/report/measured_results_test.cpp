@@ -4,12 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 #include "core/error.hpp"
 #include "core/test_paths.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
@@ -33,13 +31,8 @@ TEST(MeasuredResults, ReadsTheStudysE3Rows) {
   EXPECT_EQ(read_measured_results(kRealResults, "E1").rows.size(), 3u);
 }
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("kubesim-measured-" + std::to_string(::getpid()) + "-" + name);
-  std::ofstream(path) << text;
-  return path.string();
-}
-
 TEST(MeasuredResults, BadInputNamesFileAndLine) {
+  const testing::ScratchDir dir;
   const std::string header =
       "experiment,scheduler,tenant,runs,avg_queue_time_mean_s,avg_queue_time_sd_s,makespan_mean_s,makespan_sd_s\n";
   struct Case {
@@ -53,14 +46,13 @@ TEST(MeasuredResults, BadInputNamesFileAndLine) {
       {"", ":1: empty file"},
   };
   for (const auto& c : cases) {
-    const std::string path = write_temp("bad.csv", c.text);
+    const std::string path = dir.write("bad.csv", c.text);
     try {
       read_measured_results(path, "E1");
       ADD_FAILURE() << "no error for " << c.text;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << e.what();
     }
-    std::filesystem::remove(path);
   }
 }
 

@@ -12,16 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "report/report_test_util.hpp"
 #include "report/tenant_report.hpp"
 #include "report/tenant_report_test_data.hpp"
+#include "testing/text_files.hpp"
 
 namespace kubesim {
 namespace {
 
 namespace fs = std::filesystem;
 
-using testutil::read_file;
+using testing::read_file;
 
 bool is_executable(const fs::path& p) {
   std::error_code ec;

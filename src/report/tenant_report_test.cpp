@@ -1,24 +1,25 @@
 #include "report/tenant_report.hpp"
 
 #include <gtest/gtest.h>
-#include <pugixml.hpp>
 
 #include <filesystem>
-#include <fstream>
+#include <pugixml.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "report/report_test_util.hpp"
 #include "report/svg_chart.hpp"
 #include "report/tenant_report_test_data.hpp"
+#include "testing/inputs.hpp"
+#include "testing/scratch_dir.hpp"
+#include "testing/text_files.hpp"
 
 namespace kubesim {
 namespace {
 
-using testutil::lines_of;
-using testutil::read_file;
+using testing::lines_of;
+using testing::read_file;
 
 pugi::xml_document parse_svg(const std::string& svg) {
   pugi::xml_document doc;
@@ -239,19 +240,9 @@ TEST_F(TenantReportTest, GanttIsCapped) {
 
 TEST(TenantReportGantt, ManyPodsStayBounded) {
   ObjectStore store;
-  PodTemplate tpl;
-  Container c;
-  c.name = "main";
-  c.requests[kCpu] = 1000;
-  c.requested_mask = 1u << kCpu;
-  tpl.containers.push_back(c);
-  const PodTemplateId spec = store.add_template(tpl);
+  const PodTemplateId spec = store.add_template(testing::PodTemplateBuilder().cpu("1").no_limits());
   const NamespaceId ns = store.ensure_namespace("tenant1");
-  for (int n = 0; n < 200; ++n) {
-    Node node;
-    node.name = "node-" + std::to_string(n);
-    store.create_node(node);
-  }
+  for (const Node& node : testing::numbered_nodes(200, testing::NodeBuilder(""))) store.create_node(node);
   for (int i = 0; i < 20000; ++i) {
     Pod p;
     p.name = "pod-" + std::to_string(i);
@@ -311,8 +302,8 @@ TEST_F(TenantReportTest, HtmlInlinesTablesAndCharts) {
 }
 
 TEST_F(TenantReportTest, WritesEveryFileAtomically) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "kubesim_tenant_report";
-  std::filesystem::remove_all(dir);
+  const testing::ScratchDir scratch;
+  const std::filesystem::path dir = scratch.path();
   write_tenant_reports((dir / "sub").string(), input());
   const std::vector<ReportFile> files = build_tenant_reports(input());
   std::size_t count = 0;
@@ -322,12 +313,11 @@ TEST_F(TenantReportTest, WritesEveryFileAtomically) {
   }
   EXPECT_EQ(count, files.size());  // no temporary files left behind
   for (const auto& f : files) EXPECT_EQ(read_file(dir / "sub" / f.name), f.content) << f.name;
-  std::filesystem::remove_all(dir);
 }
 
 TEST_F(TenantReportTest, InvalidInputWritesNothing) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "kubesim_tenant_report_bad";
-  std::filesystem::remove_all(dir);
+  const testing::ScratchDir scratch;
+  const std::filesystem::path dir = std::filesystem::path(scratch.path()) / "out";
   data_.series.samples.pop_back();
   EXPECT_THROW(write_tenant_reports(dir.string(), input()), std::invalid_argument);
   EXPECT_FALSE(std::filesystem::exists(dir));

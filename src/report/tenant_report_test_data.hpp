@@ -9,6 +9,7 @@
 #include "metrics/tenant_metrics.hpp"
 #include "model/object_store.hpp"
 #include "report/tenant_report.hpp"
+#include "testing/builders.hpp"
 
 namespace kubesim::testdata {
 
@@ -18,18 +19,8 @@ struct TenantReportFixture {
   RunSummary summary;
 
   TenantReportFixture() {
-    PodTemplate tpl;
-    Container c;
-    c.name = "main";
-    c.requests[kCpu] = 4000;
-    c.requested_mask = 1u << kCpu;
-    tpl.containers.push_back(c);
-    const PodTemplateId spec = store.add_template(tpl);
-    for (const char* name : {"node-a", "node-b"}) {
-      Node n;
-      n.name = name;
-      store.create_node(n);
-    }
+    const PodTemplateId spec = store.add_template(testing::PodTemplateBuilder().cpu("4").no_limits());
+    for (const char* name : {"node-a", "node-b"}) store.create_node(testing::NodeBuilder(name));
     const NamespaceId t1 = store.ensure_namespace("tenant1");
     const NamespaceId t2 = store.ensure_namespace("tenant2");
     const NodeId a(0);

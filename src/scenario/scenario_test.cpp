@@ -1,34 +1,19 @@
-#include "core/test_paths.hpp"
 #include "scenario/scenario.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/test_paths.hpp"
+#include "testing/input_error.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
 
 const std::string kDir = kubesim::testing::source_dir() + "/examples/multitenant/";
-
-// A scratch folder per test, so that relative paths in scenarios can be exercised.
-std::string temp_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string dir = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" +
-                          info->test_suite_name() + "_" + info->name();
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-std::string write(const std::string& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir + "/" + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 std::map<std::string, std::size_t> jobs_per_namespace(const Scenario& s) {
   std::map<std::string, std::size_t> out;
@@ -204,20 +189,22 @@ TEST(Scenario, E3Simulates) {
 }
 
 TEST(Scenario, ClusterFormsAndSettings) {
-  const std::string dir = temp_dir();
-  write(dir, "cluster.yaml", "nodeGroups:\n  - {name: big, count: 2, allocatable: {cpu: 64, memory: 256Gi}}\n");
-  write(dir, "model.yaml", "watchDelay: fixed:0.001\n");
-  write(dir, "job.yaml",
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: other, annotations: {kubesim.io/duration: '5'}}\n"
-        "spec:\n  restartPolicy: Never\n  containers: [{name: c, image: i}]\n");
-  const Scenario a = read_scenario(write(dir, "a.yaml",
-                                         "cluster: {file: cluster.yaml}\nmodel: model.yaml\nsampleInterval: 0.5\n"
-                                         "duration: 100\ncapacityCores: 100\njobs:\n  - {at: 7, file: job.yaml}\n"));
+  const testing::ScratchDir dir;
+  dir.write("cluster.yaml", "nodeGroups:\n  - {name: big, count: 2, allocatable: {cpu: 64, memory: 256Gi}}\n");
+  dir.write("model.yaml", "watchDelay: fixed:0.001\n");
+  dir.write(
+      "job.yaml",
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: other, annotations: {kubesim.io/duration: '5'}}\n"
+      "spec:\n  restartPolicy: Never\n  containers: [{name: c, image: i}]\n");
+  const Scenario a =
+      read_scenario(dir.write("a.yaml",
+                              "cluster: {file: cluster.yaml}\nmodel: model.yaml\nsampleInterval: 0.5\n"
+                              "duration: 100\ncapacityCores: 100\njobs:\n  - {at: 7, file: job.yaml}\n"));
   EXPECT_EQ(a.name, "a");
   ASSERT_EQ(a.inputs.nodes.size(), 2u);
   EXPECT_EQ(a.inputs.nodes[1].name, "big-1");
   EXPECT_EQ(a.capacity_milli, 100'000);
-  EXPECT_EQ(a.model, dir + "/model.yaml");
+  EXPECT_EQ(a.model, dir.path() + "/model.yaml");
   EXPECT_EQ(a.sample_interval, Duration::millis(500));
   EXPECT_EQ(a.duration, Duration::seconds(100));
   EXPECT_EQ(a.inputs.workload.namespaces, (std::vector<std::string>{"default", "other"}));
@@ -225,27 +212,28 @@ TEST(Scenario, ClusterFormsAndSettings) {
   EXPECT_FALSE(a.inputs.workload.jobs[0].as_job);
   EXPECT_EQ(a.inputs.workload.jobs[0].submit, SimTime::at(Duration::seconds(7)));
 
-  const Scenario b = read_scenario(write(dir, "b.yaml",
-                                         "cluster:\n  nodeGroups:\n    - {name: n, count: 4, allocatable: {cpu: 2}}\n"
-                                         "model: ideal\n"));
+  const Scenario b =
+      read_scenario(dir.write("b.yaml",
+                              "cluster:\n  nodeGroups:\n    - {name: n, count: 4, allocatable: {cpu: 2}}\n"
+                              "model: ideal\n"));
   EXPECT_EQ(b.inputs.nodes.size(), 4u);
   EXPECT_EQ(b.capacity_milli, 8'000);
   EXPECT_EQ(b.model, "ideal");
 
-  const Scenario c = read_scenario(write(dir, "c.yaml", "name: defaults\n"));
+  const Scenario c = read_scenario(dir.write("c.yaml", "name: defaults\n"));
   EXPECT_EQ(c.inputs.nodes.size(), 3u);
   EXPECT_EQ(c.capacity_milli, 384'000);
   EXPECT_TRUE(c.inputs.workload.jobs.empty());
 
-  const Scenario d = read_scenario(write(dir, "d.yaml", "cluster: {nodes: 5, cpu: 500m, memory: 1Gi, pods: 8}\n"));
+  const Scenario d = read_scenario(dir.write("d.yaml", "cluster: {nodes: 5, cpu: 500m, memory: 1Gi, pods: 8}\n"));
   ASSERT_EQ(d.inputs.nodes.size(), 5u);
   EXPECT_EQ(d.inputs.nodes[4].allocatable[kCpu], 500);
   EXPECT_EQ(d.inputs.nodes[4].allowed_pods, 8);
 }
 
 TEST(Scenario, TemplateOverrides) {
-  const std::string dir = temp_dir();
-  const Scenario s = read_scenario(write(dir, "s.yaml", R"(manifests:
+  const testing::ScratchDir dir;
+  const Scenario s = read_scenario(dir.write("s.yaml", R"(manifests:
   - {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
 tenants:
   - namespace: t
@@ -281,9 +269,9 @@ struct BadCase {
 };
 
 TEST(Scenario, Errors) {
-  const std::string dir = temp_dir();
-  write(dir, "deploy.yaml", "# a comment\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n");
-  write(dir, "quota-other.yaml", "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: elsewhere}\n");
+  const testing::ScratchDir dir;
+  dir.write("deploy.yaml", "# a comment\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n");
+  dir.write("quota-other.yaml", "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: elsewhere}\n");
   const BadCase cases[] = {
       {"name: x\nclsuter: {}\n", 2, "unknown key \"clsuter\""},
       {"tenants:\n  - namespace: t\n    bursts:\n      - [0, 4, 8G, 96]\n", 4, "[start s, cpu, memory, jobs, sleep s]"},
@@ -315,34 +303,16 @@ TEST(Scenario, Errors) {
       {"- a\n- b\n", 1, "to be a map"},
   };
   for (std::size_t i = 0; i < std::size(cases); ++i) {
-    const std::string path = write(dir, "bad" + std::to_string(i) + ".yaml", cases[i].text);
-    try {
-      read_scenario(path);
-      ADD_FAILURE() << "case " << i << ": no error";
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.file(), path) << "case " << i << ": " << e.what();
-      EXPECT_EQ(e.line(), cases[i].line) << "case " << i << ": " << e.what();
-      EXPECT_NE(std::string(e.what()).find(cases[i].what), std::string::npos) << "case " << i << ": " << e.what();
-    }
+    const std::string path = dir.write("bad" + std::to_string(i) + ".yaml", cases[i].text);
+    testing::expect_input_error([&] { read_scenario(path); }, path, cases[i].line, cases[i].what);
   }
   // Errors inside included manifests name that file and line.
-  try {
-    read_scenario(write(dir, "inc.yaml", "manifests:\n  - file: deploy.yaml\n"));
-    ADD_FAILURE();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), dir + "/deploy.yaml");
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(std::string(e.what()).find("Deployment"), std::string::npos);
-  }
-  try {
-    read_scenario(write(dir, "inc2.yaml", "tenants:\n  - {namespace: t, quota: [quota-other.yaml]}\n"));
-    ADD_FAILURE();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), dir + "/quota-other.yaml");
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(std::string(e.what()).find("expected namespace \"t\""), std::string::npos) << e.what();
-  }
-  EXPECT_THROW(read_scenario(dir + "/does-not-exist.yaml"), InputError);
+  const std::string inc = dir.write("inc.yaml", "manifests:\n  - file: deploy.yaml\n");
+  testing::expect_input_error([&] { read_scenario(inc); }, dir.file("deploy.yaml"), 3, "Deployment");
+  const std::string inc2 = dir.write("inc2.yaml", "tenants:\n  - {namespace: t, quota: [quota-other.yaml]}\n");
+  testing::expect_input_error([&] { read_scenario(inc2); }, dir.file("quota-other.yaml"), 3,
+                              "expected namespace \"t\"");
+  EXPECT_THROW(read_scenario(dir.path() + "/does-not-exist.yaml"), InputError);
 }
 
 }  // namespace
@@ -352,18 +322,18 @@ namespace kubesim {
 namespace {
 
 TEST(Scenario, SchedulersListWithConfigFilesAndCacheDelays) {
-  const std::string dir = temp_dir();
-  write(dir, "flux.yaml", "policy: hinode\n");
-  const Scenario s = read_scenario(write(dir, "s.yaml",
-                                         "schedulers:\n"
-                                         "  - setup: default-scheduler\n"
-                                         "  - {setup: fluxion, config: flux.yaml, cacheDelay: 2.5}\n"));
+  const testing::ScratchDir dir;
+  dir.write("flux.yaml", "policy: hinode\n");
+  const Scenario s = read_scenario(dir.write("s.yaml",
+                                             "schedulers:\n"
+                                             "  - setup: default-scheduler\n"
+                                             "  - {setup: fluxion, config: flux.yaml, cacheDelay: 2.5}\n"));
   ASSERT_EQ(s.schedulers.size(), 2u);
   EXPECT_EQ(s.schedulers[0].setup, "default-scheduler");
   EXPECT_EQ(s.schedulers[0].config_file, "");
   EXPECT_EQ(s.schedulers[0].cache_delay, Duration());
   EXPECT_EQ(s.schedulers[1].setup, "fluxion");
-  EXPECT_EQ(s.schedulers[1].config_file, dir + "/flux.yaml");  // relative to the scenario
+  EXPECT_EQ(s.schedulers[1].config_file, dir.path() + "/flux.yaml");  // relative to the scenario
   EXPECT_EQ(s.schedulers[1].cache_delay, Duration::millis(2500));
   // The shipped example parses and lists its two schedulers.
   const Scenario shipped =
@@ -372,10 +342,10 @@ TEST(Scenario, SchedulersListWithConfigFilesAndCacheDelays) {
 }
 
 TEST(Scenario, SchedulersListErrorsNameTheLine) {
-  const std::string dir = temp_dir();
+  const testing::ScratchDir dir;
   const auto error_of = [&](const std::string& text) {
     try {
-      read_scenario(write(dir, "s.yaml", text));
+      read_scenario(dir.write("s.yaml", text));
     } catch (const InputError& e) {
       return std::to_string(e.line()) + ": " + e.problem();
     }

@@ -2,16 +2,15 @@
 // latency, so every time is exact: admission by un-suspending Jobs, quota release on
 // completion, preemption by suspending (the Job controller deletes the pods without counting
 // them as failed) and re-admission.
-#include <fstream>
-#include <string>
-
 #include <gtest/gtest.h>
 
-#include "model/test_nodes.hpp"
+#include <string>
 
 #include "engine/simulation.hpp"
 #include "sched/kueue/kueue_controller.hpp"
 #include "setups/scheduler_setup.hpp"
+#include "testing/inputs.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
@@ -39,45 +38,23 @@ clientConnection: {qps: 1000000, burst: 1000000}
 kubesim: {apiLatencyMicros: 0}
 )";
 
-std::string config_file() {
-  // One file per test: ctest runs the tests of this suite in parallel processes.
-  const std::string path = testing::TempDir() + "/kueue-setup-" +
-                           testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml";
-  std::ofstream(path) << kConfig;
-  return path;
-}
-
+// A Job in namespace t1 (where LocalQueue lq is) of template `tmpl`.
 WorkloadJob job(const std::string& name, double submit, double run, std::uint32_t tmpl) {
-  WorkloadJob j;
-  j.id = j.name = name;
-  j.ns = NamespaceId(1);
-  j.as_job = true;
-  j.submit = SimTime::from_seconds(submit);
-  j.run_time = Duration::from_seconds(run);
-  j.pod_template = tmpl;
-  return j;
+  return testing::JobBuilder(name, submit, run).as_job().ns(NamespaceId(1)).tmpl(tmpl);
 }
 
 SimulationInputs inputs(std::vector<WorkloadJob> jobs) {
   SimulationInputs in;
-  in.nodes.push_back(test_node("n1", 4000, 64LL << 30));
+  in.nodes.push_back(testing::NodeBuilder("n1").cpu("4").memory("64Gi"));
   in.workload.namespaces = {"default", "t1"};
-  for (const char* pc : {"low", "high"}) {
-    PodTemplate t = batch_job_template(pc[0] == 'l' ? 2000 : 1000, std::nullopt);
-    t.priority_class_name = pc;
-    in.workload.templates.push_back(t);
-  }
+  in.workload.templates.push_back(testing::PodTemplateBuilder().cpu("2").priority_class("low"));
+  in.workload.templates.push_back(testing::PodTemplateBuilder().cpu("1").priority_class("high"));
   in.priority_classes = {PriorityClass{"low", -10}, PriorityClass{"high", 10}};
   in.workload.jobs = std::move(jobs);
   in.scheduler = default_scheduler_config(in.resource_names);  // the cluster's kube-scheduler
-  apply_setup(find_setup("kueue"), in, SetupOptions{.config_file = config_file(), .pod_groups = {}});
+  const testing::ScratchDir dir;                               // the setup reads the file at once
+  apply_setup(find_setup("kueue"), in, SetupOptions{.config_file = dir.write("kueue.yaml", kConfig), .pod_groups = {}});
   return in;
-}
-
-SimulationOptions ideal() {
-  SimulationOptions o;
-  o.model = ModelConfig::ideal();
-  return o;
 }
 
 std::vector<const Pod*> pods_of(const Simulation& sim, std::uint32_t workload_job) {
@@ -98,7 +75,7 @@ TEST(KueueSetup, JobsAreCreatedSuspendedWithTheQueueLabel) {
 // the 1 s pod-update batch (11 s) and marks it Complete, Kueue finishes the Workload, admits
 // the third Job and un-suspends it, and its pod is created at 11 s.
 TEST(KueueSetup, AdmitsWithinNominalQuota) {
-  Simulation sim(inputs({job("j0", 0, 10, 1), job("j1", 0, 10, 1), job("j2", 0, 10, 1)}), ideal());
+  Simulation sim(inputs({job("j0", 0, 10, 1), job("j1", 0, 10, 1), job("j2", 0, 10, 1)}), testing::ideal_options());
   sim.run();
   ASSERT_EQ(pods_of(sim, 0).size(), 1u);
   EXPECT_EQ(pods_of(sim, 0)[0]->created, SimTime::zero());
@@ -120,7 +97,7 @@ TEST(KueueSetup, AdmitsWithinNominalQuota) {
 // is unset, high is admitted and its pod created at 5 s. high completes at 15 s + 1 s batch;
 // low is admitted again and gets a second pod at 16 s.
 TEST(KueueSetup, PreemptsBySuspendingTheJob) {
-  Simulation sim(inputs({job("low", 0, 100, 0), job("high", 5, 10, 1)}), ideal());
+  Simulation sim(inputs({job("low", 0, 100, 0), job("high", 5, 10, 1)}), testing::ideal_options());
   sim.run();
   const auto low = pods_of(sim, 0);
   const auto high = pods_of(sim, 1);
@@ -139,21 +116,16 @@ TEST(KueueSetup, PreemptsBySuspendingTheJob) {
 
 // ---- Plain pods and pod groups (the pod integration: pod_webhook.go, pod_controller.go) ----
 
-std::string pod_config_file() {
-  const std::string path = testing::TempDir() + "/kueue-pods-" +
-                           testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml";
-  std::string text = kConfig;
-  text.replace(text.find("nominalQuota: 2"), 15, "nominalQuota: 4");
-  std::ofstream(path) << text << "integrations: {frameworks: [batch/job, pod]}\n";
-  return path;
-}
-
 SimulationInputs pod_inputs() {
   SimulationInputs in;
-  in.nodes.push_back(test_node("n1", 8000, 64LL << 30));
+  in.nodes.push_back(testing::NodeBuilder("n1").cpu("8").memory("64Gi"));
   in.workload.namespaces = {"default", "t1"};
   in.scheduler = default_scheduler_config(in.resource_names);
-  apply_setup(find_setup("kueue"), in, SetupOptions{pod_config_file(), {}});
+  std::string config = kConfig;
+  config.replace(config.find("nominalQuota: 2"), 15, "nominalQuota: 4");
+  const testing::ScratchDir dir;
+  apply_setup(find_setup("kueue"), in,
+              SetupOptions{dir.write("kueue.yaml", config + "integrations: {frameworks: [batch/job, pod]}\n"), {}});
   return in;
 }
 
@@ -184,7 +156,7 @@ PodId must_create(Simulation& sim, const std::string& name, const std::string& g
 // attempt) until the third exists; then the Workload is created and admitted, every pod is
 // ungated, and kube-scheduler binds all three at that instant (ideal model, zero API latency).
 TEST(KueuePods, GroupIsGatedUntilAllPodsExistThenAdmittedAtOnce) {
-  Simulation sim(pod_inputs(), ideal());
+  Simulation sim(pod_inputs(), testing::ideal_options());
   const PodId a = must_create(sim, "a", "g", 3, 1000);
   const PodId b = must_create(sim, "b", "g", 3, 1000);
   sim.advance_to(SimTime::from_seconds(5));
@@ -212,7 +184,7 @@ TEST(KueuePods, GroupIsGatedUntilAllPodsExistThenAdmittedAtOnce) {
 // attempt; group "small" (2 x 1 cpu), created after it, is admitted (BestEffortFIFO). A pod
 // without the queue label is not Kueue's: not gated, bound at once.
 TEST(KueuePods, GroupOverQuotaStaysGated) {
-  Simulation sim(pod_inputs(), ideal());
+  Simulation sim(pod_inputs(), testing::ideal_options());
   std::vector<PodId> big;
   for (const char* n : {"b0", "b1", "b2"}) big.push_back(must_create(sim, n, "big", 3, 2000));
   const PodId s0 = must_create(sim, "s0", "small", 2, 1000);
@@ -233,7 +205,7 @@ TEST(KueuePods, GroupOverQuotaStaysGated) {
 // deleted (at 10 s) and gone, A's Workload is released and B admitted: B's pods are bound
 // when A's last pod has left the API.
 TEST(KueuePods, DeletedGroupReleasesItsQuota) {
-  Simulation sim(pod_inputs(), ideal());
+  Simulation sim(pod_inputs(), testing::ideal_options());
   std::vector<PodId> a;
   for (const char* n : {"a0", "a1", "a2"}) a.push_back(must_create(sim, n, "a", 3, 1000));
   sim.advance_to(SimTime::from_seconds(1));
@@ -255,7 +227,7 @@ TEST(KueuePods, DeletedGroupReleasesItsQuota) {
 // The webhook's validation: the group label without the total count (or the reverse, or a
 // count that is not an integer >= 1) is refused with upstream's message.
 TEST(KueuePods, WebhookRefusesIncompleteGroupMetadata) {
-  Simulation sim(pod_inputs(), ideal());
+  Simulation sim(pod_inputs(), testing::ideal_options());
   auto no_count = create(sim, "x", "g", -1, 1000);
   ASSERT_TRUE(std::holds_alternative<std::string>(no_count));
   EXPECT_NE(std::get<std::string>(no_count).find("kueue.x-k8s.io/pod-group-total-count"), std::string::npos);

@@ -2,18 +2,18 @@
 // and whole runs of two such jobs under each setup (ideal model: exact times).
 #include "setups/parallel_jobs.hpp"
 
-#include <algorithm>
-#include <fstream>
-#include <string>
-
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "core/test_paths.hpp"
-#include "model/test_nodes.hpp"
 #include "platform/simgrid_platform.hpp"
-#include "workload/batsim_workload.hpp"
 #include "sched/yunikorn/yk_gang.hpp"
 #include "setups/scheduler_setup.hpp"
+#include "testing/inputs.hpp"
+#include "testing/scratch_dir.hpp"
+#include "workload/batsim_workload.hpp"
 
 namespace kubesim {
 namespace {
@@ -28,16 +28,11 @@ Workload workload(const std::string& scheduler_name = "default-scheduler") {
     std::uint32_t machines;
     double submit;
   } jobs[] = {{"7", 4, 5}, {"8", 4, 6}, {"9", 1, 7}, {"10", 0, 8}};
-  for (const auto& spec : jobs) {
-    WorkloadJob j;
-    j.id = spec.id;
-    j.machines = spec.machines;
-    j.requested_resources = spec.machines;
-    j.submit = SimTime::from_seconds(spec.submit);
-    j.run_time = Duration::seconds(10);
-    j.pod_template = 0;
-    w.jobs.push_back(j);
-  }
+  for (const auto& spec : jobs)
+    w.jobs.push_back(testing::JobBuilder(spec.id, spec.submit, 10)
+                         .unnamed()
+                         .machines(spec.machines)
+                         .requested_resources(spec.machines));
   return w;
 }
 
@@ -107,8 +102,8 @@ TEST(ParallelJobs, KueueGetsIndexedJobsOfParallelismP) {
 // under every setup "7" runs first on all four nodes and "8" after it (kube-scheduler's
 // default profile too: the jobs arrive one after the other, so its ranks do not interleave).
 TEST(ParallelJobs, EverySetupRunsTheTwoJobsOneAfterTheOther) {
-  const std::string kueue = ::testing::TempDir() + "/parallel-jobs-kueue.yaml";
-  std::ofstream(kueue) << R"(kind: ResourceFlavor
+  const testing::ScratchDir dir;
+  const std::string kueue = dir.write("kueue.yaml", R"(kind: ResourceFlavor
 metadata: {name: f}
 ---
 kind: ClusterQueue
@@ -128,11 +123,11 @@ spec: {clusterQueue: c}
 kind: Configuration
 clientConnection: {qps: 1000000, burst: 1000000}
 kubesim: {apiLatencyMicros: 0}
-)";
+)");
   for (const std::string setup : {"default-scheduler", "scheduler-plugins", "yunikorn", "kueue", "fcfs"}) {
     SCOPED_TRACE(setup);
     SimulationInputs in;
-    for (int i = 0; i < 4; ++i) in.nodes.push_back(test_node("n" + std::to_string(i), 1000, 4LL << 30));
+    in.nodes = testing::numbered_nodes(4, testing::NodeBuilder("").cpu("1").memory("4Gi"), "n");
     in.workload = workload();
     in.workload.jobs.resize(2);
     in.scheduler = default_scheduler_config(in.resource_names);
@@ -247,8 +242,8 @@ TEST(ParallelJobs, CoschedulingLoopUnderTheIdealModelLetsTimeAdvance) {
 // flush after 1 s + 5 min (330 s) and runs; B, which failed again at 330 s while A held the
 // machines, at the first flush after 330 s + 5 min (660 s).
 TEST(ParallelJobs, MinResourcesGroupsWaitForTheUnschedulableFlush) {
-  const std::string config = ::testing::TempDir() + "/parallel-jobs-minresources.yaml";
-  std::ofstream(config) << R"(apiVersion: scheduling.x-k8s.io/v1alpha1
+  const testing::ScratchDir dir;
+  const std::string config = dir.write("pod-groups.yaml", R"(apiVersion: scheduling.x-k8s.io/v1alpha1
 kind: PodGroup
 metadata: {name: w0-A, namespace: default}
 spec: {minMember: 12, minResources: {cpu: 12}}
@@ -257,7 +252,7 @@ apiVersion: scheduling.x-k8s.io/v1alpha1
 kind: PodGroup
 metadata: {name: w0-B, namespace: default}
 spec: {minMember: 12, minResources: {cpu: 12}}
-)";
+)");
   const AB r = run_deadlock_example(config, ModelConfig::ideal());
   EXPECT_EQ(r.a_start, SimTime::from_seconds(330));
   EXPECT_EQ(r.a_end, SimTime::from_seconds(360));

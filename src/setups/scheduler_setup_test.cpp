@@ -2,16 +2,15 @@
 // schedulerName picking its scheduler, each scheduler seeing the others' pods only through its
 // own informer cache (with its cache delay). Whole simulations use the ideal model (no
 // latencies), so every time below is exact.
-#include "core/test_paths.hpp"
 #include "setups/scheduler_setup.hpp"
-
-#include <string>
 
 #include <gtest/gtest.h>
 
-#include "model/test_nodes.hpp"
+#include <string>
 
 #include "core/error.hpp"
+#include "core/test_paths.hpp"
+#include "testing/inputs.hpp"
 
 namespace kubesim {
 namespace {
@@ -20,30 +19,13 @@ namespace {
 // t = 1 for `scheduler_b`; bare pods (no Job controller retries).
 SimulationInputs two_pods(const std::string& scheduler_a, const std::string& scheduler_b) {
   SimulationInputs in;
-  in.nodes.push_back(test_node("node-0", 4000, 16LL << 30));
-  for (const std::string& name : {scheduler_a, scheduler_b}) {
-    PodTemplate t = batch_job_template(4000, std::nullopt);
-    t.scheduler_name = name;
-    in.workload.templates.push_back(t);
-  }
-  for (std::uint32_t i = 0; i < 2; ++i) {
-    WorkloadJob w;
-    w.id = i == 0 ? "A" : "B";
-    w.submit = SimTime::from_seconds(i);
-    w.run_time = Duration::seconds(10);
-    w.walltime = Duration::seconds(10);
-    w.requested_resources = 4;
-    w.pod_template = i;
-    in.workload.jobs.push_back(w);
-  }
+  in.nodes.push_back(testing::NodeBuilder("node-0").cpu("4").memory("16Gi"));
+  in.workload.templates = {testing::PodTemplateBuilder().cpu("4").scheduler(scheduler_a),
+                           testing::PodTemplateBuilder().cpu("4").scheduler(scheduler_b)};
+  in.workload.jobs = {testing::JobBuilder(1, 0, 10).id("A").walltime(10).requested_resources(4),
+                      testing::JobBuilder(2, 1, 10).id("B").walltime(10).requested_resources(4).tmpl(1)};
   in.scheduler = default_scheduler_config(in.resource_names);  // the cluster's kube-scheduler
   return in;
-}
-
-SimulationOptions ideal() {
-  SimulationOptions o;
-  o.model = ModelConfig::ideal();
-  return o;
 }
 
 SetupChoice choice(const std::string& setup, double cache_delay_s = 0, const std::string& config = "") {
@@ -76,7 +58,7 @@ TEST(InstallSetups, SideBySideEachSeesTheOthersPodsThroughItsCache) {
     install_setups({choice("default-scheduler", delay), choice("fcfs")}, in);
     EXPECT_EQ(in.workload.templates[0].scheduler_name, "default-scheduler");  // pods keep their own names
     EXPECT_EQ(in.workload.templates[1].scheduler_name, "fcfs");
-    Simulation sim(std::move(in), ideal());
+    Simulation sim(std::move(in), testing::ideal_options());
     sim.run();
     const Pod& first = sim.store().pod(sim.job_pods()[0]);
     const Pod& second = sim.store().pod(sim.job_pods()[1]);
@@ -102,7 +84,7 @@ TEST(InstallSetups, SecondKubeSchedulerIsItsOwnDeployment) {
   ASSERT_EQ(in.other_schedulers.size(), 1u);
   EXPECT_EQ(in.other_schedulers[0].informer_delay, Duration());
   EXPECT_EQ(in.scheduler_informer_delay, Duration::from_seconds(0.5));
-  Simulation sim(std::move(in), ideal());
+  Simulation sim(std::move(in), testing::ideal_options());
   EXPECT_TRUE(sim.scheduler().serves("default-scheduler"));
   EXPECT_FALSE(sim.scheduler().serves("scheduler-plugins-scheduler"));
   EXPECT_TRUE(sim.served_internally("scheduler-plugins-scheduler"));

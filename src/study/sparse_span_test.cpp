@@ -3,18 +3,17 @@
 // scheduling queue's flush loops, the tenant recorder's samples) ticks through the idle time.
 // The work is counted (events processed, samples kept), not timed; bench/sparse_span_bench
 // prints the wall times.
-#include "core/test_paths.hpp"
-
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 
+#include "core/test_paths.hpp"
 #include "metrics/tenant_recorder.hpp"
 #include "platform/cluster_yaml.hpp"
 #include "scenario/scenario.hpp"
 #include "sched/kube/profile.hpp"
 #include "study/run_pipeline.hpp"
+#include "testing/scratch_dir.hpp"
 #include "workload/swf.hpp"
 
 namespace kubesim {
@@ -26,9 +25,10 @@ constexpr double kSpan = 1e9;
 // cluster, under the realistic model (PLEG relists every second, queue flush loops, status
 // batching all armed).
 TEST(SparseSpan, SwfJobOf1e9SecondsCostsItsEvents) {
-  const std::string swf = ::testing::TempDir() + "kubesim_sparse_span.swf";
-  std::ofstream(swf) << "1\t0\t0\t1000000000\t1\t-1\t-1\t1\t1000000000\t-1\t1\t1\t1\t-1\t1\t1\t-1\t-1\n"
-                        "2\t500000000\t0\t100\t1\t-1\t-1\t1\t200\t-1\t1\t1\t1\t-1\t1\t1\t-1\t-1\n";
+  const testing::ScratchDir dir;
+  const std::string swf = dir.write("trace.swf",
+                                    "1\t0\t0\t1000000000\t1\t-1\t-1\t1\t1000000000\t-1\t1\t1\t1\t-1\t1\t1\t-1\t-1\n"
+                                    "2\t500000000\t0\t100\t1\t-1\t-1\t1\t200\t-1\t1\t1\t1\t-1\t1\t1\t-1\t-1\n");
   SimulationInputs in;
   in.nodes = read_cluster_yaml(testing::source_dir() + "/examples/kit/cluster.yaml", in.resource_names).nodes;
   in.workload = swf_to_workload(read_swf(swf), SwfOptions{}, in.resource_names);

@@ -1,19 +1,19 @@
 #include "sweep/sweep.hpp"
-#include "core/split.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/split.hpp"
 #include "core/test_paths.hpp"
 #include "sweep/batch.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/sweep_report.hpp"
+#include "testing/scratch_dir.hpp"
+#include "testing/text_files.hpp"
 
 namespace kubesim {
 namespace {
@@ -23,26 +23,8 @@ namespace fs = std::filesystem;
 // A fresh folder per test (ctest runs tests in parallel processes).
 class SweepTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("kubesim-sweep-test-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string plan(const std::string& text) {
-    const std::string path = (dir_ / "plan.yaml").string();
-    write_file_atomically(path, text);
-    return path;
-  }
+  std::string plan(const std::string& text) { return scratch_.write("plan.yaml", text); }
   std::string e3() const { return testing::source_dir() + "/examples/multitenant/e3.yaml"; }
-  static std::string read(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
   // The error a plan gives, "" when it reads.
   std::string error_of(const std::string& text) {
     try {
@@ -53,7 +35,8 @@ class SweepTest : public ::testing::Test {
     return "";
   }
 
-  fs::path dir_;
+  testing::ScratchDir scratch_;
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(SweepTest, ExpandsAxesInPlanOrderWithStableIds) {
@@ -138,24 +121,26 @@ TEST_F(SweepTest, RunsResumesAndMergesTheSameWhateverTheThreads) {
     EXPECT_EQ(run_sweep_cells(p, chunks).ran, i == 5 ? 1u : 3u);
   }
   merge_sweep(chunks.out);
-  const std::string results = read(dir_ / "one" / "results.csv");
-  EXPECT_EQ(results, read(dir_ / "chunks" / "results.csv"));
-  EXPECT_EQ(read(dir_ / "one" / "sweep.html"), read(dir_ / "chunks" / "sweep.html"));
+  const std::string results = testing::read_file(dir_ / "one" / "results.csv");
+  EXPECT_EQ(results, testing::read_file(dir_ / "chunks" / "results.csv"));
+  EXPECT_EQ(testing::read_file(dir_ / "one" / "sweep.html"), testing::read_file(dir_ / "chunks" / "sweep.html"));
   // 16 cells x 3 tenants, a header; the overrides changed the runs.
   EXPECT_EQ(std::count(results.begin(), results.end(), '\n'), 49);
   EXPECT_TRUE(fs::is_regular_file(dir_ / "one" / "cells" / p.cells[0].id / "jobs.csv"));
   EXPECT_TRUE(fs::is_regular_file(dir_ / "one" / "cells" / p.cells[0].id / "summary.csv"));
   EXPECT_FALSE(fs::exists(dir_ / "one" / "cells" / p.cells[0].id / "pods.csv"));
-  EXPECT_NE(read(dir_ / "one" / "cells" / p.cells[0].id / "summary.csv"), read(dir_ / "one" / "cells" / p.cells[2].id / "summary.csv"));
-  EXPECT_NE(read(dir_ / "one" / "cells" / p.cells[0].id / "summary.csv"), read(dir_ / "one" / "cells" / p.cells[4].id / "summary.csv"));
+  EXPECT_NE(testing::read_file(dir_ / "one" / "cells" / p.cells[0].id / "summary.csv"),
+            testing::read_file(dir_ / "one" / "cells" / p.cells[2].id / "summary.csv"));
+  EXPECT_NE(testing::read_file(dir_ / "one" / "cells" / p.cells[0].id / "summary.csv"),
+            testing::read_file(dir_ / "one" / "cells" / p.cells[4].id / "summary.csv"));
   // Resume: finished cells are skipped, a removed one runs again, the merge is unchanged.
   fs::remove_all(dir_ / "one" / "cells" / p.cells[5].id);
   const SweepRunStats s2 = run_sweep_cells(p, one);
   EXPECT_EQ(s2.skipped, 15u);
   EXPECT_EQ(s2.ran, 1u);
   merge_sweep(one.out);
-  EXPECT_EQ(read(dir_ / "one" / "results.csv"), results);
-  const std::string html = read(dir_ / "one" / "sweep.html");
+  EXPECT_EQ(testing::read_file(dir_ / "one" / "results.csv"), results);
+  const std::string html = testing::read_file(dir_ / "one" / "sweep.html");
   EXPECT_NE(html.find("data-axis=\"scheduler\""), std::string::npos);
   EXPECT_NE(html.find("data-axis=\"model.podStartup\""), std::string::npos);
   EXPECT_NE(html.find("<section id=\"best\">"), std::string::npos);

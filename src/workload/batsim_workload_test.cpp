@@ -1,30 +1,21 @@
-#include "core/test_paths.hpp"
 #include "workload/batsim_workload.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/test_paths.hpp"
+#include "testing/input_error.hpp"
+#include "testing/param_name.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
 
 const std::string kData = kubesim::testing::data_dir();
-
-std::string write_temp(const std::string& text) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".json";
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 const WorkloadJob& job_by_id(const Workload& w, const std::string& id) {
   auto it = std::find_if(w.jobs.begin(), w.jobs.end(), [&](const WorkloadJob& j) { return j.id == id; });
@@ -96,7 +87,8 @@ TEST(BatsimWorkload, SpacedAndBurstFiles) {
 }
 
 TEST(BatsimWorkload, ResWithoutCpuAndExtensions) {
-  const std::string path = write_temp(R"({
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("workload.json", R"({
   "nb_res": 4,
   "jobs": [
     {"id": 7, "subtime": 5.5, "res": 3, "profile": "plain", "walltime": -1, "extra_data": "x"},
@@ -152,19 +144,11 @@ struct BadWorkload {
 class BatsimWorkloadErrors : public ::testing::TestWithParam<BadWorkload> {};
 
 TEST_P(BatsimWorkloadErrors, NamesFileLineAndProblem) {
+  const testing::ScratchDir dir;
   const BadWorkload& c = GetParam();
-  const std::string path = write_temp(c.text);
+  const std::string path = dir.write("workload.json", c.text);
   ResourceNames names;
-  try {
-    read_batsim_workload(path, names);
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.line(), c.line) << e.what();
-    EXPECT_NE(std::string(e.what()).find(c.problem), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).rfind(path + ":" + std::to_string(c.line) + ": ", 0), 0u) << e.what();
-  }
+  testing::expect_input_error([&] { read_batsim_workload(path, names); }, path, c.line, c.problem);
 }
 
 // Job objects start on line 3 + index; profile members on the lines given in each case.
@@ -236,7 +220,7 @@ INSTANTIATE_TEST_SUITE_P(
                     3, "profile \"b\xC3\xA9\": expected \"delay\""},
         BadWorkload{"MissingJobs", "{\"profiles\": {}}\n", 1, "expected a \"jobs\" array"},
         BadWorkload{"NotAnObject", "[1, 2]\n", 1, "expected a JSON object"}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+    testing::NameField{});
 
 TEST(BatsimWorkload, MissingFile) {
   ResourceNames names;

@@ -1,42 +1,26 @@
-#include "core/test_paths.hpp"
 #include "workload/k8s_manifest.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/test_paths.hpp"
+#include "testing/input_error.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
-
-std::string write_temp(const std::string& text, const std::string& suffix = "") {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name() + suffix;
-  for (char& c : name)
-    if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".yaml";
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 const std::string kExamples = kubesim::testing::source_dir() + "/examples/multitenant/manifests/";
 
 // Reads `text` and expects an InputError at `line` whose message contains `what`.
 void expect_error(const std::string& text, int line, const std::string& what, const std::string& suffix = "") {
-  const std::string path = write_temp(text, suffix);
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("manifest" + suffix + ".yaml", text);
   ResourceNames names;
-  try {
-    read_manifest_file(path, names);
-    ADD_FAILURE() << "no error; expected line " << line << ": " << what;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.line(), line) << e.what();
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-  }
+  testing::expect_input_error([&] { read_manifest_file(path, names); }, path, line, what);
 }
 
 TEST(K8sManifest, StudyQuotas) {
@@ -84,7 +68,8 @@ TEST(K8sManifest, StudyPriorityClass) {
 }
 
 TEST(K8sManifest, QuotaItemKinds) {
-  const std::string path = write_temp(R"(apiVersion: v1
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("manifest.yaml", R"(apiVersion: v1
 kind: ResourceQuota
 metadata: {name: q, namespace: team}
 spec:
@@ -130,7 +115,8 @@ spec:
 
 // The notebook's Job, as the Python client would have sent it.
 TEST(K8sManifest, StudyJob) {
-  const std::string path = write_temp(R"(---
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("manifest.yaml", R"(---
 apiVersion: v1
 kind: Namespace
 metadata: {name: tenant1}
@@ -216,7 +202,8 @@ spec:
 }
 
 TEST(K8sManifest, PodWithSchedulingConstraints) {
-  const std::string path = write_temp(R"(apiVersion: v1
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("manifest.yaml", R"(apiVersion: v1
 kind: Pod
 metadata:
   name: p
@@ -304,7 +291,8 @@ spec:
 }
 
 TEST(K8sManifest, JobDefaultsAndDuration) {
-  const std::string path = write_temp(R"(apiVersion: batch/v1
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("manifest.yaml", R"(apiVersion: batch/v1
 kind: Job
 metadata:
   name: j

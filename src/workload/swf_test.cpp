@@ -1,29 +1,20 @@
-#include "core/test_paths.hpp"
 #include "workload/swf.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/test_paths.hpp"
+#include "testing/input_error.hpp"
+#include "testing/param_name.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
 
 const std::string kData = kubesim::testing::data_dir();
-
-std::string write_temp(const std::string& text) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ".swf";
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 // An 18-field line with the fields that matter here; the rest are -1.
 std::string swf_line(int id, double submit, double run, int alloc, int req = -1, double req_time = -1,
@@ -128,6 +119,7 @@ TEST(Swf, KitTrace) {
 }
 
 TEST(Swf, MappingOptionsAndSkips) {
+  const testing::ScratchDir dir;
   std::string text = "; Version: 2.2\n;Computer: Test\n;   continued\n\n";
   text += swf_line(1, 100, 10, 2, -1, 30, 1000, 2048);  // used
   text += swf_line(2, 90, 5, -1, 4, -1, 10, 20);        // field 5 unknown -> field 8
@@ -136,7 +128,7 @@ TEST(Swf, MappingOptionsAndSkips) {
   text += swf_line(5, -5, 7, 1);                        // negative submit
   text += swf_line(6, 120, 8.5, 2, -1, -1, -1, 2048);   // used memory unknown
   text += swf_line(7, 130, 10, 2, -1, 30, 1000, 2048);  // same request as job 1
-  const std::string path = write_temp(text);
+  const std::string path = dir.write("trace.swf", text);
   SwfTrace t = read_swf(path);
   ASSERT_EQ(t.records.size(), 7u);
   EXPECT_EQ(t.header,
@@ -217,17 +209,10 @@ struct BadSwf {
 class SwfErrors : public ::testing::TestWithParam<BadSwf> {};
 
 TEST_P(SwfErrors, NamesFileLineAndProblem) {
+  const testing::ScratchDir dir;
   const BadSwf& c = GetParam();
-  const std::string path = write_temp(c.text);
-  try {
-    read_swf(path);
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.line(), c.line) << e.what();
-    EXPECT_NE(std::string(e.what()).find(c.problem), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).rfind(path + ":" + std::to_string(c.line) + ": ", 0), 0u) << e.what();
-  }
+  const std::string path = dir.write("trace.swf", c.text);
+  testing::expect_input_error([&] { read_swf(path); }, path, c.line, c.problem);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -244,11 +229,13 @@ INSTANTIATE_TEST_SUITE_P(
                "field 9 (requested time) is not a number: \"inf\""},
         BadSwf{"NotAnInteger", "1 0 -1 10 1.5 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n", 1,
                "field 5 (allocated processors) is not an integer: \"1.5\""}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+    testing::NameField{});
 
 TEST(Swf, DuplicateJobNumbersAreSkipped) {
+  const testing::ScratchDir dir;
   // A checkpointed job: two partial records (status 2 and 3 in real logs) share number 5.
-  const std::string path = write_temp(swf_line(5, 0, 10, 1) + swf_line(5, 20, 10, 1) + swf_line(6, 30, 10, 1));
+  const std::string path =
+      dir.write("trace.swf", swf_line(5, 0, 10, 1) + swf_line(5, 20, 10, 1) + swf_line(6, 30, 10, 1));
   ResourceNames names;
   Workload w = swf_to_workload(read_swf(path), SwfOptions{}, names);
   ASSERT_EQ(w.jobs.size(), 2u);
@@ -258,7 +245,8 @@ TEST(Swf, DuplicateJobNumbersAreSkipped) {
 }
 
 TEST(Swf, OutOfRangeTimeIsAnError) {
-  const std::string path = write_temp(swf_line(1, 0, 2e12, 1));
+  const testing::ScratchDir dir;
+  const std::string path = dir.write("trace.swf", swf_line(1, 0, 2e12, 1));
   SwfTrace t = read_swf(path);
   ResourceNames names;
   try {

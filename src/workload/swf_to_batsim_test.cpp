@@ -1,30 +1,20 @@
-#include "core/test_paths.hpp"
 #include "workload/swf_to_batsim.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdint>
-#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/test_paths.hpp"
+#include "testing/param_name.hpp"
+#include "testing/scratch_dir.hpp"
 #include "workload/batsim_workload.hpp"
 
 namespace kubesim {
 namespace {
 
 const std::string kData = kubesim::testing::data_dir();
-
-std::string write_temp(const std::string& text, const std::string& ext) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (c == '/') c = '_';
-  const std::string path = ::testing::TempDir() + "kubesim_" + std::to_string(::getpid()) + "_" + name + ext;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 std::uint64_t fnv1a64(const std::string& s) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
@@ -59,8 +49,9 @@ void PrintTo(const ConvertCase& c, std::ostream* os) { *os << c.name; }
 class SwfToBatsimSmall : public ::testing::TestWithParam<ConvertCase> {};
 
 TEST_P(SwfToBatsimSmall, MatchesPythonByteForByte) {
+  const testing::ScratchDir dir;
   const ConvertCase& c = GetParam();
-  SwfTrace t = read_swf(write_temp(kSmallSwf, ".swf"));
+  SwfTrace t = read_swf(dir.write("trace.swf", kSmallSwf));
   SkippedJobs skipped;
   EXPECT_EQ(swf_to_batsim_json(t, c.options, &skipped), c.expected);
 }
@@ -118,10 +109,11 @@ INSTANTIATE_TEST_SUITE_P(
               o.job_walltime_factor = 1.5;
             }),
             R"({"command": "", "description": "this workload had been automatically generated", "jobs": [{"id": 0, "profile": "11", "res": 2, "subtime": 0, "walltime": 100.0}, {"id": 1, "profile": "3", "res": 1, "subtime": 0, "walltime": 3.75}, {"id": 2, "profile": "101", "res": 4, "subtime": 12.5, "walltime": 150.0}], "nb_res": 4, "profiles": {"101": {"delay": 101, "type": "delay"}, "11": {"delay": 11, "type": "delay"}, "3": {"delay": 3, "type": "delay"}}, "version": 0})"}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+    testing::NameField{});
 
 TEST(SwfToBatsim, SkipReasons) {
-  SwfTrace t = read_swf(write_temp(kSmallSwf, ".swf"));
+  const testing::ScratchDir dir;
+  SwfTrace t = read_swf(dir.write("trace.swf", kSmallSwf));
   SkippedJobs skipped;
   swf_to_batsim_json(t, SwfConvertOptions{}, &skipped);
   EXPECT_EQ(skipped.by_reason, (std::vector<std::pair<std::string, std::uint64_t>>{
@@ -171,9 +163,11 @@ TEST(SwfToBatsim, NasaAndKitMatchPython) {
 }
 
 TEST(SwfToBatsim, Errors) {
-  SwfTrace empty = read_swf(write_temp("; only comments\n1 0 -1 0 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n", ".swf"));
+  const testing::ScratchDir dir;
+  SwfTrace empty =
+      read_swf(dir.write("empty.swf", "; only comments\n1 0 -1 0 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"));
   EXPECT_THROW(swf_to_batsim_json(empty, SwfConvertOptions{}, nullptr), InputError);
-  SwfTrace t = read_swf(write_temp(kSmallSwf, ".swf"));
+  SwfTrace t = read_swf(dir.write("trace.swf", kSmallSwf));
   SwfConvertOptions bad_size;
   bad_size.platform_size = 0;
   EXPECT_THROW(swf_to_batsim_json(t, bad_size, nullptr), InputError);
@@ -212,10 +206,11 @@ TEST(SwfToBatsim, PythonFloatRepr) {
 // (int(run // grain + 1) * grain: +1 s for KIT's integral run times at grain 1, and no grain
 // avoids it), walltimes by its max(2 * run, field 9), and ids by its renumbering from 0.
 TEST(SwfToBatsim, ConvertedKitEqualsDirectKit) {
+  const testing::ScratchDir dir;
   SwfTrace t = read_swf(kData + "/swf/KIT-10-80.swf");
   ResourceNames names;
   Workload direct = swf_to_workload(t, SwfOptions{}, names);
-  const std::string json_path = write_temp(swf_to_batsim_json(t, SwfConvertOptions{}, nullptr), ".json");
+  const std::string json_path = dir.write("workload.json", swf_to_batsim_json(t, SwfConvertOptions{}, nullptr));
   Workload converted = read_batsim_workload(json_path, names);
   ASSERT_EQ(direct.jobs.size(), 39u);
   ASSERT_EQ(converted.jobs.size(), direct.jobs.size());

@@ -24,15 +24,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import real_scheduler  # noqa: E402
-
-failures = []
-
-
-def check(name, ok, detail):
-    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
-    if not ok:
-        failures.append(name)
+from checks import check, failures, real_kube_scheduler  # noqa: E402,F401 (timeshim_real_scheduler imports them here)
 
 
 def figures(jobs_csv):
@@ -108,19 +102,9 @@ def profile_through_serve(kubesim, scheduler, work):
 
 def main():
     kubesim, peers, work = sys.argv[1:4]
-    if peers == "-":
-        peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
-    packed = os.path.join(peers, "kube-scheduler-v1.26.7.xz")
-    if not os.path.exists(packed):
-        print(f"SKIP real kube-scheduler tests: {packed} not found (the oracle binaries live in ../shared/peers)")
+    scheduler = real_kube_scheduler(REPO, peers, work, "real kube-scheduler tests")
+    if scheduler is None:
         return 0
-    os.makedirs(work, exist_ok=True)
-    scheduler = os.path.join(work, "kube-scheduler")
-    if not os.path.exists(scheduler):
-        with open(scheduler + ".tmp", "wb") as f:
-            subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
-        os.chmod(scheduler + ".tmp", 0o755)
-        os.replace(scheduler + ".tmp", scheduler)
     if subprocess.run([sys.executable, os.path.join(HERE, "node_choice.py"), kubesim, scheduler]).returncode != 0:
         failures.append("node choice")
     queue_dynamics(kubesim, scheduler, work, "burst (48 jobs)",

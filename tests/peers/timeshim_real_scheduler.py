@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import real_scheduler  # noqa: E402
-from run_peer_tests import check, failures, figures  # noqa: E402
+from run_peer_tests import check, failures, figures, real_kube_scheduler  # noqa: E402
 
 
 def log_seconds(path):
@@ -45,19 +45,9 @@ def log_seconds(path):
 
 def main():
     kubesim, timeshim, peers, work = sys.argv[1:5]
-    if peers == "-":
-        peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
-    packed = os.path.join(peers, "kube-scheduler-v1.26.7.xz")
-    if not os.path.exists(packed):
-        print(f"SKIP timeshim on the real kube-scheduler: {packed} not found (the oracle binaries live in ../shared/peers)")
+    scheduler = real_kube_scheduler(REPO, peers, work, "timeshim on the real kube-scheduler")
+    if scheduler is None:
         return 0
-    os.makedirs(work, exist_ok=True)
-    scheduler = os.path.join(work, "kube-scheduler")
-    if not os.path.exists(scheduler):
-        with open(scheduler + ".tmp", "wb") as f:
-            subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
-        os.chmod(scheduler + ".tmp", 0o755)
-        os.replace(scheduler + ".tmp", scheduler)
     platform = os.path.join(REPO, "data/batkube/platform_graphene_16nodes.xml")
     spaced = os.path.join(REPO, "data/batkube/spaced_200_delay170.json")
     d = json.load(open(spaced))

@@ -22,13 +22,8 @@ import sys
 import tempfile
 import time
 
-failures = []
-
-
-def check(name, ok, detail):
-    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
-    if not ok:
-        failures.append(name)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checks import check, failures  # noqa: E402
 
 
 def clocks(text):

@@ -83,8 +83,8 @@ INSTANTIATE_TEST_SUITE_P(
         // FCFSOrder: same release date, job ids compared as strings ("w0!10" < "w0!9").
         Case{"easy string order", Policy::kEasy, 2,
              {{0, {}, {{0, job("w0!9", 2, 10)}, {1, job("w0!10", 2, 10)}}, {"1:0-1"}}}}),
-    [](const auto& info) {
-      std::string n = info.param.name;
+    [](const auto& param_info) {  // not `info`: gtest's generator has a parameter of that name (-Wshadow)
+      std::string n = param_info.param.name;
       for (char& ch : n)
         if (ch == ' ') ch = '_';
       return n;

@@ -1,4 +1,4 @@
-// Helpers shared by the report tests (included only by *_test.cpp files).
+// Reading what a test wrote: a file whole, text as lines (included only by *_test.cpp files).
 #pragma once
 
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace kubesim::testutil {
+namespace kubesim::testing {
 
 // The lines of `text`, without their line ends.
 inline std::vector<std::string> lines_of(const std::string& text) {
@@ -25,4 +25,4 @@ inline std::string read_file(const std::filesystem::path& path) {
   return s.str();
 }
 
-}  // namespace kubesim::testutil
+}  // namespace kubesim::testing

@@ -1,0 +1,27 @@
+// Whole-simulation inputs built in code: the small cluster fixture of the engine, setups and
+// calibrate tests (engine/simulation.hpp SimulationInputs).
+//   make_inputs(numbered_nodes(2, NodeBuilder("").cpu("4").memory("16Gi")),
+//               {JobBuilder("a", 0, 10)}, {PodTemplateBuilder().cpu("1")})
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "engine/simulation.hpp"
+#include "testing/builders.hpp"
+
+namespace kubesim::testing {
+
+// The nodes, the workload's templates and jobs (namespace "default" only), and kube-scheduler's
+// default profile (default_scheduler_config) as scheduler 0.
+SimulationInputs make_inputs(std::vector<Node> nodes, std::vector<WorkloadJob> jobs,
+                             std::vector<PodTemplate> templates);
+
+// The ideal latency model (ModelConfig::ideal(): every delay zero, so every time is exact).
+SimulationOptions ideal_options(std::uint64_t seed = 1);
+
+// `count` copies of `node` named "<prefix>0", "<prefix>1", ... (labels and taints kept).
+std::vector<Node> numbered_nodes(std::size_t count, const NodeBuilder& node, const std::string& prefix = "node-");
+
+}  // namespace kubesim::testing
