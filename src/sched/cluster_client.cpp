@@ -20,6 +20,11 @@ bool bind_in_store(ObjectStore& store, const Binding& binding, SimTime now) {
   return true;
 }
 
+// The callers that have no client yet (sched/scheduler_model.hpp): a binding without devices.
+bool apply_binding(ObjectStore& store, PodId pod, NodeId node, SimTime now) {
+  return bind_in_store(store, Binding{pod, node, {}}, now);
+}
+
 void StoreClusterClient::set_unschedulable(PodId pod, const std::string& message, SimTime now) {
   (void)now;  // the store stamps no time on a status patch
   store_.update_pod(pod, [&](Pod& x) { x.unschedulable_message = message; });
@@ -28,6 +33,15 @@ void StoreClusterClient::set_unschedulable(PodId pod, const std::string& message
 void StoreClusterClient::set_nominated_node(PodId pod, NodeId node, SimTime now) {
   (void)now;
   store_.update_pod(pod, [&](Pod& x) { x.nominated_node = node; });
+}
+
+void StoreClusterClient::set_unschedulable_and_nominated(PodId pod, const std::string& message, NodeId node,
+                                                         SimTime now) {
+  (void)now;
+  store_.update_pod(pod, [&](Pod& x) {
+    x.unschedulable_message = message;
+    x.nominated_node = node;
+  });
 }
 
 void StoreClusterClient::delete_pod(PodId pod, Duration grace, DisruptionReason reason, SimTime now) {

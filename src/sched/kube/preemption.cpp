@@ -42,8 +42,8 @@ void Scheduler::compute_pdb_budgets() {
     const PodDisruptionBudget& pdb = pdbs[i];
     std::int32_t expected = 0;
     std::int32_t healthy = 0;
-    for (const NodePods& np : node_pods_) {
-      for (const PodId q : np.pods) {
+    for (std::size_t n = 0; n < cache_.node_count(); ++n) {
+      for (const PodId q : cache_.pods_on(NodeId(static_cast<std::uint32_t>(n)))) {
         const Pod& p = store_.pod(q);
         if (p.ns != pdb.ns || !pdb.selector.matches(store_.spec_of(q).labels)) continue;
         ++expected;
@@ -58,17 +58,16 @@ void Scheduler::compute_pdb_budgets() {
 StatusCode Scheduler::select_victims_on_node(const CycleContext& ctx, NodeId node, SimTime now,
                                              std::uint32_t* violations, FilterResult* failure) {
   const std::int32_t priority = ctx.spec.priority;
-  victim_node_ = nodes_[node.value()];
+  victim_node_ = cache_.info(node);
   victims_.clear();
   // First remove every lower-priority pod and check that the pod then fits.
-  if (node.value() < node_pods_.size()) {
-    const NodePods& np = node_pods_[node.value()];
-    for (std::size_t i = 0; i < np.pods.size(); ++i) {
-      const PodTemplate& qs = store_.spec(np.specs[i]);
-      if (qs.priority >= priority) continue;
-      victims_.push_back(Victim{qs.priority, SimTime::never(), np.pods[i], np.specs[i]});
-      victim_node_.add_pod(qs, -1);
-    }
+  const std::vector<PodId>& pods = cache_.pods_on(node);
+  const std::span<const PodTemplateId> specs = cache_.specs_on(node);
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const PodTemplate& qs = store_.spec(specs[i]);
+    if (qs.priority >= priority) continue;
+    victims_.push_back(Victim{qs.priority, SimTime::never(), pods[i], specs[i]});
+    victim_node_.add_pod(qs, -1);
   }
   if (victims_.empty()) {
     *failure = FilterResult::failure(StatusCode::kUnschedulableAndUnresolvable, kNoVictims);
@@ -105,15 +104,14 @@ StatusCode Scheduler::select_victims_on_node(const CycleContext& ctx, NodeId nod
 StatusCode Scheduler::select_victims_custom(const CycleContext& ctx, NodeId node, SimTime now,
                                             PreemptionPlugin& plugin, std::uint32_t* violations,
                                             FilterResult* failure) {
-  victim_node_ = nodes_[node.value()];
+  victim_node_ = cache_.info(node);
   victims_.clear();
   plugin.begin_node(ctx.pod);
-  if (node.value() < node_pods_.size()) {
-    const NodePods& np = node_pods_[node.value()];
-    for (std::size_t i = 0; i < np.pods.size(); ++i) {
-      const PodTemplate& qs = store_.spec(np.specs[i]);
-      victims_.push_back(Victim{qs.priority, pod_start_key(np.pods[i], now), np.pods[i], np.specs[i]});
-    }
+  const std::vector<PodId>& pods = cache_.pods_on(node);
+  const std::span<const PodTemplateId> specs = cache_.specs_on(node);
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const PodTemplate& qs = store_.spec(specs[i]);
+    victims_.push_back(Victim{qs.priority, pod_start_key(pods[i], now), pods[i], specs[i]});
   }
   // !MoreImportantPod order: lower priority first, then the later start; the pod id
   // (creation order, later first) stands in for sort.Slice's order of equal pods.
@@ -220,7 +218,7 @@ bool Scheduler::pod_eligible_to_preempt_others(PodId pod, const PodTemplate& spe
     return false;
   }
   const NodeId nominated = store_.pod(pod).nominated_node;
-  const bool known = nominated.valid() && nominated.value() < nodes_.size();
+  const bool known = nominated.valid() && nominated.value() < cache_.node_count();
   const bool unresolvable =
       known && static_cast<StatusCode>(node_code_[nominated.value()]) == StatusCode::kUnschedulableAndUnresolvable;
   if (custom) {

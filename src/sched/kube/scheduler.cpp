@@ -9,6 +9,13 @@
 #include "sched/kube/plugins/taint_toleration/taint_toleration.hpp"
 
 namespace kubesim {
+namespace {
+
+// A device-fit rejection: NodeResourcesFit's status and events (its extended-resource reason).
+constexpr std::string_view kInsufficientDevices = "Insufficient nvidia.com/gpu";
+constexpr std::uint32_t kDeviceFitEvents = kEventPodDelete | kEventNodeAdd | kEventNodeUpdateAny;
+
+}  // namespace
 
 Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatencies latencies, std::uint64_t seed,
                      SchedulerHost& host)
@@ -20,6 +27,7 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
       preemption_rng_(seed, "scheduler/preemption"),
       host_(host),
       queue_(config_.queue),
+      cache_(store),
       client_limiter_(latencies_.client_rate_limit ? config_.client_qps : 0, config_.client_burst) {
   // One queue for all profiles: they must share the QueueSort plugin (profile validation).
   for (auto& p : config_.profiles) {
@@ -60,7 +68,7 @@ void Scheduler::ensure_node_order() {
   // order of first appearance, listed round-robin across zones.
   std::vector<std::string> zones;
   std::vector<std::vector<NodeId>> members;
-  for (const auto& ni : nodes_) {
+  for (const NodeInfo& ni : cache_.infos()) {
     const std::string* region = find_label(ni.node->labels, "topology.kubernetes.io/region");
     const std::string* zone = find_label(ni.node->labels, "topology.kubernetes.io/zone");
     std::string key = (region ? *region : "") + "/" + (zone ? *zone : "");
@@ -73,7 +81,7 @@ void Scheduler::ensure_node_order() {
     members[static_cast<std::size_t>(it - zones.begin())].push_back(ni.id);
   }
   node_order_.clear();
-  for (std::size_t i = 0; node_order_.size() < nodes_.size(); ++i)
+  for (std::size_t i = 0; node_order_.size() < cache_.node_count(); ++i)
     for (const auto& m : members)
       if (i < m.size()) node_order_.push_back(m[i]);
 }
@@ -112,7 +120,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
 // before the node search: a PreFilter rejection (d.message) or the nominated node (d.node).
 bool Scheduler::find_nodes_that_fit_pod(const CycleContext& ctx, const Profile& profile, Decision& d) {
   const auto n = static_cast<std::uint32_t>(node_order_.size());
-  if (node_code_.size() < nodes_.size()) node_code_.resize(nodes_.size());
+  if (node_code_.size() < cache_.node_count()) node_code_.resize(cache_.node_count());
   // An Unschedulable PreFilter status gives every node that status, the plugin becomes the
   // pod's UnschedulablePlugins, and no node is filtered (nextStartNodeIndex stays).
   for (PreFilterPlugin* pf : profile.pre_filters) {
@@ -129,16 +137,17 @@ bool Scheduler::find_nodes_that_fit_pod(const CycleContext& ctx, const Profile& 
     if (f->applies(ctx)) active_filters_.push_back(f);
   // Usually NodeResourcesFit is the only filter that can reject this pod: call it directly.
   only_fit_ = active_filters_.size() == 1 && active_filters_[0]->is_fits_request();
+  wants_devices_ = cache_.wants_devices(ctx.spec);
 
   // A pod nominated by an earlier preemption tries that node first (evaluateNominatedNode)
   // and takes it, without scoring, if it passes the filters (with the nominated pods of
   // higher or equal priority reserving their room).
   const NodeId nominated = store_.pod(ctx.pod).nominated_node;
   bool nominated_failed = false;
-  if (nominated.valid() && nominated.value() < nodes_.size()) {
+  if (nominated.valid() && nominated.value() < cache_.node_count()) {
     const FilterPlugin* plugin = nullptr;
     FilterResult r;
-    if (passes_filters(ctx, nodes_[nominated.value()], &plugin, &r)) {
+    if (passes_filters(ctx, cache_.info(nominated), &plugin, &r) && (!wants_devices_ || fits_devices(ctx, nominated))) {
       d.node = nominated;
       d.feasible = 1;
       d.processed = 1;
@@ -180,7 +189,7 @@ void Scheduler::find_nodes_that_pass_filters(const CycleContext& ctx, std::uint3
   fit_tally_.clear();
   for (std::uint32_t i = 0; i < n; ++i, ++index) {
     if (index == n) index = 0;
-    const NodeInfo& ni = nodes_[node_order_[index].value()];
+    const NodeInfo& ni = cache_.info(node_order_[index]);
     if (ni.id == nominated) nominated_seen = true;
     if (only_fit_ && !has_nominated_pods(ni.id)) {  // passes_filters would be passes_plain
       if (const std::uint32_t insufficient = insufficient_resources(ctx.spec, ni)) {
@@ -202,6 +211,13 @@ void Scheduler::find_nodes_that_pass_filters(const CycleContext& ctx, std::uint3
         continue;
       }
     }
+    if (wants_devices_ && !fits_devices(ctx, ni.id)) {
+      node_code_[ni.id.value()] = static_cast<std::uint8_t>(kFitFailureCode);
+      ++failed;
+      d.interested_events |= kDeviceFitEvents;
+      count_reason(kInsufficientDevices, 1);
+      continue;
+    }
     if (feasible_.size() == to_find) break;
     feasible_.push_back(&ni);
   }
@@ -212,6 +228,17 @@ void Scheduler::find_nodes_that_pass_filters(const CycleContext& ctx, std::uint3
   // node's failure stays in the map even when the search stopped before reaching it again.
   d.processed = d.feasible + failed + (nominated_failed && !nominated_seen ? 1 : 0);
   next_start_node_index_ = (next_start_node_index_ + d.processed) % n;
+}
+
+// Device fit. kube-scheduler v1.26 has no in-tree device filter: NodeResourcesFit checks the
+// nvidia.com/gpu extended resource as a count, and the kubelet's device manager picks the
+// devices at admission (pkg/kubelet/cm/devicemanager). kubesim models the pair as one more
+// part of the resource fit on the scheduler's node cache (first fit, shares of one device as
+// declared): for whole GPUs on nodes that declare no devices it rejects no node the count
+// check passes, so such runs are unchanged. The devices the cache picks when the pod is
+// assumed go with the binding. The preemption dry run does not model devices.
+bool Scheduler::fits_devices(const CycleContext& ctx, NodeId node) {
+  return cache_.fit_devices(ctx.spec, node, device_scratch_);
 }
 
 // A FitError's diagnosis: `k` more nodes failed with `reason` (in first-seen order).
@@ -278,60 +305,48 @@ std::size_t Scheduler::select_host() {
   return best;
 }
 
+// cache.go AssumePod/AddPod on the shared node cache, with kube's own bookkeeping of
+// priorities (the preemption fast paths).
 void Scheduler::cache_add(PodId pod, NodeId node) {
-  if (pod.value() >= cached_.size()) cached_.resize(pod.value() + 1);
-  if (cached_[pod.value()].node == node) return;
-  if (cached_[pod.value()].node.valid()) cache_remove(pod);
-  const PodTemplate& spec = store_.spec_of(pod);
-  nodes_[node.value()].add_pod(spec, +1);
-  if (node_pods_.size() <= node.value()) node_pods_.resize(node.value() + 1);
-  NodePods& np = node_pods_[node.value()];
-  cached_[pod.value()] = CachedPod{node, static_cast<std::uint32_t>(np.pods.size())};
-  np.pods.push_back(pod);
-  np.specs.push_back(store_.pod(pod).spec);
-  if (!np.min_dirty && spec.priority < np.min_priority) np.min_priority = spec.priority;
-  ++priority_counts_[spec.priority];
+  const NodeId old = cache_.node_of(pod);
+  if (old == node) return;
+  if (old.valid()) cache_remove(pod);
+  cache_.add_pod(pod, node);
+  const std::int32_t priority = store_.spec_of(pod).priority;
+  if (min_priority_.size() <= node.value()) min_priority_.resize(node.value() + 1);
+  MinPriority& mp = min_priority_[node.value()];
+  if (!mp.dirty && priority < mp.value) mp.value = priority;
+  ++priority_counts_[priority];
 }
 
+// cache.go ForgetPod/RemovePod.
 void Scheduler::cache_remove(PodId pod) {
-  if (pod.value() >= cached_.size()) return;
-  CachedPod& cached = cached_[pod.value()];
-  if (!cached.node.valid()) return;
-  const PodTemplate& spec = store_.spec_of(pod);
-  nodes_[cached.node.value()].add_pod(spec, -1);
-  NodePods& np = node_pods_[cached.node.value()];
-  const PodId last = np.pods.back();  // swap-remove
-  np.pods[cached.slot] = last;
-  np.specs[cached.slot] = np.specs.back();
-  cached_[last.value()].slot = cached.slot;
-  np.pods.pop_back();
-  np.specs.pop_back();
-  if (np.pods.empty()) {
-    np.min_priority = std::numeric_limits<std::int32_t>::max();
-    np.min_dirty = false;
-  } else if (spec.priority == np.min_priority) {
-    np.min_dirty = true;  // recomputed when next asked
+  const NodeId node = cache_.node_of(pod);
+  if (!node.valid()) return;
+  const std::int32_t priority = store_.spec_of(pod).priority;
+  cache_.remove_pod(pod);
+  MinPriority& mp = min_priority_[node.value()];
+  if (cache_.pods_on(node).empty()) {
+    mp = MinPriority{};
+  } else if (priority == mp.value) {
+    mp.dirty = true;  // recomputed when next asked
   }
-  auto it = priority_counts_.find(spec.priority);
+  auto it = priority_counts_.find(priority);
   if (--it->second == 0) priority_counts_.erase(it);
-  cached = CachedPod{};
 }
 
 std::int32_t Scheduler::node_min_priority(NodeId node) {
-  if (node.value() >= node_pods_.size()) return std::numeric_limits<std::int32_t>::max();
-  NodePods& np = node_pods_[node.value()];
-  if (np.min_dirty) {
-    np.min_priority = std::numeric_limits<std::int32_t>::max();
-    for (const PodTemplateId t : np.specs) np.min_priority = std::min(np.min_priority, store_.spec(t).priority);
-    np.min_dirty = false;
+  if (node.value() >= min_priority_.size()) return std::numeric_limits<std::int32_t>::max();
+  MinPriority& mp = min_priority_[node.value()];
+  if (mp.dirty) {
+    mp.value = std::numeric_limits<std::int32_t>::max();
+    for (const PodTemplateId t : cache_.specs_on(node)) mp.value = std::min(mp.value, store_.spec(t).priority);
+    mp.dirty = false;
   }
-  return np.min_priority;
+  return mp.value;
 }
 
-const std::vector<PodId>& Scheduler::pods_on(NodeId node) const {
-  static const std::vector<PodId> kNone;
-  return node.value() < node_pods_.size() ? node_pods_[node.value()].pods : kNone;
-}
+const std::vector<PodId>& Scheduler::pods_on(NodeId node) const { return cache_.pods_on(node); }
 
 const std::vector<PodId>& Scheduler::nominated_pods_on(NodeId node) const {
   static const std::vector<PodId> kNone;
@@ -438,7 +453,7 @@ void Scheduler::start_cycle(SimTime now) {
     if (!head.valid()) return;
     const Pod& p = store_.pod(head);
     // skipPodSchedule: the pod was deleted, or is already bound/assumed.
-    if (is_terminal(p.phase) || p.node.valid() || (head.value() < cached_.size() && cached_[head.value()].node.valid())) {
+    if (is_terminal(p.phase) || p.node.valid() || cache_.node_of(head).valid()) {
       queue_.pop();
       continue;
     }
@@ -546,7 +561,7 @@ void Scheduler::prepare_candidate(PodId pod, SimTime now) {
   const std::int32_t priority = store_.spec_of(pod).priority;
   for (const PodId v : pre.victims) {
     const Duration grace = Duration::seconds(store_.spec_of(v).termination_grace_period_seconds);
-    store_.delete_pod(v, now, grace, DisruptionReason::kPreemptionByScheduler);
+    host_.client().delete_pod(v, grace, DisruptionReason::kPreemptionByScheduler, now);
   }
   if (pre.node.value() >= nominated_on_.size()) return;
   potential_victims_.assign(nominated_on_[pre.node.value()].begin(), nominated_on_[pre.node.value()].end());
@@ -554,7 +569,7 @@ void Scheduler::prepare_candidate(PodId pod, SimTime now) {
     if (q == pod || store_.spec_of(q).priority >= priority) continue;
     nominate(q, NodeId());
     if (store_.pod(q).nominated_node.valid() && !store_.pod(q).deleted)
-      store_.update_pod(q, [](Pod& x) { x.nominated_node = NodeId(); });
+      host_.client().set_nominated_node(q, NodeId(), now);
   }
 }
 
@@ -578,10 +593,7 @@ void Scheduler::handle_scheduling_failure(PodId pod, SimTime now) {
     const Duration p = latencies_.status_patch.sample(latency_rng_);
     const SimTime patched = client_limiter_.acquire(now) + p;
     if (patched == now) {
-      store_.update_pod(pod, [&](Pod& x) {
-        x.unschedulable_message = patch_message_;
-        if (patch_sets_nominated_) x.nominated_node = patch_nominated_;
-      });
+      update_pod(pod, now);
     } else {
       waiting_for_patch_ = true;
       host_.post(patched, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kPatchDone, pod, NodeId()});
@@ -591,6 +603,27 @@ void Scheduler::handle_scheduling_failure(PodId pod, SimTime now) {
   }
   process_rejections(now);
   schedule_next_cycle(now);
+}
+
+// schedule_one.go updatePod (v1.26): the failed attempt's status patch (patch_message_ and,
+// when set, the nomination) in one write.
+void Scheduler::update_pod(PodId pod, SimTime now) {
+  if (patch_sets_nominated_) {
+    host_.client().set_unschedulable_and_nominated(pod, patch_message_, patch_nominated_, now);
+  } else {
+    host_.client().set_unschedulable(pod, patch_message_, now);
+  }
+}
+
+// The bind call of bindingCycle (DefaultBinder): the binding carries the devices the cache
+// gave the assumed pod (fits_devices), if it asks for any.
+bool Scheduler::bind(PodId pod, NodeId node, SimTime now) {
+  Binding binding{pod, node, {}};
+  if (cache_.wants_devices(store_.spec_of(pod))) {
+    const std::span<const DeviceGrant> grants = cache_.grants_of(pod);
+    binding.devices.assign(grants.begin(), grants.end());
+  }
+  return host_.client().bind(binding, now);
 }
 
 void Scheduler::arm_ticks(SimTime now) { ticks_.arm(queue_, config_.queue, now, host_); }
@@ -616,14 +649,11 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
     case SchedulerEvent::Kind::kCycleEnd: finish_cycle(now); break;
     case SchedulerEvent::Kind::kPatchDone:
       waiting_for_patch_ = false;
-      store_.update_pod(event.pod, [&](Pod& x) {
-        x.unschedulable_message = patch_message_;
-        if (patch_sets_nominated_) x.nominated_node = patch_nominated_;
-      });
+      update_pod(event.pod, now);
       schedule_next_cycle(now);
       break;
     case SchedulerEvent::Kind::kBindDone:
-      if (!apply_binding(store_, event.pod, event.node, now)) {
+      if (!bind(event.pod, event.node, now)) {
         // Deleted or bound meanwhile: Unreserve and forget the assumption.
         if (const Profile* prof = profile_for(store_.spec_of(event.pod)); prof && !prof->reserves.empty()) {
           unreserve_all(*prof, event.pod, event.node, now);
@@ -736,9 +766,9 @@ void Scheduler::count_node(const Node& node) {
 
 void Scheduler::refresh_nodes() {
   stats_ = ClusterStats{};
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+  for (std::size_t i = 0; i < cache_.node_count(); ++i) {
     const NodeId id(static_cast<std::uint32_t>(i));
-    nodes_[i].set_node(id, store_.node(id));
+    cache_.set_node(id, store_.node(id));
     count_node(store_.node(id));
   }
   node_order_dirty_ = true;
@@ -755,18 +785,18 @@ void Scheduler::on_node_change(const Change& c, SimTime now) {
     return;
   }
   const NodeId id(c.id);
-  if (id.value() >= nodes_.size()) nodes_.resize(id.value() + 1);
   // Re-read every node only if the store's node table moved; else just the new one.
-  if (id.value() > 0 && nodes_[0].node != &store_.node(NodeId(0))) {
+  const bool moved = id.value() > 0 && cache_.node_count() > 0 && cache_.info(NodeId(0)).node != &store_.node(NodeId(0));
+  cache_.set_node(id, store_.node(id));
+  if (moved) {
     refresh_nodes();
   } else {
-    nodes_[id.value()].set_node(id, store_.node(id));
-    count_node(*nodes_[id.value()].node);
+    count_node(*cache_.info(id).node);
     node_order_dirty_ = true;
   }
   // eventhandlers.go preCheckForNode: only pods that would pass admission on the new node
   // (resources, NodeName, node affinity) and tolerate its NoSchedule/NoExecute taints move.
-  const NodeInfo& ni = nodes_[id.value()];
+  const NodeInfo& ni = cache_.info(id);
   const std::function<bool(PodId)> pre_check = [&](PodId pod) {
     const PodTemplate& spec = store_.spec_of(pod);
     if (insufficient_resources(spec, ni) != 0) return false;
@@ -830,7 +860,7 @@ const std::vector<PodId>& Scheduler::nominated_pods() {
 std::span<const NodeInfo* const> Scheduler::snapshot_nodes() {
   ensure_node_order();
   snapshot_scratch_.clear();
-  for (const NodeId id : node_order_) snapshot_scratch_.push_back(&nodes_[id.value()]);
+  for (const NodeId id : node_order_) snapshot_scratch_.push_back(&cache_.info(id));
   return snapshot_scratch_;
 }
 
@@ -890,12 +920,8 @@ void Scheduler::failure_after_assume(PodId pod, const std::string& message, SimT
     // v1.26 keeps the pod's UnschedulablePlugins when the failure is not a FitError.
     add_unschedulable(pod, queue_.interested_events(pod), queue_.scheduling_cycle(), now);
     nominate(pod, NodeId());  // clearNominatedNode
-    if (p.unschedulable_message != message || p.nominated_node.valid()) {
-      store_.update_pod(pod, [&](Pod& x) {
-        x.unschedulable_message = message;
-        x.nominated_node = NodeId();
-      });
-    }
+    if (p.unschedulable_message != message || p.nominated_node.valid())
+      host_.client().set_unschedulable_and_nominated(pod, message, NodeId(), now);
   }
   arm_ticks(now);
 }
@@ -944,17 +970,6 @@ void Scheduler::run_post_filters(PodId pod, const Decision& decision, SimTime no
   preemption_.ran = ran;
   preemption_.mode = mode;
   preemption_.message = message;
-}
-
-bool apply_binding(ObjectStore& store, PodId pod, NodeId node, SimTime now) {
-  const Pod& p = store.pod(pod);
-  if (is_terminal(p.phase) || p.node.valid() || p.deleted || store.missing_node(pod)) return false;
-  store.update_pod(pod, [&](Pod& x) {
-    x.node = node;
-    x.scheduled = now;
-    x.unschedulable_message.clear();
-  });
-  return true;
 }
 
 }  // namespace kubesim

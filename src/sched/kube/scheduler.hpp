@@ -31,6 +31,7 @@
 #include "core/random.hpp"
 #include "model/object_store.hpp"
 #include "core/client_rate_limiter.hpp"
+#include "sched/cluster_client.hpp"
 #include "cluster/node_cache.hpp"
 #include "sched/kube/profile.hpp"
 #include "sched/scheduler_model.hpp"
@@ -179,9 +180,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   void allow_waiting_pod(PodId pod, const char* plugin) override;
   void reject_waiting_pod(PodId pod, const char* plugin, const std::string& message) override;
   void request_activation(PodId pod) override { to_activate_.push_back(pod); }
-  NodeId cached_node(PodId pod) const override {
-    return pod.value() < cached_.size() ? cached_[pod.value()].node : NodeId();
-  }
+  NodeId cached_node(PodId pod) const override { return cache_.node_of(pod); }
   const std::vector<PodId>& cached_pods_on(NodeId node) const override { return pods_on(node); }
   const std::vector<PodId>& nominated_pods() override;
   std::span<const NodeInfo* const> snapshot_nodes() override;
@@ -208,6 +207,8 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   void assume_and_bind(PodId pod, NodeId node, SimTime now);
   void prepare_candidate(PodId pod, SimTime now);
   void handle_scheduling_failure(PodId pod, SimTime now);
+  void update_pod(PodId pod, SimTime now);         // the failure's status patch (updatePod)
+  bool bind(PodId pod, NodeId node, SimTime now);  // the binding API call; false: refused
   void schedule_next_cycle(SimTime now);
   void arm_ticks(SimTime now);
   void cache_add(PodId pod, NodeId node);
@@ -261,29 +262,23 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   SchedulerHost& host_;
   SchedulingQueue queue_;
 
-  std::vector<NodeInfo> nodes_;          // by NodeId
+  // internal/cache (cache.go): the shared node cache (cluster/node_cache.hpp) of the nodes,
+  // the assumed or bound pods on each (with their templates, so the preemption dry run reads
+  // priorities and requests without the pods' scattered store entries) and their devices.
+  NodeCache cache_;
   ClusterStats stats_;
   std::vector<NodeId> node_order_;       // nodeTree order: zones round-robin
   bool node_order_dirty_ = false;
   std::uint32_t next_start_node_index_ = 0;
-  // The cache's pods: by PodId the node it is accounted on and its index in that node's
-  // list (swap-remove keeps add/remove O(1)).
-  struct CachedPod {
-    NodeId node;
-    std::uint32_t slot = 0;
+  // By NodeId: the lowest priority of the cache's pods on the node (the preemption fast
+  // paths), recomputed when asked after its pod left.
+  struct MinPriority {
+    std::int32_t value = std::numeric_limits<std::int32_t>::max();  // valid unless dirty
+    bool dirty = false;
   };
-  struct NodePods {
-    std::vector<PodId> pods;
-    // Parallel to `pods`: their templates, so the preemption dry run reads priorities and
-    // requests without touching each pod's (large, scattered) store entry.
-    std::vector<PodTemplateId> specs;
-    std::int32_t min_priority = std::numeric_limits<std::int32_t>::max();  // valid unless min_dirty
-    bool min_dirty = false;
-  };
-  std::vector<CachedPod> cached_;        // by PodId
+  std::vector<MinPriority> min_priority_;
   // By PodId: 1 while the pod sits gated in unschedulablePods (scheduling gates at its Add).
   std::vector<std::uint8_t> gated_;
-  std::vector<NodePods> node_pods_;      // by NodeId
   std::map<std::int32_t, std::uint32_t> priority_counts_;  // cached pods per priority (ordered)
 
   // Nominator: by PodId the nominated node; by NodeId the nominated pods in insertion order.
@@ -311,6 +306,9 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   std::vector<std::uint32_t> reason_counts_;
   std::vector<std::string_view> reason_names_;
   bool only_fit_ = false;
+  bool wants_devices_ = false;  // this cycle's pod asks for devices (NodeCache::wants_devices)
+  DeviceGrants device_scratch_;
+  bool fits_devices(const CycleContext& ctx, NodeId node);
   // decide()'s NodeResourcesFit-only search: rejected nodes tallied by insufficient bits.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> fit_tally_;
   std::vector<std::uint8_t> node_code_;  // by NodeId: this cycle's filter StatusCode of rejected nodes
