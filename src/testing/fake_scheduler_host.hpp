@@ -12,12 +12,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "core/time.hpp"
 #include "model/object_store.hpp"
+#include "sched/cluster_client.hpp"
 #include "sched/scheduler_model.hpp"
 
 namespace kubesim::testing {
@@ -32,7 +34,12 @@ class FakeSchedulerHost final : public SchedulerHost, public ChangeListener {
   };
 
   // Without a store the host refuses pods from its scheduler (SchedulerHost's default).
-  explicit FakeSchedulerHost(ObjectStore* store = nullptr) : store_(store) {}
+  explicit FakeSchedulerHost(ObjectStore* store = nullptr) : store_(store) {
+    if (store) client_.emplace(*store);
+  }
+  // The cluster client over the store (as the Simulation's); without a store, SchedulerHost's
+  // default (it throws).
+  ClusterClient& client() override { return client_ ? *client_ : SchedulerHost::client(); }
 
   // The model that receives the changes (on_change) and the events (run_until).
   void attach(SchedulerModel* model) { model_ = model; }
@@ -53,6 +60,7 @@ class FakeSchedulerHost final : public SchedulerHost, public ChangeListener {
 
  private:
   ObjectStore* store_;
+  std::optional<StoreClusterClient> client_;
   SchedulerModel* model_ = nullptr;
   std::vector<Posted> posted_;
   std::uint64_t seq_ = 0;

@@ -2,13 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include "core/error.hpp"
 #include "sched/kube/profile.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim {
 namespace {
@@ -85,29 +81,25 @@ TEST(ClientConnectionConfig, Table) {
       {"clientConnection:\n  qbs: 5\n", 0, 0, 0, "unknown field \"qbs\""},
       {"parallelism: 0\n", 0, 0, 0, "parallelism must be greater than 0"},
   };
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("kubesim-client-connection-" + std::to_string(::getpid()) + ".yaml");
+  const testing::ScratchDir dir;
   for (const Case& c : cases) {
-    {
-      std::ofstream f(path);
-      f << "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" << c.yaml;
-    }
+    const std::string path = dir.write(
+        "config.yaml", std::string("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n") + c.yaml);
     ResourceNames names;
     if (c.error) {
       try {
-        load_scheduler_config(path.string(), names);
+        load_scheduler_config(path, names);
         ADD_FAILURE() << "accepted: " << c.yaml;
       } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find(c.error), std::string::npos) << e.what();
       }
       continue;
     }
-    const SchedulerConfig config = load_scheduler_config(path.string(), names);
+    const SchedulerConfig config = load_scheduler_config(path, names);
     EXPECT_EQ(config.client_qps, c.qps) << c.yaml;
     EXPECT_EQ(config.client_burst, c.burst) << c.yaml;
     EXPECT_EQ(config.parallelism, c.parallelism) << c.yaml;
   }
-  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -11,102 +11,50 @@
 #include <vector>
 
 #include "sched/kube/scheduler.hpp"
+#include "testing/builders.hpp"
+#include "testing/fake_scheduler_host.hpp"
 
 namespace kubesim {
 namespace {
 
 constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
 
-// Keeps the posted events and runs them in (time, phase, posting order), as the engine does.
-class Loop final : public SchedulerHost, public ChangeListener {
- public:
-  Scheduler* scheduler = nullptr;
-  SimTime now;
-  struct Posted {
-    SimTime at;
-    Phase phase;
-    std::uint64_t seq;
-    SchedulerEvent event;
-  };
-  std::vector<Posted> posted;
-  std::uint64_t seq = 0;
-
-  void post(SimTime at, Phase phase, SchedulerEvent event) override { posted.push_back({at, phase, seq++, event}); }
-  void on_change(const Change& c) override {  // zero watch delay
-    if (!scheduler) return;
-    if (c.kind == ObjectKind::kNode) scheduler->on_node_change(c, now);
-    if (c.kind == ObjectKind::kPod) scheduler->on_pod_change(c, now);
-  }
-  // Runs every event due at or before `until`; leaves `now` at `until`.
-  void run_until(SimTime until) {
-    for (;;) {
-      auto it = std::min_element(posted.begin(), posted.end(), [](const Posted& a, const Posted& b) {
-        if (a.at != b.at) return a.at < b.at;
-        if (a.phase != b.phase) return a.phase < b.phase;
-        return a.seq < b.seq;
-      });
-      if (it == posted.end() || it->at > until) break;
-      const Posted p = *it;
-      posted.erase(it);
-      now = p.at;
-      scheduler->on_event(p.event, now);
-    }
-    now = until;
-  }
-};
-
 struct Cluster {
   ObjectStore store;
-  Loop loop;
+  testing::FakeSchedulerHost loop{&store};  // runs the posted events; the zero-delay informer
   std::unique_ptr<Scheduler> scheduler;
 
   explicit Cluster(SchedulerConfig config = {}, std::uint64_t seed = 1) {
     store.ensure_namespace("default");
     if (config.profiles.empty()) config = default_scheduler_config(store.resource_names());
     scheduler = std::make_unique<Scheduler>(store, std::move(config), SchedulerLatencies{}, seed, loop);
-    loop.scheduler = scheduler.get();
+    loop.attach(scheduler.get());
     store.add_listener(&loop);
   }
   NodeId add_node(const std::string& name, std::int64_t cpu_milli, bool unschedulable = false) {
-    Node n;
-    n.name = name;
-    n.allocatable[kCpu] = cpu_milli;
-    n.allocatable[kMemory] = 64 * kGi;
-    n.capacity = n.allocatable;
-    n.unschedulable = unschedulable;
-    return store.create_node(std::move(n));
+    return store.create_node(
+        testing::NodeBuilder(name).cpu_milli(cpu_milli).memory_bytes(64 * kGi).unschedulable(unschedulable));
   }
   PodTemplateId add_template(std::int64_t cpu_milli, std::int32_t priority, Labels labels = {},
                              PreemptionPolicy policy = PreemptionPolicy::kPreemptLowerPriority) {
-    PodTemplate t;
-    Container c;
-    c.name = "main";
-    c.requests[kCpu] = cpu_milli;
-    c.requests[kMemory] = 1 * kGi;
-    c.requested_mask = (1u << kCpu) | (1u << kMemory);
-    c.limits = c.requests;
-    t.containers.push_back(c);
-    t.priority = priority;
-    t.preemption_policy = policy;
+    PodTemplate t = testing::PodTemplateBuilder()
+                        .cpu_milli(cpu_milli)
+                        .memory_bytes(1 * kGi)
+                        .priority(priority)
+                        .preemption_policy(policy)
+                        .grace_seconds(30)
+                        .build();
     t.labels = std::move(labels);
-    t.termination_grace_period_seconds = 30;
     return store.add_template(std::move(t));
   }
   // A running pod bound to `node` (started at `started`), or a pending pod.
   PodId add_pod(PodTemplateId spec, NodeId node = NodeId(), SimTime started = SimTime::zero(),
                 NodeId nominated = NodeId()) {
-    Pod p;
-    p.name = "pod" + std::to_string(store.pod_count());
-    p.ns = NamespaceId(0);
-    p.spec = spec;
-    p.node = node;
-    p.created = SimTime::zero();
-    p.nominated_node = nominated;
-    if (node.valid()) {
-      p.phase = PodPhase::kRunning;
-      p.scheduled = p.start_time = p.started = started;
-    }
-    return store.create_pod(std::move(p));
+    testing::PodBuilder p(spec);
+    p.name("pod" + std::to_string(store.pod_count()));
+    if (node.valid()) p.on(node, started);
+    if (nominated.valid()) p.nominated(nominated);
+    return store.create_pod(p);
   }
   // decide() then preempt(), as a scheduling cycle does (without applying anything).
   const Scheduler::Preemption& attempt(PodId pod, SimTime now = SimTime::zero()) {
@@ -393,7 +341,7 @@ TEST(PreemptionEndToEnd, HighPriorityPodBindsAfterVictimIsGone) {
   const NodeId n1 = c.add_node("n1", 500);
   const PodId other = c.add_pod(c.add_template(100, 0), n1);
   c.loop.run_until(at_s(5));
-  c.loop.now = at_s(5);
+  c.loop.set_now(at_s(5));
   c.store.update_pod(other, [](Pod& x) { x.phase = PodPhase::kSucceeded; });
   c.loop.run_until(at_s(6));
   EXPECT_FALSE(c.store.pod(high).node.valid());

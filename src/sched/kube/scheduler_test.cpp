@@ -3,6 +3,8 @@
 // reservoir tie-break, and the default profile's scores (LeastAllocated + BalancedAllocation
 // are the only node-dependent ones for pods without taints/affinity).
 #include "sched/kube/scheduler.hpp"
+#include "testing/builders.hpp"
+#include "testing/fake_scheduler_host.hpp"
 
 #include <map>
 #include <memory>
@@ -37,35 +39,11 @@ TEST(NumFeasibleNodesToFind, Table) {
         << c.percentage << "% of " << c.nodes;
 }
 
-class Recorder final : public SchedulerHost {
- public:
-  void post(SimTime at, Phase phase, SchedulerEvent event) override { posted.push_back({at, phase, event}); }
-  struct Posted {
-    SimTime at;
-    Phase phase;
-    SchedulerEvent event;
-  };
-  std::vector<Posted> posted;
-};
-
-// Forwards the store's change feed to the scheduler at once (zero watch delay).
-class Forwarder final : public ChangeListener {
- public:
-  Scheduler* scheduler = nullptr;
-  SimTime now;
-  void on_change(const Change& c) override {
-    if (!scheduler) return;
-    if (c.kind == ObjectKind::kNode) scheduler->on_node_change(c, now);
-    if (c.kind == ObjectKind::kPod) scheduler->on_pod_change(c, now);
-  }
-};
-
 constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
 
 struct Cluster {
   ObjectStore store;
-  Recorder host;
-  Forwarder forward;
+  testing::FakeSchedulerHost host{&store};  // a sink for posted events and the zero-delay informer
   std::unique_ptr<Scheduler> scheduler;
 
   explicit Cluster(std::uint64_t seed = 1, SchedulerLatencies latencies = {},
@@ -73,37 +51,22 @@ struct Cluster {
     store.ensure_namespace("default");
     scheduler = std::make_unique<Scheduler>(
         store, config ? std::move(*config) : default_scheduler_config(store.resource_names()), latencies, seed, host);
-    forward.scheduler = scheduler.get();
-    store.add_listener(&forward);
+    host.attach(scheduler.get());
+    store.add_listener(&host);
   }
   NodeId add_node(const std::string& name, std::int64_t cpu_milli, std::int64_t mem) {
-    Node n;
-    n.name = name;
-    n.allocatable[kCpu] = cpu_milli;
-    n.allocatable[kMemory] = mem;
-    n.capacity = n.allocatable;
-    return store.create_node(std::move(n));
+    return store.create_node(testing::NodeBuilder(name).cpu_milli(cpu_milli).memory_bytes(mem));
   }
   PodTemplateId add_template(std::int64_t cpu_milli, std::int64_t mem) {
-    PodTemplate t;
-    Container c;
-    c.name = "main";
-    c.requests[kCpu] = cpu_milli;
-    c.requests[kMemory] = mem;
-    c.requested_mask = (1u << kCpu) | (1u << kMemory);
-    c.limits = c.requests;
-    t.containers.push_back(c);
-    return store.add_template(std::move(t));
+    return store.add_template(testing::PodTemplateBuilder().cpu_milli(cpu_milli).memory_bytes(mem));
   }
   // A pod already bound to `node` (accounted in the scheduler's cache), or a pending pod.
   PodId add_pod(PodTemplateId spec, NodeId node = NodeId()) {
-    Pod p;
-    p.name = "pod" + std::to_string(store.pod_count());
-    p.ns = NamespaceId(0);
-    p.spec = spec;
-    p.node = node;
-    p.phase = node.valid() ? PodPhase::kRunning : PodPhase::kPending;
-    p.created = SimTime::zero();
+    Pod p = testing::PodBuilder(spec).name("pod" + std::to_string(store.pod_count()));
+    if (node.valid()) {  // bound, without a start time
+      p.node = node;
+      p.phase = PodPhase::kRunning;
+    }
     return store.create_pod(std::move(p));
   }
 };
@@ -281,24 +244,24 @@ TEST(SchedulerDecide, DecideHasNoQueueSideEffects) {
   const PodId p = c.add_pod(c.add_template(1000, 1 * kGi));
   // The pending pod was added to activeQ (and a cycle posted) by the change feed.
   EXPECT_EQ(c.scheduler->queue().active_size(), 1u);
-  ASSERT_FALSE(c.host.posted.empty());
-  EXPECT_EQ(c.host.posted.back().event.kind, SchedulerEvent::Kind::kCycle);
-  EXPECT_EQ(c.host.posted.back().phase, Phase::kScheduler);
-  const std::size_t posted = c.host.posted.size();
+  ASSERT_FALSE(c.host.posted().empty());
+  EXPECT_EQ(c.host.posted().back().event.kind, SchedulerEvent::Kind::kCycle);
+  EXPECT_EQ(c.host.posted().back().phase, Phase::kScheduler);
+  const std::size_t posted = c.host.posted().size();
   c.scheduler->decide(p);
   EXPECT_EQ(c.scheduler->queue().active_size(), 1u);
   EXPECT_EQ(c.scheduler->queue().scheduling_cycle(), 0u);
-  EXPECT_EQ(c.host.posted.size(), posted);
+  EXPECT_EQ(c.host.posted().size(), posted);
 }
 
 TEST(SchedulerCycle, ZeroLatencyCycleAssumesAndBinds) {
   Cluster c;
   const NodeId n0 = c.add_node("n0", 4000, 8 * kGi);
   const PodId p = c.add_pod(c.add_template(1000, 1 * kGi));
-  ASSERT_EQ(c.host.posted.size(), 1u);
-  c.scheduler->on_event(c.host.posted[0].event, SimTime::zero());
-  ASSERT_EQ(c.host.posted.size(), 2u);
-  const auto& bind = c.host.posted[1];
+  ASSERT_EQ(c.host.posted().size(), 1u);
+  c.scheduler->on_event(c.host.posted()[0].event, SimTime::zero());
+  ASSERT_EQ(c.host.posted().size(), 2u);
+  const auto& bind = c.host.posted()[1];
   EXPECT_EQ(bind.event.kind, SchedulerEvent::Kind::kBindDone);
   EXPECT_EQ(bind.phase, Phase::kApi);
   EXPECT_EQ(bind.at, SimTime::zero());
@@ -315,7 +278,7 @@ TEST(SchedulerCycle, FailureSetsPodScheduledMessage) {
   Cluster c;
   c.add_node("n0", 1000, 8 * kGi);
   const PodId p = c.add_pod(c.add_template(2000, 1 * kGi));
-  c.scheduler->on_event(c.host.posted.at(0).event, SimTime::zero());
+  c.scheduler->on_event(c.host.posted().at(0).event, SimTime::zero());
   EXPECT_EQ(c.store.pod(p).unschedulable_message, "0/1 nodes are available: 1 Insufficient cpu.");
   EXPECT_FALSE(c.store.pod(p).node.valid());
   EXPECT_EQ(c.scheduler->queue().where(p), SchedulingQueue::Where::kUnschedulable);
@@ -356,17 +319,17 @@ TEST(SchedulerCycle, DurationGrowsWithTheWork) {
     SchedulerConfig config = default_scheduler_config(c.store.resource_names());
     config.parallelism = k.parallelism;
     c.scheduler = std::make_unique<Scheduler>(c.store, std::move(config), lat, 1, c.host);
-    c.forward.scheduler = c.scheduler.get();
+    c.host.attach(c.scheduler.get());
     for (int i = 0; i < k.nodes; ++i) {
       const NodeId n = c.add_node("n" + std::to_string(i), 4000, 8 * kGi);
       for (int j = 0; j < k.bound_per_node; ++j) c.add_pod(c.add_template(100, 0), n);
     }
     c.add_pod(c.add_template(k.pod_cpu, 0));
-    c.host.posted.clear();
+    c.host.posted().clear();
     c.scheduler->on_event(SchedulerEvent{SchedulerEvent::Kind::kCycle, PodId(), NodeId()}, SimTime::zero());
-    ASSERT_FALSE(c.host.posted.empty()) << k.name;
-    EXPECT_EQ(c.host.posted[0].event.kind, SchedulerEvent::Kind::kCycleEnd) << k.name;
-    EXPECT_EQ(c.host.posted[0].at, SimTime::at(Duration::micros(k.want_us))) << k.name;
+    ASSERT_FALSE(c.host.posted().empty()) << k.name;
+    EXPECT_EQ(c.host.posted()[0].event.kind, SchedulerEvent::Kind::kCycleEnd) << k.name;
+    EXPECT_EQ(c.host.posted()[0].at, SimTime::at(Duration::micros(k.want_us))) << k.name;
   }
 }
 
@@ -382,10 +345,10 @@ TEST(SchedulerCycle, PreemptionDryRunCosts) {
     c.add_pod(c.add_template(1000, 0), n);
   }
   c.add_pod(c.add_template(1000, 0));
-  c.host.posted.clear();
+  c.host.posted().clear();
   c.scheduler->on_event(SchedulerEvent{SchedulerEvent::Kind::kCycle, PodId(), NodeId()}, SimTime::zero());
-  ASSERT_FALSE(c.host.posted.empty());
-  EXPECT_EQ(c.host.posted[0].at, SimTime::at(Duration::micros(4 * 3 + 4 * 1)));
+  ASSERT_FALSE(c.host.posted().empty());
+  EXPECT_EQ(c.host.posted()[0].at, SimTime::at(Duration::micros(4 * 3 + 4 * 1)));
 }
 
 // Bindings wait for the client's token bucket (clientConnection qps/burst): with qps 10 and
@@ -404,8 +367,8 @@ TEST(SchedulerCycle, BindingsWaitForTheClientRateLimiter) {
   c.add_node("n0", 8000, 8 * kGi);
   for (int i = 0; i < 4; ++i) c.add_pod(c.add_template(100, 0));
   std::vector<SimTime> binds;
-  for (std::size_t i = 0; i < c.host.posted.size(); ++i) {
-    const auto ev = c.host.posted[i];
+  for (std::size_t i = 0; i < c.host.posted().size(); ++i) {
+    const auto ev = c.host.posted()[i];
     if (ev.event.kind == SchedulerEvent::Kind::kBindDone) {
       binds.push_back(ev.at);
       continue;

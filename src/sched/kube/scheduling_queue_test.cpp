@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "sched/kube/framework.hpp"
+#include "testing/fake_scheduler_host.hpp"
 
 namespace kubesim {
 namespace {
@@ -267,10 +268,7 @@ TEST(SchedulingQueue, FlushUnschedulableLeftoverStrictlyAfterFiveMinutes) {
 // back-off ends at 5.0 s is flushed at 5.3 s when the loop ticks at .3, and the leftover flush
 // of a pod unschedulable since 10 s (300 s and more) comes at the first tick after 310 s.
 TEST(QueueFlushTicks, TicksFallOnTheLoopsPhase) {
-  struct Posted : SchedulerHost {
-    std::vector<std::pair<SimTime, SchedulerEvent::Kind>> at;
-    void post(SimTime t, Phase, SchedulerEvent e) override { at.emplace_back(t, e.kind); }
-  } host;
+  testing::FakeSchedulerHost host;
   QueueConfig config;
   config.backoff_flush_phase = Duration::from_seconds(0.3);
   config.leftover_flush_phase = Duration::from_seconds(12.3);
@@ -284,9 +282,11 @@ TEST(QueueFlushTicks, TicksFallOnTheLoopsPhase) {
   q.add_unschedulable_if_not_present(pod(0), 0, c0, sec(4));  // back-off expires at 5
   QueueFlushTicks ticks;
   ticks.arm(q, config, sec(4), host);
-  ASSERT_EQ(host.at.size(), 2u);
-  EXPECT_EQ(host.at[0], std::make_pair(sec(5.3), SchedulerEvent::Kind::kBackoffTick));
-  EXPECT_EQ(host.at[1], std::make_pair(sec(312.3), SchedulerEvent::Kind::kLeftoverTick));
+  ASSERT_EQ(host.posted().size(), 2u);
+  EXPECT_EQ(host.posted()[0].at, sec(5.3));
+  EXPECT_EQ(host.posted()[0].event.kind, SchedulerEvent::Kind::kBackoffTick);
+  EXPECT_EQ(host.posted()[1].at, sec(312.3));
+  EXPECT_EQ(host.posted()[1].event.kind, SchedulerEvent::Kind::kLeftoverTick);
 }
 
 TEST(SchedulingQueue, Remove) {

@@ -14,35 +14,14 @@
 #include "sched/kube/plugins/node_resources_allocatable/node_resources_allocatable.hpp"
 #include "sched/kube/scheduler.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
+#include "testing/builders.hpp"
+#include "testing/fake_scheduler_host.hpp"
 
 namespace kubesim {
 namespace {
 
 constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
 constexpr std::int64_t kG = 1000LL * 1000 * 1000;
-
-class Pump final : public SchedulerHost {
- public:
-  struct Posted {
-    SimTime at;
-    std::uint64_t seq;
-    SchedulerEvent event;
-  };
-  void post(SimTime at, Phase, SchedulerEvent event) override { posted.push_back({at, seq++, event}); }
-  std::vector<Posted> posted;
-  std::uint64_t seq = 0;
-};
-
-class Forwarder final : public ChangeListener {
- public:
-  Scheduler* scheduler = nullptr;
-  SimTime now = SimTime::zero();
-  void on_change(const Change& c) override {
-    if (!scheduler) return;
-    if (c.kind == ObjectKind::kNode) scheduler->on_node_change(c, now);
-    if (c.kind == ObjectKind::kPod) scheduler->on_pod_change(c, now);
-  }
-};
 
 // The study's all-cap-quota.yaml quotas, in cores and G.
 ElasticQuotaObject quota(const std::string& ns, std::int64_t min_cpu, std::int64_t min_mem_g, std::int64_t max_cpu,
@@ -66,8 +45,7 @@ std::vector<ElasticQuotaObject> study_quotas() {
 
 struct Cluster {
   ObjectStore store;
-  Pump host;
-  Forwarder forward;
+  testing::FakeSchedulerHost host{&store};  // records posted events; the zero-delay informer
   SchedulerPluginsObjects objects;
   std::unique_ptr<Scheduler> scheduler;
 
@@ -75,56 +53,42 @@ struct Cluster {
     for (const char* ns : {"default", "tenant1", "tenant2", "tenant3", "backfill", "x"}) store.ensure_namespace(ns);
     scheduler = std::make_unique<Scheduler>(store, scheduler_plugins_config(store.resource_names(), objects),
                                             SchedulerLatencies{}, 1, host);
-    forward.scheduler = scheduler.get();
-    store.add_listener(&forward);
+    host.attach(scheduler.get());
+    store.add_listener(&host);
   }
   CapacityScheduling& cs() { return *dynamic_cast<CapacityScheduling*>(scheduler->plugin("CapacityScheduling")); }
   Coscheduling& co() { return *dynamic_cast<Coscheduling*>(scheduler->plugin("Coscheduling")); }
   NodeId add_node(const std::string& name, std::int64_t cpu_milli, std::int64_t mem) {
-    Node n;
-    n.name = name;
-    n.allocatable[kCpu] = cpu_milli;
-    n.allocatable[kMemory] = mem;
-    n.capacity = n.allocatable;
-    return store.create_node(std::move(n));
+    return store.create_node(testing::NodeBuilder(name).cpu_milli(cpu_milli).memory_bytes(mem));
   }
   PodId add_pod(const std::string& name, const std::string& ns, std::int64_t cpu_milli, std::int64_t mem,
                 NodeId node = NodeId(), std::int32_t priority = 0, const std::string& group = "",
                 SimTime start = SimTime::never(), const std::string& scheduler_name = "scheduler-plugins-scheduler") {
-    PodTemplate t;
-    Container c;
-    c.name = "main";
-    c.requests[kCpu] = cpu_milli;
-    c.requests[kMemory] = mem;
-    c.requested_mask = (1u << kCpu) | (1u << kMemory);
-    c.limits = c.requests;
-    t.containers.push_back(c);
-    t.priority = priority;
-    t.scheduler_name = scheduler_name;
-    if (!group.empty()) set_label(t.labels, kPodGroupLabel, group);
-    Pod p;
-    p.name = name;
-    p.ns = *store.find_namespace(ns);
-    p.spec = store.add_template(std::move(t));
-    p.node = node;
-    p.phase = node.valid() ? PodPhase::kRunning : PodPhase::kPending;
-    p.created = forward.now;
-    p.start_time = start;
+    testing::PodTemplateBuilder t;
+    t.cpu_milli(cpu_milli).memory_bytes(mem).priority(priority).scheduler(scheduler_name);
+    if (!group.empty()) t.label(kPodGroupLabel, group);
+    Pod p = testing::PodBuilder(store.add_template(t)).name(name).ns(*store.find_namespace(ns)).created(host.now());
+    if (node.valid()) {
+      p.node = node;
+      p.phase = PodPhase::kRunning;
+    }
+    p.start_time = start;  // not started: start_time only (the quota tests' start order)
     return store.create_pod(std::move(p));
   }
-  // Runs the posted scheduler events in time order (then posting order) up to `until`.
+  // Runs the posted scheduler events in time order (then posting order, not phase) up to `until`.
   void run_until(SimTime until) {
+    auto& posted = host.posted();
     for (;;) {
-      auto it = std::min_element(host.posted.begin(), host.posted.end(), [](const auto& a, const auto& b) {
+      auto it = std::min_element(posted.begin(), posted.end(), [](const auto& a, const auto& b) {
         return a.at != b.at ? a.at < b.at : a.seq < b.seq;
       });
-      if (it == host.posted.end() || it->at > until) break;
-      const Pump::Posted p = *it;
-      host.posted.erase(it);
-      forward.now = p.at;
+      if (it == posted.end() || it->at > until) break;
+      const testing::FakeSchedulerHost::Posted p = *it;
+      posted.erase(it);
+      host.set_now(p.at);
       scheduler->on_event(p.event, p.at);
     }
-    forward.now = until;
+    host.set_now(until);
   }
 };
 
