@@ -8,9 +8,11 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "testing/builders.hpp"
+#include "testing/param_name.hpp"
 
 namespace kubesim {
 namespace {
@@ -52,7 +54,7 @@ class PhaseLog final : public ChangeListener {
   }
 };
 
-constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+using testing::kGi;
 
 struct Fixture {
   ObjectStore store;
@@ -365,27 +367,44 @@ TEST(KubeletRanks, WaitingRanksEndAtTheirDeadline) {
   EXPECT_EQ(f.store.pod(c).finished, SimTime::from_seconds(80));
 }
 
-TEST(KubeletRanks, DeadlineAfterTheJobsEndDoesNothing) {
+// Two ranks placed at 0 and 20 s (the job's work ends 5 s after the last start, at 25 s) with
+// walltime `walltime_s`: a rank whose deadline (its start + walltime) comes before 25 s is
+// killed then; the others end with the job's work.
+struct TwoRankWalltime {
+  const char* name;
+  double walltime_s;
+  struct Rank {
+    PodPhase phase;
+    double finished_s;
+  } rank0, rank1;
+};
+
+class KubeletTwoRanks : public ::testing::TestWithParam<TwoRankWalltime> {};
+
+TEST_P(KubeletTwoRanks, EachRankEndsAtItsDeadlineOrWithTheJob) {
+  const TwoRankWalltime& c = GetParam();
   RankFixture f;
-  const PodId a = f.bind_rank(0, 2, SimTime::from_seconds(0), Duration::seconds(30));
-  const PodId b = f.bind_rank(1, 2, SimTime::from_seconds(20), Duration::seconds(30));
+  const Duration walltime = Duration::from_seconds(c.walltime_s);
+  const PodId a = f.bind_rank(0, 2, SimTime::from_seconds(0), walltime);
+  const PodId b = f.bind_rank(1, 2, SimTime::from_seconds(20), walltime);
   f.loop.run(*f.kubelets);
-  // Rank 0's deadline (30 s) is armed while it waits; the job's work ends at 25 s, first.
-  EXPECT_EQ(f.store.pod(a).phase, PodPhase::kSucceeded);
-  EXPECT_EQ(f.store.pod(a).finished, SimTime::from_seconds(25));
-  EXPECT_EQ(f.store.pod(b).finished, SimTime::from_seconds(25));
+  for (const auto& [pod, expected] : {std::pair{a, c.rank0}, std::pair{b, c.rank1}}) {
+    EXPECT_EQ(f.store.pod(pod).phase, expected.phase);
+    EXPECT_EQ(f.store.pod(pod).reason, expected.phase == PodPhase::kFailed ? "DeadlineExceeded" : "");
+    EXPECT_EQ(f.store.pod(pod).finished, SimTime::from_seconds(expected.finished_s));
+  }
 }
 
-TEST(KubeletRanks, WalltimeDuringTheWorkKillsTheRanksThatReachIt) {
-  RankFixture f;
-  const PodId a = f.bind_rank(0, 2, SimTime::from_seconds(0), Duration::seconds(22));
-  const PodId b = f.bind_rank(1, 2, SimTime::from_seconds(20), Duration::seconds(22));
-  f.loop.run(*f.kubelets);
-  EXPECT_EQ(f.store.pod(a).reason, "DeadlineExceeded");  // 0 + 22 < 25
-  EXPECT_EQ(f.store.pod(a).finished, SimTime::from_seconds(22));
-  EXPECT_EQ(f.store.pod(b).phase, PodPhase::kSucceeded);  // 20 + 22 > 25
-  EXPECT_EQ(f.store.pod(b).finished, SimTime::from_seconds(25));
-}
+INSTANTIATE_TEST_SUITE_P(
+    Walltime, KubeletTwoRanks,
+    ::testing::Values(
+        // Rank 0's deadline (30 s) is armed while it waits; the job's work ends at 25 s, first.
+        TwoRankWalltime{
+            "DeadlineAfterTheJobsEndDoesNothing", 30, {PodPhase::kSucceeded, 25}, {PodPhase::kSucceeded, 25}},
+        // Rank 0: 0 + 22 < 25, killed at 22 s; rank 1: 20 + 22 > 25, ends with the job.
+        TwoRankWalltime{
+            "WalltimeDuringTheWorkKillsTheRanksThatReachIt", 22, {PodPhase::kFailed, 22}, {PodPhase::kSucceeded, 25}}),
+    testing::NameField{});
 
 }  // namespace
 }  // namespace kubesim

@@ -12,6 +12,8 @@
 namespace kubesim {
 namespace {
 
+using testing::BadInput;
+
 TEST(ClusterYaml, FullExample) {
   const testing::ScratchDir dir;
   const std::string path = dir.write("cluster.yaml", R"(# a comment
@@ -66,61 +68,54 @@ nodeGroups:
   EXPECT_EQ(s.labels, (Labels{{"kubernetes.io/hostname", "small-0"}}));
 }
 
-struct BadYaml {
-  const char* name;
-  const char* text;
-  int line;
-  const char* problem;
-};
-
-class ClusterYamlErrors : public ::testing::TestWithParam<BadYaml> {};
+class ClusterYamlErrors : public testing::InputErrorTest {};
 
 TEST_P(ClusterYamlErrors, NamesFileLineAndProblem) {
-  const testing::ScratchDir dir;
-  const BadYaml& c = GetParam();
-  const std::string path = dir.write("cluster.yaml", c.text);
-  ResourceNames names;
-  testing::expect_input_error([&] { read_cluster_yaml(path, names); }, path, c.line, c.problem);
+  check("cluster.yaml", [](const std::string& path) {
+    ResourceNames names;
+    read_cluster_yaml(path, names);
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ClusterYamlErrors,
     ::testing::Values(
-        BadYaml{"Syntax", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1\n", 4, "malformed YAML"},
-        BadYaml{"TopLevelTypo", "nodeGroup:\n  - name: a\n", 1, "unknown key \"nodeGroup\""},
-        BadYaml{"GroupTypo", "nodeGroups:\n  - name: a\n    alocatable: {cpu: 1}\n", 3,
-                "unknown key \"alocatable\" in nodeGroups[0]"},
-        BadYaml{"MissingName", "nodeGroups:\n  - count: 2\n    allocatable: {cpu: 1}\n", 2, "to have a name"},
-        BadYaml{"MissingCpu", "nodeGroups:\n  - name: a\n    allocatable: {memory: 1Gi}\n", 3,
-                "expected nodeGroups[0] (a).allocatable to have cpu"},
-        BadYaml{"MissingAllocatable", "nodeGroups:\n  - name: a\n", 2, "to have allocatable resources"},
-        BadYaml{"ZeroCount", "nodeGroups:\n  - name: a\n    count: 0\n    allocatable: {cpu: 1}\n", 3,
-                "count to be an integer from 1"},
-        BadYaml{"BadQuantity", "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1x\n", 4,
-                "invalid quantity \"1x\" for nodeGroups[0] (a).allocatable.cpu"},
-        BadYaml{"ResourceTypo", "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1\n      memroy: 1Gi\n", 5,
-                "unknown resource \"memroy\""},
-        BadYaml{"BadEffect",
-                "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, effect: Nope}\n", 5,
-                "effect to be NoSchedule, PreferNoSchedule or NoExecute, got \"Nope\""},
-        BadYaml{"MissingEffect", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k}\n",
-                5, "to have an effect"},
-        BadYaml{
+        BadInput{"Syntax", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1\n", 4, "malformed YAML"},
+        BadInput{"TopLevelTypo", "nodeGroup:\n  - name: a\n", 1, "unknown key \"nodeGroup\""},
+        BadInput{"GroupTypo", "nodeGroups:\n  - name: a\n    alocatable: {cpu: 1}\n", 3,
+                 "unknown key \"alocatable\" in nodeGroups[0]"},
+        BadInput{"MissingName", "nodeGroups:\n  - count: 2\n    allocatable: {cpu: 1}\n", 2, "to have a name"},
+        BadInput{"MissingCpu", "nodeGroups:\n  - name: a\n    allocatable: {memory: 1Gi}\n", 3,
+                 "expected nodeGroups[0] (a).allocatable to have cpu"},
+        BadInput{"MissingAllocatable", "nodeGroups:\n  - name: a\n", 2, "to have allocatable resources"},
+        BadInput{"ZeroCount", "nodeGroups:\n  - name: a\n    count: 0\n    allocatable: {cpu: 1}\n", 3,
+                 "count to be an integer from 1"},
+        BadInput{"BadQuantity", "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1x\n", 4,
+                 "invalid quantity \"1x\" for nodeGroups[0] (a).allocatable.cpu"},
+        BadInput{"ResourceTypo", "nodeGroups:\n  - name: a\n    allocatable:\n      cpu: 1\n      memroy: 1Gi\n", 5,
+                 "unknown resource \"memroy\""},
+        BadInput{"BadEffect",
+                 "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, effect: Nope}\n",
+                 5, "effect to be NoSchedule, PreferNoSchedule or NoExecute, got \"Nope\""},
+        BadInput{"MissingEffect",
+                 "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k}\n", 5,
+                 "to have an effect"},
+        BadInput{
             "TaintTypo",
             "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    taints:\n      - {key: k, efect: NoSchedule}\n",
             5, "unknown key \"efect\""},
-        BadYaml{"BadBool", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    unschedulable: maybe\n", 4,
-                "unschedulable to be true or false"},
-        BadYaml{"CapacityBelowAllocatable",
-                "nodeGroups:\n  - name: a\n    allocatable: {cpu: 2}\n    capacity: {cpu: 1}\n", 4,
-                "allocatable cpu (2000) exceeds capacity (1000)"},
-        BadYaml{"DuplicateNodeName",
-                "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n  - name: a\n    allocatable: {cpu: 1}\n", 4,
-                "duplicate node name \"a-0\""},
-        BadYaml{"DuplicateKey", "nodeGroups:\n  - name: a\n    name: b\n    allocatable: {cpu: 1}\n", 3,
-                "duplicate key \"name\""},
-        BadYaml{"NotAList", "nodeGroups: {a: 1}\n", 1, "expected nodeGroups to be a list"},
-        BadYaml{"Empty", "", 0, "empty document"}),
+        BadInput{"BadBool", "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n    unschedulable: maybe\n", 4,
+                 "unschedulable to be true or false"},
+        BadInput{"CapacityBelowAllocatable",
+                 "nodeGroups:\n  - name: a\n    allocatable: {cpu: 2}\n    capacity: {cpu: 1}\n", 4,
+                 "allocatable cpu (2000) exceeds capacity (1000)"},
+        BadInput{"DuplicateNodeName",
+                 "nodeGroups:\n  - name: a\n    allocatable: {cpu: 1}\n  - name: a\n    allocatable: {cpu: 1}\n", 4,
+                 "duplicate node name \"a-0\""},
+        BadInput{"DuplicateKey", "nodeGroups:\n  - name: a\n    name: b\n    allocatable: {cpu: 1}\n", 3,
+                 "duplicate key \"name\""},
+        BadInput{"NotAList", "nodeGroups: {a: 1}\n", 1, "expected nodeGroups to be a list"},
+        BadInput{"Empty", "", 0, "empty document"}),
     testing::NameField{});
 
 TEST(ClusterYaml, ExtendedResourceSlotsRunOut) {

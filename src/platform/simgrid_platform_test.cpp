@@ -13,6 +13,8 @@
 namespace kubesim {
 namespace {
 
+using testing::BadInput;
+
 const std::string kData = kubesim::testing::data_dir();
 
 const std::string kHead = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n";
@@ -92,46 +94,42 @@ TEST(SimgridPlatform, NestedZonesClustersAndProps) {
   EXPECT_EQ(spec.nodes[7].allocatable[kCpu], 1000);
 }
 
-struct BadPlatform {
-  const char* name;
-  std::string body;  // appended after kHead
-  int line;
-  const char* problem;  // substring of the message
-};
+class SimgridPlatformErrors : public testing::InputErrorTest {};
 
-class SimgridPlatformErrors : public ::testing::TestWithParam<BadPlatform> {};
+// The rest of a platform after kHead: host "a" with one <prop> (on line 4 of the file).
+std::string host_with(const std::string& prop, const std::string& value) {
+  return "<host id=\"a\">\n  <prop id=\"" + prop + "\" value=\"" + value + "\"/>\n</host>\n</platform>\n";
+}
 
 TEST_P(SimgridPlatformErrors, NamesFileLineAndProblem) {
-  const testing::ScratchDir dir;
-  const BadPlatform& c = GetParam();
-  const std::string path = dir.write("platform.xml", kHead + c.body);
-  ResourceNames names;
-  testing::expect_input_error([&] { read_simgrid_platform(path, names); }, path, c.line, c.problem);
+  check(
+      "platform.xml",
+      [](const std::string& path) {
+        ResourceNames names;
+        read_simgrid_platform(path, names);
+      },
+      kHead);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, SimgridPlatformErrors,
     ::testing::Values(
-        BadPlatform{"Unclosed", "<zone id=\"z\">\n<host id=\"a\">\n</zone>\n</platform>\n", 5, "malformed XML"},
-        BadPlatform{"BadCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"six\"/>\n</host>\n</platform>\n", 4,
-                    "invalid quantity \"six\" for core"},
-        BadPlatform{"ZeroCoreProp", "<host id=\"a\">\n  <prop id=\"core\" value=\"0\"/>\n</host>\n</platform>\n", 4,
-                    "expected core to be positive"},
-        BadPlatform{"BadCoreAttribute", "\n<host id=\"a\" core=\"1.5\"/>\n</platform>\n", 4,
-                    "expected core to be a positive integer, got \"1.5\""},
-        BadPlatform{"BadMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"4GB\"/>\n</host>\n</platform>\n", 4,
-                    "invalid quantity \"4GB\" for memory"},
-        BadPlatform{"NegativeMemory", "<host id=\"a\">\n<prop id=\"memory\" value=\"-1\"/>\n</host>\n</platform>\n", 4,
-                    "memory must not be negative"},
-        BadPlatform{"OnlyMaster", "<host id=\"m\"><prop id=\"role\" value=\"master\"/></host>\n</platform>\n", 0,
-                    "expected at least one compute host"},
-        BadPlatform{"UnknownRole", "<host id=\"m\">\n<prop id=\"role\" value=\"boss\"/></host>\n</platform>\n", 4,
-                    "expected role to be master, storage or compute_node, got \"boss\""},
-        BadPlatform{"DuplicateHost", "<host id=\"a\"/>\n<host id=\"a\"/>\n</platform>\n", 4,
-                    "duplicate host id \"a\" (first defined at line 3)"},
-        BadPlatform{"BadRadical", "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"3-1\"/>\n</platform>\n", 3,
-                    "expected radical to be a list like"},
-        BadPlatform{"NoHosts", "</platform>\n", 0, "expected at least one compute host"}),
+        BadInput{"Unclosed", "<zone id=\"z\">\n<host id=\"a\">\n</zone>\n</platform>\n", 5, "malformed XML"},
+        BadInput{"BadCoreProp", host_with("core", "six"), 4, "invalid quantity \"six\" for core"},
+        BadInput{"ZeroCoreProp", host_with("core", "0"), 4, "expected core to be positive"},
+        BadInput{"BadCoreAttribute", "\n<host id=\"a\" core=\"1.5\"/>\n</platform>\n", 4,
+                 "expected core to be a positive integer, got \"1.5\""},
+        BadInput{"BadMemory", host_with("memory", "4GB"), 4, "invalid quantity \"4GB\" for memory"},
+        BadInput{"NegativeMemory", host_with("memory", "-1"), 4, "memory must not be negative"},
+        BadInput{"OnlyMaster", "<host id=\"m\"><prop id=\"role\" value=\"master\"/></host>\n</platform>\n", 0,
+                 "expected at least one compute host"},
+        BadInput{"UnknownRole", host_with("role", "boss"), 4,
+                 "expected role to be master, storage or compute_node, got \"boss\""},
+        BadInput{"DuplicateHost", "<host id=\"a\"/>\n<host id=\"a\"/>\n</platform>\n", 4,
+                 "duplicate host id \"a\" (first defined at line 3)"},
+        BadInput{"BadRadical", "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"3-1\"/>\n</platform>\n", 3,
+                 "expected radical to be a list like"},
+        BadInput{"NoHosts", "</platform>\n", 0, "expected at least one compute host"}),
     testing::NameField{});
 
 // Hardening (issue 16): zones nested 20,000 deep once overflowed the stack of a recursive

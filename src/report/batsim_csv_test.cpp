@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/builders.hpp"
 #include "testing/scratch_dir.hpp"
 #include "testing/text_files.hpp"
 
@@ -19,6 +20,8 @@ namespace {
 SimTime at(double seconds) { return SimTime::from_seconds(seconds); }
 
 using testing::lines_of;
+using testing::NodeBuilder;
+using testing::PodBuilder;
 using testing::read_file;
 
 WorkloadJob make_job(std::string id, std::string profile, double submit, double walltime = 0, std::int64_t res = 1) {
@@ -31,36 +34,42 @@ WorkloadJob make_job(std::string id, std::string profile, double submit, double 
   return j;
 }
 
+// jobs.csv has the rows `jobs` after its header; schedule.csv has the one row `schedule`.
+void expect_csv_rows(const RunOutputs& run, const std::vector<std::string>& jobs, const std::string& schedule) {
+  const std::vector<std::string> job_lines = lines_of(batsim_jobs_csv(run));
+  ASSERT_EQ(job_lines.size(), jobs.size() + 1);
+  for (std::size_t i = 0; i < jobs.size(); ++i) EXPECT_EQ(job_lines[i + 1], jobs[i]) << "job row " << i;
+  const std::vector<std::string> schedule_lines = lines_of(batsim_schedule_csv(run));
+  ASSERT_EQ(schedule_lines.size(), 2u);
+  EXPECT_EQ(schedule_lines[1], schedule);
+}
+
+// A pod "w0-<job id><suffix>" of workload job `job` (in namespace 0), created at 0, that ran on
+// `node` over [start, end] s and succeeded.
+PodBuilder succeeded(PodTemplateId tpl, const Workload& workload, std::uint32_t job, NodeId node, double start,
+                     double end, const std::string& suffix = "") {
+  return PodBuilder(tpl).name("w0-" + workload.jobs[job].id + suffix).of_job(job).on(node, at(start)).finished(at(end));
+}
+
 // Seven jobs on three nodes covering every Batsim final state; times are chosen so that every
 // expected figure is easy to compute by hand (see the comments in the tests).
 class BatsimCsvTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    PodTemplate small;
-    Container c;
-    c.name = "main";
-    c.requests[kCpu] = 500;
-    c.requests[kMemory] = 1073741824;
-    c.requested_mask = (1u << kCpu) | (1u << kMemory);
-    small.containers.push_back(c);
-    tpl_ = store_.add_template(small);
+    tpl_ = store_.add_template(testing::PodTemplateBuilder().cpu("500m").memory("1Gi").no_limits());
 
-    for (const char* name : {"node-a", "node-b", "node-c"}) {
-      Node n;
-      n.name = name;
-      nodes_.push_back(store_.create_node(n));
-    }
+    for (const char* name : {"node-a", "node-b", "node-c"}) nodes_.push_back(store_.create_node(NodeBuilder(name)));
     ns_ = store_.ensure_namespace("default");
 
     workload_.name = "w0";
     workload_.jobs = {
-        make_job("1", "delay10", 0),         // 0: succeeds on node-a [2, 12]
-        make_job("2", "delay5", 1),          // 1: kubelet rejects it (OutOfcpu) at 3
-        make_job("3", "delay100", 2, 20),    // 2: walltime 20 reached on node-b [4.25, 24.25]
-        make_job("4", "delay10", 5),         // 3: still Pending at the end
-        make_job("5", "delay10", 6),         // 4: pod never created
-        make_job("6", "fail", 3),            // 5: exits 1 on node-a [10, 11]
-        make_job("7", "delay10", 7, 0, 2),   // 6: evicted on node-a [13, 15]
+        make_job("1", "delay10", 0),        // 0: succeeds on node-a [2, 12]
+        make_job("2", "delay5", 1),         // 1: kubelet rejects it (OutOfcpu) at 3
+        make_job("3", "delay100", 2, 20),   // 2: walltime 20 reached on node-b [4.25, 24.25]
+        make_job("4", "delay10", 5),        // 3: still Pending at the end
+        make_job("5", "delay10", 6),        // 4: pod never created
+        make_job("6", "fail", 3),           // 5: exits 1 on node-a [10, 11]
+        make_job("7", "delay10", 7, 0, 2),  // 6: evicted on node-a [13, 15]
     };
     job_pods_.assign(workload_.jobs.size(), PodId());
 
@@ -215,39 +224,23 @@ TEST(BatsimCsv, ScheduleOfEmptyWorkloadDividesByZeroLikeBatsim) {
 TEST(BatsimCsv, ZeroExecutionStretchIsInfOrNan) {
   ObjectStore store;
   const PodTemplateId tpl = store.add_template(PodTemplate{});
-  const NamespaceId ns = store.ensure_namespace("default");
-  Node n;
-  n.name = "n";
-  const NodeId node = store.create_node(n);
+  store.ensure_namespace("default");  // NamespaceId(0), the pods' namespace
+  const NodeId node = store.create_node(NodeBuilder("n"));
   Workload workload;
   workload.jobs = {make_job("a", "p", 0), make_job("b", "p", 1)};
   std::vector<PodId> pods;
   for (std::uint32_t j = 0; j < 2; ++j) {
-    Pod p;
-    p.name = "w0-" + workload.jobs[j].id;
-    p.ns = ns;
-    p.spec = tpl;
-    p.workload_job = j;
-    p.created = at(j);
-    p.node = node;
-    p.started = at(1);
-    p.finished = at(1);
-    p.phase = PodPhase::kSucceeded;
-    pods.push_back(store.create_pod(p));
+    pods.push_back(store.create_pod(succeeded(tpl, workload, j, node, 1, 1).created(at(j))));
   }
-  const RunOutputs run{store, workload, pods, pods, at(1), "v"};
-  const auto jobs = lines_of(batsim_jobs_csv(run));
-  ASSERT_EQ(jobs.size(), 3u);
-  EXPECT_EQ(jobs[1], "a,w0,p,0.000000,1,-1.000000,1,COMPLETED_SUCCESSFULLY,1.000000,0.000000,1.000000,1.000000,"
-                     "1.000000,inf,0,-1.000000,\"\"");
-  EXPECT_EQ(jobs[2], "b,w0,p,1.000000,1,-1.000000,1,COMPLETED_SUCCESSFULLY,1.000000,0.000000,1.000000,0.000000,"
-                     "0.000000,-nan,0,-1.000000,\"\"");
-  // Slowdown sum inf + NaN = NaN; the max ignores the NaN.
-  const auto schedule = lines_of(batsim_schedule_csv(run));
-  // Both containers ran for 0 s at t=1 on node n: idle [0, 1], computing 0.
-  EXPECT_EQ(schedule[1],
-            "kubesim-v,0.000000,1.000000,inf,1.000000,1.000000,-nan,0.500000,0.500000,1,0,2,2,0,0,2,0,0.000000,"
-            "0.000000,1.000000,0.000000,1.000000,0.000000,0.000000,0.000000,0.000000");
+  // Slowdown sum inf + NaN = NaN; the max ignores the NaN. Both containers ran for 0 s at t=1
+  // on node n: idle [0, 1], computing 0.
+  expect_csv_rows(RunOutputs{store, workload, pods, pods, at(1), "v"},
+                  {"a,w0,p,0.000000,1,-1.000000,1,COMPLETED_SUCCESSFULLY,1.000000,0.000000,1.000000,1.000000,"
+                   "1.000000,inf,0,-1.000000,\"\"",
+                   "b,w0,p,1.000000,1,-1.000000,1,COMPLETED_SUCCESSFULLY,1.000000,0.000000,1.000000,0.000000,"
+                   "0.000000,-nan,0,-1.000000,\"\""},
+                  "kubesim-v,0.000000,1.000000,inf,1.000000,1.000000,-nan,0.500000,0.500000,1,0,2,2,0,0,2,0,0.000000,"
+                  "0.000000,1.000000,0.000000,1.000000,0.000000,0.000000,0.000000,0.000000");
 }
 
 // A rigid parallel job holds every machine of its allocation from its start to its end
@@ -256,32 +249,17 @@ TEST(BatsimCsv, ZeroExecutionStretchIsInfOrNan) {
 TEST(BatsimCsv, ParallelJobComputesOnEveryMachineOfItsAllocation) {
   ObjectStore store;
   const PodTemplateId tpl = store.add_template(PodTemplate{});
-  const NamespaceId ns = store.ensure_namespace("default");
+  store.ensure_namespace("default");  // NamespaceId(0), the pods' namespace
   std::vector<NodeId> nodes;
-  for (const char* name : {"a", "b", "c"}) {
-    Node n;
-    n.name = name;
-    nodes.push_back(store.create_node(n));
-  }
+  for (const char* name : {"a", "b", "c"}) nodes.push_back(store.create_node(NodeBuilder(name)));
   Workload workload;
   workload.name = "w0";
   workload.jobs = {make_job("p", "d10", 0, 0, 2), make_job("s", "d5", 0)};
   workload.jobs[0].machines = 2;
   const auto create = [&](std::uint32_t job, std::uint32_t machines, std::uint32_t rank, NodeId node, double start,
                           double end) {
-    Pod p;
-    p.name = "w0-" + workload.jobs[job].id + "-" + std::to_string(rank);
-    p.ns = ns;
-    p.spec = tpl;
-    p.workload_job = job;
-    p.machines = machines;
-    p.machine_rank = rank;
-    p.created = at(0);
-    p.node = node;
-    p.started = at(start);
-    p.finished = at(end);
-    p.phase = PodPhase::kSucceeded;
-    return store.create_pod(p);
+    return store.create_pod(
+        succeeded(tpl, workload, job, node, start, end, "-" + std::to_string(rank)).of_job(job, machines, rank));
   };
   // Job p: ranks on machines 1 and 0 over [2, 12]; job s: machine 0 over [15, 20].
   const PodId rank0 = create(0, 2, 0, nodes[1], 2, 12);
@@ -289,17 +267,16 @@ TEST(BatsimCsv, ParallelJobComputesOnEveryMachineOfItsAllocation) {
   const PodId single = create(1, 0, 0, nodes[0], 15, 20);
   const std::vector<PodId> completion = {rank0, rank1, single};
   const std::vector<PodId> job_pods = {rank0, single};
-  const RunOutputs run{store, workload, completion, job_pods, at(20), "v"};
-  const auto jobs = lines_of(batsim_jobs_csv(run));
-  ASSERT_EQ(jobs.size(), 3u);
-  EXPECT_EQ(jobs[1], "p,w0,d10,0.000000,2,-1.000000,1,COMPLETED_SUCCESSFULLY,2.000000,10.000000,12.000000,2.000000,"
-                     "12.000000,1.200000,0-1,-1.000000,\"\"");
   // Machine 0: idle [0, 2], computing [2, 12], idle [12, 15], computing [15, 20]; machine 1:
   // idle [0, 2], computing [2, 12]; machine 2 unused. Computing 15 + 10, idle 5 + 2.
-  const auto schedule = lines_of(batsim_schedule_csv(run));
-  EXPECT_EQ(schedule[1],
-            "kubesim-v,0.000000,20.000000,4.000000,20.000000,15.000000,2.600000,16.000000,8.500000,3,0,2,2,0,0,2,0,"
-            "0.000000,0.000000,1.000000,25.000000,7.000000,0.000000,0.000000,0.000000,0.000000");
+  expect_csv_rows(RunOutputs{store, workload, completion, job_pods, at(20), "v"},
+                  {"p,w0,d10,0.000000,2,-1.000000,1,COMPLETED_SUCCESSFULLY,2.000000,10.000000,12.000000,2.000000,"
+                   "12.000000,1.200000,0-1,-1.000000,\"\"",
+                   // Job s: waited 15 s for machine 0, ran 5 s: stretch 20 / 5.
+                   "s,w0,d5,0.000000,1,-1.000000,1,COMPLETED_SUCCESSFULLY,15.000000,5.000000,20.000000,15.000000,"
+                   "20.000000,4.000000,0,-1.000000,\"\""},
+                  "kubesim-v,0.000000,20.000000,4.000000,20.000000,15.000000,2.600000,16.000000,8.500000,3,0,2,2,0,0,2,"
+                  "0,0.000000,0.000000,1.000000,25.000000,7.000000,0.000000,0.000000,0.000000,0.000000");
 }
 
 TEST_F(BatsimCsvTest, StreamedPodsCsvIsTheSameText) {

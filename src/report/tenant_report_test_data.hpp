@@ -48,29 +48,10 @@ struct TenantReportFixture {
     series.pending_pods = {2, 1, 0, 0, 0};
     series.capacity_milli = 8000;
 
-    TenantSummary s1;
-    s1.tenant = "tenant1";
-    s1.jobs = 3;
-    s1.completed = 1;
-    s1.failed_pods = 1;
-    s1.total_cores_milli = 12000;
-    s1.total_queue_s = 1.5;
-    s1.average_queue_s = 0.5;
-    s1.total_run_s = 3;
-    s1.total_queue_run_s = 4.5;
-    s1.makespan_s = 4;
-    TenantSummary s2;
-    s2.tenant = "tenant2";
-    s2.jobs = 2;
-    s2.completed = 0;
-    s2.failed_pods = 1;
-    s2.total_cores_milli = 4500;
-    s2.total_queue_s = 2;
-    s2.average_queue_s = 2;
-    s2.total_run_s = 2;
-    s2.total_queue_run_s = 4;
-    s2.makespan_s = 3.25;
-    summary.tenants = {s1, s2};
+    // Tenant, Jobs, completed, failed pods, cores (milli), queue s (total, average), run s, queue + run s,
+    // makespan s, queue times (unused).
+    summary.tenants = {TenantSummary{"tenant1", 3, 1, 1, 12000, 1.5, 0.5, 3, 4.5, 4, {}},
+                       TenantSummary{"tenant2", 2, 0, 1, 4500, 2, 2, 2, 4, 3.25, {}}};
     summary.utilisation = 0.6;
     summary.end = SimTime::from_seconds(4);
   }

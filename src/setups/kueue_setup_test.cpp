@@ -15,28 +15,9 @@
 namespace kubesim {
 namespace {
 
-constexpr const char* kConfig = R"(kind: ResourceFlavor
-metadata: {name: f}
----
-kind: ClusterQueue
-metadata: {name: a}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: f
-      resources: [{name: cpu, nominalQuota: 2}]
----
-kind: LocalQueue
-metadata: {name: lq, namespace: t1}
-spec: {clusterQueue: a}
----
-kind: Configuration
-clientConnection: {qps: 1000000, burst: 1000000}
-kubesim: {apiLatencyMicros: 0}
-)";
+// Two cores of quota in ClusterQueue "cq"; LocalQueue "lq" in t1; lower priorities preempted.
+const testing::KueueQueue kQueue{
+    .local_queue_ns = "t1", .cpu_quota = 2, .preemption = "{withinClusterQueue: LowerPriority}", .frameworks = ""};
 
 // A Job in namespace t1 (where LocalQueue lq is) of template `tmpl`.
 WorkloadJob job(const std::string& name, double submit, double run, std::uint32_t tmpl) {
@@ -53,7 +34,8 @@ SimulationInputs inputs(std::vector<WorkloadJob> jobs) {
   in.workload.jobs = std::move(jobs);
   in.scheduler = default_scheduler_config(in.resource_names);  // the cluster's kube-scheduler
   const testing::ScratchDir dir;                               // the setup reads the file at once
-  apply_setup(find_setup("kueue"), in, SetupOptions{.config_file = dir.write("kueue.yaml", kConfig), .pod_groups = {}});
+  apply_setup(find_setup("kueue"), in,
+              SetupOptions{.config_file = dir.write("kueue.yaml", testing::kueue_config(kQueue)), .pod_groups = {}});
   return in;
 }
 
@@ -113,7 +95,6 @@ TEST(KueueSetup, PreemptsBySuspendingTheJob) {
   EXPECT_EQ(lj.start_time, SimTime::from_seconds(16));
 }
 
-
 // ---- Plain pods and pod groups (the pod integration: pod_webhook.go, pod_controller.go) ----
 
 SimulationInputs pod_inputs() {
@@ -121,11 +102,11 @@ SimulationInputs pod_inputs() {
   in.nodes.push_back(testing::NodeBuilder("n1").cpu("8").memory("64Gi"));
   in.workload.namespaces = {"default", "t1"};
   in.scheduler = default_scheduler_config(in.resource_names);
-  std::string config = kConfig;
-  config.replace(config.find("nominalQuota: 2"), 15, "nominalQuota: 4");
+  testing::KueueQueue queue = kQueue;
+  queue.cpu_quota = 4;
+  queue.frameworks = "[batch/job, pod]";
   const testing::ScratchDir dir;
-  apply_setup(find_setup("kueue"), in,
-              SetupOptions{dir.write("kueue.yaml", config + "integrations: {frameworks: [batch/job, pod]}\n"), {}});
+  apply_setup(find_setup("kueue"), in, SetupOptions{dir.write("kueue.yaml", testing::kueue_config(queue)), {}});
   return in;
 }
 
@@ -213,7 +194,8 @@ TEST(KueuePods, DeletedGroupReleasesItsQuota) {
   const PodId b1 = must_create(sim, "b1", "b", 2, 1000);
   sim.advance_to(SimTime::from_seconds(10));
   EXPECT_FALSE(sim.store().pod(b0).node.valid());
-  for (const PodId p : a) sim.store().delete_pod(p, sim.now(), Duration::seconds(30), DisruptionReason::kDeletionByUser);
+  for (const PodId p : a)
+    sim.store().delete_pod(p, sim.now(), Duration::seconds(30), DisruptionReason::kDeletionByUser);
   while (!sim.store().pod(b1).node.valid() && sim.has_work()) sim.advance_to(sim.next_event_time());
   SimTime gone = SimTime::zero();
   for (const PodId p : a) {

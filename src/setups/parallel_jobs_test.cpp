@@ -103,27 +103,10 @@ TEST(ParallelJobs, KueueGetsIndexedJobsOfParallelismP) {
 // default profile too: the jobs arrive one after the other, so its ranks do not interleave).
 TEST(ParallelJobs, EverySetupRunsTheTwoJobsOneAfterTheOther) {
   const testing::ScratchDir dir;
-  const std::string kueue = dir.write("kueue.yaml", R"(kind: ResourceFlavor
-metadata: {name: f}
----
-kind: ClusterQueue
-metadata: {name: c}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: f
-      resources: [{name: cpu, nominalQuota: 4}]
----
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: c}
----
-kind: Configuration
-clientConnection: {qps: 1000000, burst: 1000000}
-kubesim: {apiLatencyMicros: 0}
-)");
+  const std::string kueue = dir.write(
+      "kueue.yaml",
+      testing::kueue_config({.local_queue_ns = "default", .cpu_quota = 4, .preemption = "", .frameworks = ""}));
+
   for (const std::string setup : {"default-scheduler", "scheduler-plugins", "yunikorn", "kueue", "fcfs"}) {
     SCOPED_TRACE(setup);
     SimulationInputs in;
@@ -164,20 +147,28 @@ kubesim: {apiLatencyMicros: 0}
   }
 }
 
+// examples/parallel-jobs/deadlock.json on the 16 one-core machines of graphene under `setup`
+// (configured by `config`, "" for none).
+SimulationInputs deadlock_inputs(const std::string& setup, const std::string& config) {
+  SimulationInputs in;
+  in.nodes =
+      read_simgrid_platform(testing::data_dir() + "/batsim/platform_graphene_16nodes.xml", in.resource_names).nodes;
+  in.workload =
+      read_batsim_workload(testing::source_dir() + "/examples/parallel-jobs/deadlock.json", in.resource_names);
+  in.scheduler = default_scheduler_config(in.resource_names);
+  install_setups({SetupChoice{setup, config, Duration()}}, in);
+  return in;
+}
+
 // examples/parallel-jobs/deadlock.json on 16 one-core machines (realistic model, seed 1, as
 // `kubesim run` by default): without a gang, A holds 11 machines and B 5, both wait for ever
 // and the run ends with them stuck; Coscheduling runs both.
 TEST(ParallelJobs, PartialPlacementDeadlocksWithoutAGang) {
   for (const std::string setup : {"default-scheduler", "scheduler-plugins"}) {
     SCOPED_TRACE(setup);
-    SimulationInputs in;
-    in.nodes = read_simgrid_platform(testing::data_dir() + "/batsim/platform_graphene_16nodes.xml", in.resource_names).nodes;
-    in.workload = read_batsim_workload(testing::source_dir() + "/examples/parallel-jobs/deadlock.json", in.resource_names);
-    in.scheduler = default_scheduler_config(in.resource_names);
-    install_setups({SetupChoice{setup, "", Duration()}}, in);
     SimulationOptions options;
     options.model = ModelConfig::realistic();
-    Simulation sim(std::move(in), options);
+    Simulation sim(deadlock_inputs(setup, ""), options);
     sim.run();
     const Simulation::StuckJobs stuck = sim.stuck_parallel_jobs();
     if (setup == "default-scheduler") {
@@ -200,14 +191,9 @@ struct AB {
 };
 
 AB run_deadlock_example(const std::string& config, const ModelConfig& model) {
-  SimulationInputs in;
-  in.nodes = read_simgrid_platform(testing::data_dir() + "/batsim/platform_graphene_16nodes.xml", in.resource_names).nodes;
-  in.workload = read_batsim_workload(testing::source_dir() + "/examples/parallel-jobs/deadlock.json", in.resource_names);
-  in.scheduler = default_scheduler_config(in.resource_names);
-  install_setups({SetupChoice{"scheduler-plugins", config, Duration()}}, in);
   SimulationOptions options;
   options.model = model;
-  Simulation sim(std::move(in), options);
+  Simulation sim(deadlock_inputs("scheduler-plugins", config), options);
   sim.run();
   AB out{SimTime::never(), SimTime::zero(), SimTime::never(), SimTime::zero(), sim.now()};
   for (std::size_t i = 0; i < sim.store().pod_count(); ++i) {

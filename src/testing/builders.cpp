@@ -215,6 +215,17 @@ PodBuilder& PodBuilder::on(NodeId node, SimTime at) {
   pod_.scheduled = pod_.start_time = pod_.started = at;
   return *this;
 }
+PodBuilder& PodBuilder::finished(SimTime at, PodPhase phase) {
+  pod_.finished = at;
+  pod_.phase = phase;
+  return *this;
+}
+PodBuilder& PodBuilder::of_job(std::uint32_t index, std::uint32_t machines, std::uint32_t rank) {
+  pod_.workload_job = index;
+  pod_.machines = machines;
+  pod_.machine_rank = rank;
+  return *this;
+}
 PodBuilder& PodBuilder::nominated(NodeId node) {
   pod_.nominated_node = node;
   return *this;

@@ -101,6 +101,10 @@ class PodBuilder {
   PodBuilder& created(SimTime at);
   // Bound to `node` and running since `at` (scheduled = start_time = started = at).
   PodBuilder& on(NodeId node, SimTime at = SimTime::zero());
+  // Ended at `at` in `phase` (kSucceeded or kFailed); after on().
+  PodBuilder& finished(SimTime at, PodPhase phase = PodPhase::kSucceeded);
+  // A pod of workload job `index`; of a rigid parallel job, rank `rank` of `machines` machines.
+  PodBuilder& of_job(std::uint32_t index, std::uint32_t machines = 0, std::uint32_t rank = 0);
   PodBuilder& nominated(NodeId node);
   PodBuilder& run_time(Duration d);
   Pod build() const { return pod_; }

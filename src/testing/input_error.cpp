@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace kubesim::testing {
 
@@ -18,6 +19,14 @@ void expect_input_error(const std::function<void()>& read, const std::string& fi
     EXPECT_NE(what.find(problem), std::string::npos) << what << "\n  expected to contain: " << problem;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
+}
+
+void InputErrorTest::check(std::string_view file_name, const std::function<void(const std::string& path)>& read,
+                           std::string_view head) {
+  const BadInput& c = GetParam();
+  const ScratchDir dir;
+  const std::string path = dir.write(file_name, std::string(head) + c.text);
+  expect_input_error([&] { read(path); }, path, c.line, c.problem);
 }
 
 }  // namespace kubesim::testing

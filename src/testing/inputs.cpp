@@ -32,4 +32,20 @@ std::vector<Node> numbered_nodes(std::size_t count, const NodeBuilder& node, con
   return out;
 }
 
+std::string kueue_config(const KueueQueue& queue) {
+  std::string text =
+      "kind: ResourceFlavor\nmetadata: {name: f}\n---\n"
+      "kind: ClusterQueue\nmetadata: {name: cq}\nspec:\n  namespaceSelector: {}\n";
+  if (!queue.preemption.empty()) text += "  preemption: " + queue.preemption + "\n";
+  text +=
+      "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n    - name: f\n"
+      "      resources: [{name: cpu, nominalQuota: " +
+      std::to_string(queue.cpu_quota) + "}]\n---\n";
+  text += "kind: LocalQueue\nmetadata: {name: lq, namespace: " + queue.local_queue_ns +
+          "}\nspec: {clusterQueue: cq}\n---\n";
+  text += "kind: Configuration\nclientConnection: {qps: 1000000, burst: 1000000}\nkubesim: {apiLatencyMicros: 0}\n";
+  if (!queue.frameworks.empty()) text += "integrations: {frameworks: " + queue.frameworks + "}\n";
+  return text;
+}
+
 }  // namespace kubesim::testing

@@ -24,4 +24,16 @@ SimulationOptions ideal_options(std::uint64_t seed = 1);
 // `count` copies of `node` named "<prefix>0", "<prefix>1", ... (labels and taints kept).
 std::vector<Node> numbered_nodes(std::size_t count, const NodeBuilder& node, const std::string& prefix = "node-");
 
+// The Kueue configuration of the setups tests (sched/kueue/kueue_config.hpp reads it): one
+// ResourceFlavor "f", ClusterQueue "cq" for every namespace with `cpu_quota` cores of nominal
+// quota, LocalQueue "lq" in namespace `local_queue_ns`, and an unthrottled client with zero API
+// latency so that every time is exact.
+struct KueueQueue {
+  std::string local_queue_ns = "default";
+  int cpu_quota = 1;
+  std::string preemption;  // the ClusterQueue's spec.preemption, e.g. "{withinClusterQueue: LowerPriority}"; "": none
+  std::string frameworks;  // the Configuration's integrations.frameworks, e.g. "[batch/job, pod]"; "": Kueue's default
+};
+std::string kueue_config(const KueueQueue& queue);
+
 }  // namespace kubesim::testing

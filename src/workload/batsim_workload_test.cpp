@@ -15,6 +15,8 @@
 namespace kubesim {
 namespace {
 
+using testing::BadInput;
+
 const std::string kData = kubesim::testing::data_dir();
 
 const WorkloadJob& job_by_id(const Workload& w, const std::string& id) {
@@ -134,21 +136,13 @@ TEST(BatsimWorkload, ResWithoutCpuAndExtensions) {
   EXPECT_EQ(w.jobs[0].run_time, Duration());
 }
 
-struct BadWorkload {
-  const char* name;
-  const char* text;
-  int line;
-  const char* problem;
-};
-
-class BatsimWorkloadErrors : public ::testing::TestWithParam<BadWorkload> {};
+class BatsimWorkloadErrors : public testing::InputErrorTest {};
 
 TEST_P(BatsimWorkloadErrors, NamesFileLineAndProblem) {
-  const testing::ScratchDir dir;
-  const BadWorkload& c = GetParam();
-  const std::string path = dir.write("workload.json", c.text);
-  ResourceNames names;
-  testing::expect_input_error([&] { read_batsim_workload(path, names); }, path, c.line, c.problem);
+  check("workload.json", [](const std::string& path) {
+    ResourceNames names;
+    read_batsim_workload(path, names);
+  });
 }
 
 // Job objects start on line 3 + index; profile members on the lines given in each case.
@@ -158,68 +152,64 @@ TEST_P(BatsimWorkloadErrors, NamesFileLineAndProblem) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, BatsimWorkloadErrors,
     ::testing::Values(
-        BadWorkload{"Syntax", "{\n\"jobs\": [\n{\"id\": 1,,}\n]}\n", 3, "malformed JSON: syntax error"},
-        BadWorkload{"Truncated", "{\n\"jobs\": [\n", 3, "malformed JSON"},
-        BadWorkload{"SubtimeNegative",
-                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
-                              "{\"id\": \"7\", \"subtime\": -1, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
-                    4, "job \"7\": expected \"subtime\" to be a non-negative number"},
-        BadWorkload{"SubtimeString",
-                    JOBS_HEAD "{\"id\": 1, \"subtime\": \"0\", \"res\": 1, \"profile\": \"p\"}\n" PROFILES, 3,
-                    "job \"1\": expected \"subtime\" to be a non-negative number"},
-        BadWorkload{"SubtimeHuge",
-                    JOBS_HEAD "{\"id\": 1, \"subtime\": 1e13, \"res\": 1, \"profile\": \"p\"}\n" PROFILES, 3,
-                    "expected \"subtime\""},
-        BadWorkload{"ResZero", JOBS_HEAD "\n{\"id\": 1, \"subtime\": 0, \"res\": 0, \"profile\": \"p\"}\n" PROFILES, 4,
-                    "job \"1\": expected \"res\" to be an integer >= 1"},
-        BadWorkload{"ResFloat", JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1.5, \"profile\": \"p\"}\n" PROFILES, 3,
-                    "expected \"res\" to be an integer"},
-        BadWorkload{"BadId",
-                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
-                              "{\"id\": 1.5, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
-                    4, "job at index 1: expected \"id\" to be a string or an integer"},
-        BadWorkload{"DuplicateId",
-                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
-                              "{\"id\": \"1\", \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
-                    4, "job \"1\": duplicate id (first defined at line 3)"},
-        BadWorkload{"MissingProfile",
-                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"q\"}\n" PROFILES, 3,
-                    "job \"1\": profile \"q\" does not exist"},
-        BadWorkload{"WalltimeZero",
-                    JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\", \"walltime\": 0}\n" PROFILES,
-                    3, "expected \"walltime\" to be -1 (none) or a positive number"},
-        BadWorkload{"NotDelay",
-                    "{\"jobs\": [{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"x\"}],\n"
-                    "\"profiles\": {\n\"p\": {\"type\": \"delay\", \"delay\": 1},\n\"x\": {\"type\": "
-                    "\"parallel_homogeneous\",\n"
-                    " \"cpu\": 1e9, \"com\": 0}}}\n",
-                    4, "profile \"x\" has type parallel_homogeneous; only delay profiles can run as pods"},
-        BadWorkload{"NegativeDelay",
-                    "{\"jobs\": [],\n\"profiles\": {\n\"p\": {\"type\": \"delay\", \"delay\": 1},\n\n\"d\":\n"
-                    " {\"type\": \"delay\", \"delay\": -2}}}\n",
-                    5, "profile \"d\": expected \"delay\" to be a non-negative number of seconds"},
-        BadWorkload{
-            "BadCpu",
-            "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"cpu\": \"1 core\"}}}\n", 2,
-            "invalid quantity \"1 core\" for profile \"p\" cpu"},
-        BadWorkload{"CpuWrongType",
-                    "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"cpu\": [1]}}}\n", 2,
-                    "profile \"p\": expected \"cpu\" to be a quantity string or a number"},
-        BadWorkload{
-            "BadMemory",
-            "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"memory\": \"4GB\"}}}\n", 2,
-            "invalid quantity \"4GB\" for profile \"p\" memory"},
-        BadWorkload{"BadRet",
-                    "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"ret\": \"0\"}}}\n", 2,
-                    "expected \"ret\" to be a 32-bit integer"},
-        BadWorkload{"MissingType", "{\"jobs\": [],\n\"profiles\": {\"p\": {\"delay\": 1}}}\n", 2,
-                    "profile \"p\": expected \"type\" to be a string"},
-        BadWorkload{"EscapedProfileName",
-                    "{\"jobs\": [],\n\"profiles\": {\"a\\\"}\": {\"type\": \"delay\", \"delay\": 1},\n"
-                    "\"b\\u00e9\": {\"type\": \"delay\"}}}\n",
-                    3, "profile \"b\xC3\xA9\": expected \"delay\""},
-        BadWorkload{"MissingJobs", "{\"profiles\": {}}\n", 1, "expected a \"jobs\" array"},
-        BadWorkload{"NotAnObject", "[1, 2]\n", 1, "expected a JSON object"}),
+        BadInput{"Syntax", "{\n\"jobs\": [\n{\"id\": 1,,}\n]}\n", 3, "malformed JSON: syntax error"},
+        BadInput{"Truncated", "{\n\"jobs\": [\n", 3, "malformed JSON"},
+        BadInput{"SubtimeNegative",
+                 JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
+                           "{\"id\": \"7\", \"subtime\": -1, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
+                 4, "job \"7\": expected \"subtime\" to be a non-negative number"},
+        BadInput{"SubtimeString",
+                 JOBS_HEAD "{\"id\": 1, \"subtime\": \"0\", \"res\": 1, \"profile\": \"p\"}\n" PROFILES, 3,
+                 "job \"1\": expected \"subtime\" to be a non-negative number"},
+        BadInput{"SubtimeHuge", JOBS_HEAD "{\"id\": 1, \"subtime\": 1e13, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
+                 3, "expected \"subtime\""},
+        BadInput{"ResZero", JOBS_HEAD "\n{\"id\": 1, \"subtime\": 0, \"res\": 0, \"profile\": \"p\"}\n" PROFILES, 4,
+                 "job \"1\": expected \"res\" to be an integer >= 1"},
+        BadInput{"ResFloat", JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1.5, \"profile\": \"p\"}\n" PROFILES, 3,
+                 "expected \"res\" to be an integer"},
+        BadInput{"BadId",
+                 JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
+                           "{\"id\": 1.5, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
+                 4, "job at index 1: expected \"id\" to be a string or an integer"},
+        BadInput{"DuplicateId",
+                 JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"},\n"
+                           "{\"id\": \"1\", \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}\n" PROFILES,
+                 4, "job \"1\": duplicate id (first defined at line 3)"},
+        BadInput{"MissingProfile", JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"q\"}\n" PROFILES,
+                 3, "job \"1\": profile \"q\" does not exist"},
+        BadInput{"WalltimeZero",
+                 JOBS_HEAD "{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\", \"walltime\": 0}\n" PROFILES, 3,
+                 "expected \"walltime\" to be -1 (none) or a positive number"},
+        BadInput{"NotDelay",
+                 "{\"jobs\": [{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"x\"}],\n"
+                 "\"profiles\": {\n\"p\": {\"type\": \"delay\", \"delay\": 1},\n\"x\": {\"type\": "
+                 "\"parallel_homogeneous\",\n"
+                 " \"cpu\": 1e9, \"com\": 0}}}\n",
+                 4, "profile \"x\" has type parallel_homogeneous; only delay profiles can run as pods"},
+        BadInput{"NegativeDelay",
+                 "{\"jobs\": [],\n\"profiles\": {\n\"p\": {\"type\": \"delay\", \"delay\": 1},\n\n\"d\":\n"
+                 " {\"type\": \"delay\", \"delay\": -2}}}\n",
+                 5, "profile \"d\": expected \"delay\" to be a non-negative number of seconds"},
+        BadInput{"BadCpu",
+                 "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"cpu\": \"1 core\"}}}\n",
+                 2, "invalid quantity \"1 core\" for profile \"p\" cpu"},
+        BadInput{"CpuWrongType",
+                 "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"cpu\": [1]}}}\n", 2,
+                 "profile \"p\": expected \"cpu\" to be a quantity string or a number"},
+        BadInput{"BadMemory",
+                 "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"memory\": \"4GB\"}}}\n",
+                 2, "invalid quantity \"4GB\" for profile \"p\" memory"},
+        BadInput{"BadRet",
+                 "{\"jobs\": [],\n\"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 1, \"ret\": \"0\"}}}\n", 2,
+                 "expected \"ret\" to be a 32-bit integer"},
+        BadInput{"MissingType", "{\"jobs\": [],\n\"profiles\": {\"p\": {\"delay\": 1}}}\n", 2,
+                 "profile \"p\": expected \"type\" to be a string"},
+        BadInput{"EscapedProfileName",
+                 "{\"jobs\": [],\n\"profiles\": {\"a\\\"}\": {\"type\": \"delay\", \"delay\": 1},\n"
+                 "\"b\\u00e9\": {\"type\": \"delay\"}}}\n",
+                 3, "profile \"b\xC3\xA9\": expected \"delay\""},
+        BadInput{"MissingJobs", "{\"profiles\": {}}\n", 1, "expected a \"jobs\" array"},
+        BadInput{"NotAnObject", "[1, 2]\n", 1, "expected a JSON object"}),
     testing::NameField{});
 
 TEST(BatsimWorkload, MissingFile) {

@@ -14,6 +14,8 @@
 namespace kubesim {
 namespace {
 
+using testing::BadInput;
+
 const std::string kData = kubesim::testing::data_dir();
 
 // An 18-field line with the fields that matter here; the rest are -1.
@@ -199,36 +201,26 @@ TEST(Swf, MappingOptionsAndSkips) {
   for (const WorkloadJob& j : wr.jobs) EXPECT_EQ(j.machines, 0u);  // cores: one pod
 }
 
-struct BadSwf {
-  const char* name;
-  const char* text;
-  int line;
-  const char* problem;
-};
-
-class SwfErrors : public ::testing::TestWithParam<BadSwf> {};
+class SwfErrors : public testing::InputErrorTest {};
 
 TEST_P(SwfErrors, NamesFileLineAndProblem) {
-  const testing::ScratchDir dir;
-  const BadSwf& c = GetParam();
-  const std::string path = dir.write("trace.swf", c.text);
-  testing::expect_input_error([&] { read_swf(path); }, path, c.line, c.problem);
+  check("trace.swf", [](const std::string& path) { read_swf(path); });
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, SwfErrors,
     ::testing::Values(
-        BadSwf{"TooFewFields", "; Version: 2.2\n\n1 0 -1 10 1 -1 -1 -1\n", 3, "expected 18 numeric fields, got 8"},
-        BadSwf{"TooManyFields", "1 0 -1 10 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 7\n", 1,
-               "expected 18 numeric fields, got 19"},
-        BadSwf{
+        BadInput{"TooFewFields", "; Version: 2.2\n\n1 0 -1 10 1 -1 -1 -1\n", 3, "expected 18 numeric fields, got 8"},
+        BadInput{"TooManyFields", "1 0 -1 10 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 7\n", 1,
+                 "expected 18 numeric fields, got 19"},
+        BadInput{
             "NotANumber",
             "1 0 -1 10 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n1 0 -1 abc 1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n",
             2, "field 4 (run time) is not a number: \"abc\""},
-        BadSwf{"NotFinite", "1 0 -1 10 1 -1 -1 -1 inf -1 -1 -1 -1 -1 -1 -1 -1 -1\n", 1,
-               "field 9 (requested time) is not a number: \"inf\""},
-        BadSwf{"NotAnInteger", "1 0 -1 10 1.5 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n", 1,
-               "field 5 (allocated processors) is not an integer: \"1.5\""}),
+        BadInput{"NotFinite", "1 0 -1 10 1 -1 -1 -1 inf -1 -1 -1 -1 -1 -1 -1 -1 -1\n", 1,
+                 "field 9 (requested time) is not a number: \"inf\""},
+        BadInput{"NotAnInteger", "1 0 -1 10 1.5 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n", 1,
+                 "field 5 (allocated processors) is not an integer: \"1.5\""}),
     testing::NameField{});
 
 TEST(Swf, DuplicateJobNumbersAreSkipped) {

@@ -18,6 +18,26 @@ import sys
 import time
 
 
+def real_kube_scheduler(kubesim_repo, peers, work, what):
+    """The real kube-scheduler v1.26.7 unpacked into WORK (once) from PEERS (`-`: $KUBESIM_PEERS or
+    ../shared/peers beside the repository), or None after a SKIP line naming `what` when the packed
+    binary is absent (a clone without the oracle binaries)."""
+    if peers == "-":
+        peers = os.environ.get("KUBESIM_PEERS", os.path.join(kubesim_repo, "..", "shared", "peers"))
+    packed = os.path.join(peers, "kube-scheduler-v1.26.7.xz")
+    if not os.path.exists(packed):
+        print(f"SKIP {what}: {packed} not found (the oracle binaries live in ../shared/peers)")
+        return None
+    os.makedirs(work, exist_ok=True)
+    scheduler = os.path.join(work, "kube-scheduler")
+    if not os.path.exists(scheduler):
+        with open(scheduler + ".tmp", "wb") as f:
+            subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
+        os.chmod(scheduler + ".tmp", 0o755)
+        os.replace(scheduler + ".tmp", scheduler)
+    return scheduler
+
+
 def scheduler_command(binary, kubeconfig, config=None, verbosity=1):
     cmd = [binary, "--kubeconfig", kubeconfig, "--leader-elect=false",
            "--kube-api-content-type=application/json", "--secure-port=0", f"--v={verbosity}"]

@@ -26,7 +26,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 import real_scheduler  # noqa: E402
-from checks import check, failures, real_kube_scheduler  # noqa: E402,F401 (timeshim_real_scheduler imports them here)
+from checks import check, failures  # noqa: E402,F401 (timeshim_real_scheduler imports them here)
 
 
 def figures(jobs_csv):
@@ -102,7 +102,7 @@ def profile_through_serve(kubesim, scheduler, work):
 
 def main():
     kubesim, peers, work = sys.argv[1:4]
-    scheduler = real_kube_scheduler(REPO, peers, work, "real kube-scheduler tests")
+    scheduler = real_scheduler.real_kube_scheduler(REPO, peers, work, "real kube-scheduler tests")
     if scheduler is None:
         return 0
     if subprocess.run([sys.executable, os.path.join(HERE, "node_choice.py"), kubesim, scheduler]).returncode != 0:

@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import real_scheduler  # noqa: E402
-from run_peer_tests import check, failures, figures, real_kube_scheduler  # noqa: E402
+from run_peer_tests import check, failures, figures  # noqa: E402
 
 
 def log_seconds(path):
@@ -45,7 +45,7 @@ def log_seconds(path):
 
 def main():
     kubesim, timeshim, peers, work = sys.argv[1:5]
-    scheduler = real_kube_scheduler(REPO, peers, work, "timeshim on the real kube-scheduler")
+    scheduler = real_scheduler.real_kube_scheduler(REPO, peers, work, "timeshim on the real kube-scheduler")
     if scheduler is None:
         return 0
     platform = os.path.join(REPO, "data/batkube/platform_graphene_16nodes.xml")
