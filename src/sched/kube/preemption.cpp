@@ -271,7 +271,7 @@ bool Scheduler::find_candidates(const CycleContext& ctx, const Profile& profile,
     if (latencies_.cost.per_pod_on_dry_run_node != 0)
       for (const NodeId id : node_order_)
         if (static_cast<StatusCode>(node_code_[id.value()]) != StatusCode::kUnschedulableAndUnresolvable)
-          dry_run_pods_ += pods_on(id).size();
+          dry_run_pods_ += static_cast<std::uint64_t>(cache_.info(id).pod_count);
     count_reason(kNoVictims, potential);
     return false;
   }
@@ -301,7 +301,7 @@ bool Scheduler::dry_run_preemption(const CycleContext& ctx, std::uint32_t offset
   for (std::uint32_t i = 0; i < potential; ++i) {
     const NodeId node = potential_nodes_[(offset + i) % potential];
     ++dry_run_nodes_;
-    dry_run_pods_ += pods_on(node).size();
+    dry_run_pods_ += static_cast<std::uint64_t>(cache_.info(node).pod_count);
     if (!custom && node_min_priority(node) >= ctx.spec.priority) {  // per-node fast path, same status
       count_reason(kNoVictims, 1);
       continue;

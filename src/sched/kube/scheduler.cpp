@@ -271,8 +271,8 @@ std::string Scheduler::fit_error_message(std::uint32_t n) const {
 void Scheduler::prioritize_nodes(const CycleContext& ctx, const Profile& profile, Decision& d) {
   const std::size_t m = feasible_.size();
   d.scored = static_cast<std::uint32_t>(m);
-  if (latencies_.cost.per_pod_on_scored_node != 0)
-    for (const NodeInfo* ni : feasible_) d.pods_on_scored += pods_on(ni->id).size();
+  if (latencies_.cost.per_pod_on_scored_node != 0)  // the cache's pods on each (NodeInfo.pod_count)
+    for (const NodeInfo* ni : feasible_) d.pods_on_scored += static_cast<std::uint64_t>(ni->pod_count);
   totals_.assign(m, 0);
   plugin_scores_.resize(m);
   std::int64_t uniform = 0;  // the part of every node's total that is the same for all
