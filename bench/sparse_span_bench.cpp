@@ -13,7 +13,7 @@
 
 #include "platform/cluster_yaml.hpp"
 #include "scenario/scenario.hpp"
-#include "sched/profile.hpp"
+#include "sched/kube/profile.hpp"
 #include "study/run_pipeline.hpp"
 #include "workload/swf.hpp"
 

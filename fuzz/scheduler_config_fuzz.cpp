@@ -1,6 +1,6 @@
 // libFuzzer target: KubeSchedulerConfiguration (see fuzz/fuzz_input.hpp for the contract).
 #include "fuzz/fuzz_input.hpp"
-#include "sched/profile.hpp"
+#include "sched/kube/profile.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace kubesim;

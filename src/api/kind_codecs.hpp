@@ -7,7 +7,7 @@
 
 #include "api/json_codec.hpp"
 #include "model/object_store.hpp"
-#include "sched/plugins/coscheduling/coscheduling.hpp"
+#include "sched/kube/plugins/coscheduling/coscheduling.hpp"
 
 namespace kubesim::api {
 

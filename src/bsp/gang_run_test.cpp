@@ -7,9 +7,9 @@
 
 #include "bsp/gang_run.hpp"
 #include "core/test_paths.hpp"
-#include "sched/plugins/coscheduling/coscheduling.hpp"
+#include "sched/kube/plugins/coscheduling/coscheduling.hpp"
+#include "sched/kube/scheduler.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
-#include "sched/scheduler.hpp"
 #include "sched/yunikorn/yk_gang.hpp"
 #include "scenario/scenario.hpp"
 #include "setups/scheduler_setup.hpp"

@@ -12,7 +12,7 @@
 #include "model/resources.hpp"
 #include "platform/cluster_yaml.hpp"
 #include "platform/simgrid_platform.hpp"
-#include "sched/profile.hpp"
+#include "sched/kube/profile.hpp"
 #include "workload/batsim_workload.hpp"
 
 namespace kubesim::calibrate {

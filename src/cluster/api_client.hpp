@@ -44,6 +44,8 @@ class ClusterClient {
   virtual void set_unschedulable(PodId pod, const std::string& message, SimTime now) = 0;
   // status.nominatedNodeName (invalid: cleared).
   virtual void set_nominated_node(PodId pod, NodeId node, SimTime now) = 0;
+  // Both in one status patch, as kube-scheduler's updatePod writes them (schedule_one.go v1.26).
+  virtual void set_unschedulable_and_nominated(PodId pod, const std::string& message, NodeId node, SimTime now) = 0;
   // DELETE with a grace period and the disruption reason (ObjectStore::delete_pod).
   virtual void delete_pod(PodId pod, Duration grace, DisruptionReason reason, SimTime now) = 0;
   // The pod update removing spec.schedulingGates' entry of that name. False: the pod has no

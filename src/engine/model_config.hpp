@@ -12,7 +12,7 @@
 #include "control/kubelet.hpp"
 #include "control/node_lifecycle.hpp"
 #include "core/distribution.hpp"
-#include "sched/scheduler.hpp"
+#include "sched/kube/scheduler.hpp"
 
 // Only named here (a parameter of ModelConfig::apply): yaml-cpp stays out of the
 // translation units that include this header.

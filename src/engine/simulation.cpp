@@ -797,7 +797,7 @@ std::string Simulation::binding_conflict(PodId pod) const {
 
 std::string Simulation::bind(PodId pod, NodeId node) {
   if (std::string conflict = binding_conflict(pod); !conflict.empty()) return conflict;
-  apply_binding(store_, pod, node, now_);
+  client_.bind(Binding{pod, node, {}}, now_);
   return {};
 }
 

@@ -25,7 +25,7 @@
 #include "engine/model_config.hpp"
 #include "model/object_store.hpp"
 #include "sched/cluster_client.hpp"
-#include "sched/scheduler.hpp"
+#include "sched/kube/scheduler.hpp"
 #include "workload/workload.hpp"
 
 namespace kubesim {

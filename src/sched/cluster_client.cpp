@@ -26,6 +26,15 @@ void StoreClusterClient::set_nominated_node(PodId pod, NodeId node, SimTime now)
   store_.update_pod(pod, [&](Pod& x) { x.nominated_node = node; });
 }
 
+void StoreClusterClient::set_unschedulable_and_nominated(PodId pod, const std::string& message, NodeId node,
+                                                         SimTime now) {
+  (void)now;
+  store_.update_pod(pod, [&](Pod& x) {
+    x.unschedulable_message = message;
+    x.nominated_node = node;
+  });
+}
+
 void StoreClusterClient::delete_pod(PodId pod, Duration grace, DisruptionReason reason, SimTime now) {
   store_.delete_pod(pod, now, grace, reason);
 }

@@ -1,4 +1,4 @@
-// The models' client: pods/binding with its devices (bind_in_store, apply_binding's rule),
+// The models' client: pods/binding with its devices (bind_in_store: assignPod's rule),
 // and the other writes of StoreClusterClient.
 #include "sched/cluster_client.hpp"
 

@@ -96,9 +96,4 @@ class SchedulerModel {
   virtual std::uint64_t bindings() const = 0;
 };
 
-// The binding API call landing (pkg/registry/core/pod/storage/storage.go assignPod): sets
-// spec.nodeName and PodScheduled=True unless the pod was bound, deleted or ended meanwhile.
-// Returns whether it bound.
-bool apply_binding(ObjectStore& store, PodId pod, NodeId node, SimTime now);
-
 }  // namespace kubesim

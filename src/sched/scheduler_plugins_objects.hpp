@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "model/object_store.hpp"
-#include "sched/plugins/capacity_scheduling/capacity_scheduling.hpp"
-#include "sched/plugins/coscheduling/coscheduling.hpp"
+#include "sched/kube/plugins/capacity_scheduling/capacity_scheduling.hpp"
+#include "sched/kube/plugins/coscheduling/coscheduling.hpp"
 
 namespace kubesim {
 

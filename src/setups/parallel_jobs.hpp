@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "sched/plugins/coscheduling/coscheduling.hpp"
+#include "sched/kube/plugins/coscheduling/coscheduling.hpp"
 #include "workload/workload.hpp"
 
 namespace kubesim {

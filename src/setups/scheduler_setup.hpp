@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/simulation.hpp"
-#include "sched/plugins/coscheduling/coscheduling.hpp"
+#include "sched/kube/plugins/coscheduling/coscheduling.hpp"
 
 namespace kubesim {
 

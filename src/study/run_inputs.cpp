@@ -4,7 +4,7 @@
 
 #include "platform/cluster_yaml.hpp"
 #include "platform/simgrid_platform.hpp"
-#include "sched/profile.hpp"
+#include "sched/kube/profile.hpp"
 #include "study/compare.hpp"
 #include "workload/batsim_workload.hpp"
 

@@ -11,7 +11,7 @@
 #include "metrics/tenant_recorder.hpp"
 #include "platform/cluster_yaml.hpp"
 #include "scenario/scenario.hpp"
-#include "sched/profile.hpp"
+#include "sched/kube/profile.hpp"
 #include "study/run_pipeline.hpp"
 #include "testing/scratch_dir.hpp"
 #include "workload/swf.hpp"

@@ -12,7 +12,7 @@
 //   message's job releases and completions. Here: one decision per instant at which a queued
 //   pod arrived, a pod ended or was deleted, or a node changed, posted as a kTimer in the
 //   scheduler phase, after all of that instant's informer deliveries.
-// - Binding: each start is a binding API call (apply_binding) landing as kBindDone after
+// - Binding: each start is a binding API call (ClusterClient::bind) landing as kBindDone after
 //   `bind_latency` (the setups use zero: Batsim executes a decision at the decision's date).
 //   The kubelet's admission and start-up latency then apply as for any pod.
 // - Planned walltime: batsched adds its rjms_delay to every job's walltime when it reads the

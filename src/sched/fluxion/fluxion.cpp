@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/yaml_input.hpp"
 #include "sched/cluster_client.hpp"
-#include "sched/framework.hpp"
+#include "sched/kube/framework.hpp"
 
 namespace kubesim {
 

@@ -40,7 +40,7 @@
 #include "model/object_store.hpp"
 #include "sched/fluxion/resource_graph.hpp"
 #include "sched/scheduler_model.hpp"
-#include "sched/scheduling_queue.hpp"
+#include "sched/kube/scheduling_queue.hpp"
 
 namespace kubesim {
 

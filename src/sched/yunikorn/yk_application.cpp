@@ -9,8 +9,7 @@
 // Bind (pkg/cache/context.go).
 #include <algorithm>
 
-#include "sched/plugins/node_affinity/node_affinity.hpp"
-#include "sched/plugins/taint_toleration/taint_toleration.hpp"
+#include "cluster/predicates.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 
 namespace kubesim::yunikorn {
