@@ -57,6 +57,18 @@ struct TenantSummary {
   double makespan_s = 0;
   // Queue time of each Job (or bare pod) whose container started, in workload order.
   std::vector<double> queue_times_s;
+
+  // Adds another summary's counts and totals (a cluster row is the sum of its tenants'; the
+  // averages, the makespan and the queue times are the caller's to derive).
+  void add_totals(const TenantSummary& t) {
+    jobs += t.jobs;
+    completed += t.completed;
+    failed_pods += t.failed_pods;
+    total_cores_milli += t.total_cores_milli;
+    total_queue_s += t.total_queue_s;
+    total_run_s += t.total_run_s;
+    total_queue_run_s += t.total_queue_run_s;
+  }
 };
 
 struct RunSummary {

@@ -113,13 +113,7 @@ std::vector<std::vector<std::string>> summary_rows(const TenantReportInput& in) 
   TenantSummary cluster;
   for (const TenantSummary& t : in.summary.tenants) {
     rows.push_back(tenant_row(t, ""));
-    cluster.jobs += t.jobs;
-    cluster.completed += t.completed;
-    cluster.failed_pods += t.failed_pods;
-    cluster.total_cores_milli += t.total_cores_milli;
-    cluster.total_queue_s += t.total_queue_s;
-    cluster.total_run_s += t.total_run_s;
-    cluster.total_queue_run_s += t.total_queue_run_s;
+    cluster.add_totals(t);
   }
   rows.push_back({kClusterRow, std::to_string(cluster.jobs), std::to_string(cluster.completed),
                   std::to_string(cluster.failed_pods), format_cores(cluster.total_cores_milli),
@@ -142,6 +136,13 @@ std::string tenant_report_subtitle(const TenantReportInput& in) {
   if (!in.model.empty()) sub += "model " + in.model + ", ";
   sub += "seed " + std::to_string(in.seed);
   return sub;
+}
+
+svg::RefLine capacity_line(std::int64_t capacity_milli) {
+  svg::RefLine cap;
+  cap.y = static_cast<double>(capacity_milli) / 1000.0;
+  cap.label = "capacity " + format_cores(capacity_milli) + " cores";
+  return cap;
 }
 
 std::string format_cores(std::int64_t millicores) {
@@ -238,12 +239,7 @@ svg::ChartSpec cores_running_chart(const TenantReportInput& in) {
   spec.y_label = "Cores";
   for (std::size_t k = 0; k < s.tenants.size(); ++k)
     spec.series.push_back(tenant_series(s, k, &TenantSample::running, svg::Series::Style::kStackedArea, s.tenants[k]));
-  if (s.capacity_milli > 0) {
-    svg::RefLine cap;
-    cap.y = static_cast<double>(s.capacity_milli) / 1000.0;
-    cap.label = "capacity " + format_cores(s.capacity_milli) + " cores";
-    spec.ref_lines.push_back(cap);
-  }
+  if (s.capacity_milli > 0) spec.ref_lines.push_back(capacity_line(s.capacity_milli));
   spec.notes.push_back("Tenants stacked in legend order.");
   return spec;
 }

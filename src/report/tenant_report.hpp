@@ -107,6 +107,8 @@ void write_tenant_reports(const std::string& out_dir, const TenantReportInput& i
 
 // Millicores as a decimal number of cores: 4000 -> "4", 500 -> "0.5", -1250 -> "-1.25".
 std::string format_cores(std::int64_t millicores);
+// The charts' horizontal line at the cluster's capacity, labelled "capacity N cores".
+svg::RefLine capacity_line(std::int64_t capacity_milli);
 // Microseconds as a decimal number of seconds without trailing zeros: 2'500'000 -> "2.5".
 std::string format_seconds_short(std::int64_t micros);
 

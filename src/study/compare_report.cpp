@@ -109,16 +109,23 @@ void add_cores_charts(const Comparison& cmp, std::vector<ReportFile>& charts, do
   }
 }
 
+// A chart of this comparison: its id, title (after the comparison's), subtitle and axes.
+svg::ChartSpec comparison_chart(const Comparison& cmp, std::string id, const std::string& title, std::string x_label,
+                                std::string y_label) {
+  svg::ChartSpec s;
+  s.id = std::move(id);
+  s.title = cmp.title + ": " + title;
+  s.subtitle = subtitle_of(cmp);
+  s.x_label = std::move(x_label);
+  s.y_label = std::move(y_label);
+  return s;
+}
+
 // Running cores, mean over seeds, per scheduler.
 ReportFile mean_cores_chart(const Comparison& cmp, double x_max) {
   std::size_t len = 0;
   for (const RunRecord& r : cmp.runs) len = std::max(len, r.running_cores.size());
-  svg::ChartSpec s;
-  s.id = "cores-running";
-  s.title = cmp.title + ": running cores, mean over seeds";
-  s.subtitle = subtitle_of(cmp);
-  s.x_label = "Run time (s)";
-  s.y_label = "Cores";
+  svg::ChartSpec s = comparison_chart(cmp, "cores-running", "running cores, mean over seeds", "Run time (s)", "Cores");
   for (std::size_t i = 0; i < len; ++i) s.x.push_back(static_cast<double>(i) * cmp.interval.to_seconds());
   s.x_max = x_max;
   for (std::size_t c = 0; c < cmp.contenders.size(); ++c) {
@@ -132,12 +139,7 @@ ReportFile mean_cores_chart(const Comparison& cmp, double x_max) {
     }
     s.series.push_back(std::move(line));
   }
-  if (cmp.capacity_milli > 0) {
-    svg::RefLine cap;
-    cap.y = static_cast<double>(cmp.capacity_milli) / 1000.0;
-    cap.label = "capacity " + format_cores(cmp.capacity_milli) + " cores";
-    s.ref_lines.push_back(cap);
-  }
+  if (cmp.capacity_milli > 0) s.ref_lines.push_back(capacity_line(cmp.capacity_milli));
   s.notes.push_back("A run contributes 0 after its end.");
   return {"cores_running.svg", svg::line_chart_svg(std::move(s))};
 }
@@ -174,12 +176,8 @@ void add_queue_time_charts(const Comparison& cmp, const std::vector<std::vector<
                                     "Queue time (s)", rows,
                                     {"Jobs of all tenants and seeds.", "Whiskers: min\u2013max.", "Box: p25\u2013p75.",
                                      "Line: median.", "Dot: mean."})});
-  svg::ChartSpec s;
-  s.id = "queue-time-quantiles";
-  s.title = cmp.title + ": queue time quantiles";
-  s.subtitle = subtitle_of(cmp);
-  s.x_label = "Quantile (%) of Jobs (all tenants and seeds)";
-  s.y_label = "Queue time (s)";
+  svg::ChartSpec s = comparison_chart(cmp, "queue-time-quantiles", "queue time quantiles",
+                                      "Quantile (%) of Jobs (all tenants and seeds)", "Queue time (s)");
   for (int i = 0; i <= 100; ++i) s.x.push_back(i);
   s.x_max = 100;
   for (std::size_t c = 0; c < n; ++c) {

@@ -55,13 +55,7 @@ TenantSummary cluster_of(const RunSummary& s) {
   c.tenant = kCompareClusterRow;
   std::size_t started = 0;
   for (const TenantSummary& t : s.tenants) {
-    c.jobs += t.jobs;
-    c.completed += t.completed;
-    c.failed_pods += t.failed_pods;
-    c.total_cores_milli += t.total_cores_milli;
-    c.total_queue_s += t.total_queue_s;
-    c.total_run_s += t.total_run_s;
-    c.total_queue_run_s += t.total_queue_run_s;
+    c.add_totals(t);
     started += t.queue_times_s.size();
   }
   c.average_queue_s = started ? c.total_queue_s / static_cast<double>(started) : 0;

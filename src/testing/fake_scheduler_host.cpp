@@ -31,9 +31,6 @@ void FakeSchedulerHost::on_change(const Change& change) {
     case ObjectKind::kPod:
       model_->on_pod_change(change, now_);
       break;
-    case ObjectKind::kJob:
-      if (model_->wants_jobs()) model_->on_job_change(change, now_);
-      break;
     default:
       break;
   }

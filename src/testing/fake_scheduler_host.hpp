@@ -5,7 +5,7 @@
 // - a loop: run_until() runs the recorded events in (time, phase, posting order), the order of
 //   the engine's EventQueue (core/event_queue.hpp), and leaves now() at the end;
 // - a zero-delay informer: attached to a model and added as the store's listener, it delivers
-//   every node and pod change (and Job change, for a model that wants_jobs) at once, at now();
+//   every node and pod change at once, at now();
 // - an API client: given the store, add_pod_template / create_pod create the pods a scheduler
 //   asks for (YuniKorn's placeholders) as the Simulation does (engine/simulation.cpp
 //   SchedulerPort), without admission; client() writes to it as the Simulation's client does

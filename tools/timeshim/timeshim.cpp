@@ -81,8 +81,8 @@ class Bpf {
   std::map<std::string, std::size_t> labels_;
 };
 
-constexpr std::uint32_t arg_lo(int i) { return offsetof(seccomp_data, args) + 8 * i; }
-constexpr std::uint32_t arg_hi(int i) { return offsetof(seccomp_data, args) + 8 * i + 4; }
+constexpr std::uint32_t arg_lo(int i) { return static_cast<std::uint32_t>(offsetof(seccomp_data, args) + 8 * static_cast<std::size_t>(i)); }
+constexpr std::uint32_t arg_hi(int i) { return arg_lo(i) + 4; }
 
 bool realtime_clock(std::uint64_t id) {
   return id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_REALTIME_ALARM || id == CLOCK_TAI;
@@ -167,7 +167,7 @@ class Shim {
   // The target's time. Controller mode: virtual time plus one nanosecond per wall-clock read
   // so far (see timeshim.hpp, "strictly increasing").
   std::int64_t now() const {
-    if (opt_.speed > 0) return static_cast<std::int64_t>((wall_ns(CLOCK_MONOTONIC) - wall0_) * opt_.speed);
+    if (opt_.speed > 0) return static_cast<std::int64_t>(static_cast<double>(wall_ns(CLOCK_MONOTONIC) - wall0_) * opt_.speed);
     return virtual_ + reads_;
   }
   // A deadline of the target's time as the controller's virtual time (what ADVANCE takes).
