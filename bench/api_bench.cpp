@@ -243,9 +243,9 @@ void BM_Bindings(benchmark::State& state) {
         if (res && res->status == 200) unbound = count_items(res->body);
       }
       state.counters["pods"] = static_cast<double>(pods);
-      state.counters["created_per_s"] = created / create_s;
+      state.counters["created_per_s"] = static_cast<double>(created) / create_s;
       state.counters["bound_ok"] = static_cast<double>(bound);
-      state.counters["bindings_per_s"] = bound / bind_s;
+      state.counters["bindings_per_s"] = static_cast<double>(bound) / bind_s;
       state.counters["unbound_after"] = static_cast<double>(unbound);
       if (created != pods || bound != pods || unbound != 0)
         state.SkipWithError(("created " + std::to_string(created) + ", bound " + std::to_string(bound) +
@@ -286,7 +286,7 @@ void BM_List10k(benchmark::State& state) {
     }
     std::sort(ms.begin(), ms.end());
     state.counters["items"] = static_cast<double>(items);
-    state.counters["MB"] = bytes / 1e6;
+    state.counters["MB"] = static_cast<double>(bytes) / 1e6;
     state.counters["median_ms"] = ms[ms.size() / 2];
     state.counters["max_ms"] = ms.back();
     if (items != pods) state.SkipWithError(("LIST returned " + std::to_string(items) + " pods").c_str());

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   // costs, and CPU / threads the wall time it takes on that many idle cores.
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  const double cpu = static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  const double cpu = static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
   const double cpu_overhead_ms = (cpu - stats.run_cpu_seconds) / cells * 1e3;
   std::printf("sweep_bench: %zu cells of E3 (4 setups x %d seeds), %zu result rows, on %u thread(s)\n", stats.ran, seeds,
               merged.rows, stats.threads);
