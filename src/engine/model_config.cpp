@@ -27,7 +27,7 @@ ModelConfig ModelConfig::realistic() {
   m.name = "realistic";
   auto d = [](const char* spec) { return Distribution::parse(spec, "built-in model", 0); };
   m.watch_delay = d("uniform:0.0005:0.002");         // watch event delivery on a local API server
-  // The scheduling cycle (sched/scheduler.hpp CycleCost), fitted against kube-scheduler v1.26.7
+  // The scheduling cycle (sched/kube/scheduler.hpp CycleCost), fitted against kube-scheduler v1.26.7
   // (the oracle beside the repository) on `kubesim serve --clock realtime=1 --builtin-scheduler off`, 10,000
   // one-cpu pods created at once on nodes of 32 cpus, clientConnection qps/burst 5000, JSON:
   // scripts/measure-scheduler-throughput.py re-measures it. Measured on a 2-core AMD EPYC VM

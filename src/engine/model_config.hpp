@@ -79,7 +79,7 @@ struct ModelConfig {
   // image pull begins), podStartupStall (a stalled start's extra delay) with
   // podStartupStallProbabilityFirst, ...AfterUnstalled, ...AfterStalled (control/kubelet.hpp),
   // imagePull, imagePullFirst (a node's first pull: the download), containerCreate, containerStart (zero unless given),
-  // the cycle's cost (sched/scheduler.hpp CycleCost: cyclePerFilteredNodePlugin,
+  // the cycle's cost (sched/kube/scheduler.hpp CycleCost: cyclePerFilteredNodePlugin,
   // cyclePerScoredNodePlugin, cyclePerPodOnScoredNode, cyclePerDryRunNode,
   // cyclePerPodOnDryRunNode in CPU seconds, schedulerCores), clientRateLimit (true/false),
   // controllerManagerKubeAPIQPS (> 0, or 0: no limit) and controllerManagerKubeAPIBurst (>= 1),

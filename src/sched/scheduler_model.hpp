@@ -1,7 +1,7 @@
 // What the Simulation needs of a scheduler, so that several can share one cluster: each pod's
 // schedulerName picks the scheduler that serves it, and schedulers see each other's pods only
 // through the object store's change feed (their own informer stream, with its delay).
-// kube-scheduler (sched/scheduler.hpp) is one model; batch schedulers and others implement
+// kube-scheduler (sched/kube/scheduler.hpp) is one model; batch schedulers and others implement
 // the same interface.
 #pragma once
 

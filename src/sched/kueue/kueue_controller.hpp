@@ -49,7 +49,7 @@
 //  5. Preempted: Stop deletes the group's running pods (one write here); once no pod runs
 //     (IsActive), the reservation is unset and the Workload requeued; re-admitted, it ungates
 //     the group's gated (replacement) pods.
-// Only kube-scheduler honours the gate (sched/scheduler.cpp): the pods of a group must be
+// Only kube-scheduler honours the gate (sched/kube/scheduler.cpp): the pods of a group must be
 // kube-scheduler's (the BSP job checks it); the other scheduler models ignore gates.
 // Not modelled for pods: the kueue.x-k8s.io/managed label and finalizer (upstream a deleted
 // pod's object stays until Kueue's finalize patch, one API write later; it holds no node
