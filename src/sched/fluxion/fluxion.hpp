@@ -2,7 +2,7 @@
 // PreFilter asks Fluxion (fluxion/resource_graph.hpp) for an allocation and whose Filter
 // admits only the node Fluxion chose (flux-framework/flux-k8s flux-plugin/kubeflux/
 // kubeflux.go PreFilter, Filter, askFlux). The rest of the cycle is kube-scheduler's: the
-// same scheduling queue (sched/scheduling_queue.hpp: back-off 1 s -> 10 s, moves on
+// same scheduling queue (sched/kube/scheduling_queue.hpp: back-off 1 s -> 10 s, moves on
 // assigned-pod deletes, 5-min flush), NodeResourcesFit on the chosen node (the KubeFlux
 // profile keeps the default filters; configurable), binding after the bind latency.
 //
