@@ -55,7 +55,7 @@ struct ModelConfig {
   // podMaxInUnschedulablePodsDuration, default 5 min (DefaultPodMaxInUnschedulablePodsDuration),
   // which the scheduler model otherwise follows (v1.26).
   int scheduler_minor_version = 26;
-  // Where kube-scheduler's queue flush loops tick in their periods (sched/scheduling_queue.hpp
+  // Where kube-scheduler's queue flush loops tick in their periods (sched/kube/scheduling_queue.hpp
   // QueueConfig): false, at multiples of the period since time 0; true, at a phase drawn per
   // seed (stream "scheduler/queue-flush-phase"), the same instant for both loops as upstream's
   // PriorityQueue.Run starts them together: a real scheduler ran long before a run's time 0.
