@@ -103,7 +103,10 @@ ApiResponse ApiServer::update_registered(const ResourcePath& t, const SnapshotPt
   Json& extra = registered_meta_[meta_key(kind, current->model_id)];
   for (const char* kept : {"uid", "creationTimestamp"}) meta[kept] = extra[kept];
   extra = std::move(meta);
-  store.update<OpaqueObject>(kind, current->model_id, [&](OpaqueObject& o) { o.json = object.dump(); });
+  // (The text is made outside the lambda: clang 14, the sanitizer build's compiler, does not
+  // capture structured bindings.)
+  std::string json = object.dump();
+  store.update<OpaqueObject>(kind, current->model_id, [&json](OpaqueObject& o) { o.json = std::move(json); });
   return stored(t, t.name, 200);
 }
 
