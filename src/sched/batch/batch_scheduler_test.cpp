@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "model/test_nodes.hpp"
 
 #include "engine/simulation.hpp"
 #include "setups/scheduler_setup.hpp"
+#include "testing/builders.hpp"
 
 namespace kubesim {
 namespace {
@@ -26,7 +26,7 @@ struct J {
 
 SimulationInputs one_node(const std::vector<J>& jobs) {
   SimulationInputs in;
-  in.nodes.push_back(test_node("node-0", 4000, 16LL << 30));
+  in.nodes.push_back(testing::NodeBuilder("node-0").cpu_milli(4000).memory_bytes(16LL << 30));
   for (std::int64_t c = 1; c <= 4; ++c) in.workload.templates.push_back(batch_job_template(c * 1000, std::nullopt));
   for (const J& j : jobs) {
     WorkloadJob w;
