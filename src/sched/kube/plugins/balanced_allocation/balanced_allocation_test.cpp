@@ -5,61 +5,21 @@
 // (TestNodeResourcesBalancedAllocation; makeNode(name, milliCPU, memory, scalars)).
 #include "sched/kube/plugins/balanced_allocation/balanced_allocation.hpp"
 
+#include <gtest/gtest.h>
+
 #include <optional>
 #include <vector>
 
-#include <gtest/gtest.h>
+#include "testing/resource_slots.hpp"
 
 namespace kubesim {
 namespace {
 
 const ClusterStats kNoStats{};
 
-constexpr std::size_t kGpu = 3;
+constexpr std::size_t kGpu = testing::kFirstExtendedSlot;
 
-struct Req {
-  std::optional<std::int64_t> cpu;
-  std::optional<std::int64_t> mem;
-  std::int64_t gpu = 0;
-};
-
-PodTemplate pod(const std::vector<Req>& containers) {
-  PodTemplate t;
-  for (const auto& r : containers) {
-    Container c;
-    if (r.cpu) {
-      c.requests[kCpu] = *r.cpu;
-      c.requested_mask |= 1u << kCpu;
-    }
-    if (r.mem) {
-      c.requests[kMemory] = *r.mem;
-      c.requested_mask |= 1u << kMemory;
-    }
-    if (r.gpu) {
-      c.requests[kGpu] = r.gpu;
-      c.requested_mask |= 1u << kGpu;
-    }
-    t.containers.push_back(c);
-  }
-  t.finalize();
-  return t;
-}
-
-Node node(std::int64_t milli_cpu, std::int64_t mem, std::int64_t gpu = 0) {
-  Node n;
-  n.allocatable[kCpu] = milli_cpu;
-  n.allocatable[kMemory] = mem;
-  n.allocatable[kGpu] = gpu;
-  n.capacity = n.allocatable;
-  return n;
-}
-
-NodeInfo info(const Node& n, const std::vector<PodTemplate>& existing = {}) {
-  NodeInfo ni;
-  ni.set_node(NodeId(0), n);
-  for (const auto& p : existing) ni.add_pod(p, +1);
-  return ni;
-}
+using testing::SlotRequests;
 
 std::int64_t score2(std::int64_t r0, std::int64_t a0, std::int64_t r1, std::int64_t a1) {
   const std::int64_t req[] = {r0, r1};
@@ -74,9 +34,9 @@ TEST(BalancedResourceScore, TwoResources) {
   EXPECT_EQ(score2(6000, 10000, 5000, 20000), 82);  // 0.175 -> 82.5 -> 82
   EXPECT_EQ(score2(6000, 10000, 10000, 20000), 95);
   EXPECT_EQ(score2(6000, 10000, 10000, 50000), 80);
-  EXPECT_EQ(score2(6000, 6000, 0, 10000), 50);      // 1 and 0
+  EXPECT_EQ(score2(6000, 6000, 0, 10000), 50);  // 1 and 0
   EXPECT_EQ(score2(6000, 6000, 5000, 10000), 75);
-  EXPECT_EQ(score2(8000, 4000, 5000, 10000), 75);   // fraction capped at 1
+  EXPECT_EQ(score2(8000, 4000, 5000, 10000), 75);  // fraction capped at 1
   EXPECT_EQ(score2(0, 4000, 0, 10000), 100);
 }
 
@@ -112,29 +72,71 @@ struct Case {
 };
 
 TEST(BalancedAllocation, UpstreamTable) {
-  const PodTemplate cpu_only = pod({{1000, 0}, {2000, 0}});
-  const PodTemplate cpu_and_memory = pod({{1000, 2000}, {2000, 3000}});
-  const PodTemplate cpu_memory_gpu = pod({{1000, 2000}, {2000, 3000, 3}});
+  const PodTemplate cpu_only = testing::pod_of({{1000, 0}, {2000, 0}});
+  const PodTemplate cpu_and_memory = testing::pod_of({{1000, 2000}, {2000, 3000}});
+  const PodTemplate cpu_memory_gpu = testing::pod_of({{1000, 2000}, {2000, 3000, 0, 3}});
   const std::vector<ResourceWeight> def = {{kCpu, 1}, {kMemory, 1}};
   const std::vector<ResourceWeight> with_gpu = {{kCpu, 1}, {kMemory, 1}, {kGpu, 1}};
   const std::vector<Case> cases = {
-      {"nothing scheduled, resources requested, differently sized nodes", cpu_and_memory, node(4000, 10000),
-       node(6000, 10000), {}, {}, def, 87, 100},
-      {"resources requested, pods scheduled with resources", cpu_and_memory, node(10000, 20000), node(10000, 20000),
-       {cpu_only}, {cpu_and_memory}, def, 82, 95},
-      {"resources requested, pods scheduled with resources, differently sized nodes", cpu_and_memory,
-       node(10000, 20000), node(10000, 50000), {cpu_only}, {cpu_and_memory}, def, 82, 80},
-      {"requested resources at node capacity", cpu_only, node(6000, 10000), node(6000, 10000), {cpu_only},
-       {cpu_and_memory}, def, 50, 75},
-      {"include scalar resource on a node for balanced resource allocation", pod({{std::nullopt, 0, 1}}),
-       node(3500, 40000, 8), node(3500, 40000, 8), {cpu_memory_gpu}, {cpu_and_memory}, with_gpu, 70, 65},
-      {"node without the scalar resource should skip the scalar resource", cpu_and_memory, node(3500, 40000, 8),
-       node(3500, 40000), {}, {}, with_gpu, 63, 63},
+      {"nothing scheduled, resources requested, differently sized nodes",
+       cpu_and_memory,
+       testing::node_of(4000, 10000),
+       testing::node_of(6000, 10000),
+       {},
+       {},
+       def,
+       87,
+       100},
+      {"resources requested, pods scheduled with resources",
+       cpu_and_memory,
+       testing::node_of(10000, 20000),
+       testing::node_of(10000, 20000),
+       {cpu_only},
+       {cpu_and_memory},
+       def,
+       82,
+       95},
+      {"resources requested, pods scheduled with resources, differently sized nodes",
+       cpu_and_memory,
+       testing::node_of(10000, 20000),
+       testing::node_of(10000, 50000),
+       {cpu_only},
+       {cpu_and_memory},
+       def,
+       82,
+       80},
+      {"requested resources at node capacity",
+       cpu_only,
+       testing::node_of(6000, 10000),
+       testing::node_of(6000, 10000),
+       {cpu_only},
+       {cpu_and_memory},
+       def,
+       50,
+       75},
+      {"include scalar resource on a node for balanced resource allocation",
+       testing::pod_of({{std::nullopt, 0, 0, 1}}),
+       testing::node_of(3500, 40000, 8),
+       testing::node_of(3500, 40000, 8),
+       {cpu_memory_gpu},
+       {cpu_and_memory},
+       with_gpu,
+       70,
+       65},
+      {"node without the scalar resource should skip the scalar resource",
+       cpu_and_memory,
+       testing::node_of(3500, 40000, 8),
+       testing::node_of(3500, 40000),
+       {},
+       {},
+       with_gpu,
+       63,
+       63},
   };
   for (const auto& c : cases) {
     const BalancedAllocation plugin(c.resources);
-    EXPECT_EQ(plugin.score_node(c.pod, info(c.node1, c.on1)), c.want1) << c.name;
-    EXPECT_EQ(plugin.score_node(c.pod, info(c.node2, c.on2)), c.want2) << c.name;
+    EXPECT_EQ(plugin.score_node(c.pod, testing::node_info_of(c.node1, c.on1)), c.want1) << c.name;
+    EXPECT_EQ(plugin.score_node(c.pod, testing::node_info_of(c.node2, c.on2)), c.want2) << c.name;
   }
 }
 
@@ -142,26 +144,27 @@ TEST(BalancedAllocation, UsesRealRequestsNotNonZeroDefaults) {
   // balanced_allocation.go: useRequested = true. A pod without requests on an empty node has
   // fractions (0, 0) -> 100, where the non-zero defaults (100m, 200Mi) would unbalance it.
   constexpr std::int64_t kMi = 1024 * 1024;
-  const Node n = node(1000, 1000 * kMi);
+  const Node n = testing::node_of(1000, 1000 * kMi);
   const BalancedAllocation plugin;
-  EXPECT_EQ(plugin.score_node(pod({{}}), info(n)), 100);
+  EXPECT_EQ(plugin.score_node(testing::pod_of({{}}), testing::node_info_of(n)), 100);
   // Existing pod requests 500m cpu and no memory: fractions (0.5, 0) -> std 0.25 -> 75
   // (with the defaults it would be (0.6, 0.4) -> 90).
-  EXPECT_EQ(plugin.score_node(pod({{}}), info(n, {pod({{500, std::nullopt}})})), 75);
+  EXPECT_EQ(
+      plugin.score_node(testing::pod_of({{}}), testing::node_info_of(n, {testing::pod_of({{500, std::nullopt}})})), 75);
 }
 
 TEST(BalancedAllocation, ZeroAllocatableSkipped) {
   // Memory allocatable 0 -> only cpu counts -> one fraction -> std 0 -> 100.
-  const Node n = node(4000, 0);
-  EXPECT_EQ(BalancedAllocation().score_node(pod({{3000, 5000}}), info(n)), 100);
+  const Node n = testing::node_of(4000, 0);
+  EXPECT_EQ(BalancedAllocation().score_node(testing::pod_of({{3000, 5000}}), testing::node_info_of(n)), 100);
 }
 
 TEST(BalancedAllocation, ScoreSpan) {
-  const Node n1 = node(4000, 10000);
-  const Node n2 = node(6000, 10000);
-  const NodeInfo i1 = info(n1);
-  const NodeInfo i2 = info(n2);
-  const PodTemplate p = pod({{1000, 2000}, {2000, 3000}});
+  const Node n1 = testing::node_of(4000, 10000);
+  const Node n2 = testing::node_of(6000, 10000);
+  const NodeInfo i1 = testing::node_info_of(n1);
+  const NodeInfo i2 = testing::node_info_of(n2);
+  const PodTemplate p = testing::pod_of({{1000, 2000}, {2000, 3000}});
   ObjectStore store;
   const NodeInfo* nodes[] = {&i1, &i2};
   std::int64_t scores[2] = {-1, -1};

@@ -1,0 +1,38 @@
+// Pod templates, nodes and NodeInfos written in raw resource slots, for the unit tests of the
+// scoring and fit plugins, whose upstream cases (pkg/scheduler/framework/plugins/
+// noderesources/*_test.go: makeNode(name, milliCPU, memory, scalars), st.MakePod().Req(...))
+// state numbers per container rather than manifests. Where a test reads like YAML, the
+// builders of builders.hpp fit better.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cluster/node_cache.hpp"
+#include "model/objects.hpp"
+
+namespace kubesim::testing {
+
+// The first extended-resource slot (nvidia.com/gpu when a test names it first).
+inline constexpr std::size_t kFirstExtendedSlot = 3;
+
+// One container's requests; nullopt: the resource is not in the manifest at all (which upstream
+// tells apart from an explicit 0 for the non-zero defaults).
+struct SlotRequests {
+  std::optional<std::int64_t> cpu;  // millicores
+  std::optional<std::int64_t> mem;  // bytes
+  std::int64_t ephemeral = 0;
+  std::int64_t gpu = 0;  // in kFirstExtendedSlot
+};
+
+Container container_of(const SlotRequests& r);
+// A finalized template with one container per entry ({}: no containers at all).
+PodTemplate pod_of(const std::vector<SlotRequests>& containers);
+// A node whose capacity equals its allocatable.
+Node node_of(std::int64_t milli_cpu, std::int64_t mem, std::int64_t gpu = 0);
+// NodeInfo of node 0 holding `existing`.
+NodeInfo node_info_of(const Node& n, const std::vector<PodTemplate>& existing = {});
+
+}  // namespace kubesim::testing
