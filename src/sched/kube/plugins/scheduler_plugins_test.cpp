@@ -1,7 +1,6 @@
 // scheduler-plugins (release-1.26 chart profile): hand-computed cases from
 // docs/derivations/scheduler-plugins.md (upstream coscheduling.go, core.go,
 // capacity_scheduling.go, elasticquota.go, allocatable.go).
-#include "core/test_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/test_paths.hpp"
 #include "sched/kube/plugins/capacity_scheduling/capacity_scheduling.hpp"
 #include "sched/kube/plugins/coscheduling/coscheduling.hpp"
 #include "sched/kube/plugins/node_resources_allocatable/node_resources_allocatable.hpp"
@@ -93,6 +93,18 @@ struct Cluster {
   }
 };
 
+// The scheduler-plugins objects of one PodGroup "x/pg" of `min_member` pods, made at `created`.
+SchedulerPluginsObjects one_pod_group(std::int32_t min_member, SimTime created = SimTime::zero()) {
+  SchedulerPluginsObjects objs;
+  PodGroupObject pg;
+  pg.ns = "x";
+  pg.name = "pg";
+  pg.min_member = min_member;
+  pg.created = created;
+  objs.pod_groups.push_back(pg);
+  return objs;
+}
+
 // Case 7: NodeResourcesAllocatable, mode Least, default weights (cpu 1<<20 per millicore,
 // memory 1 per byte).
 TEST(NodeResourcesAllocatable, LeastFavoursSmallNodes) {
@@ -130,14 +142,7 @@ TEST(NodeResourcesAllocatable, LeastFavoursSmallNodes) {
 // Case 6: Coscheduling.Less — priority, then PodGroup creation time or first attempt time,
 // then "namespace/name".
 TEST(Coscheduling, QueueSortOrder) {
-  SchedulerPluginsObjects objs;
-  PodGroupObject pg;
-  pg.ns = "x";
-  pg.name = "pg";
-  pg.min_member = 1;
-  pg.created = SimTime::at(Duration::seconds(5));
-  objs.pod_groups.push_back(pg);
-  Cluster c(objs);
+  Cluster c(one_pod_group(1, SimTime::at(Duration::seconds(5))));
   c.add_node("n", 64000, 256 * kGi);
   const PodId x = c.add_pod("x", "x", 1000, kGi, NodeId(), 0, "pg");
   const PodId y = c.add_pod("y", "x", 1000, kGi);
@@ -146,8 +151,8 @@ TEST(Coscheduling, QueueSortOrder) {
   Coscheduling plugin(CoschedulingArgs{});
   plugin.set_handle(c.scheduler.get());
   for (const PodId p : {x, y, z, w}) {
-    Change ch{ObjectKind::kPod, ChangeType::kAdded, p.value(), NodeId(), PodPhase::kPending, PodPhase::kPending,
-              NodeId(), false};
+    Change ch{ObjectKind::kPod,   ChangeType::kAdded, p.value(), NodeId(),
+              PodPhase::kPending, PodPhase::kPending, NodeId(),  false};
     plugin.on_pod_change(ch, SimTime::zero());
   }
   struct Entry {
@@ -251,13 +256,7 @@ TEST(CapacityScheduling, EqualPriorityReclaimPreemptsNewest) {
 // Case 5: a gang of minMember 3 whose third pod never gets scheduled by this scheduler:
 // p1 and p2 wait on Permit; the chart's 10 s timeout rejects p1, whose Unreserve rejects p2.
 TEST(Coscheduling, PermitTimeoutRejectsTheGroup) {
-  SchedulerPluginsObjects objs;
-  PodGroupObject pg;
-  pg.ns = "x";
-  pg.name = "pg";
-  pg.min_member = 3;
-  objs.pod_groups.push_back(pg);
-  Cluster c(objs);
+  Cluster c(one_pod_group(3));
   c.add_node("n", 64000, 64 * kGi);
   c.add_pod("p3", "x", 1000, 0, NodeId(), 0, "pg", SimTime::never(), "other-scheduler");  // counts as a member
   const PodId p1 = c.add_pod("p1", "x", 1000, 0, NodeId(), 0, "pg");
@@ -281,13 +280,7 @@ TEST(Coscheduling, PermitTimeoutRejectsTheGroup) {
 // The same gang with its third pod ours: p3's Permit finds 2 assumed + itself >= 3 and
 // allows p1 and p2; all three bind.
 TEST(Coscheduling, QuorumAllowsTheWaitingPods) {
-  SchedulerPluginsObjects objs;
-  PodGroupObject pg;
-  pg.ns = "x";
-  pg.name = "pg";
-  pg.min_member = 3;
-  objs.pod_groups.push_back(pg);
-  Cluster c(objs);
+  Cluster c(one_pod_group(3));
   c.add_node("n", 64000, 64 * kGi);
   const PodId p1 = c.add_pod("p1", "x", 1000, 0, NodeId(), 0, "pg");
   const PodId p2 = c.add_pod("p2", "x", 1000, 0, NodeId(), 0, "pg");
@@ -299,25 +292,20 @@ TEST(Coscheduling, QuorumAllowsTheWaitingPods) {
 
 // PreFilter: too few sibling pods -> UnschedulableAndUnresolvable with upstream's message.
 TEST(Coscheduling, PreFilterNeedsMinMemberPods) {
-  SchedulerPluginsObjects objs;
-  PodGroupObject pg;
-  pg.ns = "x";
-  pg.name = "pg";
-  pg.min_member = 3;
-  objs.pod_groups.push_back(pg);
-  Cluster c(objs);
+  Cluster c(one_pod_group(3));
   c.add_node("n", 64000, 64 * kGi);
   const PodId p1 = c.add_pod("p1", "x", 1000, 0, NodeId(), 0, "pg");
   ClusterStats stats;
-  const PluginStatus st =
-      c.co().pre_filter(CycleContext{c.store, p1, c.store.spec_of(p1), stats}, SimTime::zero());
+  const PluginStatus st = c.co().pre_filter(CycleContext{c.store, p1, c.store.spec_of(p1), stats}, SimTime::zero());
   EXPECT_EQ(st.code, StatusCode::kUnschedulableAndUnresolvable);
-  EXPECT_EQ(st.message, "pre-filter pod p1 cannot find enough sibling pods, current pods number: 1, minMember of group: 3");
+  EXPECT_EQ(st.message,
+            "pre-filter pod p1 cannot find enough sibling pods, current pods number: 1, minMember of group: 3");
 }
 
 TEST(SchedulerPluginsObjects, ReadsTheStudyFileAsIs) {
   ResourceNames names;
-  const auto objs = read_scheduler_plugins_objects(kubesim::testing::source_dir() + "/examples/scheduler-plugins/all-cap-quota.yaml", names);
+  const auto objs = read_scheduler_plugins_objects(
+      kubesim::testing::source_dir() + "/examples/scheduler-plugins/all-cap-quota.yaml", names);
   ASSERT_EQ(objs.elastic_quotas.size(), 5u);
   EXPECT_EQ(objs.elastic_quotas[0].ns, "tenant1");
   EXPECT_EQ(objs.elastic_quotas[0].min[kCpu], 128000);
