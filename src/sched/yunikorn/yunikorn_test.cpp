@@ -16,6 +16,12 @@ namespace {
 
 constexpr std::int64_t G = 1'000'000'000;
 
+// The queues file of one partition "default" whose root holds `children` (YAML, indented to
+// the level of root's queues).
+std::string root_queues(std::string_view children) {
+  return "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n" + std::string(children);
+}
+
 Config study() { return load_config_text(kDefaultConfigText, kDefaultConfigName, ResourceNames()); }
 
 struct Cluster {
@@ -91,9 +97,7 @@ TEST(YuniKornConfig, ReadsTheStudysConfigMap) {
 // conf.Preemption.Enabled == nil || *conf.Preemption.Enabled") and common/configs/config.go
 // DefaultPreemptionDelay = 30 * time.Second.
 TEST(YuniKornConfig, PreemptionDefaults) {
-  const Config c = load_config_text("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n"
-                                    "          - name: a\n",
-                                    "q.yaml", ResourceNames());
+  const Config c = load_config_text(root_queues("          - name: a\n"), "q.yaml", ResourceNames());
   EXPECT_TRUE(c.preemption_enabled);
   EXPECT_EQ(c.queues[c.find("root.a")].preemption_delay, Duration::seconds(30));
 }
@@ -179,16 +183,11 @@ TEST(YuniKorn, PriorityOffsetsOrderQueues) {
 
 // Max is a hard cap (headroom); guaranteed is not.
 TEST(YuniKorn, MaxCapsGuaranteedDoesNot) {
-  const std::string q =
-      "partitions:\n"
-      "  - name: default\n"
-      "    queues:\n"
-      "      - name: root\n"
-      "        queues:\n"
+  const std::string q = root_queues(
       "          - name: a\n"
       "            resources: {max: {vcore: 8}}\n"
       "          - name: b\n"
-      "            resources: {guaranteed: {vcore: 4, memory: 4G}}\n";
+      "            resources: {guaranteed: {vcore: 4, memory: 4G}}\n");
   Cluster c(parse_queues_yaml(q, "q.yaml", 0, ResourceNames()));
   c.node("n0", 64, 256 * G);
   const PodId a1 = c.pod("a", 4, G, 0), a2 = c.pod("a", 4, G, 0), a3 = c.pod("root.a", 4, G, 0);
@@ -275,17 +274,12 @@ TEST(YuniKorn, PreemptionVictimsAndDelay) {
 
 // §3.5: no preemption for a queue that would end above its guarantee.
 TEST(YuniKorn, NoPreemptionAboveGuaranteed) {
-  const std::string q =
-      "partitions:\n"
-      "  - name: default\n"
-      "    queues:\n"
-      "      - name: root\n"
-      "        queues:\n"
+  const std::string q = root_queues(
       "          - name: t1\n"
       "            resources: {guaranteed: {vcore: 16, memory: 32G}}\n"
       "            properties: {preemption.delay: 1s}\n"
       "          - name: bf\n"
-      "            properties: {priority.offset: -100}\n";
+      "            properties: {priority.offset: -100}\n");
   Cluster c(parse_queues_yaml(q, "q.yaml", 0, ResourceNames()));
   c.node("a", 16, 64 * G);
   c.node("b", 16, 64 * G);
@@ -314,15 +308,10 @@ TEST(YuniKorn, NoPreemptionAboveGuaranteed) {
 // Gang scheduling (docs/derivations/yunikorn.md §3.7): whole runs with the ideal latency model and
 // YuniKorn's own latencies at zero, so every time below is exact.
 
-constexpr const char* kGangQueues =
-    "partitions:\n"
-    "  - name: default\n"
-    "    queues:\n"
-    "      - name: root\n"
-    "        queues:\n"
+const std::string kGangQueues = root_queues(
     "          - name: q\n"
     "          - name: fair\n"
-    "            properties: {application.sort.policy: fair}\n";
+    "            properties: {application.sort.policy: fair}\n");
 
 std::string task_groups(int min_member, int cores) {
   return R"([{"name": "workers", "minMember": )" + std::to_string(min_member) + R"(, "minResource": {"cpu": ")" +
