@@ -82,9 +82,9 @@ PodId GangRun::create_task_pod(std::size_t task, int shares) {
   job.run_time = Duration::max();  // runs until the job deletes it
   PodTemplate spec = batch_job_template(shares, std::nullopt, spec_.scheduler_name);
   if (!spec_.pod_group.empty()) {
-    if (spec_.gang_scheduler == "coscheduling") {
+    if (spec_.gang_scheduler == GangScheduler::kCoscheduling) {
       set_label(spec.labels, kPodGroupLabel, spec_.pod_group);
-    } else if (spec_.gang_scheduler == "kueue") {
+    } else if (spec_.gang_scheduler == GangScheduler::kKueue) {
       // Kueue's plain-pod group (pod_webhook.go): one group per set of task pods, admitted as one
       // Workload once all of them exist; retriable-in-group "false" makes the group finished
       // (its quota released) once the job has deleted its pods, rather than waiting for
@@ -99,7 +99,7 @@ PodId GangRun::create_task_pod(std::size_t task, int shares) {
     }
   }
   if (!spec_.queue.empty())
-    set_label(spec.labels, spec_.gang_scheduler == "kueue" ? kueue::kQueueNameLabel : "queue", spec_.queue);
+    set_label(spec.labels, spec_.gang_scheduler == GangScheduler::kKueue ? kueue::kQueueNameLabel : "queue", spec_.queue);
   set_label(spec.labels, "kubesim.io/bsp-task", task_name);
   spec.priority_class_name = spec_.priority_class_name;
   spec.termination_grace_period_seconds = spec_.termination_grace_period_seconds;
@@ -113,14 +113,14 @@ PodId GangRun::create_task_pod(std::size_t task, int shares) {
 void GangRun::set_up_gang_scheduler() {
   // The task pods need a scheduler of their schedulerName with the gang scheduler's machinery.
   SchedulerModel* model = sim_.scheduler_serving(spec_.scheduler_name);
-  const std::string where = "bsp: gangScheduler " + spec_.gang_scheduler + " needs ";
-  if (spec_.gang_scheduler == "yunikorn") {
+  const std::string where = "bsp: gangScheduler " + std::string(gang_scheduler_name(spec_.gang_scheduler)) + " needs ";
+  if (spec_.gang_scheduler == GangScheduler::kYuniKorn) {
     if (!dynamic_cast<yunikorn::YuniKorn*>(model))
       throw InputError(spec_.source, spec_.line,
                        where + "YuniKorn to serve schedulerName " + spec_.scheduler_name + " (list the yunikorn setup under schedulers:)");
     return;
   }
-  if (spec_.gang_scheduler == "kueue") {
+  if (spec_.gang_scheduler == GangScheduler::kKueue) {
     // Kueue gates the pods and admits the group; kube-scheduler places them once ungated.
     const kueue::Controller* kueue = sim_.find_controller<kueue::Controller>();
     if (!kueue || !kueue->cache().config().pod_integration)
@@ -165,7 +165,7 @@ bool GangRun::advance_one(SimTime until) {
 void GangRun::create_gang(const Shares& shares, GangStepRecord& record, SimTime until) {
   check_fits(shares, record.step);
   ++generation_;
-  if (spec_.gang_scheduler == "yunikorn") {
+  if (spec_.gang_scheduler == GangScheduler::kYuniKorn) {
     // The task-groups annotation: one group per task, in task order (JSON as upstream's
     // examples write it).
     task_groups_ = "[";

@@ -8,6 +8,18 @@
 
 namespace kubesim::bsp {
 
+std::string_view gang_scheduler_name(GangScheduler g) {
+  switch (g) {
+    case GangScheduler::kCoscheduling:
+      return "coscheduling";
+    case GangScheduler::kYuniKorn:
+      return "yunikorn";
+    case GangScheduler::kKueue:
+      return "kueue";
+  }
+  return "coscheduling";
+}
+
 GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::filesystem::path& scenario_dir) {
   in.require_map(node, "bsp");
   in.check_keys(node,
@@ -52,9 +64,14 @@ GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::
   if (const auto n = node["horizon"]) spec.horizon = static_cast<int>(in.integer(n, "bsp.horizon", 1, 1000));
   if (const auto n = node["checkpointPenalty"]) spec.penalty = seconds(n, "bsp.checkpointPenalty");
   if (const auto n = node["gangScheduler"]) {
-    spec.gang_scheduler = one_of(n, "bsp.gangScheduler", {"coscheduling", "yunikorn", "kueue"});
-    if (spec.gang_scheduler == "yunikorn") spec.scheduler_name = "yunikorn";
-    if (spec.gang_scheduler == "kueue") spec.scheduler_name = "default-scheduler";
+    const std::string name = one_of(n, "bsp.gangScheduler", {"coscheduling", "yunikorn", "kueue"});
+    if (name == "yunikorn") {
+      spec.gang_scheduler = GangScheduler::kYuniKorn;
+      spec.scheduler_name = "yunikorn";
+    } else if (name == "kueue") {
+      spec.gang_scheduler = GangScheduler::kKueue;
+      spec.scheduler_name = "default-scheduler";
+    }
   }
   if (const auto n = node["schedulerName"]) spec.scheduler_name = in.scalar(n, "bsp.schedulerName");
   if (const auto n = node["podGroup"]) {
@@ -62,11 +79,11 @@ GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::
     if (!spec.pod_group.empty() && !is_dns1123_label(spec.pod_group)) in.fail(n, "expected bsp.podGroup to be a DNS-1123 label");
   }
   if (const auto n = node["queue"]) {
-    if (spec.gang_scheduler == "coscheduling")
+    if (spec.gang_scheduler == GangScheduler::kCoscheduling)
       in.fail(n, "bsp.queue is YuniKorn's queue or Kueue's LocalQueue: it needs gangScheduler: yunikorn or kueue");
     spec.queue = in.scalar(n, "bsp.queue");
   }
-  if (spec.gang_scheduler == "kueue" && spec.queue.empty())
+  if (spec.gang_scheduler == GangScheduler::kKueue && spec.queue.empty())
     in.fail(node, "bsp.gangScheduler kueue needs bsp.queue: the LocalQueue of the task pods (label kueue.x-k8s.io/queue-name)");
   if (const auto n = node["priorityClassName"]) spec.priority_class_name = in.string_or_null(n, "bsp.priorityClassName");
   if (const auto n = node["terminationGracePeriodSeconds"])

@@ -36,6 +36,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace YAML {
 class Node;
@@ -47,6 +48,13 @@ struct Scenario;  // scenario/scenario.hpp
 }
 
 namespace kubesim::bsp {
+
+// The real gang scheduler the study's pods are written for (bsp.gangScheduler): it decides the
+// pods' schedulerName, their group and queue labels and which objects the run installs.
+enum class GangScheduler { kCoscheduling, kYuniKorn, kKueue };
+// Its name in the scenario file: coscheduling | yunikorn | kueue.
+std::string_view gang_scheduler_name(GangScheduler g);
+
 
 struct GangSpec {
   std::string source;  // the scenario file and the line of its bsp: section, for errors
@@ -61,7 +69,7 @@ struct GangSpec {
   int window = 1;
   int horizon = 0;        // 0: config.ini's
   double penalty = -1;    // < 0: config.ini's
-  std::string gang_scheduler = "coscheduling";  // coscheduling | yunikorn | kueue
+  GangScheduler gang_scheduler = GangScheduler::kCoscheduling;
   std::string scheduler_name = "scheduler-plugins-scheduler";
   std::string pod_group = "bsp";
   std::string queue;  // yunikorn's queue label, or kueue's LocalQueue; empty: none
