@@ -26,7 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from batsim_oracle import FIELDS, POLICIES, platform_xml, read_jobs, run_peer, workload  # noqa: E402
+from batsim_oracle import FIELDS, POLICIES, peer_missing, platform_xml, read_jobs, run_peer, workload  # noqa: E402
 
 
 def run_protocol(kubesim, batsched, plat, wpath, policy, model, out, sock_dir):
@@ -88,12 +88,8 @@ def main():
     a = ap.parse_args()
     run_sh = os.path.join(a.peer, "run.sh")
     batsched = os.path.join(a.peer, "bin", "batsched")
-    if not os.path.isfile(run_sh) or not os.path.isfile(batsched):
-        print(f"skipped: the Batsim + batsched oracle is absent ({os.path.normpath(a.peer)})")
-        return 77
-    install = os.path.join(a.peer, "install-runtime.sh")
-    if os.path.isfile(install) and subprocess.run(["bash", install], capture_output=True).returncode != 0:
-        print("skipped: the oracle's runtime libraries could not be installed (install-runtime.sh failed)")
+    if (missing := peer_missing(a.peer, os.path.join("bin", "batsched"))):
+        print(missing)
         return 77
     work = a.keep or tempfile.mkdtemp(prefix="batsim_protocol_")
     os.makedirs(work, exist_ok=True)
