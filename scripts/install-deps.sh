@@ -2,7 +2,7 @@
 # Installs the Debian packages kubesim builds with, if any is missing (needs root or sudo).
 set -euo pipefail
 packages=(g++ cmake ninja-build ccache pkg-config nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libpugixml-dev
-          libcpp-httplib-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev python3
+          libcpp-httplib-dev libssl-dev libzmq3-dev python3-zmq libgtest-dev libgmock-dev libbenchmark-dev python3
           chromium            # headless rendering test of the HTML report
           python3-kubernetes  # the API tests drive `kubesim serve` with the official Python client
           kubectl             # ... and with kubectl

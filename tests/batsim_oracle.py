@@ -114,6 +114,17 @@ def run_peer(run_sh, plat, wpath, policy, out):
     return False
 
 
+def peer_missing(peer, *files):
+    """None when the oracle at `peer` is usable (its run.sh and `files`, its runtime libraries
+    installed), else the line to print before skipping (exit status 77)."""
+    if not all(os.path.isfile(os.path.join(peer, f)) for f in ("run.sh",) + files):
+        return f"skipped: the Batsim + batsched oracle is absent ({os.path.normpath(peer)})"
+    install = os.path.join(peer, "install-runtime.sh")
+    if os.path.isfile(install) and subprocess.run(["bash", install], capture_output=True).returncode != 0:
+        return "skipped: the oracle's runtime libraries could not be installed (install-runtime.sh failed)"
+    return None
+
+
 def read_jobs(path):
     with open(path, newline="") as f:
         return {r["job_id"]: r for r in csv.DictReader(f)}
@@ -131,12 +142,8 @@ def main():
     ap.add_argument("--keep", help="keep the generated files and outputs in this folder")
     a = ap.parse_args()
     run_sh = os.path.join(a.peer, "run.sh")
-    if not os.path.isfile(run_sh):
-        print(f"skipped: the Batsim + batsched oracle is absent ({os.path.normpath(a.peer)})")
-        return 77
-    install = os.path.join(a.peer, "install-runtime.sh")
-    if os.path.isfile(install) and subprocess.run(["bash", install], capture_output=True).returncode != 0:
-        print("skipped: the oracle's runtime libraries could not be installed (install-runtime.sh failed)")
+    if (missing := peer_missing(a.peer)):
+        print(missing)
         return 77
     work = a.keep or tempfile.mkdtemp(prefix="batsim_oracle_")
     os.makedirs(work, exist_ok=True)

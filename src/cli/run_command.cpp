@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "batsim_server/batsim_server.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/version.hpp"
 #include "core/atomic_file.hpp"
@@ -294,11 +295,19 @@ int run_simulation(const RunArgs& a) {
   RunInputs in = read_run_inputs(input_files(a));
   if (in.from_scenario) return scenario_command(a, std::move(in));
   SimulationInputs& inputs = in.scenario.inputs;
-  if (const std::vector<SetupChoice> setups = chosen_setups(a, {}); !setups.empty()) install_setups(setups, inputs);
+  std::shared_ptr<BatsimServer> batsim;  // --batsim-socket: a Batsim scheduler decides
+  if (!a.batsim_socket.empty()) {
+    if (!a.scheduler.empty()) throw InputError("", 0, "--batsim-socket: the Batsim scheduler decides, give no --scheduler");
+    batsim = std::make_shared<BatsimServer>(a.batsim_socket);
+    BatsimServer::install(batsim, inputs);
+  } else if (const std::vector<SetupChoice> setups = chosen_setups(a, {}); !setups.empty()) {
+    install_setups(setups, inputs);
+  }
   if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
   const SimulationOptions options = run_options(a, in);
   OutputDirectory out(a.out);
   simulate(std::move(inputs), options, a, out.staging(), a.out, nullptr, &out);
+  if (batsim) batsim->finish();
   return 0;
 }
 
@@ -341,6 +350,9 @@ RunCommand::RunCommand(CLI::App& app) {
                       "of P times --swf-cpu-per-processor on one node, as Batkube)")
       ->check(CLI::IsMember({"machines", "cores"}))
       ->capture_default_str();
+  run_cmd->add_option("--batsim-socket", run.batsim_socket,
+                      "let a Batsim scheduler (batsched, pybatsim) decide over Batsim's v4 protocol: the ZeroMQ endpoint "
+                      "it listens on, e.g. tcp://localhost:28000 (kubesim connects, as Batsim's -s)");
   run_cmd->add_flag("--quiet", run.quiet, "print no summary");
   run_cmd->footer(
       "Examples:\n"
@@ -359,7 +371,10 @@ RunCommand::RunCommand(CLI::App& app) {
 int RunCommand::run() {
   RunArgs& run = args_;
   run.model_given = model_->count() > 0;
-  if (!run.scenario.empty()) return run_simulation(run);
+  if (!run.scenario.empty()) {
+    if (!run.batsim_socket.empty()) throw InputError("", 0, "--batsim-socket runs a --platform and a --workload or --swf, not a scenario");
+    return run_simulation(run);
+  }
   if (run.platform.empty() && run.cluster.empty())
     throw InputError("", 0, "run needs a cluster: --platform FILE or --cluster FILE");
   if (run.workload.empty() && run.swf.empty())

@@ -36,6 +36,7 @@ struct RunArgs {
   double cosim_timeout = -1;
   double cosim_grace = 15;
   std::string decisions;  // --decisions FILE
+  std::string batsim_socket;  // run --batsim-socket ENDPOINT (batsim_server/)
   std::string cosim_hold = "frozen";
   std::string scheduler_command;  // serve --scheduler-command: run under kubesim-timeshim
   std::string scheduler_log = "kubesim-scheduler.log";

@@ -1,6 +1,7 @@
 #include "sched/batch/batch_scheduler.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "cluster/predicates.hpp"
 #include "sched/cluster_client.hpp"
@@ -156,7 +157,41 @@ void BatchScheduler::apply_machine_job_binding(PodId first, SimTime now) {
     if (host_.client().bind(Binding{PodId(first.value() + rank++), NodeId(machine), {}}, now)) ++bindings_;
 }
 
+// The decider's CALL_ME_LATER: a decision call at that date (REQUESTED_CALL), posted as a
+// timer with a non-zero payload (the decision timer's is zero).
+struct RequestedCallTimer {
+  std::int64_t tag;  // 1 (a zero payload is the decision timer)
+  std::int64_t at_micros;
+};
+
+void BatchScheduler::arm_requested_call(SimTime now) {
+  const SimTime at = decider_->requested_call();
+  if (at.is_never() || at == call_timer_at_) return;
+  if (protocol_)
+    throw std::runtime_error("the external scheduler sent CALL_ME_LATER, which kubesim does not model with Batsim's "
+                             "message latencies (use --model ideal)");
+  call_timer_at_ = std::max(at, now);
+  host_.post(call_timer_at_, Phase::kScheduler, SchedulerEvent::timer(RequestedCallTimer{1, call_timer_at_.micros()}));
+}
+
 void BatchScheduler::decide_machine_jobs(SimTime now) {
+  if (decider_) {
+    machine_starts_.clear();
+    machine_rejects_.clear();
+    MachineSchedule::sort_released(machine_released_);
+    const bool called = call_timer_at_ == now;
+    if (called) call_timer_at_ = SimTime::never();
+    decider_->make_decisions(now, machine_ended_, machine_released_, called, machine_starts_, machine_rejects_);
+    machine_ended_.clear();
+    machine_released_.clear();
+    arm_requested_call(now);
+  } else {
+    decide_builtin_machine_jobs(now);
+  }
+  apply_machine_decisions(now);
+}
+
+void BatchScheduler::decide_builtin_machine_jobs(SimTime now) {
   if (!machine_schedule_) {
     const auto policy = depth_ == 0 ? MachineSchedule::Policy::kFcfs
                         : depth_ == 1 ? MachineSchedule::Policy::kEasy
@@ -171,11 +206,15 @@ void BatchScheduler::decide_machine_jobs(SimTime now) {
   machine_schedule_->make_decisions(now, machine_ended_, machine_released_, machine_starts_, machine_rejects_);
   machine_ended_.clear();
   machine_released_.clear();
+}
+
+void BatchScheduler::apply_machine_decisions(SimTime now) {
+  const auto machines = static_cast<std::uint32_t>(std::max<std::size_t>(store_.node_count(), 1));
   for (const std::uint32_t job : machine_rejects_) {
     const MachineJob& mj = machine_jobs_[job];
     const std::uint32_t size = store_.pod(mj.first).machines;
     const std::string message =
-        name_ + (size > machine_schedule_->machines()
+        name_ + (size > machines
                      ? ": the job needs more machines than the cluster has (rejected on release)"
                      : rejection_message(BackfillSchedule::Rejection::kNoWalltime));
     for (std::uint32_t k = 0; k < size; ++k) host_.client().set_unschedulable(PodId(mj.first.value() + k), message, now);
@@ -248,7 +287,13 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
         run_protocol(now);
         break;
       }
+      if (const auto call = event.payload.as<RequestedCallTimer>(); call.tag != 0) {
+        // After this instant's deliveries (an earlier phase): their ends and releases go with it.
+        if (call_timer_at_ == now && call.at_micros == now.micros()) decide_machine_jobs(now);
+        break;
+      }
       decision_posted_ = false;
+      if (decider_ && call_timer_at_.is_never()) arm_requested_call(now);  // asked before any job
       for (const auto& [pod, rejection] : rejected_) {
         const Pod& p = store_.pod(pod);
         if (p.deleted || p.node.valid() || is_terminal(p.phase)) continue;

@@ -50,6 +50,7 @@
 
 #include "sched/batch/backfill.hpp"
 #include "sched/batch/batsim_protocol.hpp"
+#include "sched/batch/machine_decider.hpp"
 #include "sched/batch/machine_schedule.hpp"
 #include "sched/scheduler_model.hpp"
 
@@ -74,7 +75,10 @@ class BatchScheduler final : public SchedulerModel {
   bool wants_pod_change(const Change& change, const Pod& pod) const override;
   void on_node_change(const Change& change, SimTime now) override;
   void on_event(const SchedulerEvent& event, SimTime now) override;
-  bool busy() const override { return decision_posted_ || protocol_timer_posted_; }
+  bool busy() const override { return decision_posted_ || protocol_timer_posted_ || !call_timer_at_.is_never(); }
+  // Machine jobs decided by `decider` (an external scheduler) instead of batsched's modelled
+  // algorithms; its CALL_ME_LATER requests become timers (not with Batsim's message latencies).
+  void set_machine_decider(std::unique_ptr<MachineDecider> decider) { decider_ = std::move(decider); }
   std::uint64_t attempts() const override {
     return schedule_.attempts() + (machine_schedule_ ? machine_schedule_->attempts() : 0);
   }
@@ -86,6 +90,8 @@ class BatchScheduler final : public SchedulerModel {
   // Rigid parallel jobs (machine mode).
   void on_machine_pod_change(const Change& change, const Pod& pod, SimTime now);
   void decide_machine_jobs(SimTime now);
+  void decide_builtin_machine_jobs(SimTime now);  // machine_schedule_'s decisions
+  void apply_machine_decisions(SimTime now);      // machine_starts_ and machine_rejects_
   void bind_machine_job(std::uint32_t job, SimTime now);
   // kBindJob: the binding of every rank of the job whose first rank is `first`.
   void apply_machine_job_binding(PodId first, SimTime now);
@@ -124,6 +130,9 @@ class BatchScheduler final : public SchedulerModel {
   std::vector<MachineSet> machine_allocs_;              // by workload job: its decided machines (kBindJob)
   bool protocol_timer_posted_ = false;
   SimTime protocol_timer_at_ = SimTime::never();
+  std::unique_ptr<MachineDecider> decider_;  // null: machine_schedule_ decides
+  SimTime call_timer_at_ = SimTime::never();  // the decider's requested call, posted
+  void arm_requested_call(SimTime now);
 };
 
 }  // namespace kubesim

@@ -1,4 +1,4 @@
-#include "api/json_codec.hpp"
+#include "model/object_json.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,0 +1,165 @@
+#include "batsim_server/batsim_messages.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace kubesim {
+namespace {
+
+std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+// A reply's time in seconds as the simulator's microsecond (the nearest).
+SimTime reply_time(const nlohmann::json& v, const char* what) {
+  if (!v.is_number()) throw std::runtime_error(std::string(what) + " should be a number");
+  const double s = v.get<double>();
+  if (!std::isfinite(s) || s < 0 || s > 9.2e12)
+    throw std::runtime_error(std::string(what) + " should be a time in seconds (got " + v.dump() + ")");
+  return SimTime::zero() + Duration::micros(std::llround(s * 1e6));
+}
+
+const nlohmann::json& member(const nlohmann::json& o, const char* key, const std::string& where) {
+  const auto it = o.find(key);
+  if (it == o.end()) throw std::runtime_error(where + " has no \"" + key + "\"");
+  return *it;
+}
+
+std::string string_member(const nlohmann::json& o, const char* key, const std::string& where) {
+  const nlohmann::json& v = member(o, key, where);
+  if (!v.is_string()) throw std::runtime_error(where + ": \"" + key + "\" should be a string");
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+std::string batsim_seconds(std::int64_t micros) {
+  // std::to_string(double) is "%f"; the microsecond's double prints as the microsecond.
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%f", static_cast<double>(micros) / 1e6);
+  return buf;
+}
+
+BatsimMessage::BatsimMessage(SimTime now) : now_(batsim_seconds(now.micros())) {
+  out_ = "{\"now\":" + now_ + ",\"events\":[";
+}
+
+void BatsimMessage::event(const char* type, const std::string& data) {
+  if (events_++ != 0) out_ += ',';
+  out_ += "{\"timestamp\":" + now_ + ",\"type\":\"" + type + "\",\"data\":" + data + "}";
+}
+
+// Batsim v4.2.1 protocol.cpp JsonProtocolWriter::append_simulation_begins: resources, the
+// configuration flags (all off: no Redis, no dynamic jobs), the workloads and their profiles.
+void BatsimMessage::simulation_begins(const BatsimPlatformInfo& info) {
+  const std::size_t n = info.machine_names.size();
+  std::string d = "{\"nb_resources\":" + std::to_string(n) + ",\"nb_compute_resources\":" + std::to_string(n) +
+                  ",\"nb_storage_resources\":0,\"allow_compute_sharing\":false,\"allow_storage_sharing\":true,"
+                  "\"config\":{\"redis-enabled\":false,\"redis-hostname\":\"127.0.0.1\",\"redis-port\":6379,"
+                  "\"redis-prefix\":\"default\",\"profiles-forwarded-on-submission\":false,\"dynamic-jobs-enabled\":false,"
+                  "\"dynamic-jobs-acknowledged\":false,\"profile-reuse-enabled\":false,\"sched-config\":\"\","
+                  "\"forward-unknown-events\":false},\"compute_resources\":[";
+  for (std::size_t i = 0; i < n; ++i)
+    d += std::string(i ? "," : "") + "{\"id\":" + std::to_string(i) + ",\"name\":" + quoted(info.machine_names[i]) +
+         ",\"state\":\"idle\",\"properties\":{},\"zone_properties\":{}}";
+  d += "],\"storage_resources\":[],\"workloads\":{\"w0\":" + quoted(info.workload_path) + "},\"profiles\":{\"w0\":{";
+  for (std::size_t i = 0; i < info.profiles.size(); ++i)
+    d += std::string(i ? "," : "") + quoted(info.profiles[i].first) + ":{\"type\":\"delay\",\"delay\":" +
+         batsim_seconds(info.profiles[i].second.micros()) + "}";
+  d += "}}}";
+  event("SIMULATION_BEGINS", d);
+}
+
+void BatsimMessage::job_submitted(const BatsimJobInfo& job) {
+  std::string j = "{\"id\":" + quoted(job.id) + ",\"subtime\":" + batsim_seconds(job.subtime.micros());
+  if (job.walltime > Duration()) j += ",\"walltime\":" + batsim_seconds(job.walltime.micros());
+  j += ",\"res\":" + std::to_string(job.res) + ",\"profile\":" + quoted(job.profile) + "}";
+  event("JOB_SUBMITTED", "{\"job_id\":" + quoted(job.id) + ",\"job\":" + j + "}");
+}
+
+void BatsimMessage::job_completed(const BatsimJobInfo& job, const MachineSet& alloc) {
+  event("JOB_COMPLETED", "{\"job_id\":" + quoted(job.id) + ",\"job_state\":\"" + job.final_state +
+                             "\",\"return_code\":" + std::to_string(job.return_code) + ",\"alloc\":\"" +
+                             alloc.to_string() + "\"}");
+}
+
+void BatsimMessage::requested_call() { event("REQUESTED_CALL", "{}"); }
+
+void BatsimMessage::notify(const std::string& type) { event("NOTIFY", "{\"type\":" + quoted(type) + "}"); }
+
+void BatsimMessage::simulation_ends() { event("SIMULATION_ENDS", "{}"); }
+
+MachineSet parse_machine_intervals(const std::string& text, std::uint32_t machines) {
+  MachineSet set(machines);
+  std::size_t i = 0;
+  auto number = [&]() -> std::uint32_t {
+    const std::size_t start = i;
+    std::uint64_t v = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && v < (1u << 31)) v = v * 10 + static_cast<std::uint64_t>(text[i++] - '0');
+    if (i == start) throw std::runtime_error("allocation \"" + text + "\" is not an interval set such as \"0-3 7\"");
+    if (v >= machines)
+      throw std::runtime_error("allocation \"" + text + "\" names machine " + std::to_string(v) + " of " +
+                               std::to_string(machines));
+    return static_cast<std::uint32_t>(v);
+  };
+  while (i < text.size()) {
+    if (text[i] == ' ') {
+      ++i;
+      continue;
+    }
+    const std::uint32_t first = number();
+    std::uint32_t last = first;
+    if (i < text.size() && text[i] == '-') {
+      ++i;
+      last = number();
+    }
+    if (last < first) throw std::runtime_error("allocation \"" + text + "\" has a decreasing interval");
+    for (std::uint32_t m = first; m <= last; ++m) set.insert(m);
+  }
+  if (set.size() == 0) throw std::runtime_error("allocation \"" + text + "\" is empty");
+  return set;
+}
+
+// Batsim v4.2.1 protocol.cpp JsonProtocolReader::parse_and_apply_message: an object with "now"
+// and "events", each event with "timestamp", "type" and "data".
+std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime now, std::uint32_t machines) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) throw std::runtime_error("the reply is not a JSON object: " + text.substr(0, 200));
+  if (reply_time(member(doc, "now", "the reply"), "the reply's \"now\"") < now)
+    throw std::runtime_error("the reply's \"now\" is before the message's (" + batsim_seconds(now.micros()) + ")");
+  const nlohmann::json& events = member(doc, "events", "the reply");
+  if (!events.is_array()) throw std::runtime_error("the reply's \"events\" should be an array");
+  std::vector<BatsimDecision> out;
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    const nlohmann::json& e = events[k];
+    const std::string where = "the reply's event " + std::to_string(k);
+    if (!e.is_object()) throw std::runtime_error(where + " should be an object");
+    const std::string type = string_member(e, "type", where);
+    const SimTime at = reply_time(member(e, "timestamp", where), "a \"timestamp\"");
+    const nlohmann::json& data = member(e, "data", where);
+    if (type == "NOTIFY") continue;  // registration_finished / continue_registration: no dynamic jobs here
+    // Batsim applies a decision at its timestamp (the REQ-REP actor waits until then); kubesim
+    // applies decisions at the message's date, so a later one is refused rather than moved.
+    if (type != "CALL_ME_LATER" && at > now)
+      throw std::runtime_error(where + " (" + type + ") is dated " + batsim_seconds(at.micros()) +
+                               ", after the message (" + batsim_seconds(now.micros()) +
+                               "): decisions that take simulated time are not modelled");
+    if (type == "EXECUTE_JOB") {
+      out.push_back({BatsimDecision::Kind::kExecute, string_member(data, "job_id", where),
+                     parse_machine_intervals(string_member(data, "alloc", where), machines), at});
+    } else if (type == "REJECT_JOB") {
+      out.push_back({BatsimDecision::Kind::kReject, string_member(data, "job_id", where), MachineSet(), at});
+    } else if (type == "CALL_ME_LATER") {
+      const SimTime when = reply_time(member(data, "timestamp", where), "CALL_ME_LATER's \"timestamp\"");
+      out.push_back({BatsimDecision::Kind::kCallMeLater, std::string(), MachineSet(), when});
+    } else {
+      throw std::runtime_error(where + ": kubesim does not model " + type +
+                               " (it reads EXECUTE_JOB, REJECT_JOB, CALL_ME_LATER and NOTIFY)");
+    }
+  }
+  return out;
+}
+
+}  // namespace kubesim

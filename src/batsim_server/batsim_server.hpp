@@ -1,0 +1,101 @@
+// kubesim as the simulator side of Batsim's v4 protocol (oar-team/batsim v4.2.1
+// docs/protocol.rst): a Batsim scheduler (batsched, pybatsim, ...) decides where and when the
+// workload's rigid parallel jobs run on kubesim's cluster (`kubesim run --batsim-socket`).
+//
+// - Transport as Batsim's: a ZeroMQ REQ socket that connects to the scheduler's REP socket
+//   (batsched binds `-s tcp://*:28000`; Batsim connects with `-s tcp://localhost:28000`), one
+//   synchronous request/reply per message (Debian's libzmq, the C API).
+// - Decision points: those of kubesim's model of batsched's main loop (BatchScheduler's machine
+//   mode, sched/batch/machine_decider.hpp), one message per call: with `--model ideal` one per
+//   instant at which jobs were released or ended (Batsim on a platform whose links have no
+//   latency); with `--model batsim` the calls and their dates come from the model of Batsim's
+//   message passing (sched/batch/batsim_protocol.hpp: the ~2 ms master -> node start delay and
+//   the server's one-message-at-a-time mailbox). The first message is SIMULATION_BEGINS at 0;
+//   NOTIFY no_more_static_job_to_submit follows the message that released the last job, as its
+//   own message; SIMULATION_ENDS is sent by finish() when the run is over.
+// - Machines: machine i is the i-th node (the platform's hosts in order, as Batsim numbers its
+//   compute resources); EXECUTE_JOB's allocation binds the job's pod of rank k to the k-th
+//   machine of the allocation. An allocation must have `res` machines, all idle (Batsim refuses
+//   compute sharing by default).
+// - Time: a reply's decisions take effect at the message's date (batsched dates them so);
+//   decisions dated later are refused (the scheduler's own decision time is not modelled).
+//   CALL_ME_LATER becomes a REQUESTED_CALL message at that date (not under --model batsim).
+// - Not modelled: KILL_JOB, SET_RESOURCE_STATE, dynamic job registration, QUERY/ANSWER, energy,
+//   Redis; such a reply is an error that names the event.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "batsim_server/batsim_messages.hpp"
+#include "engine/simulation.hpp"
+#include "sched/batch/machine_decider.hpp"
+
+namespace kubesim {
+
+// The scheduler's end of the connection: a ZeroMQ REQ socket.
+class BatsimEndpoint {
+ public:
+  // Connects (ZeroMQ connects lazily: no scheduler needs to listen yet). Throws InputError for
+  // an endpoint ZeroMQ refuses.
+  explicit BatsimEndpoint(std::string endpoint);
+  ~BatsimEndpoint();
+  BatsimEndpoint(const BatsimEndpoint&) = delete;
+  BatsimEndpoint& operator=(const BatsimEndpoint&) = delete;
+  // Sends one message and waits for its reply (one line on stderr once if no reply came
+  // within 10 s of wall time; waiting never changes a result).
+  std::string exchange(const std::string& message);
+  std::uint64_t exchanges() const { return exchanges_; }
+
+ private:
+  std::string endpoint_;
+  void* context_ = nullptr;
+  void* socket_ = nullptr;
+  std::uint64_t exchanges_ = 0;
+  bool told_waiting_ = false;
+};
+
+class BatsimServer {
+ public:
+  explicit BatsimServer(std::string endpoint);
+  // The run's scheduling: every pod goes to one BatchScheduler ("batsim-protocol") whose
+  // machine jobs this server's scheduler decides. Throws InputError if a job is not a rigid
+  // parallel job (a Batsim job of `res` machines).
+  static void install(const std::shared_ptr<BatsimServer>& server, SimulationInputs& inputs);
+  // SIMULATION_ENDS, at the date of the last message (nothing if the run never started).
+  void finish();
+  std::uint64_t messages() const { return endpoint_.exchanges(); }
+
+  // MachineDecider's calls (batsim_server.cpp's RemoteDecider forwards them).
+  void begin(std::uint32_t machines);
+  void make_decisions(SimTime date, const std::vector<std::uint32_t>& ended,
+                      const std::vector<std::pair<std::uint32_t, MachineSchedule::Job>>& released, bool requested_call,
+                      std::vector<MachineSchedule::Start>& starts, std::vector<std::uint32_t>& rejects);
+  SimTime requested_call() const { return calls_.empty() ? SimTime::never() : *calls_.begin(); }
+
+ private:
+  enum class JobState : std::uint8_t { kUnknown, kWaiting, kRunning, kOver };
+  void exchange(const BatsimMessage& message, SimTime date, std::vector<MachineSchedule::Start>& starts,
+                std::vector<std::uint32_t>& rejects);
+  std::uint32_t job_index(const std::string& id, const char* event) const;
+
+  BatsimEndpoint endpoint_;
+  BatsimPlatformInfo platform_;
+  std::vector<BatsimJobInfo> jobs_;                     // by workload job index
+  std::unordered_map<std::string, std::uint32_t> ids_;  // "w0!<id>" -> index (lookup only)
+  std::vector<JobState> state_;
+  std::vector<MachineSet> allocs_;
+  std::vector<std::int64_t> machine_job_;  // by machine: the running job, -1 idle
+  std::multiset<SimTime> calls_;           // CALL_ME_LATER dates not yet called
+  std::uint32_t machines_ = 0;
+  std::size_t released_ = 0;
+  bool begun_ = false;
+  bool notified_ = false;
+  SimTime last_date_ = SimTime::zero();
+};
+
+}  // namespace kubesim
