@@ -24,6 +24,11 @@ void define_env_bindings(pybind11::module_& m);
 // A setup per entry of {schedulerName: policy}: a policy is a class (instantiated for every
 // run) or an object with schedule(view) (shared by the runs). Holds the Python objects with
 // the GIL taken when they are copied or freed, so runs on other threads may hold them.
-std::vector<SchedulerSetup> python_policy_setups(const pybind11::dict& policies);
+// `traceback_errors`: an exception raised by a policy becomes a std::runtime_error whose message
+// is "policy NAME raised an exception:" and the formatted Python traceback (for the CLI);
+// otherwise it propagates as the Python exception itself.
+std::vector<SchedulerSetup> python_policy_setups(const pybind11::dict& policies, bool traceback_errors = false);
+// Python's own text of the exception (traceback.format_exception), without the final newline.
+std::string python_error_text(pybind11::error_already_set& e);
 
 }  // namespace kubesim

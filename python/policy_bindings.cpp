@@ -80,7 +80,8 @@ NodeId node_arg(const PolicyContext& c, std::int64_t node) {
 // Runs a Python object's schedule(view) as a SchedulingPolicy.
 class PyPolicy final : public SchedulingPolicy {
  public:
-  explicit PyPolicy(const py::object& policy) {
+  PyPolicy(const py::object& policy, std::string name, bool traceback_errors)
+      : name_(std::move(name)), traceback_errors_(traceback_errors) {
     if (!py::hasattr(policy, "schedule")) throw py::type_error("a policy needs a schedule(view) method (see kubesim.Policy)");
     handle_ = std::make_unique<ViewHandle>();
     view_ = hold(py::cast(handle_.get(), py::return_value_policy::reference));
@@ -93,10 +94,20 @@ class PyPolicy final : public SchedulingPolicy {
       ViewHandle& h;
       ~Detach() { h.ctx = nullptr; }
     } detach{*handle_};
-    (*schedule_)(*view_);
+    if (!traceback_errors_) {
+      (*schedule_)(*view_);
+      return;
+    }
+    try {
+      (*schedule_)(*view_);
+    } catch (py::error_already_set& e) {
+      throw std::runtime_error("policy " + name_ + " raised an exception:\n" + python_error_text(e));
+    }
   }
 
  private:
+  std::string name_;
+  bool traceback_errors_;
   std::unique_ptr<ViewHandle> handle_;
   PyRef view_;
   PyRef schedule_;
@@ -270,7 +281,15 @@ void define_view(py::module_& m) {
 
 }  // namespace
 
-std::vector<SchedulerSetup> python_policy_setups(const py::dict& policies) {
+std::string python_error_text(py::error_already_set& e) {
+  py::list lines = py::module_::import("traceback").attr("format_exception")(e.type(), e.value(), e.trace());
+  std::string out;
+  for (const auto& l : lines) out += py::str(l).cast<std::string>();
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+std::vector<SchedulerSetup> python_policy_setups(const py::dict& policies, bool traceback_errors) {
   std::vector<SchedulerSetup> out;
   for (const auto& [key, value] : policies) {
     const std::string name = py::str(key);
@@ -282,9 +301,14 @@ std::vector<SchedulerSetup> python_policy_setups(const py::dict& policies) {
     const std::string what = py::str(is_class ? value.attr("__qualname__") : value.get_type().attr("__qualname__"));
     out.push_back(policy_setup(
         name,
-        [held, is_class]() -> std::shared_ptr<SchedulingPolicy> {
+        [held, is_class, name, traceback_errors]() -> std::shared_ptr<SchedulingPolicy> {
           py::gil_scoped_acquire gil;
-          return std::make_shared<PyPolicy>(is_class ? (*held)() : *held);
+          try {
+            return std::make_shared<PyPolicy>(is_class ? (*held)() : *held, name, traceback_errors);
+          } catch (py::error_already_set& e) {
+            if (!traceback_errors) throw;
+            throw std::runtime_error("policy " + name + " could not be created:\n" + python_error_text(e));
+          }
         },
         "Python policy " + what));
   }
