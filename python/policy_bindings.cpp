@@ -83,8 +83,8 @@ class PyPolicy final : public SchedulingPolicy {
   PyPolicy(const py::object& policy, std::string name, bool traceback_errors)
       : name_(std::move(name)), traceback_errors_(traceback_errors) {
     if (!py::hasattr(policy, "schedule")) throw py::type_error("a policy needs a schedule(view) method (see kubesim.Policy)");
-    handle_ = std::make_unique<ViewHandle>();
-    view_ = hold(py::cast(handle_.get(), py::return_value_policy::reference));
+    handle_ = std::make_shared<ViewHandle>();  // shared with the view: a view kept past its call raises
+    view_ = hold(py::cast(handle_));
     schedule_ = hold(policy.attr("schedule"));
   }
   void schedule(PolicyContext& context) override {
@@ -108,13 +108,38 @@ class PyPolicy final : public SchedulingPolicy {
  private:
   std::string name_;
   bool traceback_errors_;
-  std::unique_ptr<ViewHandle> handle_;
+  std::shared_ptr<ViewHandle> handle_;
   PyRef view_;
   PyRef schedule_;
 };
 
+// First fit in C++ (each pending pod in order to the lowest node id it fits): the baseline of
+// bench/python_policy_bench.py, which runs the same decisions through Python to measure the
+// cost of the Python path.
+class NativeFirstFit final : public SchedulingPolicy {
+ public:
+  void schedule(PolicyContext& c) override {
+    const std::uint32_t nodes = static_cast<std::uint32_t>(c.nodes().node_count());
+    for (const PodId pod : c.pending())
+      for (std::uint32_t n = 0; n < nodes; ++n)
+        if (c.fits(pod, NodeId(n))) {
+          c.bind(pod, NodeId(n));
+          break;
+        }
+  }
+};
+struct NativePolicy {
+  std::string kind;
+};
+
 void define_view(py::module_& m) {
-  py::class_<ViewHandle>(m, "SchedulingView",
+  py::class_<NativePolicy>(m, "NativePolicy", "a policy implemented in C++ (NativePolicy('first-fit')), for baselines")
+      .def(py::init([](const std::string& kind) {
+             if (kind != "first-fit") throw py::value_error("NativePolicy: known kinds: first-fit");
+             return NativePolicy{kind};
+           }),
+           py::arg("kind"));
+  py::class_<ViewHandle, std::shared_ptr<ViewHandle>>(m, "SchedulingView",
                          "What a policy sees and does at one scheduling opportunity (kubesim.Policy). Arrays are "
                          "read-only views over kubesim's memory, valid during the schedule() call only.")
       .def_property_readonly("now", [](const ViewHandle& h) { return h.get().now().to_seconds(); },
@@ -294,6 +319,10 @@ std::vector<SchedulerSetup> python_policy_setups(const py::dict& policies, bool 
   for (const auto& [key, value] : policies) {
     const std::string name = py::str(key);
     if (name.empty()) throw py::value_error("a policy's schedulerName must not be empty");
+    if (py::isinstance<NativePolicy>(value)) {
+      out.push_back(policy_setup(name, [] { return std::make_shared<NativeFirstFit>(); }, "C++ first fit"));
+      continue;
+    }
     const bool is_class = py::isinstance<py::type>(value);
     if (!is_class && !py::hasattr(value, "schedule"))
       throw py::type_error("policy " + name + ": a class or an object with schedule(view) (see kubesim.Policy)");

@@ -84,8 +84,18 @@ def study_table(data="data/gang", plan="forecasts", execute="actual", steps=0, p
     return (pandas.read_csv(io.StringIO(results), skipinitialspace=True), pandas.read_csv(io.StringIO(steps_csv)))
 
 
-from .gym_env import BspGangEnv  # noqa: E402
-from .scheduling_env import SchedulingEnv, VectorSchedulingEnv  # noqa: E402
+
+
+def __getattr__(name):
+    # The environments need numpy: imported when first used, so that `import kubesim` (runs,
+    # policies without arrays) works in an environment without it.
+    if name == "BspGangEnv":
+        from .gym_env import BspGangEnv
+        return BspGangEnv
+    if name in ("SchedulingEnv", "VectorSchedulingEnv"):
+        from . import scheduling_env
+        return getattr(scheduling_env, name)
+    raise AttributeError("module 'kubesim' has no attribute %r" % name)
 
 
 def run_bsp_policy(path, policy, seed=1, **env_options):
@@ -95,6 +105,8 @@ def run_bsp_policy(path, policy, seed=1, **env_options):
     BspGangEnv(scenario=path, default_time_step=0, **env_options) on the simulated cluster
     with `seed`; returns its outputs as run_scenario does (bsp_steps, bsp_summary, jobs, ...)."""
     env_options.setdefault("default_time_step", 0)
+    from .gym_env import BspGangEnv
+
     env = BspGangEnv(scenario=path, **env_options)
     observation, info = env.reset(seed=seed)
     terminated = truncated = False

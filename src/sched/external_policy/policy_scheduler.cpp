@@ -143,7 +143,11 @@ void PolicyScheduler::on_pod_change(const Change& c, SimTime now) {
     return;
   }
   const Pod& p = store_.pod(pod);
-  if (c.gated || p.terminating() || cache_.node_of(pod).valid() || !serves(store_.spec_of(pod).scheduler_name)) return;
+  if (c.gated || p.terminating()) {
+    remove_pending(pod);  // gated again cannot happen (gates are only removed); being deleted can
+    return;
+  }
+  if (cache_.node_of(pod).valid() || !serves(store_.spec_of(pod).scheduler_name)) return;
   add_pending(pod);
   request_decision(now);
 }
