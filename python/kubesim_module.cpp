@@ -1,4 +1,5 @@
-// The `kubesim` Python package's native part (_kubesim, pybind11): runs a scenario or a
+// The `kubesim` Python package's native part (_kubesim, pybind11; the module is defined in
+// python/kubesim_extension.cpp and, for `kubesim run --policy`, inside the kubesim binary): runs a scenario or a
 // comparison in process and returns its output files (the Python side turns the CSVs into
 // pandas DataFrames), computes the BSP study's table, and exposes the study's RL environment
 // (bsp/rl_env.hpp; on the simulated cluster: study/bsp_cluster_env.hpp) for
@@ -11,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+#include "bindings.hpp"
 #include "bsp/gang_run.hpp"
 #include "bsp/rl_env.hpp"
 #include "core/error.hpp"
@@ -62,11 +64,12 @@ Files run_scenario_files(const std::string& path, std::uint64_t seed, const std:
 
 // As `kubesim compare --scenario PATH --schedulers LIST --seeds N` (in memory).
 Files compare_scenario_files(const std::string& path, const std::string& schedulers, std::uint64_t seeds,
-                             const std::string& model, unsigned threads) {
+                             const std::string& model, unsigned threads, const py::dict& policies) {
   Scenario sc = read_scenario(path);
   if (sc.each_tenant_alone || bsp::read_gang_spec(sc)) throw InputError(path, 0, "compare runs plain scenarios (no eachTenantAlone, no bsp:)");
   CompareSpec spec;
-  spec.contenders = parse_contenders(schedulers);
+  spec.extra_setups = python_policy_setups(policies);
+  spec.contenders = parse_contenders(schedulers, spec.extra_setups);
   spec.seeds = seeds;
   spec.threads = threads;
   spec.version = KUBESIM_VERSION;
@@ -134,9 +137,9 @@ class PyStudyEnv {
 }  // namespace
 }  // namespace kubesim
 
-PYBIND11_MODULE(_kubesim, m) {
+void kubesim::define_module(py::module_& m) {
   using namespace kubesim;
-  m.doc() = "kubesim native module: scenario runs, comparisons, the BSP study and its RL environment";
+  m.doc() = "kubesim native module: scenario runs, comparisons, Python policies, the scheduling environment, the BSP study";
   m.attr("__version__") = KUBESIM_VERSION;
   static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
@@ -149,7 +152,7 @@ PYBIND11_MODULE(_kubesim, m) {
   m.def("run_scenario_files", &run_scenario_files, py::arg("path"), py::arg("seed") = 1, py::arg("model") = "",
         "Runs a scenario as `kubesim run --scenario`; returns [(file name, content)].");
   m.def("compare_scenario_files", &compare_scenario_files, py::arg("path"), py::arg("schedulers"), py::arg("seeds") = 5,
-        py::arg("model") = "", py::arg("threads") = 1, "Runs `kubesim compare --scenario`; returns [(file name, content)].");
+        py::arg("model") = "", py::arg("threads") = 1, py::arg("policies") = py::dict(), "Runs `kubesim compare --scenario`; returns [(file name, content)].");
   m.def("study_table", &study_table, py::arg("data"), py::arg("plan") = "forecasts", py::arg("execute") = "actual",
         py::arg("steps") = 0, py::arg("penalty") = -1.0, py::arg("horizon") = 0,
         "The BSP study's table in ideal mode: (results.csv, steps.csv) text.");
@@ -202,4 +205,6 @@ PYBIND11_MODULE(_kubesim, m) {
       .def_property_readonly("time_step", &BspClusterEnv::time_step)
       .def_property_readonly("current_config", &BspClusterEnv::current_config)
       .def_property_readonly("task_names", &BspClusterEnv::task_names);
+  define_policy_bindings(m);
+  define_env_bindings(m);
 }

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/policy_option.hpp"
 #include "cli/version.hpp"
 #include "core/error.hpp"
 #include "core/output_dir.hpp"
@@ -41,9 +42,11 @@ CompareSpec compare_spec(const RunArgs& a, RunInputs in) {
 int compare_command(const RunArgs& a, const std::string& schedulers, std::uint64_t seeds, unsigned threads) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (seeds < 1) throw InputError("", 0, "--seeds must be at least 1");
-  std::vector<Contender> contenders = parse_contenders(schedulers);
+  std::vector<SchedulerSetup> policies = load_policies(a.policies);
+  std::vector<Contender> contenders = parse_contenders(schedulers, policies);
   CompareSpec spec = compare_spec(a, read_run_inputs(input_files(a)));
   spec.contenders = std::move(contenders);
+  spec.extra_setups = std::move(policies);
   spec.seeds = seeds;
   spec.threads = threads;
   spec.version = KUBESIM_VERSION;
@@ -84,6 +87,7 @@ CompareCommand::CompareCommand(CLI::App& app) {
   cmp_cmd->add_option("--schedulers", cmp_schedulers,
                       "comma-separated scheduler setups, each NAME or NAME=CONFIGFILE (" + setup_names() + ")")
       ->required();
+  add_policy_option(cmp_cmd, cmp.policies);
   cmp_cmd->add_option("--seeds", cmp_seeds, "runs per scheduler, with seeds 1..N")->capture_default_str();
   cmp_cmd->add_option("--jobs,-j", cmp_threads, "worker threads (0: one per hardware thread); outputs do not depend on it")
       ->capture_default_str();

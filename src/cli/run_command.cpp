@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "batsim_server/batsim_server.hpp"
+#include "cli/policy_option.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/version.hpp"
 #include "core/atomic_file.hpp"
@@ -16,6 +17,7 @@
 #include "core/output_dir.hpp"
 #include "core/parse_number.hpp"
 #include "report/tenant_report.hpp"
+#include "setups/policy_setup.hpp"
 #include "study/run_pipeline.hpp"
 
 namespace kubesim {
@@ -189,7 +191,8 @@ SimulationOptions run_options(const RunArgs& a, const RunInputs& in) {
 // The study's E1: each tenant alone on the cluster, one run each in <out>/<tenant>/, and
 // the tenants' summary rows together in <out>/summary.csv.
 void run_each_tenant_alone(const RunArgs& a, const Scenario& sc, const SimulationOptions& options,
-                           const ReportSettings& report, const std::vector<SetupChoice>& setups, OutputDirectory& out) {
+                           const ReportSettings& report, const std::vector<SetupChoice>& setups,
+                           const std::vector<SchedulerSetup>& policies, OutputDirectory& out) {
   std::vector<std::pair<TenantSummary, double>> runs;
   for (const auto& tenant : sc.tenants) {
     ReportSettings alone = report;
@@ -197,7 +200,7 @@ void run_each_tenant_alone(const RunArgs& a, const Scenario& sc, const Simulatio
     alone.tenants = {tenant};
     SimulationInputs in = tenant_inputs(sc, tenant);
     // Setups are installed on each run's own inputs.
-    if (!setups.empty()) install_setups(setups, in);
+    if (!setups.empty()) install_setups(setups, in, policies);
     if (a.builtin_scheduler == "off") in.scheduler.profiles.clear();
     const RunSummary s =
         simulate(std::move(in), options, a, out.staging() + "/" + tenant, a.out + "/" + tenant, &alone, nullptr);
@@ -209,11 +212,11 @@ void run_each_tenant_alone(const RunArgs& a, const Scenario& sc, const Simulatio
   if (!a.quiet) std::printf("outputs: %s/<tenant>/..., %s/summary.csv (one row per tenant run alone)\n", a.out.c_str(), a.out.c_str());
 }
 
-int scenario_command(const RunArgs& a, RunInputs in) {
+int scenario_command(const RunArgs& a, RunInputs in, const std::vector<SchedulerSetup>& policies) {
   Scenario& sc = in.scenario;
   const SimulationOptions options = run_options(a, in);
   ReportSettings report = in.report();
-  const std::vector<SetupChoice> setups = chosen_setups(a, sc.schedulers);
+  const std::vector<SetupChoice> setups = chosen_setups(a, sc.schedulers, policies);
   report.parameters = setup_parameters(setups);
   if (!sc.measured_results_file.empty()) {
     report.measured = in.read_measured();
@@ -227,10 +230,10 @@ int scenario_command(const RunArgs& a, RunInputs in) {
     throw InputError(a.scenario, in.gang->line, "a bsp: job runs with `kubesim run` and the tenants together (not serve, not eachTenantAlone)");
   OutputDirectory out(a.out);  // locked now: a second run into the same --out fails at once
   if (sc.each_tenant_alone) {
-    run_each_tenant_alone(a, sc, options, report, setups, out);
+    run_each_tenant_alone(a, sc, options, report, setups, policies, out);
     return 0;
   }
-  if (!setups.empty()) install_setups(setups, sc.inputs);
+  if (!setups.empty()) install_setups(setups, sc.inputs, policies);
   if (a.builtin_scheduler == "off") sc.inputs.scheduler.profiles.clear();
   simulate(std::move(sc.inputs), options, a, out.staging(), a.out, &report, &out, in.gang ? &*in.gang : nullptr);
   return 0;
@@ -250,16 +253,18 @@ InputFiles input_files(const RunArgs& a) {
   return f;
 }
 
-std::vector<SetupChoice> chosen_setups(const RunArgs& a, std::vector<SetupChoice> fallback) {
+std::vector<SetupChoice> chosen_setups(const RunArgs& a, std::vector<SetupChoice> fallback,
+                                       const std::vector<SchedulerSetup>& policies) {
   std::vector<SetupChoice> choices = std::move(fallback);
   if (!a.scheduler.empty()) {
-    choices = parse_setup_choices(a.scheduler, "--scheduler");
+    choices = parse_setup_choices(a.scheduler, "--scheduler", policies);
     if (!a.scheduler_config.empty()) {
       if (choices.size() > 1 || !choices[0].config_file.empty())
         throw InputError("", 0, "--scheduler-config goes with one --scheduler setup; give several their files as NAME=FILE");
       choices[0].config_file = a.scheduler_config;
     }
   }
+  choices = with_policies(std::move(choices), policies);
   for (const std::string& entry : a.cache_delays) {
     const std::size_t eq = entry.find('=');
     const std::string name = entry.substr(0, eq);
@@ -292,16 +297,17 @@ std::string setup_names() {
 }
 
 int run_simulation(const RunArgs& a) {
+  const std::vector<SchedulerSetup> policies = load_policies(a.policies);
   RunInputs in = read_run_inputs(input_files(a));
-  if (in.from_scenario) return scenario_command(a, std::move(in));
+  if (in.from_scenario) return scenario_command(a, std::move(in), policies);
   SimulationInputs& inputs = in.scenario.inputs;
   std::shared_ptr<BatsimServer> batsim;  // --batsim-socket: a Batsim scheduler decides
   if (!a.batsim_socket.empty()) {
     if (!a.scheduler.empty()) throw InputError("", 0, "--batsim-socket: the Batsim scheduler decides, give no --scheduler");
     batsim = std::make_shared<BatsimServer>(a.batsim_socket);
     BatsimServer::install(batsim, inputs);
-  } else if (const std::vector<SetupChoice> setups = chosen_setups(a, {}); !setups.empty()) {
-    install_setups(setups, inputs);
+  } else if (const std::vector<SetupChoice> setups = chosen_setups(a, {}, policies); !setups.empty()) {
+    install_setups(setups, inputs, policies);
   }
   if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
   const SimulationOptions options = run_options(a, in);
@@ -327,6 +333,7 @@ RunCommand::RunCommand(CLI::App& app) {
                       "schedule every pod with this scheduler setup (" + setup_names() +
                           "); several joined by + (A+B=CONFIGFILE) run side by side, each pod's schedulerName "
                           "picking its scheduler (default: the scenario's schedulers, else kube-scheduler)");
+  add_policy_option(run_cmd, run.policies);
   run_cmd->add_option("--cache-delay", run.cache_delays,
                       "SETUP=SECONDS: how far that scheduler's informer cache lags behind the API server (repeatable)");
   run_cmd->add_option("--seed", run.seed, "seed of all random streams (same seed, same outputs)")->capture_default_str();

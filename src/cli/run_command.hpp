@@ -18,6 +18,7 @@ struct RunArgs {
   std::string scenario, platform, cluster, workload, swf, scheduler_config, out = "results", model = "realistic";
   std::string scheduler;  // scheduler setups (setups/scheduler_setup.hpp), "A" or "A+B=FILE"; empty: the scenario's
   std::vector<std::string> cache_delays;  // --cache-delay SETUP=SECONDS
+  std::vector<std::string> policies;      // --policy NAME=FILE:CLASS (cli/policy_option.hpp)
   bool model_given = false;
   std::uint64_t seed = 1;
   std::size_t max_pods = SimulationOptions{}.max_pods;
@@ -53,8 +54,11 @@ struct RunArgs {
 InputFiles input_files(const RunArgs& a);
 
 // The run's scheduler setups: --scheduler's (with --scheduler-config as its file when it names
-// one setup), else `fallback` (the scenario's), with --cache-delay applied.
-std::vector<SetupChoice> chosen_setups(const RunArgs& a, std::vector<SetupChoice> fallback);
+// one setup), else `fallback` (the scenario's), with --cache-delay applied. `policies`: the
+// --policy setups, which --scheduler may name; when neither list names one, they are the run's
+// setups (with_policies).
+std::vector<SetupChoice> chosen_setups(const RunArgs& a, std::vector<SetupChoice> fallback,
+                                       const std::vector<SchedulerSetup>& policies = {});
 
 // --scenario, --platform, --cluster, --workload and --swf into `a` with `help` their help texts
 // in this order: platform or cluster, workload or swf, and a scenario excludes all four.

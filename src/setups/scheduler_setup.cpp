@@ -115,8 +115,12 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
   return kSetups;
 }
 
-const SchedulerSetup& find_setup(const std::string& name) {
+const SchedulerSetup& find_setup(const std::string& name, std::span<const SchedulerSetup> extra) {
   std::string known;
+  for (const auto& s : extra) {
+    if (s.name == name) return s;
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
   for (const auto& s : scheduler_setups()) {
     if (s.name == name) return s;
     known += (known.empty() ? "" : ", ") + s.name;
@@ -128,7 +132,8 @@ std::string SetupChoice::label() const {
   return config_file.empty() ? setup : setup + "+" + std::filesystem::path(config_file).stem().string();
 }
 
-std::vector<SetupChoice> parse_setup_choices(const std::string& text, const std::string& option) {
+std::vector<SetupChoice> parse_setup_choices(const std::string& text, const std::string& option,
+                                            std::span<const SchedulerSetup> extra) {
   std::vector<SetupChoice> out;
   for (const std::string& entry : split(text, '+')) {
     if (entry.empty())
@@ -136,7 +141,7 @@ std::vector<SetupChoice> parse_setup_choices(const std::string& text, const std:
     SetupChoice c;
     const std::size_t eq = entry.find('=');
     c.setup = entry.substr(0, eq);
-    find_setup(c.setup);  // throws for an unknown name, listing the known ones
+    find_setup(c.setup, extra);  // throws for an unknown name, listing the known ones
     if (eq != std::string::npos) {
       c.config_file = entry.substr(eq + 1);
       if (c.config_file.empty()) throw InputError("", 0, option + ": no configuration file after \"" + c.setup + "=\"");
@@ -179,10 +184,10 @@ SetupOptions setup_options(const SchedulerSetup& setup, const SetupChoice& choic
 
 }  // namespace
 
-void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& in) {
+void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& in, std::span<const SchedulerSetup> extra) {
   KUBESIM_ASSERT(!choices.empty());
   if (choices.size() == 1) {
-    const SchedulerSetup& setup = find_setup(choices[0].setup);
+    const SchedulerSetup& setup = find_setup(choices[0].setup, extra);
     const SetupOptions options = setup_options(setup, choices[0], in.workload);
     for (auto& t : in.workload.templates) t.scheduler_name = setup.scheduler_name;
     if (setup.kube_scheduler)
@@ -192,7 +197,7 @@ void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& i
   }
   std::vector<const SchedulerSetup*> scheduling;  // setups that schedule pods, to find two claiming one name
   for (const SetupChoice& c : choices) {
-    const SchedulerSetup& setup = find_setup(c.setup);
+    const SchedulerSetup& setup = find_setup(c.setup, extra);
     if (setup.schedules_pods) {
       for (const SchedulerSetup* other : scheduling)
         if (other->scheduler_name == setup.scheduler_name)

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,9 @@ struct SchedulerSetup {
 
 // Every setup, in a fixed order.
 const std::vector<SchedulerSetup>& scheduler_setups();
-// Throws InputError naming the known setups when there is none of that name.
-const SchedulerSetup& find_setup(const std::string& name);
+// Throws InputError naming the known setups when there is none of that name. `extra`: setups
+// a run adds to the built-in ones (Python policies, setups/policy_setup.hpp), found first.
+const SchedulerSetup& find_setup(const std::string& name, std::span<const SchedulerSetup> extra = {});
 
 // One scheduler deployed in a run.
 struct SetupChoice {
@@ -62,7 +64,8 @@ struct SetupChoice {
 // "A" or "A=CONFIGFILE", several joined by '+' ("default-scheduler+fluxion=f.yaml"): the
 // setups of one run. Throws InputError (mentioning `option`) for an empty entry, an unknown
 // setup, a missing configuration file or a setup listed twice.
-std::vector<SetupChoice> parse_setup_choices(const std::string& text, const std::string& option);
+std::vector<SetupChoice> parse_setup_choices(const std::string& text, const std::string& option,
+                                            std::span<const SchedulerSetup> extra = {});
 // The labels of `choices` joined by '+'.
 std::string setups_label(const std::vector<SetupChoice>& choices);
 
@@ -71,7 +74,8 @@ std::string setups_label(const std::vector<SetupChoice>& choices);
 // stays the cluster's kube-scheduler (configured by default-scheduler's file when given), any
 // other kube-scheduler configuration runs as its own deployment, and two setups that schedule
 // pods of one schedulerName are an error. Throws InputError for bad configuration files.
-void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& inputs);
+void install_setups(const std::vector<SetupChoice>& choices, SimulationInputs& inputs,
+                    std::span<const SchedulerSetup> extra = {});
 // The single-setup case with no cache delay.
 void apply_setup(const SchedulerSetup& setup, SimulationInputs& inputs, const SetupOptions& options);
 

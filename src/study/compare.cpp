@@ -16,12 +16,12 @@
 
 namespace kubesim {
 
-std::vector<Contender> parse_contenders(const std::string& list) {
+std::vector<Contender> parse_contenders(const std::string& list, std::span<const SchedulerSetup> extra) {
   std::vector<Contender> out;
   for (const std::string& entry : split(list, ',')) {
     if (entry.empty()) throw InputError("", 0, "--schedulers: empty entry in \"" + list + "\" (expected A,B,... or A=CONFIGFILE)");
     Contender c;
-    c.setups = parse_setup_choices(entry, "--schedulers");
+    c.setups = parse_setup_choices(entry, "--schedulers", extra);
     c.label = setups_label(c.setups);
     for (const Contender& other : out)
       if (other.label == c.label) throw InputError("", 0, "--schedulers: \"" + c.label + "\" is listed twice");
@@ -88,7 +88,7 @@ Comparison run_comparison(CompareSpec spec) {
   const auto install = [&](std::size_t contender) {
     const std::lock_guard<std::mutex> lock(install_mutex);
     SimulationInputs in = copy_inputs(spec.inputs, spec.scheduler_config);
-    install_setups(spec.contenders[contender].setups, in);
+    install_setups(spec.contenders[contender].setups, in, spec.extra_setups);
     return in;
   };
   // Every setup is installed before anything runs: a bad configuration file stops here. These

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,8 @@ struct Contender {
 // a setup name, optionally "=CONFIGFILE" (as `run --scheduler A --scheduler-config FILE`),
 // several joined by '+' to run side by side. Throws InputError for an empty entry, an unknown
 // setup, a missing config file or two entries with the same label.
-std::vector<Contender> parse_contenders(const std::string& list);
+// `extra`: setups beside the built-in ones (policies, setups/policy_setup.hpp).
+std::vector<Contender> parse_contenders(const std::string& list, std::span<const SchedulerSetup> extra = {});
 
 struct CompareSpec {
   std::string title;              // e.g. the scenario name
@@ -45,6 +47,8 @@ struct CompareSpec {
   unsigned threads = 0;           // worker threads; 0: std::thread::hardware_concurrency()
   bool keep_run_files = true;     // keep each run's output files (false: only what the report needs)
   std::string version;            // kubesim version for the run outputs
+  // Setups beside the built-in ones that contenders may name (policies: setups/policy_setup.hpp).
+  std::vector<SchedulerSetup> extra_setups;
 };
 
 struct RunRecord {
