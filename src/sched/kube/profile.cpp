@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/yaml_input.hpp"
+#include "sched/kube/plugins/open_gpu_share/open_gpu_share.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
 
 namespace kubesim {
@@ -39,7 +40,7 @@ const std::vector<PluginRef>& default_multi_point() {
 Profile build_profile(const std::string& scheduler_name, const std::vector<PluginRef>& multi_point,
                       const std::vector<PluginRef>& filter_point, const std::vector<PluginRef>& score_point,
                       const std::vector<PluginRef>& post_filter_point, const PluginArgs& args,
-                      const PluginRegistry& registry) {
+                      const PluginRegistry& registry, const std::vector<PluginRef>& reserve_point = {}) {
   Profile p;
   p.scheduler_name = scheduler_name;
   std::map<std::string, Plugin*> instances;  // lookup only
@@ -81,16 +82,23 @@ Profile build_profile(const std::string& scheduler_name, const std::vector<Plugi
     Profile::PostFilter pf{dynamic_cast<PostFilterPlugin*>(pl), dynamic_cast<PreemptionPlugin*>(pl)};
     if (pf.plain || pf.preemption) p.post_filters.push_back(pf);
   });
+  // Reserve plugins enabled at that point (the FGD authors' Open-Gpu-Share) come first.
+  for (const auto& ref : reserve_point)
+    if (auto* x = dynamic_cast<ReservePlugin*>(instance(ref.name))) p.reserves.push_back(x);
   // The other out-of-tree extension points come from MultiPoint only.
   for (const auto& ref : multi_point) {
     Plugin* pl = instance(ref.name);
     if (!pl) continue;
     if (auto* q = dynamic_cast<const QueueSortPlugin*>(pl); q && !p.queue_sort) p.queue_sort = q;
     if (auto* x = dynamic_cast<PreFilterPlugin*>(pl)) p.pre_filters.push_back(x);
-    if (auto* x = dynamic_cast<ReservePlugin*>(pl)) p.reserves.push_back(x);
+    if (auto* x = dynamic_cast<ReservePlugin*>(pl); x && std::find(p.reserves.begin(), p.reserves.end(), x) == p.reserves.end())
+      p.reserves.push_back(x);
     if (auto* x = dynamic_cast<PermitPlugin*>(pl)) p.permits.push_back(x);
     if (auto* x = dynamic_cast<InformerPlugin*>(pl)) p.informers.push_back(x);
   }
+  for (const auto& pl : p.plugins)
+    if (auto* x = dynamic_cast<GpuPlugin*>(pl.get())) p.gpu_plugins.push_back(x);
+  p.lowest_name_ties = instances.count(kOpenGpuSharePlugin) && instances[kOpenGpuSharePlugin];
   return p;
 }
 
@@ -177,6 +185,62 @@ class ConfigReader : YamlInput {
     return out;
   }
 
+  // The FGD authors' args (pkg/type/config.go GpuPluginCfg, OpenGpuSharePluginCfg); FGDScore
+  // accepts the same keys and uses none.
+  void gpu_plugin_args(const std::string& name, const YAML::Node& a, PluginArgs& args) const {
+    expect_keys(a, {"apiVersion", "kind", "dimExtMethod", "normMethod", "gpuSelMethod"});
+    DotProductArgs dot;
+    if (const auto d = a["dimExtMethod"]) {
+      const auto v = d.as<std::string>();
+      if (v == "merge") {
+        dot.dim = DotProductArgs::Dim::kMerge;
+      } else if (v == "share") {
+        dot.dim = DotProductArgs::Dim::kShare;
+      } else if (v == "divide") {
+        dot.dim = DotProductArgs::Dim::kDivide;
+      } else {
+        fail(d, "dimExtMethod must be merge, share or divide (kubesim does not model extend)");
+      }
+    }
+    if (const auto n = a["normMethod"]) {
+      const auto v = n.as<std::string>();
+      if (v == "max") {
+        dot.norm = DotProductArgs::Norm::kMax;
+      } else if (v == "node") {
+        dot.norm = DotProductArgs::Norm::kNode;
+      } else if (v == "pod") {
+        dot.norm = DotProductArgs::Norm::kPod;
+      } else {
+        fail(n, "normMethod must be max, node or pod");
+      }
+    }
+    if (name == "DotProductScore") args.dot_product = dot;
+    if (name != kOpenGpuSharePlugin) {
+      if (a["gpuSelMethod"]) fail(a["gpuSelMethod"], "gpuSelMethod is an Open-Gpu-Share argument");
+      return;
+    }
+    args.open_gpu_share.dot = dot;
+    if (const auto g = a["gpuSelMethod"]) {
+      using Sel = OpenGpuShareArgs::Sel;
+      const auto v = g.as<std::string>();
+      if (v == "best") {
+        args.open_gpu_share.sel = Sel::kBest;
+      } else if (v == "worst") {
+        args.open_gpu_share.sel = Sel::kWorst;
+      } else if (v == "random") {
+        args.open_gpu_share.sel = Sel::kRandom;
+      } else if (v == "FGDScore") {
+        args.open_gpu_share.sel = Sel::kFgd;
+      } else if (v == "DotProductScore") {
+        // With "merge" the fork's choice has no GPU (its Reserve fails): its scripts use "best".
+        if (dot.dim == DotProductArgs::Dim::kMerge) fail(g, "gpuSelMethod DotProductScore needs dimExtMethod share or divide");
+        args.open_gpu_share.sel = Sel::kDotProduct;
+      } else {
+        fail(g, "gpuSelMethod must be best, worst, random, FGDScore or DotProductScore");
+      }
+    }
+  }
+
   PluginArgs plugin_args(const YAML::Node& plugin_config) const {
     PluginArgs args;
     if (!plugin_config) return args;
@@ -237,6 +301,8 @@ class ConfigReader : YamlInput {
       } else if (name == "NodeResourcesBalancedAllocation") {
         expect_keys(a, {"apiVersion", "kind", "resources"});
         if (a["resources"]) args.balanced_resources = resources(a["resources"]);
+      } else if (name == kOpenGpuSharePlugin || name == "DotProductScore" || name == "FGDScore") {
+        gpu_plugin_args(name, a, args);
       } else if (!registry_.contains(name)) {
         fail(pc, "unknown plugin \"" + name + "\" in pluginConfig");
       }
@@ -285,6 +351,7 @@ class ConfigReader : YamlInput {
     std::vector<PluginRef> filter;
     std::vector<PluginRef> score;
     std::vector<PluginRef> post_filter;
+    std::vector<PluginRef> reserve;
     if (const auto plugins = prof["plugins"]) {
       expect_keys(plugins, {"multiPoint", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
                             "reserve", "permit", "preBind", "bind", "postBind", "preEnqueue"});
@@ -292,6 +359,7 @@ class ConfigReader : YamlInput {
       filter = plugin_list(plugins["filter"], {});
       score = plugin_list(plugins["score"], {});
       post_filter = plugin_list(plugins["postFilter"], {});
+      reserve = plugin_list(plugins["reserve"], {});
       // A plugin disabled at a specific point is removed from that point's MultiPoint share.
       auto drop_disabled = [&](const YAML::Node& set, std::vector<PluginRef>& point) {
         if (!set || !set["disabled"]) return;
@@ -304,8 +372,8 @@ class ConfigReader : YamlInput {
       drop_disabled(plugins["score"], score);
       drop_disabled(plugins["postFilter"], post_filter);
     }
-    Profile p =
-        build_profile(name, multi, filter, score, post_filter, plugin_args(prof["pluginConfig"]), registry_);
+    Profile p = build_profile(name, multi, filter, score, post_filter, plugin_args(prof["pluginConfig"]), registry_,
+                              reserve);
     if (const auto pct = prof["percentageOfNodesToScore"]) {
       const auto v = integer(pct, "percentageOfNodesToScore");
       if (v < 0 || v > 100) fail(pct, "percentageOfNodesToScore must be within 0..100");
