@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/openb_run.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/version.hpp"
 #include "core/atomic_file.hpp"
@@ -342,6 +343,7 @@ RunCommand::RunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"machines", "cores"}))
       ->capture_default_str();
   run_cmd->add_flag("--quiet", run.quiet, "print no summary");
+  add_openb_options(run_cmd, run);
   run_cmd->footer(
       "Examples:\n"
       "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2\n"
@@ -359,6 +361,7 @@ RunCommand::RunCommand(CLI::App& app) {
 int RunCommand::run() {
   RunArgs& run = args_;
   run.model_given = model_->count() > 0;
+  if (run.openb_protocol) return run_openb_protocol(run);
   if (!run.scenario.empty()) return run_simulation(run);
   if (run.platform.empty() && run.cluster.empty())
     throw InputError("", 0, "run needs a cluster: --platform FILE or --cluster FILE");
