@@ -50,19 +50,22 @@ class FragMemo {
     const auto [it, inserted] = ids_.try_emplace(k, static_cast<std::uint32_t>(states_.size()));
     if (inserted) {
       states_.push_back(sorted);
-      frags_.push_back(node_frag(sorted, typical_));
+      const FragAmount f = node_frag(sorted, typical_);
+      sums_.push_back({f.except_q3(), f.q124(), f.idle()});
     }
     return it->second;
   }
   const GpuNodeState& state(std::uint32_t id) const { return states_[id]; }
-  const FragAmount& frag(std::uint32_t id) const { return frags_[id]; }
+  // The state's fragmentation amount, its q1+q2+q4 part and its idle GPU milli.
+  const std::array<double, 3>& sums(std::uint32_t id) const { return sums_[id]; }
+  double frag(std::uint32_t id) const { return sums_[id][0]; }
   std::size_t size() const { return states_.size(); }
 
  private:
   const std::vector<TypicalPod>& typical_;
   std::unordered_map<StateKey, std::uint32_t, StateKeyHash> ids_;
   std::vector<GpuNodeState> states_;
-  std::vector<FragAmount> frags_;
+  std::vector<std::array<double, 3>> sums_;
 };
 
 struct ArrivingPod {
@@ -72,13 +75,21 @@ struct ArrivingPod {
   std::uint32_t shape_id;    // the distinct (cpu, milli, gpus) of the FGD memo
 };
 
+// What the filters read of a node, apart from the rest so that the scan over all nodes for
+// every pod stays in cache.
+struct NodeFit {
+  std::int64_t cpu_left = 0;
+  std::int64_t memory_left = 0;
+  std::int32_t model = -1;
+  std::int32_t gpus = 0;
+  std::int32_t max_left = 0;    // the most free milli of one device
+  std::int32_t fully_free = 0;  // wholly free devices
+};
+
 struct NodeBook {
   GpuNodeState state;
-  std::int64_t memory_left = 0;
   std::array<std::int32_t, kMaxGpusPerNode + 1> affinity{};
   std::uint32_t state_id = 0;
-  std::int32_t max_left = 0;
-  std::int32_t fully_free = 0;
   bool used = false;
 };
 
@@ -116,11 +127,11 @@ class Protocol {
  private:
   std::vector<std::size_t> arrivals();
   void build_nodes();
-  bool feasible(const NodeBook& n, const ArrivingPod& p) const;
+  static bool feasible(const NodeFit& n, const ArrivingPod& p);
   std::int64_t fgd_state_score(std::uint32_t state, const ArrivingPod& p);
   int choose_node(const ArrivingPod& p);
   int choose_device(const NodeBook& n, const ArrivingPod& p);
-  void place(NodeBook& n, const ArrivingPod& p, int device);
+  void place(std::size_t node, const ArrivingPod& p, int device);
   ProtocolStep step(std::int64_t arrived) const;
 
   const OpenbTrace& trace_;
@@ -129,6 +140,8 @@ class Protocol {
   FragMemo memo_;
   std::vector<ArrivingPod> pods_;  // the trace's pods, in file order
   std::vector<NodeBook> nodes_;    // in tie-break order: the first of equal scores wins
+  std::vector<NodeFit> fits_;      // nodes_' filter view, same order
+  std::array<double, 3> cluster_{};  // sums of the nodes' memo_.sums, kept as nodes change
   std::unordered_map<std::uint64_t, std::int32_t> fgd_memo_;  // (state id, shape id) -> score
   std::vector<std::pair<std::uint32_t, std::int32_t>> fgd_seen_;  // per state id: (pod stamp, score)
   std::uint32_t stamp_ = 0;
@@ -192,20 +205,19 @@ void Protocol::build_nodes() {
                         : static_cast<std::int32_t>(std::lower_bound(trace_.models.begin(), trace_.models.end(), src.model) -
                                                     trace_.models.begin());
     for (std::int32_t g = 0; g < src.gpus; ++g) n.state.left[static_cast<std::size_t>(g)] = kMilli;
-    n.memory_left = src.memory_mib;
-    n.max_left = src.gpus > 0 ? kMilli : 0;
-    n.fully_free = src.gpus;
     n.state_id = memo_.id(n.state);
+    for (std::size_t k = 0; k < cluster_.size(); ++k) cluster_[k] += memo_.sums(n.state_id)[k];
     nodes_.push_back(n);
+    fits_.push_back({src.cpu_milli, src.memory_mib, n.state.model, src.gpus, src.gpus > 0 ? kMilli : 0, src.gpus});
   }
 }
 
-bool Protocol::feasible(const NodeBook& n, const ArrivingPod& p) const {
-  if (n.state.cpu_left < p.cpu_request || n.memory_left < p.memory_mib) return false;
+bool Protocol::feasible(const NodeFit& n, const ArrivingPod& p) {
+  if (n.cpu_left < p.cpu_request || n.memory_left < p.memory_mib) return false;
   const PodShape& s = p.shape;
   if (s.gpus == 0) return true;
-  if (n.state.gpus == 0) return false;
-  if (s.models != 0 && (n.state.model < 0 || !((s.models >> n.state.model) & 1U))) return false;
+  if (n.gpus == 0) return false;
+  if (s.models != 0 && (n.model < 0 || !((s.models >> n.model) & 1U))) return false;
   return s.shares_gpu() ? n.max_left >= s.gpu_milli : n.fully_free >= s.gpus;
 }
 
@@ -214,18 +226,18 @@ std::int64_t Protocol::fgd_state_score(std::uint32_t state, const ArrivingPod& p
   const std::uint64_t key = (static_cast<std::uint64_t>(state) << 24) | p.shape_id;
   if (const auto it = fgd_memo_.find(key); it != fgd_memo_.end()) return it->second;
   const GpuNodeState s = memo_.state(state);  // a copy: interning below may grow the memo
-  const double before = memo_.frag(state).except_q3();
+  const double before = memo_.frag(state);
   std::int64_t best = -1;
   if (p.shape.shares_gpu()) {
     for (int d = 0; d < s.gpus; ++d) {
       const std::int32_t left = s.left[static_cast<std::size_t>(d)];
       if (left < p.shape.gpu_milli || (d > 0 && left == s.left[static_cast<std::size_t>(d - 1)])) continue;
       const std::uint32_t after = memo_.id(after_placement(s, p.shape, d));
-      best = std::max(best, fgd_score(before, memo_.frag(after).except_q3()));
+      best = std::max(best, fgd_score(before, memo_.frag(after)));
     }
   } else {
     const std::uint32_t after = memo_.id(after_placement(s, p.shape, -1));
-    best = fgd_score(before, memo_.frag(after).except_q3());
+    best = fgd_score(before, memo_.frag(after));
   }
   fgd_memo_.emplace(key, static_cast<std::int32_t>(best));
   return best;
@@ -233,8 +245,8 @@ std::int64_t Protocol::fgd_state_score(std::uint32_t state, const ArrivingPod& p
 
 int Protocol::choose_node(const ArrivingPod& p) {
   feasible_.clear();
-  for (std::size_t i = 0; i < nodes_.size(); ++i)
-    if (feasible(nodes_[i], p)) feasible_.push_back(static_cast<int>(i));
+  for (std::size_t i = 0; i < fits_.size(); ++i)
+    if (feasible(fits_[i], p)) feasible_.push_back(static_cast<int>(i));
   if (feasible_.empty()) return -1;
   if (options_.policy == Policy::Random) return feasible_[rng_random_score_.uniform_below(feasible_.size())];
   scores_.clear();
@@ -272,13 +284,13 @@ int Protocol::choose_device(const NodeBook& n, const ArrivingPod& p) {
     return chosen;
   }
   if (options_.policy != Policy::Fgd) return best_fit_device(n.state, p.shape.gpu_milli);
-  const double before = memo_.frag(n.state_id).except_q3();
+  const double before = memo_.frag(n.state_id);
   int chosen = -1;
   std::int64_t best = 0;
   for (int d = 0; d < n.state.gpus; ++d) {
     if (n.state.left[static_cast<std::size_t>(d)] < p.shape.gpu_milli) continue;
     const std::uint32_t after = memo_.id(after_placement(n.state, p.shape, d));
-    const std::int64_t score = fgd_score(before, memo_.frag(after).except_q3());
+    const std::int64_t score = fgd_score(before, memo_.frag(after));
     if (chosen < 0 || score > best) {
       chosen = d;
       best = score;
@@ -287,7 +299,9 @@ int Protocol::choose_device(const NodeBook& n, const ArrivingPod& p) {
   return chosen;
 }
 
-void Protocol::place(NodeBook& n, const ArrivingPod& p, int device) {
+void Protocol::place(std::size_t node, const ArrivingPod& p, int device) {
+  NodeBook& n = nodes_[node];
+  NodeFit& fit = fits_[node];
   if (!n.used) {
     n.used = true;
     ++used_nodes_;
@@ -297,31 +311,29 @@ void Protocol::place(NodeBook& n, const ArrivingPod& p, int device) {
   GpuNodeState next = after_placement(n.state, p.shape, device);
   next.cpu_left = n.state.cpu_left - p.cpu_request;
   n.state = next;
-  n.memory_left -= p.memory_mib;
   if (const int slot = affinity_slot(p.shape); slot >= 0) ++n.affinity[static_cast<std::size_t>(slot)];
-  n.max_left = 0;
-  n.fully_free = n.state.fully_free();
-  for (std::int32_t d = 0; d < n.state.gpus; ++d) n.max_left = std::max(n.max_left, n.state.left[static_cast<std::size_t>(d)]);
+  fit.cpu_left = n.state.cpu_left;
+  fit.memory_left -= p.memory_mib;
+  fit.max_left = 0;
+  fit.fully_free = n.state.fully_free();
+  for (std::int32_t d = 0; d < n.state.gpus; ++d) fit.max_left = std::max(fit.max_left, n.state.left[static_cast<std::size_t>(d)]);
+  // The cluster's sums move by the node's change (the authors re-add all nodes after every
+  // pod; the difference is rounding far below the 0.01 the results are printed with).
+  const std::uint32_t old_id = n.state_id;
   n.state_id = memo_.id(n.state);
+  for (std::size_t k = 0; k < cluster_.size(); ++k) cluster_[k] += memo_.sums(n.state_id)[k] - memo_.sums(old_id)[k];
 }
 
-// ClusterGpuFragReport after a pod: the sums over the nodes, in node order.
+// ClusterGpuFragReport after a pod.
 ProtocolStep Protocol::step(std::int64_t arrived) const {
   ProtocolStep s;
   s.used_nodes = used_nodes_;
   s.used_gpus = used_gpus_;
   s.used_gpu_milli = used_gpu_milli_;
   s.arrived_gpu_milli = arrived;
-  double frag = 0, q124 = 0, idle = 0;
-  for (const NodeBook& n : nodes_) {
-    const FragAmount& f = memo_.frag(n.state_id);
-    frag += f.except_q3();
-    q124 += f.q124();
-    idle += f.idle();
-  }
-  s.frag_milli = frag;
-  s.frag_ratio = 100 * frag / idle;
-  s.q124_ratio = 100 * q124 / idle;
+  s.frag_milli = cluster_[0];
+  s.frag_ratio = 100 * cluster_[0] / cluster_[2];
+  s.q124_ratio = 100 * cluster_[1] / cluster_[2];
   return s;
 }
 
@@ -352,8 +364,7 @@ ProtocolResult Protocol::run() {
     const ArrivingPod& p = pods_[idx];
     arrived += p.shape.total_gpu_milli();
     if (const int node = choose_node(p); node >= 0) {
-      NodeBook& n = nodes_[static_cast<std::size_t>(node)];
-      place(n, p, choose_device(n, p));
+      place(static_cast<std::size_t>(node), p, choose_device(nodes_[static_cast<std::size_t>(node)], p));
       ++r.placed;
     } else {
       ++r.dropped;
