@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "batsim_server/batsim_server.hpp"
+#include "cli/openb_run.hpp"
 #include "cli/policy_option.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/version.hpp"
@@ -361,6 +362,7 @@ RunCommand::RunCommand(CLI::App& app) {
                       "let a Batsim scheduler (batsched, pybatsim) decide over Batsim's v4 protocol: the ZeroMQ endpoint "
                       "it listens on, e.g. tcp://localhost:28000 (kubesim connects, as Batsim's -s)");
   run_cmd->add_flag("--quiet", run.quiet, "print no summary");
+  add_openb_options(run_cmd, run);
   run_cmd->footer(
       "Examples:\n"
       "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2\n"
@@ -378,6 +380,7 @@ RunCommand::RunCommand(CLI::App& app) {
 int RunCommand::run() {
   RunArgs& run = args_;
   run.model_given = model_->count() > 0;
+  if (run.openb_protocol) return run_openb_protocol(run);
   if (!run.scenario.empty()) {
     if (!run.batsim_socket.empty()) throw InputError("", 0, "--batsim-socket runs a --platform and a --workload or --swf, not a scenario");
     return run_simulation(run);

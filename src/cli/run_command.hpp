@@ -47,6 +47,10 @@ struct RunArgs {
   bool tls = false;
   bool serve = false;
   std::size_t watch_history = 200000;
+  // openb traces (cli/openb_run.hpp): --openb-nodes, --openb-pods, --openb-protocol, --policy, --tune
+  std::string openb_nodes, openb_pods, policy = "fgd";
+  bool openb_protocol = false;
+  double tune = 1.3;
 };
 
 // The input files of `a` for read_run_inputs: with --scheduler, --scheduler-config is that

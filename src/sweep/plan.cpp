@@ -11,6 +11,7 @@
 #include "core/split.hpp"
 #include "core/yaml_input.hpp"
 #include "engine/model_config.hpp"
+#include "workload/openb_csv.hpp"
 
 namespace kubesim {
 
@@ -83,7 +84,8 @@ class PlanReader : YamlInput {
   void read_root(const YAML::Node& root) {
     if (!root.IsDefined() || root.IsNull()) throw InputError(path(), 0, "expected a sweep plan map, got an empty document");
     require_map(root, "the sweep plan");
-    check_keys(root, {"name", "scenarios", "schedulers", "models", "seeds", "overrides", "collect", "cellsPerTask", "kubernetes"},
+    check_keys(root, {"name", "scenarios", "schedulers", "models", "seeds", "overrides", "collect", "cellsPerTask", "kubernetes",
+                      "policies", "tune"},
                "the sweep plan");
     p_.path = path();
     p_.name = fs::path(path()).stem().string();
@@ -94,8 +96,14 @@ class PlanReader : YamlInput {
     const YAML::Node scenarios = root["scenarios"];
     if (!scenarios) throw InputError(path(), line_of(root), "expected the sweep plan to have scenarios (scenario files or {platform, workload} pairs)");
     read_inputs(scenarios);
-    read_schedulers(root["schedulers"]);
-    read_models(root["models"]);
+    if (p_.inputs.front().openb()) {
+      read_openb_axes(root);
+    } else {
+      for (const char* key : {"policies", "tune"})
+        if (const YAML::Node n = root[key]) fail(n, std::string(key) + " goes with openb traces ({openbNodes, openbPods} scenarios)");
+      read_schedulers(root["schedulers"]);
+      read_models(root["models"]);
+    }
     read_seeds(root["seeds"]);
     if (const YAML::Node n = root["overrides"]) read_overrides(n);
     read_collect(root["collect"]);
@@ -109,12 +117,20 @@ class PlanReader : YamlInput {
     std::vector<std::string> labels;
     for (const YAML::Node& n : list) {
       SweepInput in;
-      if (n.IsMap()) {
+      if (n.IsMap() && (n["openbNodes"] || n["openbPods"])) {
+        check_keys(n, {"openbNodes", "openbPods"}, "a scenarios entry");
+        if (!n["openbNodes"] || !n["openbPods"]) fail(n, "expected an openb scenarios entry to give openbNodes and openbPods");
+        in.openb_nodes = file(n["openbNodes"], "openbNodes");
+        in.openb_pods = file(n["openbPods"], "openbPods");
+        in.label = openb_workload_name(in.openb_pods);
+      } else if (n.IsMap()) {
         read_cluster_workload(n, in);
       } else {
         in.files.scenario = file(n, "a scenarios entry");
         in.label = scalar(n, "a scenarios entry");
       }
+      if (!p_.inputs.empty() && p_.inputs.front().openb() != in.openb())
+        fail(n, "expected every scenarios entry to be an openb trace, or none (the protocol and the simulation do not mix)");
       labels.push_back(in.label);
       p_.inputs.push_back(std::move(in));
     }
@@ -200,6 +216,33 @@ class PlanReader : YamlInput {
       p_.schedulers.push_back(std::move(s));
     }
     unique(labels, list, "schedulers");
+  }
+
+  // A plan of openb traces: the policies axis (as the scheduler column), the tune, no models
+  // or overrides.
+  void read_openb_axes(const YAML::Node& root) {
+    for (const char* key : {"schedulers", "models", "overrides"})
+      if (const YAML::Node n = root[key]) fail(n, std::string(key) + " does not apply to openb traces (give policies)");
+    const YAML::Node list = root["policies"];
+    if (!list) throw InputError(path(), line_of(root), "expected a plan of openb traces to list policies (" + openb::policy_names() + ")");
+    axis(list, "policies");
+    std::vector<std::string> labels;
+    for (const YAML::Node& n : list) {
+      SweepSchedulers s;
+      if (!openb::parse_policy(scalar(n, "a policies entry"), s.openb_policy))
+        fail(n, "expected a policy, one of " + openb::policy_names() + ", got \"" + scalar(n, "a policies entry") + "\"");
+      s.label = std::string(openb::policy_label(s.openb_policy));
+      labels.push_back(s.label);
+      p_.schedulers.push_back(std::move(s));
+    }
+    unique(labels, list, "policies");
+    if (const YAML::Node n = root["tune"]) {
+      const std::optional<double> t = parse_double(scalar(n, "tune"));
+      if (!t || !(*t >= 0 && *t <= 100)) fail(n, "expected tune to be a ratio from 0 to 100");
+      p_.openb_tune = *t;
+    }
+    p_.models.push_back("");
+    p_.model_labels.push_back("protocol");
   }
 
   void read_models(const YAML::Node& list) {

@@ -20,6 +20,11 @@
 //   collect: [summary]             # run outputs each cell keeps: jobs, schedule, pods, timeseries,
 //                                  # queue, summary, charts, report (default: summary)
 //   cellsPerTask: 8                # cells per Slurm array task / Kubernetes completion index
+//
+// A plan of openb traces runs the FGD paper's protocol (examples/openb/): every scenarios entry
+// is {openbNodes: F, openbPods: F}, `policies` (random, dotprod, gpuclustering, gpupacking,
+// bestfit, fgd) replaces schedulers, `tune` (default 1.3) is the inflation; no models or
+// overrides. Its merge writes the authors' analysis_{allo,frag,frag_ratio}_discrete.csv.
 //   kubernetes:                    # --emit k8s-indexed-job
 //     image: kubesim:0.1.0
 //     parallelism: 4
@@ -38,6 +43,7 @@
 #include <vector>
 
 #include "setups/scheduler_setup.hpp"
+#include "study/openb/gpu_share_policy.hpp"
 #include "study/run_inputs.hpp"
 
 namespace kubesim {
@@ -48,11 +54,15 @@ struct SweepInput {
   // the SWF options that differ from run's defaults, e.g. " (swfProcessors=cores)".
   std::string label;
   InputFiles files;  // read as `kubesim run` reads them (study/run_inputs.hpp)
+  // An openb trace for the FGD paper's protocol ({openbNodes: F, openbPods: F}; cli/openb_run.hpp)
+  std::string openb_nodes, openb_pods;
+  bool openb() const { return !openb_pods.empty(); }
 };
 
 struct SweepSchedulers {
   std::string label;               // as written in the plan; "scenario" when the axis is absent
   std::vector<SetupChoice> setups;  // empty: the scenario's own (or kube-scheduler's default)
+  openb::Policy openb_policy = openb::Policy::Fgd;  // a plan of openb traces: its policies axis
 };
 
 // One override axis: a dotted key path and its values.
@@ -92,6 +102,7 @@ struct SweepPlan {
   std::vector<std::uint64_t> seeds;
   std::vector<std::string> collect;  // run output kinds, in the order of kCollectKinds
   std::size_t cells_per_task = 1;
+  double openb_tune = 1.3;  // a plan of openb traces: `tune`
   SweepKubernetes kubernetes;
   std::vector<SweepCell> cells;      // in plan order
 

@@ -9,6 +9,7 @@
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "report/svg_chart.hpp"
 #include "scenario/scenario.hpp"
 #include "study/compare.hpp"
+#include "study/openb/openb_results.hpp"
 #include "study/run_inputs.hpp"
 #include "study/run_pipeline.hpp"
 #include "sweep/sweep_report.hpp"
@@ -39,6 +41,7 @@ struct Configuration {
   std::vector<SetupChoice> setups;  // installed on each cell's copy
   SimulationOptions options;
   ReportSettings report;
+  std::shared_ptr<const OpenbTrace> openb;  // a plan of openb traces: the cell's trace
 };
 
 std::string result_header(const SweepPlan& plan) {
@@ -79,6 +82,11 @@ RunInputs overridden_scenario(const SweepPlan& plan, const SweepCell& cell, std:
 // The configuration of `cell` (its seed aside): its inputs read as `kubesim run` reads them.
 Configuration configure(const SweepPlan& plan, const SweepCell& cell, std::map<std::size_t, YAML::Node>& documents) {
   const SweepInput& in = plan.inputs[cell.input];
+  if (in.openb()) {
+    Configuration cfg;
+    cfg.openb = std::make_shared<const OpenbTrace>(read_openb_trace(in.openb_nodes, in.openb_pods));
+    return cfg;
+  }
   RunInputs run = in.files.scenario.empty() ? read_run_inputs(in.files) : overridden_scenario(plan, cell, documents);
   Scenario& sc = run.scenario;
   if (sc.each_tenant_alone)
@@ -171,6 +179,16 @@ std::vector<Configuration> configure_cells(const SweepPlan& plan, const std::vec
     auto [it, fresh] = config_of_key.try_emplace(key, configs.size());
     if (fresh) {
       configs.push_back(configure(plan, plan.cells[i], documents));
+      if (configs.back().openb) {
+        // One trace read for all cells of the same input (the policies share it).
+        for (std::size_t k = 0; k + 1 < configs.size(); ++k)
+          if (configs[k].openb && plan.inputs[plan.cells[i].input].openb_pods == configs[k].openb->pods_file) {
+            configs.back().openb = configs[k].openb;
+            break;
+          }
+        config_of_cell[i] = it->second;
+        continue;
+      }
       SimulationInputs check = copy_inputs(configs.back().inputs, configs.back().scheduler_config);
       if (!configs.back().setups.empty()) install_setups(configs.back().setups, check);
     }
@@ -201,6 +219,7 @@ struct CellRunner {
   // Runs `cell` and writes its folder: complete or absent (a temporary folder renamed into
   // place once every file is written).
   void run(const SweepCell& cell, const Configuration& cfg) {
+    if (cfg.openb) return write_cell(cell, run_openb(cell, *cfg.openb));
     SimulationInputs in;
     {
       const std::lock_guard<std::mutex> lock(install_mutex);
@@ -221,6 +240,41 @@ struct CellRunner {
     run_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
     std::vector<ReportFile> files = pipeline.finish(plan.collect, RunPipeline::FileForm::kStreamed);
     files.push_back({"result.csv", result_rows(plan, cell, pipeline.summary())});
+    write_cell(cell, files);
+  }
+
+  // One protocol run (study/openb/openb_protocol.hpp): the authors' discrete rows, the
+  // per-pod files when the plan collects timeseries, and result.csv (tenant "openb": jobs =
+  // pods arrived, completed and started = placed, failed_pods = dropped, utilisation = the
+  // GPU allocation ratio after the last pod).
+  std::vector<ReportFile> run_openb(const SweepCell& cell, const OpenbTrace& trace) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::int64_t cpu_start = thread_cpu_nanos();
+    const openb::Policy policy = plan.schedulers[cell.schedulers].openb_policy;
+    const openb::ProtocolResult r = openb::run_protocol(trace, {policy, cell.seed, plan.openb_tune});
+    run_cpu_nanos += thread_cpu_nanos() - cpu_start;
+    run_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+    const openb::RunLabels labels{plan.inputs[cell.input].label, std::string(openb::policy_label(policy)),
+                                  openb::tune_label(plan.openb_tune), std::to_string(cell.seed)};
+    std::vector<ReportFile> files;
+    const std::vector<std::string> headers = openb::discrete_headers();
+    const std::vector<std::string> rows = openb::discrete_rows(r, labels);
+    for (std::size_t i = 0; i < rows.size(); ++i) files.push_back({openb::kDiscreteFiles[i], headers[i] + rows[i]});
+    if (std::find(plan.collect.begin(), plan.collect.end(), "timeseries") != plan.collect.end()) {
+      files.push_back({"analysis_allo.csv", openb::allo_steps_csv(r)});
+      files.push_back({"analysis_frag.csv", openb::frag_steps_csv(r)});
+    }
+    std::string prefix = cell.id;
+    for (const std::string& v : plan.axis_values(cell)) prefix += "," + csv_field(v);
+    const double alloc = r.steps.empty() ? 0 : static_cast<double>(r.steps.back().used_gpu_milli) / static_cast<double>(r.total_gpus * 1000);
+    files.push_back({"result.csv", result_header(plan) + prefix + ",openb," + std::to_string(r.pods) + "," + std::to_string(r.placed) + "," +
+                                       std::to_string(r.placed) + "," + std::to_string(r.dropped) + ",0,0,0," + svg::num(alloc, 6) + ",0\n"});
+    return files;
+  }
+
+  // Writes the cell's folder: complete or absent (a temporary folder renamed into place once
+  // every file is written).
+  void write_cell(const SweepCell& cell, const std::vector<ReportFile>& files) {
     const fs::path tmp = cells_dir / (".tmp-" + cell.id + tmp_suffix);
     fs::remove_all(tmp);
     write_report_files(tmp.string(), files);
@@ -287,6 +341,35 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
   return stats;
 }
 
+namespace {
+
+// A plan of openb traces: the cells' rows of the authors' three discrete files, merged as their
+// merge_*_discrete.py scripts order them (by workload, policy, tune and seed folder names).
+void merge_openb_discrete(const std::string& out, const nlohmann::json& manifest) {
+  for (const char* name : openb::kDiscreteFiles) {
+    std::string header;
+    std::vector<std::pair<std::vector<std::string>, std::string>> rows;
+    for (const auto& c : manifest.at("cells")) {
+      const fs::path file = fs::path(out) / "cells" / c.at("id").get<std::string>() / name;
+      std::error_code ec;
+      if (!fs::is_regular_file(file, ec)) return;  // not an openb plan
+      const std::string text = read_input_file(file.string());
+      const std::size_t eol = text.find('\n');
+      if (header.empty()) header = text.substr(0, eol + 1);
+      const std::string row = text.substr(eol + 1);
+      std::vector<std::string> key = split(row, ',');
+      key.resize(4);
+      rows.emplace_back(std::move(key), row);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string merged = header;
+    for (const auto& r : rows) merged += r.second;
+    write_file_atomically(out + "/" + name, merged);
+  }
+}
+
+}  // namespace
+
 SweepMerge merge_sweep(const std::string& out) {
   const std::string manifest_path = out + "/sweep.json";
   nlohmann::json manifest;
@@ -327,6 +410,7 @@ SweepMerge merge_sweep(const std::string& out) {
                                  " cells are not finished (first: cells/" + missing.front() + "); run them, then merge again");
   write_file_atomically(out + "/results.csv", results);
   write_file_atomically(out + "/sweep.html", sweep_html(table));
+  merge_openb_discrete(out, manifest);
   return m;
 }
 
