@@ -334,6 +334,7 @@ class ConfigReader : YamlInput {
       config.parallelism = static_cast<std::int32_t>(v);
     }
     if (const auto cc = root["clientConnection"]) client_connection(cc, config);
+    if (const auto ex = root["extenders"]) config.extenders = read_extender_configs(ex, *this);
     if (const auto b = root["podInitialBackoffSeconds"]) {
       const auto v = integer(b, "podInitialBackoffSeconds");
       if (v <= 0) fail(b, "podInitialBackoffSeconds must be positive");

@@ -34,6 +34,7 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
     for (InformerPlugin* ip : p.informers) ip->set_handle(this);
     if (p.queue_sort) queue_.set_queue_sort(p.queue_sort);
   }
+  if (!config_.extenders.empty()) extenders_ = std::make_unique<Extenders>(config_.extenders, store_);
 }
 
 bool Scheduler::serves(const std::string& scheduler_name) const { return config_.profile(scheduler_name) != nullptr; }
@@ -102,6 +103,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   }
   const CycleContext ctx{store_, pod, spec, stats_};
   if (!find_nodes_that_fit_pod(ctx, *profile, d)) return d;
+  if (extenders_ && !find_nodes_that_pass_extenders(ctx, d)) return d;
   if (feasible_.empty()) {
     d.message = fit_error_message(n);
     return d;
@@ -147,7 +149,8 @@ bool Scheduler::find_nodes_that_fit_pod(const CycleContext& ctx, const Profile& 
   if (nominated.valid() && nominated.value() < cache_.node_count()) {
     const FilterPlugin* plugin = nullptr;
     FilterResult r;
-    if (passes_filters(ctx, cache_.info(nominated), &plugin, &r) && (!wants_devices_ || fits_devices(ctx, nominated))) {
+    if (passes_filters(ctx, cache_.info(nominated), &plugin, &r) && (!wants_devices_ || fits_devices(ctx, nominated)) &&
+        (!extenders_ || nominated_passes_extenders(ctx.pod, nominated))) {
       d.node = nominated;
       d.feasible = 1;
       d.processed = 1;
@@ -285,6 +288,7 @@ void Scheduler::prioritize_nodes(const CycleContext& ctx, const Profile& profile
     for (std::size_t i = 0; i < m; ++i) totals_[i] += plugin_scores_[i] * ws.weight;
   }
   for (auto& t : totals_) t += uniform;
+  if (extenders_) extenders_->prioritize(ctx.pod, feasible_, totals_);
 }
 
 // schedule_one.go selectHost (v1.26): reservoir sampling over ties for the highest total
@@ -488,7 +492,8 @@ void Scheduler::start_cycle(SimTime now) {
   dry_run_pods_ = 0;
   // A FitError runs the PostFilter plugins (schedule_one.go schedulingCycle); "no nodes
   // available" is not a FitError.
-  if (!cycle_decision_.node.valid() && !node_order_.empty()) run_post_filters(cycle_pod_, cycle_decision_, now);
+  if (!cycle_decision_.node.valid() && !cycle_decision_.error && !node_order_.empty())
+    run_post_filters(cycle_pod_, cycle_decision_, now);
   const Duration d = cycle_duration(cycle_decision_);
   if (d == Duration()) {
     finish_cycle(now);
@@ -653,6 +658,7 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
       schedule_next_cycle(now);
       break;
     case SchedulerEvent::Kind::kBindDone:
+      if (extenders_ && extender_refused_binding(event.pod, event.node, now)) break;
       if (!bind(event.pod, event.node, now)) {
         // Deleted or bound meanwhile: Unreserve and forget the assumption.
         if (const Profile* prof = profile_for(store_.spec_of(event.pod)); prof && !prof->reserves.empty()) {

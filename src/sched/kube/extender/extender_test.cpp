@@ -1,0 +1,213 @@
+// kube-scheduler extenders (sched/kube/extender/extender.hpp) against an in-process HTTP
+// extender: filter narrows the nodes, prioritize adds score * weight * 10 to the plugins'
+// total (schedule_one.go prioritizeNodes), ignorable failures are skipped and others fail the
+// pod, managedResources decide interest, bind goes through the extender.
+#include "sched/kube/extender/extender.hpp"
+
+#include <httplib.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/error.hpp"
+#include "sched/kube/scheduler.hpp"
+#include "testing/builders.hpp"
+#include "testing/fake_scheduler_host.hpp"
+#include "testing/scratch_dir.hpp"
+
+namespace kubesim {
+namespace {
+
+using nlohmann::json;
+
+// An extender on 127.0.0.1: `answer(verb, body)` replies to POST /ext/<verb>; bodies are kept.
+class FakeExtender {
+ public:
+  explicit FakeExtender(std::function<json(const std::string&, const json&)> answer) : answer_(std::move(answer)) {
+    server_.Post(R"(/ext/(\w+))", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string verb = req.matches[1];
+      const json body = json::parse(req.body);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        calls_[verb].push_back(body);
+      }
+      res.set_content(answer_(verb, body).dump(), "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::yield();
+  }
+  ~FakeExtender() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/ext"; }
+  std::vector<json> calls(const std::string& verb) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_[verb];
+  }
+
+ private:
+  std::function<json(const std::string&, const json&)> answer_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::map<std::string, std::vector<json>> calls_;
+};
+
+// Three nodes of 10 cpu / 10 Gi; n1 half full, so that the default plugins prefer n0 and n2 by
+// exactly 50 points for a pod of 1 cpu / 1 Gi (LeastAllocated 90 against 40; BalancedAllocation
+// 100 on both; the other scores are the same on every node).
+struct ExtendedCluster {
+  static constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+  testing::ScratchDir dir;
+  ObjectStore store;
+  testing::FakeSchedulerHost host{&store};
+  std::unique_ptr<Scheduler> scheduler;
+  NodeId n0, n1, n2;
+  PodId pod;
+
+  explicit ExtendedCluster(const std::string& extenders_yaml) {
+    store.ensure_namespace("default");
+    const std::string config = dir.write("config.yaml", "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                                        "kind: KubeSchedulerConfiguration\n" + extenders_yaml);
+    scheduler = std::make_unique<Scheduler>(store, load_scheduler_config(config, store.resource_names()),
+                                            SchedulerLatencies{}, 1, host);
+    host.attach(scheduler.get());
+    store.add_listener(&host);
+    for (NodeId* n : {&n0, &n1, &n2})
+      *n = store.create_node(testing::NodeBuilder("n" + std::to_string(n == &n0 ? 0 : n == &n1 ? 1 : 2))
+                                 .cpu_milli(10000)
+                                 .memory_bytes(10 * kGi));
+    Pod half = testing::PodBuilder(store.add_template(testing::PodTemplateBuilder().cpu_milli(5000).memory_bytes(5 * kGi)))
+                   .name("half");
+    half.node = n1;
+    half.phase = PodPhase::kRunning;
+    store.create_pod(std::move(half));
+    pod = store.create_pod(
+        testing::PodBuilder(store.add_template(testing::PodTemplateBuilder().cpu_milli(1000).memory_bytes(kGi))).name("p"));
+  }
+  std::string node_name(NodeId n) const { return store.node(n).name; }
+};
+
+std::string config(const std::string& url, const std::string& more) {
+  return "extenders:\n- urlPrefix: " + url + "\n" + more;
+}
+
+TEST(KubeExtender, FilterKeepsTheNodesItNamesAndCountsTheFailures) {
+  FakeExtender ext([](const std::string&, const json&) {
+    return json{{"NodeNames", {"n2"}}, {"FailedNodes", {{"n0", "no gpu here"}}},
+                {"FailedAndUnresolvableNodes", {{"n1", "wrong rack"}}}};
+  });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n  nodeCacheCapable: true\n"));
+  const auto d = c.scheduler->decide(c.pod);
+  EXPECT_EQ(d.node, c.n2);
+  const auto calls = ext.calls("filter");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]["Pod"]["metadata"]["name"], "p");
+  EXPECT_EQ(calls[0]["Pod"]["kind"], "Pod");
+  EXPECT_EQ(calls[0]["NodeNames"], json({"n0", "n1", "n2"}));
+  EXPECT_TRUE(calls[0]["Nodes"].is_null());
+}
+
+TEST(KubeExtender, FilterRejectingEveryNodeIsAFitErrorWithItsReasons) {
+  FakeExtender ext([](const std::string&, const json&) {
+    return json{{"Nodes", {{"items", json::array()}}},
+                {"FailedNodes", {{"n0", "no gpu here"}, {"n1", "no gpu here"}, {"n2", "no gpu here"}}}};
+  });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n"));
+  const auto d = c.scheduler->decide(c.pod);
+  EXPECT_FALSE(d.node.valid());
+  EXPECT_FALSE(d.error);
+  EXPECT_EQ(d.message, "0/3 nodes are available: 3 no gpu here.");
+  // Without nodeCacheCapable the nodes go as a NodeList of Node objects.
+  const auto calls = ext.calls("filter");
+  ASSERT_EQ(calls.size(), 1u);
+  ASSERT_EQ(calls[0]["Nodes"]["items"].size(), 3u);
+  EXPECT_EQ(calls[0]["Nodes"]["items"][1]["kind"], "Node");
+  EXPECT_EQ(calls[0]["Nodes"]["items"][1]["metadata"]["name"], "n1");
+}
+
+// The half-full n1 trails by 50 points; the extender's score for it, times its weight and 10,
+// is added: 60 takes it, 40 does not.
+TEST(KubeExtender, PrioritizeAddsScoreTimesWeightTimesTen) {
+  struct Case {
+    int score, weight;
+    bool n1_wins;
+  };
+  for (const Case k : {Case{6, 1, true}, Case{4, 1, false}, Case{3, 2, true}, Case{2, 2, false}, Case{1, 6, true}}) {
+    FakeExtender ext([&](const std::string&, const json&) {
+      return json::array({{{"Host", "n0"}, {"Score", 0}}, {{"Host", "n1"}, {"Score", k.score}}, {{"Host", "n2"}, {"Score", 0}}});
+    });
+    ExtendedCluster c(config(ext.url(), "  prioritizeVerb: prioritize\n  weight: " + std::to_string(k.weight) + "\n"));
+    const auto d = c.scheduler->decide(c.pod);
+    EXPECT_EQ(d.node == c.n1, k.n1_wins) << "score " << k.score << " weight " << k.weight;
+  }
+}
+
+TEST(KubeExtender, IgnorableFailureIsSkippedOtherwiseThePodFails) {
+  // A port nothing listens on: the one the fake extender had before it stopped.
+  std::string dead;
+  {
+    FakeExtender gone([](const std::string&, const json&) { return json::object(); });
+    dead = gone.url();
+  }
+  ExtendedCluster skipped(config(dead, "  filterVerb: filter\n  ignorable: true\n  httpTimeout: 1s\n"));
+  EXPECT_TRUE(skipped.scheduler->decide(skipped.pod).node.valid());
+  ExtendedCluster failed(config(dead, "  filterVerb: filter\n  httpTimeout: 1s\n"));
+  const auto d = failed.scheduler->decide(failed.pod);
+  EXPECT_FALSE(d.node.valid());
+  EXPECT_TRUE(d.error);
+  EXPECT_NE(d.message.find(dead + "/filter"), std::string::npos) << d.message;
+  // A prioritize failure never fails the pod (no score from that extender).
+  ExtendedCluster prio(config(dead, "  prioritizeVerb: prioritize\n  weight: 5\n  httpTimeout: 1s\n"));
+  EXPECT_EQ(prio.scheduler->decide(prio.pod).node == prio.n1, false);
+}
+
+TEST(KubeExtender, ManagedResourcesDecideInterest) {
+  FakeExtender ext([](const std::string&, const json&) { return json{{"NodeNames", json::array()}}; });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n  nodeCacheCapable: true\n"
+                                      "  managedResources:\n  - name: example.com/foo\n"));
+  EXPECT_TRUE(c.scheduler->decide(c.pod).node.valid());  // the pod asks for no example.com/foo
+  EXPECT_TRUE(ext.calls("filter").empty());
+}
+
+TEST(KubeExtender, BindGoesThroughTheExtender) {
+  FakeExtender ext([](const std::string&, const json&) { return json{{"Error", ""}}; });
+  ExtendedCluster c(config(ext.url(), "  bindVerb: bind\n"));
+  c.host.run_until(SimTime::zero());  // the pod's cycle and its binding (zero latencies)
+  const auto calls = ext.calls("bind");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]["PodName"], "p");
+  EXPECT_EQ(calls[0]["PodNamespace"], "default");
+  EXPECT_TRUE(calls[0]["Node"] == "n0" || calls[0]["Node"] == "n2");
+  EXPECT_TRUE(c.store.pod(c.pod).node.valid());
+}
+
+TEST(KubeExtender, ConfigurationIsValidatedAsUpstream) {
+  testing::ScratchDir dir;
+  ResourceNames names;
+  auto error = [&](const std::string& yaml) {
+    try {
+      load_scheduler_config(dir.write("c.yaml", "kind: KubeSchedulerConfiguration\nextenders:\n" + yaml), names);
+    } catch (const InputError& e) {
+      return e.problem();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error("- urlPrefix: http://x\n  prioritizeVerb: p\n"), "extenders[].weight: must have a positive weight applied to it");
+  EXPECT_NE(error("- urlPrefix: http://x\n  bindVerb: b\n- urlPrefix: http://y\n  bindVerb: b\n").find("only one extender can implement bind"),
+            std::string::npos);
+  EXPECT_NE(error("- urlPrefix: https://x\n").find("HTTPS"), std::string::npos);
+  EXPECT_EQ(error("- urlPrefix: http://x\n  filterVerb: f\n  httpTimeout: 30s\n  ignorable: true\n"), "accepted");
+}
+
+}  // namespace
+}  // namespace kubesim
