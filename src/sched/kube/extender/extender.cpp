@@ -114,7 +114,10 @@ class HttpExtender {
     if (reported_) return;
     reported_ = true;
     std::fprintf(stderr, "kubesim: extender %s: %s failed: %s (%s; further failures not shown)\n", c_.url_prefix.c_str(),
-                 what.c_str(), e.what(), skipped ? "ignorable: skipped" : "the pod fails scheduling with this error");
+                 what.c_str(), e.what(),
+                 !skipped ? "the pod fails scheduling with this error"
+                 : what == "prioritize" ? "no score from this extender"
+                                        : "ignorable: skipped");
   }
 
  private:

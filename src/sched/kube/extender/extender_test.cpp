@@ -191,6 +191,59 @@ TEST(KubeExtender, BindGoesThroughTheExtender) {
   EXPECT_TRUE(c.store.pod(c.pod).node.valid());
 }
 
+// Two one-cpu nodes, each full with a priority-0 pod; a priority-100 pod of one cpu must
+// preempt. The extender approves only n1's victim (or none).
+Scheduler::Preemption preempt_with(FakeExtender& ext, ObjectStore& store, testing::FakeSchedulerHost& host,
+                                   testing::ScratchDir& dir) {
+  store.ensure_namespace("default");
+  const std::string path = dir.write("p.yaml", "kind: KubeSchedulerConfiguration\n" +
+                                                   config(ext.url(), "  preemptVerb: preempt\n"));
+  Scheduler s(store, load_scheduler_config(path, store.resource_names()), SchedulerLatencies{}, 1, host);
+  host.attach(&s);  // the zero-delay informer: the nodes and pods below reach s at once
+  store.add_listener(&host);
+  const auto low = store.add_template(testing::PodTemplateBuilder().cpu_milli(1000).memory_bytes(1).priority(0).build());
+  for (const char* name : {"n0", "n1"}) {
+    const NodeId n = store.create_node(testing::NodeBuilder(name).cpu_milli(1000).memory_bytes(1LL << 30));
+    testing::PodBuilder victim(low);
+    victim.name(std::string("victim-") + name).on(n, SimTime::zero());
+    store.create_pod(victim);
+  }
+  const auto high = store.add_template(testing::PodTemplateBuilder().cpu_milli(1000).memory_bytes(1).priority(100).build());
+  const PodId p = store.create_pod(testing::PodBuilder(high).name("urgent"));
+  const auto d = s.decide(p);
+  EXPECT_FALSE(d.node.valid());
+  Scheduler::Preemption result = s.preempt(p, d, SimTime::zero());
+  store.remove_listener(&host);
+  return result;
+}
+
+TEST(KubeExtender, PreemptNarrowsTheCandidates) {
+  FakeExtender approve_n1([](const std::string&, const json& args) {
+    const json& v = args["NodeNameToVictims"]["n1"];
+    return json{{"NodeNameToMetaVictims",
+                 {{"n1", {{"Pods", {{{"UID", v["Pods"][0]["metadata"]["uid"]}}}}, {"NumPDBViolations", 0}}}}}};
+  });
+  ObjectStore store;
+  testing::FakeSchedulerHost host{&store};
+  testing::ScratchDir dir;
+  const auto pre = preempt_with(approve_n1, store, host, dir);
+  ASSERT_TRUE(pre.node.valid());
+  EXPECT_EQ(store.node(pre.node).name, "n1");
+  ASSERT_EQ(pre.victims.size(), 1u);
+  EXPECT_EQ(store.pod(pre.victims[0]).name, "victim-n1");
+  const auto calls = approve_n1.calls("preempt");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]["Pod"]["metadata"]["name"], "urgent");
+  EXPECT_EQ(calls[0]["NodeNameToVictims"].size(), 2u);
+
+  FakeExtender approve_none([](const std::string&, const json&) { return json{{"NodeNameToMetaVictims", json::object()}}; });
+  ObjectStore store2;
+  testing::FakeSchedulerHost host2{&store2};
+  const auto none = preempt_with(approve_none, store2, host2, dir);
+  EXPECT_FALSE(none.node.valid());
+  EXPECT_EQ(none.message, "no candidate node for preemption");
+}
+
 TEST(KubeExtender, ConfigurationIsValidatedAsUpstream) {
   testing::ScratchDir dir;
   ResourceNames names;
