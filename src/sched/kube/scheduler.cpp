@@ -581,20 +581,28 @@ void Scheduler::prepare_candidate(PodId pod, SimTime now) {
 // schedule_one.go handleSchedulingFailure (v1.26): re-queue first, record the nomination in
 // the nominator (AddNominatedPod with the PostFilter's NominatingInfo; without one the pod's
 // own status.nominatedNodeName), then patch PodScheduled=False and nominatedNodeName if
-// either changed (updatePod); the next cycle waits for that patch.
+// either changed (updatePod); the next cycle waits for that patch. An error (not a FitError:
+// an extender's) writes the reason SchedulerError with the error's text and clears the
+// nomination (schedulingCycle's clearNominatedNode); it sets no UnschedulablePlugins, so the
+// pod keeps its earlier ones, and goes back to the queue like a FitError (v1.26's
+// AddUnschedulableIfNotPresent makes no difference; backoffQ for errors came in later releases).
 void Scheduler::handle_scheduling_failure(PodId pod, SimTime now) {
   const Preemption& pre = preemption_;
-  add_unschedulable(pod, cycle_decision_.interested_events, cycle_number_, now);
+  const bool error = cycle_decision_.error;
+  add_unschedulable(pod, error ? queue_.interested_events(pod) : cycle_decision_.interested_events, cycle_number_, now);
   arm_ticks(now);
   if (cycle_looping_) parked_ = true;
-  const bool override_nnn = pre.ran && pre.mode == Preemption::Mode::kOverride;
-  nominate(pod, override_nnn ? pre.node : store_.pod(pod).nominated_node);
+  const bool override_nnn = error || (pre.ran && pre.mode == Preemption::Mode::kOverride);
+  const NodeId nnn = error ? NodeId() : pre.node;
+  nominate(pod, override_nnn ? nnn : store_.pod(pod).nominated_node);
   patch_message_ = cycle_decision_.message;
   if (config_.post_filter_message_in_condition && pre.ran && !pre.message.empty())
     patch_message_ += " " + pre.message + ".";  // FitError.Error: fmt.Sprintf(SeparatorFormat, postFilterMsg)
-  patch_sets_nominated_ = override_nnn && store_.pod(pod).nominated_node != pre.node;
-  patch_nominated_ = pre.node;
-  if (store_.pod(pod).unschedulable_message != patch_message_ || patch_sets_nominated_) {
+  patch_sets_nominated_ = override_nnn && store_.pod(pod).nominated_node != nnn;
+  patch_nominated_ = nnn;
+  patch_error_ = error;
+  if (store_.pod(pod).unschedulable_message != patch_message_ || store_.pod(pod).scheduler_error != error ||
+      patch_sets_nominated_) {
     const Duration p = latencies_.status_patch.sample(latency_rng_);
     const SimTime patched = client_limiter_.acquire(now) + p;
     if (patched == now) {
@@ -613,7 +621,9 @@ void Scheduler::handle_scheduling_failure(PodId pod, SimTime now) {
 // schedule_one.go updatePod (v1.26): the failed attempt's status patch (patch_message_ and,
 // when set, the nomination) in one write.
 void Scheduler::update_pod(PodId pod, SimTime now) {
-  if (patch_sets_nominated_) {
+  if (patch_error_) {
+    host_.client().set_scheduler_error(pod, patch_message_, now);
+  } else if (patch_sets_nominated_) {
     host_.client().set_unschedulable_and_nominated(pod, patch_message_, patch_nominated_, now);
   } else {
     host_.client().set_unschedulable(pod, patch_message_, now);

@@ -306,6 +306,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   bool waiting_for_patch_ = false;           // the failure's status patch is in flight
   std::string patch_message_;                 // what that patch writes
   bool patch_sets_nominated_ = false;
+  bool patch_error_ = false;                  // PodScheduled's reason SchedulerError
   NodeId patch_nominated_;
 
   std::vector<const NodeInfo*> feasible_;

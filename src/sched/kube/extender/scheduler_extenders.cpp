@@ -36,8 +36,9 @@ bool Scheduler::find_nodes_that_pass_extenders(const CycleContext& ctx, Decision
 }
 
 // schedule_one.go evaluateNominatedNode: the nominated node, having passed the filters, must
-// pass the extenders too (an extender's error there: upstream fails the cycle; kubesim goes
-// on with the full search, whose extender calls then fail the same way).
+// pass the extenders too. An extender's error there does not fail the cycle: findNodesThatFitPod
+// logs it ("Evaluation failed on nominated node") and goes on with the full search, whose
+// extender calls decide (v1.26 as today's upstream).
 bool Scheduler::nominated_passes_extenders(PodId pod, NodeId node) {
   std::vector<const NodeInfo*> one{&cache_.info(node)};
   const std::string error = extenders_->filter(pod, one, [](NodeId, const std::string&, bool) {});
