@@ -330,6 +330,8 @@ std::vector<ExtenderConfig> read_extender_configs(const YAML::Node& list, const 
           in.fail(r, "extenders[].managedResources[].name: duplicate extender managed resource name");
         managed.push_back(name);
         c.managed_resources.push_back(name);
+        if (r["ignoredByScheduler"] && in.boolean(r["ignoredByScheduler"], "extenders[].managedResources[].ignoredByScheduler"))
+          c.ignored_by_scheduler.push_back(name);
       }
     }
     binders += c.bind_verb.empty() ? 0 : 1;

@@ -18,8 +18,9 @@
 //
 // Time: the calls are synchronous and take no simulated time (the extender's latency is not
 // modelled; a latency model's scheduling-cycle distribution can include it). Not supported:
-// enableHTTPS/tlsConfig (kubesim's HTTP client has no TLS; such a configuration is refused), and
-// managedResources' ignoredByScheduler is read but NodeResourcesFit does not ignore the resource.
+// enableHTTPS/tlsConfig (kubesim's HTTP client has no TLS; such a configuration is refused). A
+// managed resource with ignoredByScheduler: true is added to every profile's NodeResourcesFit
+// ignored resources (scheduler.go buildExtenders; sched/kube/profile.cpp).
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,7 @@ struct ExtenderConfig {
   Duration http_timeout = Duration::seconds(5);  // extender.go DefaultExtenderTimeout (0 in the file)
   bool node_cache_capable = false;
   std::vector<std::string> managed_resources;  // ExtenderManagedResource.name
+  std::vector<std::string> ignored_by_scheduler;  // those with ignoredByScheduler: true
   bool ignorable = false;
 };
 

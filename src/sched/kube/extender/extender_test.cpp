@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "model/object_json.hpp"
 #include "sched/kube/scheduler.hpp"
 #include "testing/builders.hpp"
 #include "testing/fake_scheduler_host.hpp"
@@ -169,6 +171,92 @@ TEST(KubeExtender, IgnorableFailureIsSkippedOtherwiseThePodFails) {
   // A prioritize failure never fails the pod (no score from that extender).
   ExtendedCluster prio(config(dead, "  prioritizeVerb: prioritize\n  weight: 5\n  httpTimeout: 1s\n"));
   EXPECT_EQ(prio.scheduler->decide(prio.pod).node == prio.n1, false);
+}
+
+// schedule_one.go (v1.26): an extender's error is not a FitError. PodScheduled=False gets the
+// reason SchedulerError with the error's text and the nomination is cleared
+// (clearNominatedNode); the pod goes back like a FitError (AddUnschedulableIfNotPresent:
+// unschedulablePods, no move request having come). A later FitError writes Unschedulable.
+TEST(KubeExtender, AnErrorIsASchedulerErrorThatClearsTheNomination) {
+  std::atomic<bool> busy{true};
+  FakeExtender ext([&](const std::string&, const json&) {
+    return busy ? json{{"Error", "extender is busy"}}
+                : json{{"NodeNames", json::array()}, {"FailedNodes", {{"n0", "no"}, {"n1", "no"}, {"n2", "no"}}}};
+  });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n  nodeCacheCapable: true\n"));
+  c.store.update_pod(c.pod, [&](Pod& x) { x.nominated_node = c.n0; });
+  c.host.run_until(SimTime::zero());
+  const Pod& p = c.store.pod(c.pod);
+  EXPECT_FALSE(p.node.valid());
+  EXPECT_TRUE(p.scheduler_error);
+  EXPECT_EQ(p.unschedulable_message, "extender is busy");
+  EXPECT_FALSE(p.nominated_node.valid());
+  EXPECT_EQ(c.scheduler->queue().unschedulable_size(), 1u);
+  auto pod_scheduled = [&] {
+    for (const json& cond : pod_to_json(c.store, c.pod, TimeFormat{})["status"]["conditions"])
+      if (cond["type"] == "PodScheduled") return cond;
+    return json();
+  };
+  EXPECT_EQ(pod_scheduled()["reason"], "SchedulerError");
+  EXPECT_EQ(pod_scheduled()["message"], "extender is busy");
+  // The nominated node was tried first (its error ignored), then every node.
+  const auto calls = ext.calls("filter");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0]["NodeNames"], json({"n0"}));
+  EXPECT_EQ(calls[1]["NodeNames"], json({"n0", "n1", "n2"}));
+
+  busy = false;  // retried after flushUnschedulablePodsLeftover's 5 minutes: a FitError now
+  c.host.run_until(SimTime::zero() + Duration::seconds(330));
+  EXPECT_GE(ext.calls("filter").size(), 3u);
+  EXPECT_FALSE(c.store.pod(c.pod).scheduler_error);
+  EXPECT_EQ(pod_scheduled()["reason"], "Unschedulable");
+  EXPECT_EQ(pod_scheduled()["message"], "0/3 nodes are available: 3 no.");
+}
+
+// findNodesThatFitPod: an extender's error on the nominated node is logged and the full
+// search goes on (evaluateNominatedNode's error does not fail the cycle).
+TEST(KubeExtender, NominatedNodeErrorFallsBackToTheFullSearch) {
+  std::atomic<int> calls_seen{0};
+  FakeExtender ext([&](const std::string&, const json& args) {
+    if (calls_seen++ == 0) return json{{"Error", "flaky"}};
+    return json{{"NodeNames", args["NodeNames"]}};
+  });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n  nodeCacheCapable: true\n"));
+  c.store.update_pod(c.pod, [&](Pod& x) { x.nominated_node = c.n1; });
+  const auto d = c.scheduler->decide(c.pod);
+  EXPECT_FALSE(d.error);
+  EXPECT_TRUE(d.node == c.n0 || d.node == c.n2);  // scored: the half-full n1 trails
+  const auto calls = ext.calls("filter");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0]["NodeNames"], json({"n1"}));
+  EXPECT_EQ(calls[1]["NodeNames"], json({"n0", "n1", "n2"}));
+}
+
+// scheduler.go buildExtenders + fit.go: a managed resource with ignoredByScheduler: true joins
+// NodeResourcesFit's ignored resources, so nodes without it pass the filter (the extender
+// decides); without the flag the pod is a FitError. NodeResourcesFitArgs.ignoredResources
+// does the same without an extender.
+TEST(KubeExtender, IgnoredBySchedulerResourceIsLeftToTheExtender) {
+  FakeExtender ext([](const std::string&, const json& args) { return json{{"NodeNames", args["NodeNames"]}}; });
+  auto decide_foo = [&](const std::string& yaml) {
+    ExtendedCluster c(yaml);
+    const PodId foo = c.store.create_pod(testing::PodBuilder(c.store.add_template(
+        testing::PodTemplateBuilder().cpu_milli(1000).resource(c.store.resource_names(), "example.com/foo", 1)))
+                                             .name("foo"));
+    return c.scheduler->decide(foo);
+  };
+  const std::string managed = "  filterVerb: filter\n  nodeCacheCapable: true\n  managedResources:\n  - name: example.com/foo\n";
+  const auto checked = decide_foo(config(ext.url(), managed));
+  EXPECT_FALSE(checked.node.valid());
+  EXPECT_EQ(checked.message, "0/3 nodes are available: 3 Insufficient example.com/foo.");
+  EXPECT_TRUE(ext.calls("filter").empty());  // no node passed the filters
+  const auto ignored = decide_foo(config(ext.url(), managed + "    ignoredByScheduler: true\n"));
+  EXPECT_TRUE(ignored.node.valid()) << ignored.message;
+  EXPECT_EQ(ext.calls("filter").size(), 1u);
+  const auto by_args = decide_foo(
+      "profiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+      "      ignoredResources: [example.com/foo]\n");
+  EXPECT_TRUE(by_args.node.valid()) << by_args.message;
 }
 
 TEST(KubeExtender, ManagedResourcesDecideInterest) {
