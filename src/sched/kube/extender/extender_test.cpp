@@ -193,7 +193,7 @@ TEST(KubeExtender, AnErrorIsASchedulerErrorThatClearsTheNomination) {
   EXPECT_FALSE(p.nominated_node.valid());
   EXPECT_EQ(c.scheduler->queue().unschedulable_size(), 1u);
   auto pod_scheduled = [&] {
-    for (const json& cond : pod_to_json(c.store, c.pod, TimeFormat{})["status"]["conditions"])
+    for (const json& cond : api::pod_to_json(c.store, c.pod, api::TimeFormat{})["status"]["conditions"])
       if (cond["type"] == "PodScheduled") return cond;
     return json();
   };
