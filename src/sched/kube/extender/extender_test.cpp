@@ -206,7 +206,7 @@ TEST(KubeExtender, AnErrorIsASchedulerErrorThatClearsTheNomination) {
   EXPECT_EQ(calls[1]["NodeNames"], json({"n0", "n1", "n2"}));
 
   busy = false;  // retried after flushUnschedulablePodsLeftover's 5 minutes: a FitError now
-  c.host.run_until(SimTime::zero() + Duration::seconds(330));
+  c.host.run_until(SimTime::zero() + Duration::seconds(400));
   EXPECT_GE(ext.calls("filter").size(), 3u);
   EXPECT_FALSE(c.store.pod(c.pod).scheduler_error);
   EXPECT_EQ(pod_scheduled()["reason"], "Unschedulable");
