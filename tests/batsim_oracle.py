@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Differential test: kubesim's FCFS / EASY / conservative backfilling against the real Batsim
-4.2.1 + batsched 1.4.0 (../shared/peers/batsim, an oracle, never shipped).
+4.2.1 + batsched 1.4.0 (batsim/ in $KUBESIM_PEERS or ../shared/peers, an oracle, never shipped).
 
 For each seed, a random Batsim workload (job sizes up to the machine count and a few beyond it,
 which both must reject; bursts of up to 8 jobs submitted at the same instant; run times and
@@ -114,6 +114,15 @@ def run_peer(run_sh, plat, wpath, policy, out):
     return False
 
 
+def default_peer():
+    """The oracle's folder: $KUBESIM_PEERS_BATSIM, else batsim/ in $KUBESIM_PEERS or in the
+    ../shared/peers beside the repository (as tests/peers/real_scheduler.py finds its peers), so
+    that the oracle runs from a worktree too."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    peers = os.environ.get("KUBESIM_PEERS") or os.path.join(here, "..", "..", "shared", "peers")
+    return os.environ.get("KUBESIM_PEERS_BATSIM") or os.path.join(peers, "batsim")
+
+
 def peer_missing(peer, *files):
     """None when the oracle at `peer` is usable (its run.sh and `files`, its runtime libraries
     installed), else the line to print before skipping (exit status 77)."""
@@ -131,10 +140,9 @@ def read_jobs(path):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("kubesim")
-    ap.add_argument("--peer", default=os.path.join(here, "..", "..", "shared", "peers", "batsim"))
+    ap.add_argument("--peer", default=default_peer())
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=80)
     ap.add_argument("--machines", default="8,16,32", help="machine counts, one per seed in turn")

@@ -26,7 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from batsim_oracle import FIELDS, POLICIES, peer_missing, platform_xml, read_jobs, run_peer, workload  # noqa: E402
+from batsim_oracle import FIELDS, POLICIES, default_peer, peer_missing, platform_xml, read_jobs, run_peer, workload  # noqa: E402
 
 
 def run_protocol(kubesim, batsched, plat, wpath, policy, model, out, sock_dir):
@@ -78,8 +78,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("kubesim")
-    ap.add_argument("--peer", default=os.environ.get("KUBESIM_PEERS_BATSIM") or os.path.join(
-        os.environ.get("KUBESIM_PEERS") or os.path.join(here, "..", "..", "shared", "peers"), "batsim"))
+    ap.add_argument("--peer", default=default_peer())
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=60)
     ap.add_argument("--nasa-jobs", type=int, default=1500, help="the NASA trace's first N jobs (0: all)")

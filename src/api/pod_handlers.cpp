@@ -96,12 +96,16 @@ ApiResponse ApiServer::update_pod_status(const ResourcePath& t, const Json& upda
   // What a scheduler writes: PodScheduled=False/Unschedulable with its message
   // (schedule_one.go updatePod), status.nominatedNodeName, and DisruptionTarget on a victim.
   std::string unschedulable = store.pod(pod).unschedulable_message;
+  bool scheduler_error = store.pod(pod).scheduler_error;  // reason SchedulerError
   NodeId nominated = store.pod(pod).nominated_node;
   const Json status = updated.value("status", Json::object());
   for (const auto& c : status.value("conditions", Json::array())) {
     const std::string type = json_string_of(c.value("type", Json()));
     const std::string value = json_string_of(c.value("status", Json()));
-    if (type == "PodScheduled" && value == "False") unschedulable = json_string_of(c.value("message", Json()));
+    if (type == "PodScheduled" && value == "False") {
+      unschedulable = json_string_of(c.value("message", Json()));
+      scheduler_error = json_string_of(c.value("reason", Json())) == "SchedulerError";
+    }
     if (type == "PodScheduled" && value == "False" && unschedulable.empty()) unschedulable = json_string_of(c.value("reason", Json()));
     if (type == "DisruptionTarget" && value == "True")
       disruption_marks_[pod.value()] = disruption_reason_named(json_string_of(c.value("reason", Json())));
@@ -112,9 +116,10 @@ ApiResponse ApiServer::update_pod_status(const ResourcePath& t, const Json& upda
     nominated = node ? NodeId(node->model_id) : NodeId();
   }
   const Pod& p = store.pod(pod);
-  if (p.unschedulable_message != unschedulable || p.nominated_node != nominated) {
+  if (p.unschedulable_message != unschedulable || p.scheduler_error != scheduler_error || p.nominated_node != nominated) {
     store.update_pod(pod, [&](Pod& x) {
       x.unschedulable_message = unschedulable;
+      x.scheduler_error = scheduler_error;
       x.nominated_node = nominated;
     });
   }

@@ -46,6 +46,10 @@ class ClusterClient {
   virtual void set_nominated_node(PodId pod, NodeId node, SimTime now) = 0;
   // Both in one status patch, as kube-scheduler's updatePod writes them (schedule_one.go v1.26).
   virtual void set_unschedulable_and_nominated(PodId pod, const std::string& message, NodeId node, SimTime now) = 0;
+  // The status patch of an attempt that failed with an error (not a FitError): PodScheduled=
+  // False/SchedulerError with this message, nominatedNodeName cleared (schedule_one.go v1.26:
+  // clearNominatedNode). set_unschedulable* write the reason Unschedulable again.
+  virtual void set_scheduler_error(PodId pod, const std::string& message, SimTime now) = 0;
   // DELETE with a grace period and the disruption reason (ObjectStore::delete_pod).
   virtual void delete_pod(PodId pod, Duration grace, DisruptionReason reason, SimTime now) = 0;
   // The pod update removing spec.schedulingGates' entry of that name. False: the pod has no

@@ -206,9 +206,16 @@ bool Kubelets::refused(PodId pod, NodeId node, std::string& reason, std::string&
   // Deliberately only the resources (and devices below): the pods reaching a kubelet here
   // passed a scheduler's node name, affinity and taint checks. As fitsRequest, but only the
   // resources the pod requests are compared (a zero request passes an overcommitted node).
+  // predicate.go removeMissingExtendedResources: an extended resource the node does not
+  // have at all (one an extender manages, say) is not checked.
+  std::uint32_t missing = 0;
+  for (std::uint32_t s = spec.requested_slots & ~0b111u; s != 0; s &= s - 1) {
+    const auto i = static_cast<std::size_t>(__builtin_ctz(s));
+    if (n.allocatable[i] == 0 && is_extended_resource_name(store_.resource_names().name(i))) missing |= 1u << i;
+  }
   const std::uint32_t insufficient =
       insufficient_resources(spec, n.allocatable, admitted.requested, admitted.pod_count, n.allowed_pods) &
-      (kTooManyPodsBit | spec.requested_slots);
+      (kTooManyPodsBit | spec.requested_slots) & ~missing;
   if (insufficient & kTooManyPodsBit) {
     reason = "OutOfpods";
     message = "pods, requested: 1, used: " + std::to_string(admitted.pod_count) +

@@ -232,11 +232,13 @@ json pod_conditions_json(const Pod& p, const PodTemplate& t, const TimeFormat& t
       }
     }
   }
-  // PodScheduled: True at binding; False/Unschedulable after a failed attempt.
+  // PodScheduled: True at binding; False/Unschedulable after a failed attempt (SchedulerError
+  // when it failed with an error).
   if (p.node.valid()) {
     conds.push_back(pod_condition("PodScheduled", "True", tf.time(or_zero(p.scheduled.is_never() ? p.created : p.scheduled))));
   } else if (!p.unschedulable_message.empty()) {
-    conds.push_back(pod_condition("PodScheduled", "False", tf.time(or_zero(p.created)), "Unschedulable",
+    conds.push_back(pod_condition("PodScheduled", "False", tf.time(or_zero(p.created)),
+                                  p.scheduler_error ? "SchedulerError" : "Unschedulable",
                                   p.unschedulable_message));
   }
   if (p.disruption != DisruptionReason::kNone && p.disruption != DisruptionReason::kDeletionByUser)

@@ -335,6 +335,9 @@ struct Pod {
   PodPhase phase = PodPhase::kPending;
   DisruptionReason disruption = DisruptionReason::kNone;  // see deletion_requested
   bool deleted = false;  // removed from the API (a Deleted change was announced)
+  // PodScheduled=False's reason is SchedulerError, not Unschedulable: the failed attempt was
+  // an error, not a FitError (schedule_one.go v1.26 handleSchedulingFailure).
+  bool scheduler_error = false;
   ColdText reason;   // status.reason, e.g. OutOfcpu, DeadlineExceeded
   ColdText message;  // status.message
   // status.conditions[PodScheduled]: False/Unschedulable with this message after a failed

@@ -47,6 +47,13 @@ struct Resources {
   bool operator==(const Resources&) const = default;
 };
 
+// v1helper.IsExtendedResourceName (v1.26): a name with a "/" outside kubernetes.io/ (not
+// native) that is not a quota "requests." name.
+inline bool is_extended_resource_name(std::string_view name) {
+  return name.find('/') != std::string_view::npos && name.find("kubernetes.io/") == std::string_view::npos &&
+         name.rfind("requests.", 0) != 0;
+}
+
 // Name <-> slot table. "cpu", "memory" and "ephemeral-storage" are pre-registered.
 class ResourceNames {
  public:

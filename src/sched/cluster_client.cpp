@@ -11,6 +11,7 @@ bool bind_in_store(ObjectStore& store, const Binding& binding, SimTime now) {
     x.node = binding.node;
     x.scheduled = now;
     x.unschedulable_message.clear();
+    x.scheduler_error = false;
     if (!binding.devices.empty()) x.scheduling_gates.set_devices(binding.devices);
   });
   return true;
@@ -18,7 +19,10 @@ bool bind_in_store(ObjectStore& store, const Binding& binding, SimTime now) {
 
 void StoreClusterClient::set_unschedulable(PodId pod, const std::string& message, SimTime now) {
   (void)now;  // the store stamps no time on a status patch
-  store_.update_pod(pod, [&](Pod& x) { x.unschedulable_message = message; });
+  store_.update_pod(pod, [&](Pod& x) {
+    x.unschedulable_message = message;
+    x.scheduler_error = false;
+  });
 }
 
 void StoreClusterClient::set_nominated_node(PodId pod, NodeId node, SimTime now) {
@@ -31,7 +35,17 @@ void StoreClusterClient::set_unschedulable_and_nominated(PodId pod, const std::s
   (void)now;
   store_.update_pod(pod, [&](Pod& x) {
     x.unschedulable_message = message;
+    x.scheduler_error = false;
     x.nominated_node = node;
+  });
+}
+
+void StoreClusterClient::set_scheduler_error(PodId pod, const std::string& message, SimTime now) {
+  (void)now;
+  store_.update_pod(pod, [&](Pod& x) {
+    x.unschedulable_message = message;
+    x.scheduler_error = true;
+    x.nominated_node = NodeId();
   });
 }
 

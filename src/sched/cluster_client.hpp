@@ -27,6 +27,7 @@ class StoreClusterClient final : public ClusterClient {
   void set_unschedulable(PodId pod, const std::string& message, SimTime now) override;
   void set_nominated_node(PodId pod, NodeId node, SimTime now) override;
   void set_unschedulable_and_nominated(PodId pod, const std::string& message, NodeId node, SimTime now) override;
+  void set_scheduler_error(PodId pod, const std::string& message, SimTime now) override;
   void delete_pod(PodId pod, Duration grace, DisruptionReason reason, SimTime now) override;
   bool remove_scheduling_gate(PodId pod, std::string_view gate, SimTime now) override;
   void set_job_suspend(JobId job, bool suspend, SimTime now) override;

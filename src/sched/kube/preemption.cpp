@@ -202,6 +202,8 @@ const Scheduler::Preemption& Scheduler::preempt(PodId pod, const Decision& decis
     out.message = "preemption: " + fit_error_message(static_cast<std::uint32_t>(node_order_.size()));
     return out;
   }
+  // 4) callExtenders (v1.26 numbers SelectCandidate 5).
+  if (extenders_ && !call_extenders(pod)) return out;
   // 3) SelectCandidate.
   const Candidate& chosen = candidates_[select_candidate(now)];
   out.node = chosen.node;

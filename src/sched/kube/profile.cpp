@@ -130,6 +130,14 @@ class ConfigReader : YamlInput {
     if (slot < 0) fail(n, "too many distinct resources (at most 8), cannot add \"" + name + "\"");
     return static_cast<std::size_t>(slot);
   }
+  // fit.go fitsRequest ignores extended resources only; cpu, memory and the like are always
+  // checked.
+  std::uint32_t ignored_slot_bit(const YAML::Node& at, const std::string& name) const {
+    if (!is_extended_resource_name(name)) return 0;
+    const int slot = names_.slot(name);
+    if (slot < 0) fail(at, "too many distinct resources (at most 8), cannot add \"" + name + "\"");
+    return 1u << slot;
+  }
   std::vector<ResourceWeight> resources(const YAML::Node& list) const {
     if (!list.IsSequence()) fail(list, "expected a list of {name, weight}");
     std::vector<ResourceWeight> out;
@@ -243,6 +251,7 @@ class ConfigReader : YamlInput {
 
   PluginArgs plugin_args(const YAML::Node& plugin_config) const {
     PluginArgs args;
+    args.fit_ignored_slots = extenders_ignored_;
     if (!plugin_config) return args;
     for (const auto& pc : plugin_config) {
       expect_keys(pc, {"name", "args"});
@@ -251,6 +260,10 @@ class ConfigReader : YamlInput {
       if (!a) continue;
       if (name == "NodeResourcesFit") {
         expect_keys(a, {"apiVersion", "kind", "scoringStrategy", "ignoredResources", "ignoredResourceGroups"});
+        if (const auto ig = a["ignoredResources"]) {
+          if (!ig.IsSequence()) fail(ig, "ignoredResources: expected a list of resource names");
+          for (const auto& r : ig) args.fit_ignored_slots |= ignored_slot_bit(r, r.as<std::string>());
+        }
         if (const auto s = a["scoringStrategy"]) {
           expect_keys(s, {"type", "resources", "requestedToCapacityRatio"});
           const auto type = s["type"] ? s["type"].as<std::string>() : "LeastAllocated";
@@ -402,6 +415,11 @@ class ConfigReader : YamlInput {
       config.parallelism = static_cast<std::int32_t>(v);
     }
     if (const auto cc = root["clientConnection"]) client_connection(cc, config);
+    if (const auto ex = root["extenders"]) {
+      config.extenders = read_extender_configs(ex, *this);
+      for (const ExtenderConfig& e : config.extenders)
+        for (const std::string& name : e.ignored_by_scheduler) extenders_ignored_ |= ignored_slot_bit(ex, name);
+    }
     if (const auto b = root["podInitialBackoffSeconds"]) {
       const auto v = integer(b, "podInitialBackoffSeconds");
       if (v <= 0) fail(b, "podInitialBackoffSeconds must be positive");
@@ -417,7 +435,7 @@ class ConfigReader : YamlInput {
     const YAML::Node profiles = root["profiles"];
     if (!profiles || profiles.size() == 0) {
       config.profiles.push_back(
-          build_profile("default-scheduler", default_multi_point(), {}, {}, {}, PluginArgs{}, registry_));
+          build_profile("default-scheduler", default_multi_point(), {}, {}, {}, plugin_args(YAML::Node()), registry_));
       return config;
     }
     for (const auto& prof : profiles) config.profiles.push_back(profile(prof, config));
@@ -427,6 +445,7 @@ class ConfigReader : YamlInput {
  private:
   ResourceNames& names_;
   const PluginRegistry& registry_;
+  std::uint32_t extenders_ignored_ = 0;  // extenders' ignoredByScheduler resources (1 << slot)
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/resources.hpp"
+#include "sched/kube/extender/extender.hpp"
 #include "sched/kube/framework.hpp"
 #include "sched/kube/plugins/registry.hpp"
 #include "sched/kube/scheduling_queue.hpp"
@@ -59,6 +60,8 @@ struct SchedulerConfig {
   std::int32_t parallelism = 16;
   std::int32_t client_burst = 100;
   std::string source = "built-in default";
+  // `extenders:` (shared by every profile, as upstream's sched.Extenders).
+  std::vector<ExtenderConfig> extenders;
   // v1.26's FitError.Error (framework/types.go) appends the PostFilter message
   // (" preemption: 0/N nodes are available: ...") to the PodScheduled=False message. Off by
   // default for now: the condition keeps the filter-only text that existing outputs and

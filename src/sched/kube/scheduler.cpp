@@ -36,6 +36,7 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
     for (GpuPlugin* gp : p.gpu_plugins) gp->set_gpu_handle(this);
     if (p.queue_sort) queue_.set_queue_sort(p.queue_sort);
   }
+  if (!config_.extenders.empty()) extenders_ = std::make_unique<Extenders>(config_.extenders, store_);
 }
 
 const TypicalPods& Scheduler::typical_pods() const {
@@ -109,6 +110,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
   }
   const CycleContext ctx{store_, pod, spec, stats_};
   if (!find_nodes_that_fit_pod(ctx, *profile, d)) return d;
+  if (extenders_ && !find_nodes_that_pass_extenders(ctx, d)) return d;
   if (feasible_.empty()) {
     d.message = fit_error_message(n);
     return d;
@@ -154,7 +156,8 @@ bool Scheduler::find_nodes_that_fit_pod(const CycleContext& ctx, const Profile& 
   if (nominated.valid() && nominated.value() < cache_.node_count()) {
     const FilterPlugin* plugin = nullptr;
     FilterResult r;
-    if (passes_filters(ctx, cache_.info(nominated), &plugin, &r) && (!wants_devices_ || fits_devices(ctx, nominated))) {
+    if (passes_filters(ctx, cache_.info(nominated), &plugin, &r) && (!wants_devices_ || fits_devices(ctx, nominated)) &&
+        (!extenders_ || nominated_passes_extenders(ctx.pod, nominated))) {
       d.node = nominated;
       d.feasible = 1;
       d.processed = 1;
@@ -292,6 +295,7 @@ void Scheduler::prioritize_nodes(const CycleContext& ctx, const Profile& profile
     for (std::size_t i = 0; i < m; ++i) totals_[i] += plugin_scores_[i] * ws.weight;
   }
   for (auto& t : totals_) t += uniform;
+  if (extenders_) extenders_->prioritize(ctx.pod, feasible_, totals_);
 }
 
 // schedule_one.go selectHost (v1.26): reservoir sampling over ties for the highest total
@@ -505,7 +509,8 @@ void Scheduler::start_cycle(SimTime now) {
   dry_run_pods_ = 0;
   // A FitError runs the PostFilter plugins (schedule_one.go schedulingCycle); "no nodes
   // available" is not a FitError.
-  if (!cycle_decision_.node.valid() && !node_order_.empty()) run_post_filters(cycle_pod_, cycle_decision_, now);
+  if (!cycle_decision_.node.valid() && !cycle_decision_.error && !node_order_.empty())
+    run_post_filters(cycle_pod_, cycle_decision_, now);
   const Duration d = cycle_duration(cycle_decision_);
   if (d == Duration()) {
     finish_cycle(now);
@@ -593,20 +598,28 @@ void Scheduler::prepare_candidate(PodId pod, SimTime now) {
 // schedule_one.go handleSchedulingFailure (v1.26): re-queue first, record the nomination in
 // the nominator (AddNominatedPod with the PostFilter's NominatingInfo; without one the pod's
 // own status.nominatedNodeName), then patch PodScheduled=False and nominatedNodeName if
-// either changed (updatePod); the next cycle waits for that patch.
+// either changed (updatePod); the next cycle waits for that patch. An error (not a FitError:
+// an extender's) writes the reason SchedulerError with the error's text and clears the
+// nomination (schedulingCycle's clearNominatedNode); it sets no UnschedulablePlugins, so the
+// pod keeps its earlier ones, and goes back to the queue like a FitError (v1.26's
+// AddUnschedulableIfNotPresent makes no difference; backoffQ for errors came in later releases).
 void Scheduler::handle_scheduling_failure(PodId pod, SimTime now) {
   const Preemption& pre = preemption_;
-  add_unschedulable(pod, cycle_decision_.interested_events, cycle_number_, now);
+  const bool error = cycle_decision_.error;
+  add_unschedulable(pod, error ? queue_.interested_events(pod) : cycle_decision_.interested_events, cycle_number_, now);
   arm_ticks(now);
   if (cycle_looping_) parked_ = true;
-  const bool override_nnn = pre.ran && pre.mode == Preemption::Mode::kOverride;
-  nominate(pod, override_nnn ? pre.node : store_.pod(pod).nominated_node);
+  const bool override_nnn = error || (pre.ran && pre.mode == Preemption::Mode::kOverride);
+  const NodeId nnn = error ? NodeId() : pre.node;
+  nominate(pod, override_nnn ? nnn : store_.pod(pod).nominated_node);
   patch_message_ = cycle_decision_.message;
   if (config_.post_filter_message_in_condition && pre.ran && !pre.message.empty())
     patch_message_ += " " + pre.message + ".";  // FitError.Error: fmt.Sprintf(SeparatorFormat, postFilterMsg)
-  patch_sets_nominated_ = override_nnn && store_.pod(pod).nominated_node != pre.node;
-  patch_nominated_ = pre.node;
-  if (store_.pod(pod).unschedulable_message != patch_message_ || patch_sets_nominated_) {
+  patch_sets_nominated_ = override_nnn && store_.pod(pod).nominated_node != nnn;
+  patch_nominated_ = nnn;
+  patch_error_ = error;
+  if (store_.pod(pod).unschedulable_message != patch_message_ || store_.pod(pod).scheduler_error != error ||
+      patch_sets_nominated_) {
     const Duration p = latencies_.status_patch.sample(latency_rng_);
     const SimTime patched = client_limiter_.acquire(now) + p;
     if (patched == now) {
@@ -625,7 +638,9 @@ void Scheduler::handle_scheduling_failure(PodId pod, SimTime now) {
 // schedule_one.go updatePod (v1.26): the failed attempt's status patch (patch_message_ and,
 // when set, the nomination) in one write.
 void Scheduler::update_pod(PodId pod, SimTime now) {
-  if (patch_sets_nominated_) {
+  if (patch_error_) {
+    host_.client().set_scheduler_error(pod, patch_message_, now);
+  } else if (patch_sets_nominated_) {
     host_.client().set_unschedulable_and_nominated(pod, patch_message_, patch_nominated_, now);
   } else {
     host_.client().set_unschedulable(pod, patch_message_, now);
@@ -670,6 +685,7 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
       schedule_next_cycle(now);
       break;
     case SchedulerEvent::Kind::kBindDone:
+      if (extenders_ && extender_refused_binding(event.pod, event.node, now)) break;
       if (!bind(event.pod, event.node, now)) {
         // Deleted or bound meanwhile: Unreserve and forget the assumption.
         if (const Profile* prof = profile_for(store_.spec_of(event.pod)); prof && !prof->reserves.empty()) {

@@ -23,6 +23,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
     std::uint32_t scored = 0;        // feasible nodes that were scored (none when only one was found)
     std::uint64_t pods_on_scored = 0;  // the cache's pods on those nodes
     std::string message;  // FitError message when no node fits
+    bool error = false;   // not a FitError: an extender failed (no PostFilter runs)
   };
   Decision decide(PodId pod);
   // Called after each scheduling cycle's decision (not for what-if calls of decide) with
@@ -201,6 +203,13 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   void find_nodes_that_pass_filters(const CycleContext& ctx, std::uint32_t to_find, NodeId nominated,
                                     bool nominated_failed, Decision& d);
   void prioritize_nodes(const CycleContext& ctx, const Profile& profile, Decision& d);
+  // The extenders' steps (sched/kube/extender/scheduler_extenders.cpp): false when the
+  // decision is final (an extender's error); the nominated node passes them; the binding
+  // extender refused the binding (handled as a binding-cycle error); callExtenders.
+  bool find_nodes_that_pass_extenders(const CycleContext& ctx, Decision& d);
+  bool nominated_passes_extenders(PodId pod, NodeId node);
+  bool extender_refused_binding(PodId pod, NodeId node, SimTime now);
+  bool call_extenders(PodId pod);
   std::size_t select_host(const Profile& profile);
   // The FitError diagnosis in reason_names_/reason_counts_ (decide and preempt share it).
   void count_reason(std::string_view reason, std::uint32_t k);
@@ -303,6 +312,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   bool waiting_for_patch_ = false;           // the failure's status patch is in flight
   std::string patch_message_;                 // what that patch writes
   bool patch_sets_nominated_ = false;
+  bool patch_error_ = false;                  // PodScheduled's reason SchedulerError
   NodeId patch_nominated_;
 
   std::vector<const NodeInfo*> feasible_;
@@ -352,6 +362,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   std::uint64_t dry_run_nodes_ = 0;
   std::uint64_t dry_run_pods_ = 0;
   ClientRateLimiter client_limiter_;
+  std::unique_ptr<Extenders> extenders_;  // null without `extenders:` (no cost then)
   std::uint64_t bindings_ = 0;
   std::uint64_t attempts_total_ = 0;
 

@@ -30,6 +30,7 @@ struct DefaultPreemptionArgs {
 // framework.Handle's informer objects of scheduler-plugins (null: not available).
 struct PluginArgs {
   ScoringStrategy fit_strategy;
+  std::uint32_t fit_ignored_slots = 0;  // NodeResourcesFit's ignored extended resources (1 << slot)
   DefaultPreemptionArgs preemption;
   std::vector<ResourceWeight> balanced_resources = {{kCpu, 1}, {kMemory, 1}};
   const SchedulerPluginsObjects* objects = nullptr;

@@ -54,7 +54,8 @@ bool allocatable_and_requested(const NodeInfo& node, const PodTemplate& spec, st
   return true;
 }
 
-NodeResourcesFit::NodeResourcesFit(ScoringStrategy strategy) : strategy_(std::move(strategy)) {
+NodeResourcesFit::NodeResourcesFit(ScoringStrategy strategy, std::uint32_t ignored_slots)
+    : strategy_(std::move(strategy)), ignored_slots_(ignored_slots) {
   // requested_to_capacity_ratio.go: shape scores are scaled by MaxNodeScore/MaxCustomPriorityScore.
   for (auto p : strategy_.shape) scaled_shape_.push_back({p.utilization, p.score * (kMaxNodeScore / 10)});
 }
@@ -69,7 +70,8 @@ FilterResult fit_failure(std::uint32_t insufficient, const ResourceNames& names)
 }
 
 FilterResult NodeResourcesFit::filter(const CycleContext& ctx, const NodeInfo& node) const {
-  const std::uint32_t insufficient = insufficient_resources(ctx.spec, node);
+  // fit.go fitsRequest: an ignored extended resource is not checked (ignoredExtendedResources).
+  const std::uint32_t insufficient = insufficient_resources(ctx.spec, node) & ~ignored_slots_;
   return insufficient ? fit_failure(insufficient, ctx.store.resource_names()) : FilterResult{};
 }
 

@@ -42,13 +42,17 @@ std::int64_t broken_linear(const std::vector<UtilizationShapePoint>& scaled_shap
 
 class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
  public:
-  explicit NodeResourcesFit(ScoringStrategy strategy);
+  // `ignored_slots`: a bit (1 << slot) per extended resource the filter does not check
+  // (NodeResourcesFitArgs.ignoredResources, and the resources an extender manages with
+  // ignoredByScheduler, added to them as scheduler.go buildExtenders does).
+  explicit NodeResourcesFit(ScoringStrategy strategy, std::uint32_t ignored_slots = 0);
   const char* name() const override { return "NodeResourcesFit"; }
   std::uint32_t events_to_register() const override {
     return kEventPodDelete | kEventNodeAdd | kEventNodeUpdateAny;
   }
   FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override;
-  bool is_fits_request() const override { return true; }
+  // With ignored resources the filter is not plain Fits: the search calls filter().
+  bool is_fits_request() const override { return ignored_slots_ == 0; }
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;
   std::int64_t score_node(const PodTemplate& spec, const NodeInfo& node) const;
@@ -64,6 +68,7 @@ class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
 
   ScoringStrategy strategy_;
   std::vector<UtilizationShapePoint> scaled_shape_;
+  std::uint32_t ignored_slots_;
 };
 
 // fit.go fitsRequest: insufficient_resources and kTooManyPodsBit (cluster/predicates.hpp).

@@ -1,0 +1,354 @@
+// kube-scheduler extenders (sched/kube/extender/extender.hpp) against an in-process HTTP
+// extender: filter narrows the nodes, prioritize adds score * weight * 10 to the plugins'
+// total (schedule_one.go prioritizeNodes), ignorable failures are skipped and others fail the
+// pod, managedResources decide interest, bind goes through the extender.
+#include "sched/kube/extender/extender.hpp"
+
+#include <httplib.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/error.hpp"
+#include "model/object_json.hpp"
+#include "sched/kube/scheduler.hpp"
+#include "testing/builders.hpp"
+#include "testing/fake_scheduler_host.hpp"
+#include "testing/scratch_dir.hpp"
+
+namespace kubesim {
+namespace {
+
+using nlohmann::json;
+
+// An extender on 127.0.0.1: `answer(verb, body)` replies to POST /ext/<verb>; bodies are kept.
+class FakeExtender {
+ public:
+  explicit FakeExtender(std::function<json(const std::string&, const json&)> answer) : answer_(std::move(answer)) {
+    server_.Post(R"(/ext/(\w+))", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string verb = req.matches[1];
+      const json body = json::parse(req.body);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        calls_[verb].push_back(body);
+      }
+      res.set_content(answer_(verb, body).dump(), "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::yield();
+  }
+  ~FakeExtender() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/ext"; }
+  std::vector<json> calls(const std::string& verb) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_[verb];
+  }
+
+ private:
+  std::function<json(const std::string&, const json&)> answer_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::map<std::string, std::vector<json>> calls_;
+};
+
+// Three nodes of 10 cpu / 10 Gi; n1 half full, so that the default plugins prefer n0 and n2 by
+// exactly 50 points for a pod of 1 cpu / 1 Gi (LeastAllocated 90 against 40; BalancedAllocation
+// 100 on both; the other scores are the same on every node).
+struct ExtendedCluster {
+  static constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+  testing::ScratchDir dir;
+  ObjectStore store;
+  testing::FakeSchedulerHost host{&store};
+  std::unique_ptr<Scheduler> scheduler;
+  NodeId n0, n1, n2;
+  PodId pod;
+
+  explicit ExtendedCluster(const std::string& extenders_yaml) {
+    store.ensure_namespace("default");
+    const std::string config = dir.write("config.yaml", "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                                        "kind: KubeSchedulerConfiguration\n" + extenders_yaml);
+    scheduler = std::make_unique<Scheduler>(store, load_scheduler_config(config, store.resource_names()),
+                                            SchedulerLatencies{}, 1, host);
+    host.attach(scheduler.get());
+    store.add_listener(&host);
+    for (NodeId* n : {&n0, &n1, &n2})
+      *n = store.create_node(testing::NodeBuilder("n" + std::to_string(n == &n0 ? 0 : n == &n1 ? 1 : 2))
+                                 .cpu_milli(10000)
+                                 .memory_bytes(10 * kGi));
+    Pod half = testing::PodBuilder(store.add_template(testing::PodTemplateBuilder().cpu_milli(5000).memory_bytes(5 * kGi)))
+                   .name("half");
+    half.node = n1;
+    half.phase = PodPhase::kRunning;
+    store.create_pod(std::move(half));
+    pod = store.create_pod(
+        testing::PodBuilder(store.add_template(testing::PodTemplateBuilder().cpu_milli(1000).memory_bytes(kGi))).name("p"));
+  }
+  std::string node_name(NodeId n) const { return store.node(n).name; }
+};
+
+std::string config(const std::string& url, const std::string& more) {
+  return "extenders:\n- urlPrefix: " + url + "\n" + more;
+}
+
+TEST(KubeExtender, FilterKeepsTheNodesItNamesAndCountsTheFailures) {
+  FakeExtender ext([](const std::string&, const json&) {
+    return json{{"NodeNames", {"n2"}}, {"FailedNodes", {{"n0", "no gpu here"}}},
+                {"FailedAndUnresolvableNodes", {{"n1", "wrong rack"}}}};
+  });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n  nodeCacheCapable: true\n"));
+  const auto d = c.scheduler->decide(c.pod);
+  EXPECT_EQ(d.node, c.n2);
+  const auto calls = ext.calls("filter");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]["Pod"]["metadata"]["name"], "p");
+  EXPECT_EQ(calls[0]["Pod"]["kind"], "Pod");
+  EXPECT_EQ(calls[0]["NodeNames"], json({"n0", "n1", "n2"}));
+  EXPECT_TRUE(calls[0]["Nodes"].is_null());
+}
+
+TEST(KubeExtender, FilterRejectingEveryNodeIsAFitErrorWithItsReasons) {
+  FakeExtender ext([](const std::string&, const json&) {
+    return json{{"Nodes", {{"items", json::array()}}},
+                {"FailedNodes", {{"n0", "no gpu here"}, {"n1", "no gpu here"}, {"n2", "no gpu here"}}}};
+  });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n"));
+  const auto d = c.scheduler->decide(c.pod);
+  EXPECT_FALSE(d.node.valid());
+  EXPECT_FALSE(d.error);
+  EXPECT_EQ(d.message, "0/3 nodes are available: 3 no gpu here.");
+  // Without nodeCacheCapable the nodes go as a NodeList of Node objects.
+  const auto calls = ext.calls("filter");
+  ASSERT_EQ(calls.size(), 1u);
+  ASSERT_EQ(calls[0]["Nodes"]["items"].size(), 3u);
+  EXPECT_EQ(calls[0]["Nodes"]["items"][1]["kind"], "Node");
+  EXPECT_EQ(calls[0]["Nodes"]["items"][1]["metadata"]["name"], "n1");
+}
+
+// The half-full n1 trails by 50 points; the extender's score for it, times its weight and 10,
+// is added: 60 takes it, 40 does not.
+TEST(KubeExtender, PrioritizeAddsScoreTimesWeightTimesTen) {
+  struct Case {
+    int score, weight;
+    bool n1_wins;
+  };
+  for (const Case k : {Case{6, 1, true}, Case{4, 1, false}, Case{3, 2, true}, Case{2, 2, false}, Case{1, 6, true}}) {
+    FakeExtender ext([&](const std::string&, const json&) {
+      return json::array({{{"Host", "n0"}, {"Score", 0}}, {{"Host", "n1"}, {"Score", k.score}}, {{"Host", "n2"}, {"Score", 0}}});
+    });
+    ExtendedCluster c(config(ext.url(), "  prioritizeVerb: prioritize\n  weight: " + std::to_string(k.weight) + "\n"));
+    const auto d = c.scheduler->decide(c.pod);
+    EXPECT_EQ(d.node == c.n1, k.n1_wins) << "score " << k.score << " weight " << k.weight;
+  }
+}
+
+TEST(KubeExtender, IgnorableFailureIsSkippedOtherwiseThePodFails) {
+  // A port nothing listens on: the one the fake extender had before it stopped.
+  std::string dead;
+  {
+    FakeExtender gone([](const std::string&, const json&) { return json::object(); });
+    dead = gone.url();
+  }
+  ExtendedCluster skipped(config(dead, "  filterVerb: filter\n  ignorable: true\n  httpTimeout: 1s\n"));
+  EXPECT_TRUE(skipped.scheduler->decide(skipped.pod).node.valid());
+  ExtendedCluster failed(config(dead, "  filterVerb: filter\n  httpTimeout: 1s\n"));
+  const auto d = failed.scheduler->decide(failed.pod);
+  EXPECT_FALSE(d.node.valid());
+  EXPECT_TRUE(d.error);
+  EXPECT_NE(d.message.find(dead + "/filter"), std::string::npos) << d.message;
+  // A prioritize failure never fails the pod (no score from that extender).
+  ExtendedCluster prio(config(dead, "  prioritizeVerb: prioritize\n  weight: 5\n  httpTimeout: 1s\n"));
+  EXPECT_EQ(prio.scheduler->decide(prio.pod).node == prio.n1, false);
+}
+
+// schedule_one.go (v1.26): an extender's error is not a FitError. PodScheduled=False gets the
+// reason SchedulerError with the error's text and the nomination is cleared
+// (clearNominatedNode); the pod goes back like a FitError (AddUnschedulableIfNotPresent:
+// unschedulablePods, no move request having come). A later FitError writes Unschedulable.
+TEST(KubeExtender, AnErrorIsASchedulerErrorThatClearsTheNomination) {
+  std::atomic<bool> busy{true};
+  FakeExtender ext([&](const std::string&, const json&) {
+    return busy ? json{{"Error", "extender is busy"}}
+                : json{{"NodeNames", json::array()}, {"FailedNodes", {{"n0", "no"}, {"n1", "no"}, {"n2", "no"}}}};
+  });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n  nodeCacheCapable: true\n"));
+  c.store.update_pod(c.pod, [&](Pod& x) { x.nominated_node = c.n0; });
+  c.host.run_until(SimTime::zero());
+  const Pod& p = c.store.pod(c.pod);
+  EXPECT_FALSE(p.node.valid());
+  EXPECT_TRUE(p.scheduler_error);
+  EXPECT_EQ(p.unschedulable_message, "extender is busy");
+  EXPECT_FALSE(p.nominated_node.valid());
+  EXPECT_EQ(c.scheduler->queue().unschedulable_size(), 1u);
+  auto pod_scheduled = [&] {
+    for (const json& cond : api::pod_to_json(c.store, c.pod, api::TimeFormat{})["status"]["conditions"])
+      if (cond["type"] == "PodScheduled") return cond;
+    return json();
+  };
+  EXPECT_EQ(pod_scheduled()["reason"], "SchedulerError");
+  EXPECT_EQ(pod_scheduled()["message"], "extender is busy");
+  // The nominated node was tried first (its error ignored), then every node.
+  const auto calls = ext.calls("filter");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0]["NodeNames"], json({"n0"}));
+  EXPECT_EQ(calls[1]["NodeNames"], json({"n0", "n1", "n2"}));
+
+  busy = false;  // retried after flushUnschedulablePodsLeftover's 5 minutes: a FitError now
+  c.host.run_until(SimTime::zero() + Duration::seconds(400));
+  EXPECT_GE(ext.calls("filter").size(), 3u);
+  EXPECT_FALSE(c.store.pod(c.pod).scheduler_error);
+  EXPECT_EQ(pod_scheduled()["reason"], "Unschedulable");
+  EXPECT_EQ(pod_scheduled()["message"], "0/3 nodes are available: 3 no.");
+}
+
+// findNodesThatFitPod: an extender's error on the nominated node is logged and the full
+// search goes on (evaluateNominatedNode's error does not fail the cycle).
+TEST(KubeExtender, NominatedNodeErrorFallsBackToTheFullSearch) {
+  std::atomic<int> calls_seen{0};
+  FakeExtender ext([&](const std::string&, const json& args) {
+    if (calls_seen++ == 0) return json{{"Error", "flaky"}};
+    return json{{"NodeNames", args["NodeNames"]}};
+  });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n  nodeCacheCapable: true\n"));
+  c.store.update_pod(c.pod, [&](Pod& x) { x.nominated_node = c.n1; });
+  const auto d = c.scheduler->decide(c.pod);
+  EXPECT_FALSE(d.error);
+  EXPECT_TRUE(d.node == c.n0 || d.node == c.n2);  // scored: the half-full n1 trails
+  const auto calls = ext.calls("filter");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0]["NodeNames"], json({"n1"}));
+  EXPECT_EQ(calls[1]["NodeNames"], json({"n0", "n1", "n2"}));
+}
+
+// scheduler.go buildExtenders + fit.go: a managed resource with ignoredByScheduler: true joins
+// NodeResourcesFit's ignored resources, so nodes without it pass the filter (the extender
+// decides); without the flag the pod is a FitError. NodeResourcesFitArgs.ignoredResources
+// does the same without an extender.
+TEST(KubeExtender, IgnoredBySchedulerResourceIsLeftToTheExtender) {
+  FakeExtender ext([](const std::string&, const json& args) { return json{{"NodeNames", args["NodeNames"]}}; });
+  auto decide_foo = [&](const std::string& yaml) {
+    ExtendedCluster c(yaml);
+    const PodId foo = c.store.create_pod(testing::PodBuilder(c.store.add_template(
+        testing::PodTemplateBuilder().cpu_milli(1000).resource(c.store.resource_names(), "example.com/foo", 1)))
+                                             .name("foo"));
+    return c.scheduler->decide(foo);
+  };
+  const std::string managed = "  filterVerb: filter\n  nodeCacheCapable: true\n  managedResources:\n  - name: example.com/foo\n";
+  const auto checked = decide_foo(config(ext.url(), managed));
+  EXPECT_FALSE(checked.node.valid());
+  EXPECT_EQ(checked.message, "0/3 nodes are available: 3 Insufficient example.com/foo.");
+  EXPECT_TRUE(ext.calls("filter").empty());  // no node passed the filters
+  const auto ignored = decide_foo(config(ext.url(), managed + "    ignoredByScheduler: true\n"));
+  EXPECT_TRUE(ignored.node.valid()) << ignored.message;
+  EXPECT_EQ(ext.calls("filter").size(), 1u);
+  const auto by_args = decide_foo(
+      "profiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+      "      ignoredResources: [example.com/foo]\n");
+  EXPECT_TRUE(by_args.node.valid()) << by_args.message;
+}
+
+TEST(KubeExtender, ManagedResourcesDecideInterest) {
+  FakeExtender ext([](const std::string&, const json&) { return json{{"NodeNames", json::array()}}; });
+  ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n  nodeCacheCapable: true\n"
+                                      "  managedResources:\n  - name: example.com/foo\n"));
+  EXPECT_TRUE(c.scheduler->decide(c.pod).node.valid());  // the pod asks for no example.com/foo
+  EXPECT_TRUE(ext.calls("filter").empty());
+}
+
+TEST(KubeExtender, BindGoesThroughTheExtender) {
+  FakeExtender ext([](const std::string&, const json&) { return json{{"Error", ""}}; });
+  ExtendedCluster c(config(ext.url(), "  bindVerb: bind\n"));
+  c.host.run_until(SimTime::zero());  // the pod's cycle and its binding (zero latencies)
+  const auto calls = ext.calls("bind");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]["PodName"], "p");
+  EXPECT_EQ(calls[0]["PodNamespace"], "default");
+  EXPECT_TRUE(calls[0]["Node"] == "n0" || calls[0]["Node"] == "n2");
+  EXPECT_TRUE(c.store.pod(c.pod).node.valid());
+}
+
+// Two one-cpu nodes, each full with a priority-0 pod; a priority-100 pod of one cpu must
+// preempt. The extender approves only n1's victim (or none).
+Scheduler::Preemption preempt_with(FakeExtender& ext, ObjectStore& store, testing::FakeSchedulerHost& host,
+                                   testing::ScratchDir& dir) {
+  store.ensure_namespace("default");
+  const std::string path = dir.write("p.yaml", "kind: KubeSchedulerConfiguration\n" +
+                                                   config(ext.url(), "  preemptVerb: preempt\n"));
+  Scheduler s(store, load_scheduler_config(path, store.resource_names()), SchedulerLatencies{}, 1, host);
+  host.attach(&s);  // the zero-delay informer: the nodes and pods below reach s at once
+  store.add_listener(&host);
+  const auto low = store.add_template(testing::PodTemplateBuilder().cpu_milli(1000).memory_bytes(1).priority(0).build());
+  for (const char* name : {"n0", "n1"}) {
+    const NodeId n = store.create_node(testing::NodeBuilder(name).cpu_milli(1000).memory_bytes(1LL << 30));
+    testing::PodBuilder victim(low);
+    victim.name(std::string("victim-") + name).on(n, SimTime::zero());
+    store.create_pod(victim);
+  }
+  const auto high = store.add_template(testing::PodTemplateBuilder().cpu_milli(1000).memory_bytes(1).priority(100).build());
+  const PodId p = store.create_pod(testing::PodBuilder(high).name("urgent"));
+  const auto d = s.decide(p);
+  EXPECT_FALSE(d.node.valid());
+  Scheduler::Preemption result = s.preempt(p, d, SimTime::zero());
+  store.remove_listener(&host);
+  return result;
+}
+
+TEST(KubeExtender, PreemptNarrowsTheCandidates) {
+  FakeExtender approve_n1([](const std::string&, const json& args) {
+    const json& v = args["NodeNameToVictims"]["n1"];
+    return json{{"NodeNameToMetaVictims",
+                 {{"n1", {{"Pods", {{{"UID", v["Pods"][0]["metadata"]["uid"]}}}}, {"NumPDBViolations", 0}}}}}};
+  });
+  ObjectStore store;
+  testing::FakeSchedulerHost host{&store};
+  testing::ScratchDir dir;
+  const auto pre = preempt_with(approve_n1, store, host, dir);
+  ASSERT_TRUE(pre.node.valid());
+  EXPECT_EQ(store.node(pre.node).name, "n1");
+  ASSERT_EQ(pre.victims.size(), 1u);
+  EXPECT_EQ(store.pod(pre.victims[0]).name, "victim-n1");
+  const auto calls = approve_n1.calls("preempt");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]["Pod"]["metadata"]["name"], "urgent");
+  EXPECT_EQ(calls[0]["NodeNameToVictims"].size(), 2u);
+
+  FakeExtender approve_none([](const std::string&, const json&) { return json{{"NodeNameToMetaVictims", json::object()}}; });
+  ObjectStore store2;
+  testing::FakeSchedulerHost host2{&store2};
+  const auto none = preempt_with(approve_none, store2, host2, dir);
+  EXPECT_FALSE(none.node.valid());
+  EXPECT_EQ(none.message, "no candidate node for preemption");
+}
+
+TEST(KubeExtender, ConfigurationIsValidatedAsUpstream) {
+  testing::ScratchDir dir;
+  ResourceNames names;
+  auto error = [&](const std::string& yaml) {
+    try {
+      load_scheduler_config(dir.write("c.yaml", "kind: KubeSchedulerConfiguration\nextenders:\n" + yaml), names);
+    } catch (const InputError& e) {
+      return e.problem();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error("- urlPrefix: http://x\n  prioritizeVerb: p\n"), "extenders[].weight: must have a positive weight applied to it");
+  EXPECT_NE(error("- urlPrefix: http://x\n  bindVerb: b\n- urlPrefix: http://y\n  bindVerb: b\n").find("only one extender can implement bind"),
+            std::string::npos);
+  EXPECT_NE(error("- urlPrefix: https://x\n").find("HTTPS"), std::string::npos);
+  EXPECT_EQ(error("- urlPrefix: http://x\n  filterVerb: f\n  httpTimeout: 30s\n  ignorable: true\n"), "accepted");
+}
+
+}  // namespace
+}  // namespace kubesim
