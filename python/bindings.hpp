@@ -10,8 +10,18 @@
 #include <vector>
 
 #include "setups/policy_setup.hpp"
+#include "study/run_inputs.hpp"
+
+#ifndef KUBESIM_VERSION
+#define KUBESIM_VERSION "0.1.0"
+#endif
 
 namespace kubesim {
+
+// A run's input files as the Python functions name them (empty: not given); SWF jobs as
+// `kubesim run`'s defaults make them.
+InputFiles python_input_files(const std::string& scenario, const std::string& platform, const std::string& cluster,
+                              const std::string& workload, const std::string& swf, const std::string& scheduler_config);
 
 // Everything of the module: scenario runs and comparisons, the BSP study, policies, the
 // scheduling environment.

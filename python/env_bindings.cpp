@@ -9,23 +9,14 @@
 
 namespace py = pybind11;
 
-#ifndef KUBESIM_VERSION
-#define KUBESIM_VERSION "0.1.0"
-#endif
-
 namespace kubesim {
 namespace {
 
 SchedulingEnvSettings env_settings(const py::dict& o) {
   SchedulingEnvSettings s;
   const auto str = [&](const char* key) { return o.contains(key) ? py::str(o[key]).cast<std::string>() : std::string(); };
-  s.files.scenario = str("scenario");
-  s.files.platform = str("platform");
-  s.files.cluster = str("cluster");
-  s.files.workload = str("workload");
-  s.files.swf = str("swf");
-  s.files.scheduler_config = str("scheduler_config");
-  s.files.swf_options = swf_options("1", "none", "machines");
+  s.files = python_input_files(str("scenario"), str("platform"), str("cluster"), str("workload"), str("swf"),
+                               str("scheduler_config"));
   s.model = str("model");
   s.schedulers = str("schedulers");
   if (o.contains("scheduler_name")) s.scheduler_name = str("scheduler_name");
@@ -123,7 +114,7 @@ void define_env_bindings(py::module_& m) {
            [](SchedulingEnv& e, std::int64_t action) {
              py::array_t<float> obs = obs_array(0, e.observation_size());
              const SchedulingEnv::Step s = e.step(action, obs.mutable_data());
-             return py::make_tuple(obs, s.reward, s.terminated, s.truncated, s.invalid);
+             return py::make_tuple(obs, s.reward, s.terminated, s.truncated, s.invalid, e.now(), e.pending());
            })
       .def("action_mask",
            [](SchedulingEnv& e) {

@@ -25,10 +25,6 @@
 
 namespace py = pybind11;
 
-#ifndef KUBESIM_VERSION
-#define KUBESIM_VERSION "0.1.0"
-#endif
-
 namespace kubesim {
 namespace {
 

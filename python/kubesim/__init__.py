@@ -15,11 +15,11 @@ Errors in the input raise kubesim.InputError (a ValueError) with kubesim's one-l
 import io
 
 from . import _kubesim
-from ._kubesim import InputError, SchedulingView, __version__
+from ._kubesim import InputError, NativePolicy, SchedulingView, __version__
 from .policy import Policy
 
 __all__ = ["run", "run_files", "run_scenario", "run_bsp_policy", "compare", "study_table", "frames", "Policy",
-           "SchedulingView", "SchedulingEnv", "VectorSchedulingEnv", "BspGangEnv", "InputError", "__version__"]
+           "SchedulingView", "NativePolicy", "SchedulingEnv", "VectorSchedulingEnv", "BspGangEnv", "InputError", "__version__"]
 
 
 def frames(files):

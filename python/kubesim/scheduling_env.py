@@ -89,9 +89,6 @@ class SchedulingEnv(_Env):
         """The action that places nothing until the cluster changes."""
         return self.node_count
 
-    def _info(self, invalid=False):
-        env = self._env
-        return {"time": env.now, "pending": env.pending, "invalid": invalid, "seed": env.seed}
 
     def reset(self, *, seed=None, options=None):
         if gymnasium is not None:
@@ -100,13 +97,14 @@ class SchedulingEnv(_Env):
             self.action_space.seed(seed)
         self._seed = int(seed) if seed is not None else self._seed + 1
         obs, (_, terminated, truncated, _) = self._env.reset(self._seed)
-        info = self._info()
-        info["ended"] = bool(terminated or truncated)  # no decision at all in this episode
-        return obs, info
+        # ended: no decision at all in this episode
+        return obs, {"time": self._env.now, "pending": self._env.pending, "invalid": False, "seed": self._seed,
+                     "ended": bool(terminated or truncated)}
 
     def step(self, action):
-        obs, reward, terminated, truncated, invalid = self._env.step(int(action))
-        return obs, reward, terminated, truncated, self._info(invalid)
+        obs, reward, terminated, truncated, invalid, now, pending = self._env.step(int(action))
+        return obs, reward, terminated, truncated, {"time": now, "pending": pending, "invalid": invalid,
+                                                    "seed": self._seed}
 
     def action_mask(self):
         """uint8 (nodes + 1,): 1 for the nodes the head pod fits, and the wait action."""
