@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <string_view>
 
 namespace kubesim {
 
@@ -84,6 +86,7 @@ double frag_sum(const FragAmount& a) {
 }
 
 GpuNodeState gpu_node_state(const NodeCache& cache, NodeId node) {
+  static const std::string kGpuClass = kGpuDeviceClass;  // compared by size first, no strlen
   GpuNodeState s;
   const NodeInfo& ni = cache.info(node);
   s.cpu_capacity = ni.allocatable[kCpu];
@@ -91,7 +94,7 @@ GpuNodeState gpu_node_state(const NodeCache& cache, NodeId node) {
   const std::span<const Device> devices = cache.devices(node);
   const std::span<const DeviceUse> use = cache.device_use(node);
   for (std::size_t i = 0; i < devices.size() && s.gpus < kMaxGpusPerNode; ++i) {
-    if (devices[i].device_class != kGpuDeviceClass) continue;
+    if (devices[i].device_class != kGpuClass) continue;
     s.device[s.gpus] = static_cast<std::uint16_t>(i);
     s.left[s.gpus++] = i < use.size() ? use[i].free_share() : kDeviceShareUnits;
     if (!s.model) s.model = &devices[i].model;

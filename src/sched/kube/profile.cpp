@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/yaml_input.hpp"
@@ -195,33 +197,29 @@ class ConfigReader : YamlInput {
 
   // The FGD authors' args (pkg/type/config.go GpuPluginCfg, OpenGpuSharePluginCfg); FGDScore
   // accepts the same keys and uses none.
+  // One of the named values of an enum-like argument, or fail(n, message).
+  template <typename T>
+  T one_of(const YAML::Node& n, std::initializer_list<std::pair<const char*, T>> values, const char* message) const {
+    const auto v = n.as<std::string>();
+    for (const auto& [name, value] : values)
+      if (v == name) return value;
+    fail(n, message);
+  }
+
+  // The FGD authors' args (pkg/type/config.go GpuPluginCfg, OpenGpuSharePluginCfg); FGDScore
+  // accepts the same keys and uses none.
   void gpu_plugin_args(const std::string& name, const YAML::Node& a, PluginArgs& args) const {
+    using Dim = DotProductArgs::Dim;
+    using Norm = DotProductArgs::Norm;
+    using Sel = OpenGpuShareArgs::Sel;
     expect_keys(a, {"apiVersion", "kind", "dimExtMethod", "normMethod", "gpuSelMethod"});
     DotProductArgs dot;
-    if (const auto d = a["dimExtMethod"]) {
-      const auto v = d.as<std::string>();
-      if (v == "merge") {
-        dot.dim = DotProductArgs::Dim::kMerge;
-      } else if (v == "share") {
-        dot.dim = DotProductArgs::Dim::kShare;
-      } else if (v == "divide") {
-        dot.dim = DotProductArgs::Dim::kDivide;
-      } else {
-        fail(d, "dimExtMethod must be merge, share or divide (kubesim does not model extend)");
-      }
-    }
-    if (const auto n = a["normMethod"]) {
-      const auto v = n.as<std::string>();
-      if (v == "max") {
-        dot.norm = DotProductArgs::Norm::kMax;
-      } else if (v == "node") {
-        dot.norm = DotProductArgs::Norm::kNode;
-      } else if (v == "pod") {
-        dot.norm = DotProductArgs::Norm::kPod;
-      } else {
-        fail(n, "normMethod must be max, node or pod");
-      }
-    }
+    if (const auto d = a["dimExtMethod"])
+      dot.dim = one_of<Dim>(d, {{"merge", Dim::kMerge}, {"share", Dim::kShare}, {"divide", Dim::kDivide}},
+                            "dimExtMethod must be merge, share or divide (kubesim does not model extend)");
+    if (const auto n = a["normMethod"])
+      dot.norm = one_of<Norm>(n, {{"max", Norm::kMax}, {"node", Norm::kNode}, {"pod", Norm::kPod}},
+                              "normMethod must be max, node or pod");
     if (name == "DotProductScore") args.dot_product = dot;
     if (name != kOpenGpuSharePlugin) {
       if (a["gpuSelMethod"]) fail(a["gpuSelMethod"], "gpuSelMethod is an Open-Gpu-Share argument");
@@ -229,23 +227,14 @@ class ConfigReader : YamlInput {
     }
     args.open_gpu_share.dot = dot;
     if (const auto g = a["gpuSelMethod"]) {
-      using Sel = OpenGpuShareArgs::Sel;
-      const auto v = g.as<std::string>();
-      if (v == "best") {
-        args.open_gpu_share.sel = Sel::kBest;
-      } else if (v == "worst") {
-        args.open_gpu_share.sel = Sel::kWorst;
-      } else if (v == "random") {
-        args.open_gpu_share.sel = Sel::kRandom;
-      } else if (v == "FGDScore") {
-        args.open_gpu_share.sel = Sel::kFgd;
-      } else if (v == "DotProductScore") {
-        // With "merge" the fork's choice has no GPU (its Reserve fails): its scripts use "best".
-        if (dot.dim == DotProductArgs::Dim::kMerge) fail(g, "gpuSelMethod DotProductScore needs dimExtMethod share or divide");
-        args.open_gpu_share.sel = Sel::kDotProduct;
-      } else {
-        fail(g, "gpuSelMethod must be best, worst, random, FGDScore or DotProductScore");
-      }
+      args.open_gpu_share.sel =
+          one_of<Sel>(g,
+                      {{"best", Sel::kBest}, {"worst", Sel::kWorst}, {"random", Sel::kRandom}, {"FGDScore", Sel::kFgd},
+                       {"DotProductScore", Sel::kDotProduct}},
+                      "gpuSelMethod must be best, worst, random, FGDScore or DotProductScore");
+      // With "merge" the fork's choice has no GPU (its Reserve fails): its scripts use "best".
+      if (args.open_gpu_share.sel == Sel::kDotProduct && dot.dim == Dim::kMerge)
+        fail(g, "gpuSelMethod DotProductScore needs dimExtMethod share or divide");
     }
   }
 

@@ -59,24 +59,38 @@ const FgdScore::NodeFrag& FgdScore::node_frag(const GpuNodeState& state, NodeId 
     f.generation = generation;
     f.cpu_left = state.cpu_left;
     f.frag = node_frag_amount(state, typical, f.access);
+    f.scores.clear();
   }
   return f;
 }
 
+std::int64_t FgdScore::node_score(const GpuShape& pod, std::uint32_t shape_id, const NodeInfo& node) const {
+  // A node unchanged since it scored this shape scores it the same: no state built.
+  if (typical_ == &handle_->typical_pods() && node.id.value() < frags_.size()) {
+    const NodeFrag& f = frags_[node.id.value()];
+    if (f.generation == handle_->node_cache().device_generation(node.id) &&
+        f.cpu_left == node.allocatable[kCpu] - node.requested[kCpu])
+      for (const auto& [id, score] : f.scores)
+        if (id == shape_id) return score;
+  }
+  const GpuNodeState state = node_state(node);
+  const NodeFrag& f = node_frag(state, node.id);
+  const std::int64_t score = fgd_choice(state, f.frag, pod, handle_->typical_pods(), f.access, false).score;
+  NodeFrag& kept = frags_[node.id.value()];
+  if (kept.scores.size() >= 64) kept.scores.clear();  // bounded: shapes beyond that are recomputed
+  kept.scores.emplace_back(shape_id, score);
+  return score;
+}
+
 void FgdScore::score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
                      std::span<std::int64_t> scores) const {
-  const GpuShape pod = pod_shape(ctx);
-  const bool requests_nothing = ctx.spec.requested_slots == 0 && ctx.spec.device_requests.empty();
-  const TypicalPods& typical = handle_->typical_pods();
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (requests_nothing) {  // PodRequestsAndLimits empty
-      scores[i] = kMaxNodeScore;
-      continue;
-    }
-    const GpuNodeState state = node_state(*nodes[i]);
-    const NodeFrag& f = node_frag(state, nodes[i]->id);
-    scores[i] = fgd_choice(state, f.frag, pod, typical, f.access, false).score;
+  if (ctx.spec.requested_slots == 0 && ctx.spec.device_requests.empty()) {  // PodRequestsAndLimits empty
+    std::fill(scores.begin(), scores.end(), kMaxNodeScore);
+    return;
   }
+  const GpuShape pod = pod_shape(ctx);
+  const auto [it, added] = shape_ids_.emplace(pod, static_cast<std::uint32_t>(shape_ids_.size()));
+  for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] = node_score(pod, it->second, *nodes[i]);
 }
 
 }  // namespace kubesim

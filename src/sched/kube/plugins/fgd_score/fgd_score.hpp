@@ -5,11 +5,15 @@
 // share pod is tried on each GPU with room, the best GPU being the one Reserve gives it. No
 // normalisation.
 //
-// Cost: a node's fragmentation before the pod is kept per node and recomputed only when the
-// node's device use or cpu requests changed (NodeCache::device_generation); a share pod is
-// tried once per distinct free milli (equal GPUs give equal scores, the first one wins).
+// Cost: a node's fragmentation before the pod, and its scores for the pod shapes seen since,
+// are kept per node and dropped only when the node's device use or cpu requests change
+// (NodeCache::device_generation): a cycle recomputes the nodes that changed since the last
+// pod of its shape (one per binding). A share pod is tried once per distinct free milli
+// (equal GPUs give equal scores, the first one wins).
 #pragma once
 
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "sched/kube/plugins/gpu_plugin/gpu_plugin.hpp"
@@ -39,9 +43,12 @@ class FgdScore final : public GpuScorePlugin {
     double frag = 0;
     const std::string* model = nullptr;
     std::vector<std::uint8_t> access;  // model_access for the node's model
+    std::vector<std::pair<std::uint32_t, std::int64_t>> scores;  // (shape id, score) in this state
   };
   const NodeFrag& node_frag(const GpuNodeState& state, NodeId node) const;
+  std::int64_t node_score(const GpuShape& pod, std::uint32_t shape_id, const NodeInfo& node) const;
   mutable std::vector<NodeFrag> frags_;  // by NodeId
+  mutable std::map<GpuShape, std::uint32_t> shape_ids_;  // the pod shapes seen, numbered
   mutable const TypicalPods* typical_ = nullptr;  // the pods frags_ was computed for
 };
 
