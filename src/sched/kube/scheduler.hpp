@@ -196,6 +196,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   void find_nodes_that_pass_filters(const CycleContext& ctx, std::uint32_t to_find, NodeId nominated,
                                     bool nominated_failed, Decision& d);
   void prioritize_nodes(const CycleContext& ctx, const Profile& profile, Decision& d);
+  void add_node_alone_scores(const CycleContext& ctx, const Profile& profile);
   std::size_t select_host();
   // The FitError diagnosis in reason_names_/reason_counts_ (decide and preempt share it).
   void count_reason(std::string_view reason, std::uint32_t k);
@@ -302,6 +303,17 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   std::vector<const NodeInfo*> feasible_;
   std::vector<std::int64_t> totals_;
   std::vector<std::int64_t> plugin_scores_;
+  // By NodeId: the weighted sum of the scores_node_alone() plugins' scores of the node for
+  // template key - 1, valid while the node's NodeInfo::generation is `generation`.
+  struct ScoreMemo {
+    std::uint32_t generation = 0;
+    std::uint32_t key = 0;  // PodTemplateId + 1; 0: none
+    std::int64_t score = 0;
+  };
+  std::vector<ScoreMemo> score_memo_;
+  std::vector<const NodeInfo*> memo_misses_;
+  std::vector<std::uint32_t> memo_miss_index_;  // their index in feasible_
+  std::vector<std::int64_t> memo_miss_totals_;
   std::vector<const FilterPlugin*> active_filters_;
   std::vector<std::uint32_t> reason_counts_;
   std::vector<std::string_view> reason_names_;
