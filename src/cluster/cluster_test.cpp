@@ -258,6 +258,47 @@ TEST_F(CacheFixture, RecordedDevicesFromTheBinding) {
   EXPECT_EQ(cache.device_use(id)[1].used, 0);
 }
 
+// A scheduler's assumed pod: devices picked by the cache, then recorded on the pod by its
+// binding (here other ones). The remove releases what the add took and forgets the pick.
+TEST_F(CacheFixture, PickedDevicesReleasedOnceRecordedOnes) {
+  Node n = gpu_node("n0", 2);
+  n.allocatable[static_cast<std::size_t>(gpu)] = 2;
+  const NodeId id = store.create_node(n);
+  NodeCache cache(store);
+  cache.set_node(id, store.node(id));
+  const PodId a = pod(1);
+  cache.add_pod(a, id);
+  ASSERT_EQ(cache.grants_of(a)[0].device, 0);
+  store.update_pod(a, [&](Pod& p) { p.scheduling_gates.set_devices({{1, kDeviceShareUnits}}); });
+  EXPECT_EQ(cache.remove_pod(a), id);
+  EXPECT_EQ(cache.device_use(id)[0].used, 0);
+  EXPECT_EQ(cache.device_use(id)[1].used, 0);
+  EXPECT_EQ(cache.device_use(id)[0].sharers, 0);
+  EXPECT_EQ(cache.grants_of(a)[0].device, 1);  // the pick is gone: the recorded devices
+}
+
+// The kubelets' cache: sums and devices, no pod lists; the caller names the node.
+TEST_F(CacheFixture, SumsOnly) {
+  Node n = gpu_node("n0", 2);
+  n.allocatable[static_cast<std::size_t>(gpu)] = 2;
+  const NodeId id = store.create_node(n);
+  NodeCache cache(store, NodeCache::Tracking::kSumsOnly);
+  cache.set_node(id, store.node(id));
+  const PodId a = pod(1);
+  const PodId b = pod(0);
+  EXPECT_TRUE(cache.add_pod(a, id));
+  EXPECT_TRUE(cache.add_pod(b, id));
+  EXPECT_EQ(cache.info(id).pod_count, 2);
+  EXPECT_EQ(cache.info(id).requested[kCpu], 200);
+  EXPECT_EQ(cache.device_use(id)[0].used, kDeviceShareUnits);
+  EXPECT_TRUE(cache.pods_on(id).empty());
+  EXPECT_FALSE(cache.node_of(a).valid());
+  cache.remove_pod(a, id);
+  EXPECT_EQ(cache.info(id).pod_count, 1);
+  EXPECT_EQ(cache.info(id).requested[kCpu], 100);
+  EXPECT_EQ(cache.device_use(id)[0].used, 0);
+}
+
 TEST(PodColdFields, GatesAndDevicesShareOnePointer) {
   static_assert(sizeof(PodColdFields) == sizeof(void*));
   EXPECT_EQ(sizeof(Pod), 216u);  // x86-64 libstdc++: the pod table's row did not grow

@@ -1,6 +1,7 @@
 #include "cluster/node_cache.hpp"
 
 #include "cluster/predicates.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 
@@ -10,7 +11,7 @@ void NodeCache::set_node(NodeId id, const Node& node) {
   const std::size_t n = id.value();
   if (nodes_.size() <= n) {
     nodes_.resize(n + 1);
-    node_pods_.resize(n + 1);
+    if (tracking_ == Tracking::kPodLists) node_pods_.resize(n + 1);
     devices_.resize(n + 1);
   }
   nodes_[n].set_node(id, node);
@@ -28,16 +29,52 @@ void NodeCache::set_node(NodeId id, const Node& node) {
 }
 
 bool NodeCache::add_pod(PodId pod, NodeId node) {
-  if (pod.value() >= cached_.size()) cached_.resize(pod.value() + 1);
-  if (cached_[pod.value()].node == node) return false;
-  if (cached_[pod.value()].node.valid()) remove_pod(pod);
   const Pod& p = store_.pod(pod);
   const PodTemplate& spec = store_.spec(p.spec);
+  if (tracking_ == Tracking::kPodLists) {
+    if (pod.value() >= cached_.size()) cached_.resize(pod.value() + 1);
+    if (cached_[pod.value()].node == node) return false;
+    if (cached_[pod.value()].node.valid()) remove_pod(pod);
+    NodePods& np = node_pods_[node.value()];
+    cached_[pod.value()] = CachedPod{node, static_cast<std::uint32_t>(np.pods.size())};
+    np.pods.push_back(pod);
+    np.specs.push_back(p.spec);
+  }
   nodes_[node.value()].add_pod(spec, +1);
+  add_devices(pod, p, spec, node);
+  return true;
+}
+
+NodeId NodeCache::remove_pod(PodId pod) {
+  KUBESIM_ASSERT(tracking_ == Tracking::kPodLists);
+  if (pod.value() >= cached_.size()) return NodeId();
+  CachedPod& cached = cached_[pod.value()];
+  const NodeId node = cached.node;
+  if (!node.valid()) return node;
   NodePods& np = node_pods_[node.value()];
-  cached_[pod.value()] = CachedPod{node, static_cast<std::uint32_t>(np.pods.size())};
-  np.pods.push_back(pod);
-  np.specs.push_back(p.spec);
+  const PodId last = np.pods.back();  // swap-remove
+  np.pods[cached.slot] = last;
+  np.specs[cached.slot] = np.specs.back();
+  cached_[last.value()].slot = cached.slot;
+  np.pods.pop_back();
+  np.specs.pop_back();
+  cached = CachedPod{};
+  const Pod& p = store_.pod(pod);
+  const PodTemplate& spec = store_.spec(p.spec);
+  nodes_[node.value()].add_pod(spec, -1);
+  remove_devices(pod, p, spec, node);
+  return node;
+}
+
+void NodeCache::remove_pod(PodId pod, NodeId node) {
+  KUBESIM_ASSERT(tracking_ == Tracking::kSumsOnly);
+  const Pod& p = store_.pod(pod);
+  const PodTemplate& spec = store_.spec(p.spec);
+  nodes_[node.value()].add_pod(spec, -1);
+  remove_devices(pod, p, spec, node);
+}
+
+void NodeCache::add_devices(PodId pod, const Pod& p, const PodTemplate& spec, NodeId node) {
   if (!p.devices().empty()) {
     use_devices(node, p.devices(), +1);
   } else if (wants_devices(spec)) {
@@ -47,31 +84,19 @@ bool NodeCache::add_pod(PodId pod, NodeId node) {
       picked_[pod.value()] = std::move(grants);
     }
   }
-  return true;
 }
 
-NodeId NodeCache::remove_pod(PodId pod) {
-  if (pod.value() >= cached_.size()) return NodeId();
-  CachedPod& cached = cached_[pod.value()];
-  const NodeId node = cached.node;
-  if (!node.valid()) return node;
-  const Pod& p = store_.pod(pod);
-  nodes_[node.value()].add_pod(store_.spec(p.spec), -1);
-  NodePods& np = node_pods_[node.value()];
-  const PodId last = np.pods.back();  // swap-remove
-  np.pods[cached.slot] = last;
-  np.specs[cached.slot] = np.specs.back();
-  cached_[last.value()].slot = cached.slot;
-  np.pods.pop_back();
-  np.specs.pop_back();
-  cached = CachedPod{};
-  if (!p.devices().empty()) {
-    use_devices(node, p.devices(), -1);
-  } else if (auto it = picked_.find(pod.value()); it != picked_.end()) {
-    use_devices(node, it->second, -1);
-    picked_.erase(it);
+// What the add took: the devices picked here take precedence over those recorded since (the
+// scheduler's assumed pod gets its recorded devices from the binding it picked them for).
+void NodeCache::remove_devices(PodId pod, const Pod& p, const PodTemplate& spec, NodeId node) {
+  if (wants_devices(spec)) {  // a pod given devices here asks for some
+    if (auto it = picked_.find(pod.value()); it != picked_.end()) {
+      use_devices(node, it->second, -1);
+      picked_.erase(it);
+      return;
+    }
   }
-  return node;
+  if (!p.devices().empty()) use_devices(node, p.devices(), -1);
 }
 
 const std::vector<PodId>& NodeCache::pods_on(NodeId node) const {
@@ -101,10 +126,8 @@ std::span<const DeviceUse> NodeCache::device_use(NodeId node) const {
 }
 
 std::span<const DeviceGrant> NodeCache::grants_of(PodId pod) const {
-  const Pod& p = store_.pod(pod);
-  if (!p.devices().empty()) return p.devices();
-  auto it = picked_.find(pod.value());
-  return it == picked_.end() ? std::span<const DeviceGrant>() : std::span<const DeviceGrant>(it->second);
+  if (auto it = picked_.find(pod.value()); it != picked_.end()) return it->second;
+  return store_.pod(pod).devices();
 }
 
 bool NodeCache::fit_devices(const PodTemplate& spec, NodeId node, DeviceGrants& out) const {

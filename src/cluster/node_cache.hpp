@@ -34,9 +34,13 @@ struct NodeInfo {
   std::int64_t nonzero_cpu = 0;     // NodeInfo.NonZeroRequested.MilliCPU (100m default per container)
   std::int64_t nonzero_memory = 0;  // NodeInfo.NonZeroRequested.Memory (200Mi default per container)
   std::int32_t pod_count = 0;
+  // Bumped by every change of the fields above: a score computed for a template on this
+  // entry stays valid while the generation is the same (the kube-scheduler's score memo).
+  std::uint32_t generation = 0;
 
   // Points the entry at its node and copies the node's allocatable figures.
   void set_node(NodeId node_id, const Node& n) {
+    ++generation;
     id = node_id;
     node = &n;
     allocatable = n.allocatable;
@@ -51,12 +55,20 @@ struct NodeInfo {
     nonzero_cpu += sign * spec.nonzero_requests[kCpu];
     nonzero_memory += sign * spec.nonzero_requests[kMemory];
     pod_count += sign;
+    ++generation;
   }
 };
 
 class NodeCache {
  public:
-  explicit NodeCache(const ObjectStore& store) : store_(store) {}
+  // What the cache keeps of each pod. kPodLists (a scheduler): which node each pod is on, and
+  // per node its pods and templates (pods_on, specs_on: preemption, plugins). kSumsOnly (the
+  // kubelets, which only ask "does this pod fit next to the admitted ones"): the per-node
+  // sums and device use alone, no per-pod record and no pod lists; the caller adds each pod
+  // once and removes it with remove_pod(pod, node) from the node it added it to.
+  enum class Tracking : std::uint8_t { kPodLists, kSumsOnly };
+  explicit NodeCache(const ObjectStore& store, Tracking tracking = Tracking::kPodLists)
+      : store_(store), tracking_(tracking) {}
 
   // A node added or updated (its allocatable, its devices). Nodes are identified by NodeId;
   // the entry for `id` exists from then on.
@@ -71,16 +83,22 @@ class NodeCache {
   // devices are those recorded on the pod (Pod::devices(), its binding's); a pod without
   // recorded devices that requests some (device requests, or the nvidia.com/gpu extended
   // resource) is given them first fit, as the binding would (fit_devices). Returns false,
-  // doing nothing, if the pod is already on that node.
+  // doing nothing, if the pod is already on that node (kPodLists; kSumsOnly cannot tell and
+  // always accounts it).
   bool add_pod(PodId pod, NodeId node);
   // Forgets the pod (cache.go RemovePod/ForgetPod). Returns the node it was on (invalid: none).
+  // kPodLists only.
   NodeId remove_pod(PodId pod);
-  // The node the pod is accounted on (invalid: none).
+  // kSumsOnly: forgets the pod added to `node`. The devices released are those the add took
+  // (the ones picked here, else the recorded ones).
+  void remove_pod(PodId pod, NodeId node);
+  // The node the pod is accounted on (invalid: none; always invalid with kSumsOnly).
   NodeId node_of(PodId pod) const {
     return pod.value() < cached_.size() ? cached_[pod.value()].node : NodeId();
   }
   // The pods on the node, in no particular order (swap-remove), with their templates in the
-  // parallel list (so a preemption dry run reads priorities without the pod table).
+  // parallel list (so a preemption dry run reads priorities without the pod table). Empty
+  // with kSumsOnly.
   const std::vector<PodId>& pods_on(NodeId node) const;
   std::span<const PodTemplateId> specs_on(NodeId node) const;
 
@@ -120,13 +138,19 @@ class NodeCache {
     std::uint64_t generation = 0;   // device_generation
   };
   void use_devices(NodeId node, std::span<const DeviceGrant> grants, int sign);
+  // The devices of an add (recorded, or picked here) and of a remove (those the add took).
+  void add_devices(PodId pod, const Pod& p, const PodTemplate& spec, NodeId node);
+  void remove_devices(PodId pod, const Pod& p, const PodTemplate& spec, NodeId node);
 
   const ObjectStore& store_;
+  Tracking tracking_;
   std::vector<NodeInfo> nodes_;         // by NodeId
   std::vector<NodePods> node_pods_;     // by NodeId
   std::vector<NodeDevices> devices_;    // by NodeId
-  std::vector<CachedPod> cached_;       // by PodId
-  std::map<std::uint32_t, DeviceGrants> picked_;  // by PodId: devices picked here (no recorded ones)
+  std::vector<CachedPod> cached_;       // by PodId (kPodLists only)
+  // By PodId: the devices picked here for a pod that had no recorded ones when it was added
+  // (its binding may record them later: the remove still releases what the add took).
+  std::map<std::uint32_t, DeviceGrants> picked_;
   int gpu_slot_ = -1;  // the nvidia.com/gpu resource slot, once a node names it
 };
 

@@ -19,7 +19,7 @@ Kubelets::Kubelets(ObjectStore& store, KubeletLatencies latencies, std::uint64_t
       status_rng_(seed, "kubelet/status"),
       pleg_rng_(seed, "kubelet/pleg-phase"),
       host_(host),
-      admitted_(store) {}
+      admitted_(store, NodeCache::Tracking::kSumsOnly) {}
 
 Kubelets::PodState& Kubelets::state(PodId pod) {
   if (pod.value() >= pods_.size()) pods_.resize(pod.value() + 1);
@@ -193,7 +193,7 @@ void Kubelets::admit(PodId pod, NodeId node, SimTime now) {
 }
 
 void Kubelets::release(PodId pod) {
-  admitted_.remove_pod(pod);
+  admitted_.remove_pod(pod, store_.pod(pod).node);
   --active_;
 }
 

@@ -161,7 +161,8 @@ class Kubelets {
   KubeletHost& host_;
   std::vector<NodeState> nodes_;
   // The admitted pods on each node (requests, pod count, devices): the kubelets' view, as
-  // the device manager's and the admit handlers' (pods admitted and not yet released).
+  // the device manager's and the admit handlers' (pods admitted and not yet released). Sums
+  // only: admission never lists a node's pods, and a pod's node is its binding's.
   NodeCache admitted_;
   HugePageVector<PodState> pods_;  // by PodId: as large as the pod table (core/huge_pages.hpp)
   std::vector<Rendezvous> rendezvous_;  // by workload job index (rigid parallel jobs only)

@@ -286,7 +286,12 @@ void Scheduler::prioritize_nodes(const CycleContext& ctx, const Profile& profile
   totals_.assign(m, 0);
   plugin_scores_.resize(m);
   std::int64_t uniform = 0;  // the part of every node's total that is the same for all
+  bool node_alone = false;
   for (const auto& ws : profile.scorers) {
+    if (ws.plugin->scores_node_alone()) {
+      node_alone = true;
+      continue;
+    }
     if (const auto same = ws.plugin->uniform_score(ctx)) {
       uniform += *same * ws.weight;
       continue;
@@ -294,8 +299,45 @@ void Scheduler::prioritize_nodes(const CycleContext& ctx, const Profile& profile
     ws.plugin->score(ctx, feasible_, plugin_scores_);
     for (std::size_t i = 0; i < m; ++i) totals_[i] += plugin_scores_[i] * ws.weight;
   }
+  if (node_alone) add_node_alone_scores(ctx, profile);
   for (auto& t : totals_) t += uniform;
   if (extenders_) extenders_->prioritize(ctx.pod, feasible_, totals_);
+}
+
+// The weighted sum of the profile's scores_node_alone() plugins, per feasible node, into
+// totals_: kept per node for the pod's template (the profile follows from the template's
+// schedulerName) until the node's NodeInfo changes. In a large cluster few nodes change
+// between two cycles, so most nodes are not scored again; the nodes that are (memo misses)
+// are scored together, in feasible_ order.
+void Scheduler::add_node_alone_scores(const CycleContext& ctx, const Profile& profile) {
+  const std::uint32_t key = store_.pod(ctx.pod).spec.value() + 1;  // 0: no entry
+  if (score_memo_.size() < cache_.node_count()) score_memo_.resize(cache_.node_count());
+  memo_misses_.clear();
+  memo_miss_index_.clear();
+  for (std::size_t i = 0; i < feasible_.size(); ++i) {
+    const NodeInfo& ni = *feasible_[i];
+    const ScoreMemo& e = score_memo_[ni.id.value()];
+    if (e.key == key && e.generation == ni.generation) {
+      totals_[i] += e.score;
+    } else {
+      memo_misses_.push_back(&ni);
+      memo_miss_index_.push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  const std::size_t k = memo_misses_.size();
+  if (k == 0) return;
+  memo_miss_totals_.assign(k, 0);
+  const std::span<std::int64_t> scores(plugin_scores_.data(), k);
+  for (const auto& ws : profile.scorers) {
+    if (!ws.plugin->scores_node_alone()) continue;
+    ws.plugin->score(ctx, memo_misses_, scores);
+    for (std::size_t j = 0; j < k; ++j) memo_miss_totals_[j] += scores[j] * ws.weight;
+  }
+  for (std::size_t j = 0; j < k; ++j) {
+    const NodeInfo& ni = *memo_misses_[j];
+    totals_[memo_miss_index_[j]] += memo_miss_totals_[j];
+    score_memo_[ni.id.value()] = ScoreMemo{ni.generation, key, memo_miss_totals_[j]};
+  }
 }
 
 // schedule_one.go selectHost (v1.26): reservoir sampling over ties for the highest total

@@ -210,6 +210,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   bool nominated_passes_extenders(PodId pod, NodeId node);
   bool extender_refused_binding(PodId pod, NodeId node, SimTime now);
   bool call_extenders(PodId pod);
+  void add_node_alone_scores(const CycleContext& ctx, const Profile& profile);
   std::size_t select_host(const Profile& profile);
   // The FitError diagnosis in reason_names_/reason_counts_ (decide and preempt share it).
   void count_reason(std::string_view reason, std::uint32_t k);
@@ -318,6 +319,17 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   std::vector<const NodeInfo*> feasible_;
   std::vector<std::int64_t> totals_;
   std::vector<std::int64_t> plugin_scores_;
+  // By NodeId: the weighted sum of the scores_node_alone() plugins' scores of the node for
+  // template key - 1, valid while the node's NodeInfo::generation is `generation`.
+  struct ScoreMemo {
+    std::uint32_t generation = 0;
+    std::uint32_t key = 0;  // PodTemplateId + 1; 0: none
+    std::int64_t score = 0;
+  };
+  std::vector<ScoreMemo> score_memo_;
+  std::vector<const NodeInfo*> memo_misses_;
+  std::vector<std::uint32_t> memo_miss_index_;  // their index in feasible_
+  std::vector<std::int64_t> memo_miss_totals_;
   std::vector<const FilterPlugin*> active_filters_;
   std::vector<std::uint32_t> reason_counts_;
   std::vector<std::string_view> reason_names_;

@@ -20,6 +20,7 @@ class BalancedAllocation final : public ScorePlugin {
   const char* name() const override { return "NodeResourcesBalancedAllocation"; }
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;
+  bool scores_node_alone() const override { return true; }  // the NodeInfo's sums and the template's requests
   std::int64_t score_node(const PodTemplate& spec, const NodeInfo& node) const;
 
  private:

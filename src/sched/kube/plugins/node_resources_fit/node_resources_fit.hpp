@@ -55,6 +55,7 @@ class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
   bool is_fits_request() const override { return ignored_slots_ == 0; }
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;
+  bool scores_node_alone() const override { return true; }  // the NodeInfo's sums and the template's requests
   std::int64_t score_node(const PodTemplate& spec, const NodeInfo& node) const;
 
  private:
