@@ -87,6 +87,9 @@ class ApiServer final : public ChangeListener {
   // Appends the watch's next events (newline-delimited JSON) to `out`, waiting up to `wait`
   // for some. Returns false when the watch is over (its timeout, or shutdown()).
   bool poll_watch(Watch& watch, std::string& out, std::chrono::milliseconds wait);
+  // The POST that creates `object` (its apiVersion and kind name the resource; a namespaced
+  // object without a namespace goes to "default"), as a client's: 404 for a kind not served.
+  ApiResponse create_object(const nlohmann::json& object);
   // Ends every watch and refuses further requests.
   void shutdown();
   // host:port as clients reach the server (for /api's serverAddressByClientCIDRs).

@@ -120,6 +120,27 @@ ApiResponse ApiServer::remove_crd(const ResourcePath& t, const ApiRequest& r, co
   return remove_generic(t, r, options, current);
 }
 
+ApiResponse ApiServer::create_object(const Json& object) {
+  ApiRequest request{"POST", "", {}, "application/json", "application/json", object.dump()};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::string api_version = json_string_of(object.value("apiVersion", Json()));
+    const std::string kind = json_string_of(object.value("kind", Json()));
+    for (const ResourceInfo& r : resources_) {
+      if (!r.served || r.api_version() != api_version || r.kind != kind || r.plural == "bindings") continue;
+      std::string ns = string_at(object, "metadata", "namespace");
+      if (ns.empty()) ns = "default";
+      request.path = (r.group.empty() ? "/api/" : "/apis/") + api_version +
+                     (r.namespaced ? "/namespaces/" + ns : std::string()) + "/" + std::string(r.plural);
+      break;
+    }
+  }
+  if (request.path.empty())
+    return status_response(404, "NotFound", "no kind \"" + json_string_of(object.value("kind", Json())) +
+                                                "\" is served in version \"" + json_string_of(object.value("apiVersion", Json())) + "\"");
+  return handle(request, nullptr);
+}
+
 std::optional<ApiResponse> ApiServer::refused_custom_object(const ResourcePath& t, const Json& object) const {
   const ResourceInfo& info = t.info();
   const std::string api_version = json_string_of(object.value("apiVersion", Json()));
