@@ -28,7 +28,7 @@ ApiServer::ApiServer(Simulation& sim, ApiOptions options)
       options_(std::move(options)),
       time_{options_.epoch_unix_micros},
       resources_(resources_with_registered(sim.store(), resource_names_)),
-      cache_(resources_.size(), options_.watch_log_capacity),
+      cache_(kMaxKinds, options_.watch_log_capacity),  // room for the CRDs' resources
       pod_events_(cache_, time_),
       cosim_(sim),
       name_rng_(options_.seed, "api/generate-name"),
@@ -39,8 +39,10 @@ ApiServer::ApiServer(Simulation& sim, ApiOptions options)
       quotas_resource_(resource_index("", "resourcequotas")),
       priority_classes_resource_(resource_index("scheduling.k8s.io", "priorityclasses")),
       pdbs_resource_(resource_index("policy", "poddisruptionbudgets")),
+      crds_resource_(resource_index("apiextensions.k8s.io", "customresourcedefinitions")),
       last_activity_(std::chrono::steady_clock::now()) {
   std::lock_guard<std::mutex> lock(mutex_);
+  resources_.reserve(kMaxKinds);  // a resource added by a CRD moves no ResourceInfo
   const ObjectStore& store = sim_.store();
   // The objects that exist before the server starts, in the order they were created.
   for (std::uint32_t i = 0; i < store.namespace_count(); ++i) publish_model(ObjectKind::kNamespace, i, ChangeType::kAdded);
@@ -59,14 +61,14 @@ ApiServer::ApiServer(Simulation& sim, ApiOptions options)
   }
   // Registered kinds: their codecs (the kinds api/ knows), their objects, their changes.
   install_kind_codecs(sim_.store(), time_);
-  KindSet kinds = KindSet::builtins();
   for (std::size_t r = served_resources().size(); r < resources_.size(); ++r) {
     const ObjectKind kind = resources_[r].registered_kind;
-    kinds.add(kind);
+    subscribed_.add(kind);
+    resource_of_kind_[static_cast<std::size_t>(kind)] = static_cast<std::uint8_t>(r);
     for (std::uint32_t i = 0; i < store.object_count(kind); ++i)
       if (!store.meta(kind, i).deleted) publish_registered(kind, i, WatchEventType::kAdded);
   }
-  sim_.store().add_listener(this, kinds);
+  sim_.store().add_listener(this, subscribed_);
 }
 
 ApiServer::~ApiServer() { sim_.store().remove_listener(this); }

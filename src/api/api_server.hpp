@@ -12,7 +12,10 @@
 // Simulation; the clock driver advances the simulation under the same lock (locked()).
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <map>
+#include <optional>
 
 #include <chrono>
 #include <condition_variable>
@@ -29,6 +32,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/cosim_state.hpp"
+#include "api/custom_resources.hpp"
 #include "api/json_codec.hpp"
 #include "api/pod_events.hpp"
 #include "api/resources.hpp"
@@ -83,6 +87,9 @@ class ApiServer final : public ChangeListener {
   // Appends the watch's next events (newline-delimited JSON) to `out`, waiting up to `wait`
   // for some. Returns false when the watch is over (its timeout, or shutdown()).
   bool poll_watch(Watch& watch, std::string& out, std::chrono::milliseconds wait);
+  // The POST that creates `object` (its apiVersion and kind name the resource; a namespaced
+  // object without a namespace goes to "default"), as a client's: 404 for a kind not served.
+  ApiResponse create_object(const nlohmann::json& object);
   // Ends every watch and refuses further requests.
   void shutdown();
   // host:port as clients reach the server (for /api's serverAddressByClientCIDRs).
@@ -229,6 +236,26 @@ class ApiServer final : public ChangeListener {
   ApiResponse update_registered(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
   ApiResponse remove_registered(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
                                 const SnapshotPtr& current);
+  // A registered kind's object as a client writes it: the checks of a custom object
+  // (apiVersion, name, schema; custom_resource_handlers.cpp) and its stored form.
+  std::optional<ApiResponse> refused_custom_object(const ResourcePath& t, const nlohmann::json& object) const;
+  ApiResponse store_registered(const ResourcePath& t, nlohmann::json object, const SnapshotPtr& current);
+
+  // CustomResourceDefinitions (custom_resource_handlers.cpp): the CRD objects are JSON in the
+  // cache; creating one serves its kind (registering it in the store unless a model already
+  // did), deleting one deletes its objects and stops serving it.
+  ApiResponse create_crd(const ResourcePath& t, nlohmann::json body);
+  ApiResponse update_crd(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
+  ApiResponse remove_crd(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
+                         const SnapshotPtr& current);
+  // Serves `spec`'s kind (a new resource, or the kind's existing one renamed); an error
+  // message when it cannot be.
+  std::optional<std::string> serve_crd(const CrdSpec& spec);
+  // The resource of a registered kind (nullopt: not served by this server).
+  std::optional<std::uint8_t> resource_of(ObjectKind kind) const {
+    const std::uint8_t r = resource_of_kind_[static_cast<std::size_t>(kind)];
+    return r == 0 ? std::nullopt : std::optional<std::uint8_t>(r);
+  }
 
   // Serializes the model object a change names and records it in the watch cache.
   void publish_model(ObjectKind kind, std::uint32_t id, ChangeType type);
@@ -266,8 +293,21 @@ class ApiServer final : public ChangeListener {
   // By (kind << 32 | id), lookups only: a registered kind's object's metadata beyond the
   // store's ObjectMeta (uid, creationTimestamp, a client's labels and annotations).
   std::unordered_map<std::uint64_t, nlohmann::json> registered_meta_;
+  // By (kind << 32 | id), lookups only: a typed kind's object as a client last wrote it (its
+  // body without metadata), served instead of the codec's rendering, which has only what the
+  // model reads.
+  std::unordered_map<std::uint64_t, nlohmann::json> registered_bodies_;
+  // A served custom resource's CRD, by resource index (its strings are what the resource's
+  // ResourceInfo names: node-stable).
+  struct CustomResource {
+    CrdSpec spec;
+    std::string short_names, categories, subresources;
+  };
+  std::map<std::uint8_t, CustomResource> custom_;
+  std::array<std::uint8_t, kMaxKinds> resource_of_kind_{};  // 0: not served (0 is pods)
+  KindSet subscribed_ = KindSet::builtins();               // the kinds this server listens to
   std::uint8_t pods_resource_, nodes_resource_, namespaces_resource_, jobs_resource_, quotas_resource_,
-      priority_classes_resource_, pdbs_resource_;
+      priority_classes_resource_, pdbs_resource_, crds_resource_;
   std::chrono::steady_clock::time_point last_activity_;
   std::function<void()> on_activity_;
   std::function<void(const ApiRequest&)> before_request_;

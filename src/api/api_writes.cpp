@@ -50,7 +50,10 @@ const ApiServer::BackendHandlers& ApiServer::handlers_of(Backend backend) {
   static const BackendHandlers kRegistered{[](const Json&, const ResourcePath&, ObjectStore&) {},
                                            &ApiServer::create_registered, &ApiServer::update_registered,
                                            &ApiServer::remove_registered};
+  static const BackendHandlers kCrd{[](const Json&, const ResourcePath&, ObjectStore&) {}, &ApiServer::create_crd,
+                                    &ApiServer::update_crd, &ApiServer::remove_crd};
   switch (backend) {
+    case Backend::kCrd: return kCrd;
     case Backend::kRegistered: return kRegistered;
     case Backend::kPod: return kPod;
     case Backend::kJob: return kJob;
@@ -136,6 +139,12 @@ ApiResponse ApiServer::patch(const ResourcePath& t, const ApiRequest& r) {
     type = PatchType::kJson;
   } else if (ct.rfind("application/merge-patch+json", 0) == 0) {
     type = PatchType::kMerge;
+  } else if (t.info().backend == Backend::kRegistered && ct.rfind("application/strategic-merge-patch+json", 0) == 0) {
+    // Custom resources have no patch strategy (apiextensions-apiserver's
+    // customresource_handler.go lists no strategic merge among their patch types).
+    return status_response(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
+  } else if (t.info().backend == Backend::kRegistered && ct.rfind("application/apply-patch+yaml", 0) == 0) {
+    type = PatchType::kMerge;  // server-side apply of a custom object: a merge of the applied fields
   } else if (ct.rfind("application/strategic-merge-patch+json", 0) == 0 || ct.rfind("application/apply-patch+yaml", 0) == 0) {
     // Server-side apply is approximated by a strategic merge of the applied fields (the
     // scheduler applies only the DisruptionTarget condition, which merges by type).

@@ -5,6 +5,10 @@
 // codec is served with its metadata only.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "api/json_codec.hpp"
 #include "model/object_store.hpp"
 #include "sched/kube/plugins/coscheduling/coscheduling.hpp"
@@ -13,6 +17,14 @@ namespace kubesim::api {
 
 // Sets the codec of each kind above that `store` has registered and that has none yet.
 void install_kind_codecs(ObjectStore& store, TimeFormat time);
+// Registers the model's typed kind served at group/plural (PodGroup: the one Coscheduling
+// reads) when a CustomResourceDefinition defines it; nullopt for a kind no model has.
+std::optional<ObjectKind> register_model_kind(ObjectStore& store, std::string_view group, std::string_view plural);
+
+// A PodGroup from its JSON (the whole object: metadata name, namespace, creationTimestamp;
+// spec minMember, minResources, scheduleTimeoutSeconds), as the CRD's schema types them;
+// the error's text, empty on success.
+std::string decode_pod_group(std::string_view json, PodGroupObject& out, ResourceNames& names, const TimeFormat& time);
 
 // PodGroup's body: {"spec": {...}, "metadata": {"creationTimestamp": ...}}.
 nlohmann::json pod_group_json(const PodGroupObject& group, const ResourceNames& names, const TimeFormat& time);

@@ -1,11 +1,15 @@
 // The kinds registered in the store (model/kind_registry.hpp: a typed kind such as
 // scheduling.x-k8s.io PodGroup, or an opaque custom resource), served generically: their
-// JSON (metadata from the store's ObjectMeta, the body from the opaque object's JSON or the
-// kind's codec), and create / update / delete of opaque objects, as apiextensions-apiserver
-// serves a CustomResourceDefinition's objects through the generic store
-// (staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/etcd.go,
-// strategy.go: metadata, then the object as the client wrote it). A typed kind's objects are
-// its model's: the API serves them read-only (create/update/delete answer 405).
+// JSON (metadata from the store's ObjectMeta, the body from the opaque object's JSON, the
+// typed object as a client last wrote it, or the kind's codec), and create / update /
+// delete, as apiextensions-apiserver serves a CustomResourceDefinition's objects through
+// the generic store (staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/
+// etcd.go, strategy.go: metadata, then the object as the client wrote it). A typed kind's
+// write goes through its codec's decode into the model's object (a PodGroup created with
+// kubectl is the one Coscheduling reads); a kind without a decode is read-only (405).
+#include <optional>
+#include <utility>
+
 #include "api/api_responses.hpp"
 #include "api/api_server.hpp"
 #include "api/request_path.hpp"
@@ -23,8 +27,9 @@ std::uint64_t meta_key(ObjectKind kind, std::uint32_t id) {
 
 // The object's body (everything but metadata) as the store keeps it, parsed; an empty object
 // when there is none (a typed kind without a codec).
-Json registered_body(const ObjectStore& store, ObjectKind kind, std::uint32_t id) {
+Json registered_body(const ObjectStore& store, ObjectKind kind, std::uint32_t id, const Json* written) {
   const KindInfo& info = store.kind_info(kind);
+  if (written) return *written;
   std::string text;
   if (info.storage == KindStorage::kOpaque) text = store.get<OpaqueObject>(kind, id).json;
   else if (info.codec.encode) text = info.codec.encode(store.object(kind, id));
@@ -36,6 +41,12 @@ ApiResponse typed_kind_refused(const ResourcePath& t) {
   return status_response(405, "MethodNotAllowed",
                          "kubesim serves " + std::string(t.info().plural) + " read-only: their model owns them");
 }
+
+bool has_status_subresource(const ResourceInfo& r) {
+  return ("," + std::string(r.subresources) + ",").find(",status,") != std::string::npos;
+}
+
+bool writable(const KindInfo& info) { return info.storage == KindStorage::kOpaque || info.codec.decode; }
 
 // A client's object for an opaque kind: the body the store keeps (no metadata, apiVersion or
 // kind), and the metadata kept beside it (labels, annotations, ...) without what the store owns.
@@ -54,7 +65,8 @@ Json ApiServer::registered_object_json(ObjectKind kind, std::uint32_t id) {
   const ObjectStore& store = sim_.store();
   const KindInfo& info = store.kind_info(kind);
   const ObjectMeta& m = store.meta(kind, id);
-  Json out = registered_body(store, kind, id);
+  const auto written = registered_bodies_.find(meta_key(kind, id));
+  Json out = registered_body(store, kind, id, written == registered_bodies_.end() ? nullptr : &written->second);
   // The metadata the API adds (uid, creationTimestamp, a client's labels and annotations),
   // fixed when the object is first published; a codec may give its own (creationTimestamp).
   Json& extra = registered_meta_[meta_key(kind, id)];
@@ -68,52 +80,117 @@ Json ApiServer::registered_object_json(ObjectKind kind, std::uint32_t id) {
   if (info.namespaced && m.ns.valid()) meta["namespace"] = store.namespace_(m.ns).name;
   meta["resourceVersion"] = std::to_string(m.resource_version);
   out["metadata"] = std::move(meta);
-  out["apiVersion"] = info.api_version();
+  const auto resource = resource_of(kind);
+  out["apiVersion"] = resource ? resources_[*resource].api_version() : info.api_version();
   out["kind"] = info.kind;
   return out;
 }
 
 void ApiServer::publish_registered(ObjectKind kind, std::uint32_t id, WatchEventType type) {
-  const std::size_t resource = served_resources().size() + static_cast<std::size_t>(kind) - kBuiltinKinds;
-  if (resource >= resources_.size()) return;  // registered after the server started: not served
-  cache_.record_object(static_cast<std::uint8_t>(resource), type, registered_object_json(kind, id), id);
-  if (type == WatchEventType::kDeleted) registered_meta_.erase(meta_key(kind, id));
+  const auto resource = resource_of(kind);
+  if (!resource) return;  // registered after the server started, and no CRD serves it
+  cache_.record_object(*resource, type, registered_object_json(kind, id), id);
+  if (type == WatchEventType::kDeleted) {
+    registered_meta_.erase(meta_key(kind, id));
+    registered_bodies_.erase(meta_key(kind, id));
+  }
 }
 
 ApiResponse ApiServer::create_registered(const ResourcePath& t, Json body) {
-  ObjectStore& store = sim_.store();
-  const ObjectKind kind = t.info().registered_kind;
-  if (store.kind_info(kind).storage != KindStorage::kOpaque) return typed_kind_refused(t);
-  const std::string name = body["metadata"]["name"].get<std::string>();
-  auto [object, meta] = split_client_object(std::move(body));
-  const auto id = static_cast<std::uint32_t>(store.object_count(kind));
-  meta["uid"] = object_uid(t.info().kind, id);
-  meta["creationTimestamp"] = time_.time(sim_.now());
-  registered_meta_[meta_key(kind, id)] = std::move(meta);
-  const NamespaceId ns = t.info().namespaced ? *store.find_namespace(t.ns) : NamespaceId();
-  store.create(kind, ObjectMeta{name, ns, 0, false}, OpaqueObject{object.dump()});
-  return stored(t, name, 201);
+  if (!writable(sim_.store().kind_info(t.info().registered_kind))) return typed_kind_refused(t);
+  // customresource/strategy.go PrepareForCreate: status is the status subresource's to
+  // write; generation starts at 1.
+  if (has_status_subresource(t.info())) body.erase("status");
+  body["metadata"]["generation"] = 1;
+  if (auto refused = refused_custom_object(t, body)) return *refused;
+  return store_registered(t, std::move(body), nullptr);
 }
 
 ApiResponse ApiServer::update_registered(const ResourcePath& t, const SnapshotPtr& current, Json updated) {
+  if (!writable(sim_.store().kind_info(t.info().registered_kind))) return typed_kind_refused(t);
+  const Json& old = current->object;
+  if (t.sub == "status") {
+    // statusStrategy.PrepareForUpdate: only status changes; the rest stays as stored.
+    Json status = updated.contains("status") ? updated["status"] : Json();
+    updated = old;
+    if (status.is_null()) updated.erase("status");
+    else updated["status"] = std::move(status);
+  } else {
+    // strategy.go PrepareForUpdate: with the status subresource, status stays as stored;
+    // generation counts changes of anything but metadata and status.
+    if (has_status_subresource(t.info())) {
+      if (old.contains("status")) updated["status"] = old["status"];
+      else updated.erase("status");
+    }
+    const auto rest = [](Json o) {
+      o.erase("metadata");
+      o.erase("status");
+      return o;
+    };
+    const std::int64_t generation = old["metadata"].value("generation", std::int64_t{1});
+    updated["metadata"]["generation"] = rest(updated) == rest(old) ? generation : generation + 1;
+  }
+  if (auto refused = refused_custom_object(t, updated)) return *refused;
+  return store_registered(t, std::move(updated), current);
+}
+
+ApiResponse ApiServer::store_registered(const ResourcePath& t, Json object, const SnapshotPtr& current) {
   ObjectStore& store = sim_.store();
   const ObjectKind kind = t.info().registered_kind;
-  if (store.kind_info(kind).storage != KindStorage::kOpaque) return typed_kind_refused(t);
-  auto [object, meta] = split_client_object(std::move(updated));
-  Json& extra = registered_meta_[meta_key(kind, current->model_id)];
-  for (const char* kept : {"uid", "creationTimestamp"}) meta[kept] = extra[kept];
-  extra = std::move(meta);
-  // (The text is made outside the lambda: clang 14, the sanitizer build's compiler, does not
-  // capture structured bindings.)
-  std::string json = object.dump();
-  store.update<OpaqueObject>(kind, current->model_id, [&json](OpaqueObject& o) { o.json = std::move(json); });
-  return stored(t, t.name, 200);
+  const KindInfo& info = store.kind_info(kind);
+  const std::string name = object["metadata"]["name"].get<std::string>();
+  const std::uint32_t id = current ? current->model_id : static_cast<std::uint32_t>(store.object_count(kind));
+  const std::uint64_t key = meta_key(kind, id);
+  auto [body, meta] = split_client_object(object);
+  Json& extra = registered_meta_[key];
+  if (current) {
+    for (const char* kept : {"uid", "creationTimestamp"}) meta[kept] = extra[kept];
+  } else {
+    meta["uid"] = object_uid(t.info().kind, id);
+    meta["creationTimestamp"] = time_.time(sim_.now());
+  }
+  Json previous_meta = std::exchange(extra, meta);
+  const auto written = registered_bodies_.find(key);
+  std::optional<Json> previous_body;
+  if (written != registered_bodies_.end()) previous_body = written->second;
+  // The typed object is decoded from the whole object (its metadata included: a PodGroup's
+  // name, namespace and creationTimestamp); an opaque one keeps its body's text.
+  std::string error;
+  std::string text;
+  if (info.storage == KindStorage::kOpaque) {
+    text = body.dump();
+  } else {
+    Json whole = body;
+    whole["metadata"] = meta;
+    whole["metadata"]["name"] = name;
+    if (t.info().namespaced) whole["metadata"]["namespace"] = t.ns;
+    text = whole.dump();
+    registered_bodies_[key] = body;
+  }
+  const KindTable::Fill fill = [&info, &text, &error](void* o) {
+    if (info.storage == KindStorage::kOpaque) {
+      static_cast<OpaqueObject*>(o)->json = std::move(text);
+      return true;
+    }
+    error = info.codec.decode(text, o);
+    return error.empty();
+  };
+  const NamespaceId ns = t.info().namespaced ? *store.find_namespace(t.ns) : NamespaceId();
+  const bool ok = current ? store.update_filled(kind, id, fill) : store.create_filled(kind, ObjectMeta{name, ns, 0, false}, fill).has_value();
+  if (!ok) {
+    if (current) extra = std::move(previous_meta);
+    else registered_meta_.erase(key);
+    if (previous_body) registered_bodies_[key] = std::move(*previous_body);
+    else registered_bodies_.erase(key);
+    return json_response(422, invalid_status(std::string(t.info().group), std::string(t.info().kind), name, {error}));
+  }
+  return stored(t, name, current ? 200 : 201);
 }
 
 ApiResponse ApiServer::remove_registered(const ResourcePath& t, const ApiRequest&, const Json&,
                                          const SnapshotPtr& current) {
   const ObjectKind kind = t.info().registered_kind;
-  if (sim_.store().kind_info(kind).storage != KindStorage::kOpaque) return typed_kind_refused(t);
+  if (!writable(sim_.store().kind_info(kind))) return typed_kind_refused(t);
   sim_.store().remove(kind, current->model_id);
   return after_delete(t, current);
 }

@@ -41,6 +41,8 @@ const std::vector<ResourceInfo>& served_resources() {
        Backend::kGeneric, "", ""},
       {"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, Backend::kGeneric, "", ""},
       {"events.k8s.io", "v1", "events", "event", "Event", true, Backend::kGeneric, "ev", ""},
+      {"apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition",
+       "CustomResourceDefinition", false, Backend::kCrd, "crd,crds", "status", ObjectKind::kNamespace, "api-extensions"},
   };
   return kResources;
 }
@@ -64,7 +66,7 @@ std::vector<ResourceInfo> resources_with_registered(const ObjectStore& store, st
 std::optional<std::uint8_t> find_resource(const ResourceTable& all, std::string_view group, std::string_view version,
                                           std::string_view plural) {
   for (std::size_t i = 0; i < all.size(); ++i)
-    if (all[i].group == group && all[i].version == version && all[i].plural == plural)
+    if (all[i].served && all[i].group == group && all[i].version == version && all[i].plural == plural)
       return static_cast<std::uint8_t>(i);
   return std::nullopt;
 }
@@ -100,7 +102,7 @@ nlohmann::json group_list_document(const ResourceTable& all) {
   nlohmann::json groups = nlohmann::json::array();
   std::vector<std::string_view> seen;
   for (const auto& r : all) {
-    if (r.group.empty()) continue;
+    if (r.group.empty() || !r.served) continue;
     bool known = false;
     for (auto g : seen) known = known || g == r.group;
     if (known) continue;
@@ -112,6 +114,16 @@ nlohmann::json group_list_document(const ResourceTable& all) {
 }
 
 namespace {
+
+nlohmann::json comma_list(std::string_view rest) {
+  nlohmann::json names = nlohmann::json::array();
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    names.push_back(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return names;
+}
 
 nlohmann::json subresource_entry(const ResourceInfo& r, std::string_view sub) {
   std::string kind(r.kind);
@@ -137,7 +149,7 @@ std::optional<nlohmann::json> resource_list_document(const ResourceTable& all, s
   nlohmann::json resources = nlohmann::json::array();
   std::string group_version;
   for (const auto& r : all) {
-    if (r.group != group || r.version != version) continue;
+    if (r.group != group || r.version != version || !r.served) continue;
     group_version = r.api_version();
     nlohmann::json entry = {{"name", r.plural},
                             {"singularName", r.singular},
@@ -146,16 +158,8 @@ std::optional<nlohmann::json> resource_list_document(const ResourceTable& all, s
                             {"verbs", r.plural == "bindings" ? nlohmann::json{"create"}
                                                              : nlohmann::json{"create", "delete", "get", "list", "patch",
                                                                               "update", "watch"}}};
-    if (!r.short_names.empty()) {
-      nlohmann::json names = nlohmann::json::array();
-      std::string_view rest = r.short_names;
-      while (!rest.empty()) {
-        const auto comma = rest.find(',');
-        names.push_back(rest.substr(0, comma));
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-      }
-      entry["shortNames"] = names;
-    }
+    if (!r.short_names.empty()) entry["shortNames"] = comma_list(r.short_names);
+    if (!r.categories.empty()) entry["categories"] = comma_list(r.categories);
     resources.push_back(entry);
     std::string_view subs = r.subresources;
     while (!subs.empty()) {
@@ -180,6 +184,7 @@ std::string openapi_path_of(const ResourceInfo& r) {
 nlohmann::json openapi_v3_root(const ResourceTable& all) {
   nlohmann::json paths = nlohmann::json::object();
   for (const auto& r : all) {
+    if (!r.served) continue;
     const std::string path = openapi_path_of(r);
     paths[path] = {{"serverRelativeURL", "/openapi/v3/" + path + "?hash=kubesim"}};
   }
@@ -194,7 +199,7 @@ std::optional<nlohmann::json> openapi_v3_document(const ResourceTable& all, std:
       {{"name", "dryRun"}, {"in", "query"}, {"schema", {{"type", "string"}, {"uniqueItems", true}}}}};
   const nlohmann::json responses = {{"200", {{"description", "OK"}}}};
   for (const auto& r : all) {
-    if (openapi_path_of(r) != path) continue;
+    if (!r.served || openapi_path_of(r) != path) continue;
     const nlohmann::json gvk = {{"group", r.group}, {"version", r.version}, {"kind", r.kind}};
     const std::string base = "/" + openapi_path_of(r) + (r.namespaced ? "/namespaces/{namespace}/" : "/") + std::string(r.plural);
     const nlohmann::json op = {{"x-kubernetes-group-version-kind", gvk}, {"parameters", params}, {"responses", responses}};

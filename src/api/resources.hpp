@@ -33,6 +33,7 @@ enum class Backend : std::uint8_t {
   kGeneric,    // stored as JSON only (events, leases, ...); PriorityClasses and PDBs are
                // mirrored into the simulation when created
   kRegistered, // a kind registered in the store (ResourceInfo::registered_kind)
+  kCrd,        // apiextensions.k8s.io CustomResourceDefinitions (custom_resource_handlers.cpp)
 };
 
 struct ResourceInfo {
@@ -46,15 +47,19 @@ struct ResourceInfo {
   std::string_view short_names;  // comma-separated
   std::string_view subresources;  // comma-separated, e.g. "binding,status"
   ObjectKind registered_kind = ObjectKind::kNamespace;  // with Backend::kRegistered: its kind id
+  std::string_view categories = {};  // comma-separated, e.g. "all"
+  bool served = true;           // false: a deleted CRD's resource (its slot stays, unserved)
   std::string api_version() const { return group.empty() ? std::string(version) : std::string(group) + "/" + std::string(version); }
 };
 
 // The built-in resources, in a fixed order (its index is the resource's id).
 const std::vector<ResourceInfo>& served_resources();
 // A server's resources: served_resources(), then one per kind registered in `store` (the
-// strings they name live in the store's KindInfo and in `names`). At most 256 in all.
+// strings they name live in the store's KindInfo and in `names`), then those of the
+// CustomResourceDefinitions created while serving. At most 256 in all.
 std::vector<ResourceInfo> resources_with_registered(const ObjectStore& store, std::deque<std::string>& names);
 using ResourceTable = std::vector<ResourceInfo>;
+// The served resource of that group, version and plural (unserved ones are skipped).
 std::optional<std::uint8_t> find_resource(const ResourceTable& all, std::string_view group, std::string_view version,
                                           std::string_view plural);
 std::uint8_t resource_index(std::string_view group, std::string_view plural);  // a built-in; asserts it exists

@@ -40,6 +40,7 @@ struct RunArgs {
   std::string batsim_socket;  // run --batsim-socket ENDPOINT (batsim_server/)
   std::string cosim_hold = "frozen";
   std::string scheduler_command;  // serve --scheduler-command: run under kubesim-timeshim
+  std::vector<std::string> apply;  // serve --apply: manifests created through the API at start
   std::string scheduler_log = "kubesim-scheduler.log";
   std::string timeshim;           // default: kubesim-timeshim beside this binary
   bool keep_serving = false;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "api/manifest_apply.hpp"
 #include "api/api_server.hpp"
 #include "api/clock.hpp"
 #include "api/http_server.hpp"
@@ -179,6 +180,10 @@ void add_access_options(CLI::App* serve_cmd, RunArgs& serve) {
       ->check(CLI::IsMember({"auto", "token", "none"}))
       ->capture_default_str();
   serve_cmd->add_flag("--tls", serve.tls, "serve HTTPS with a generated self-signed certificate (in the kubeconfig)");
+  serve_cmd->add_option("--apply", serve.apply,
+                        "a YAML file, or a directory of them, whose objects are created through the API at start "
+                        "(CustomResourceDefinitions first), before any client or --scheduler-command (repeatable)")
+      ->check(CLI::ExistingPath);
   serve_cmd->add_flag("--keep-serving", serve.keep_serving, "keep serving after the workload has finished");
   serve_cmd->add_option("--watch-history", serve.watch_history,
                         "changes kept for watches that resume from a resourceVersion (older: 410 Gone)")
@@ -204,6 +209,7 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
   const api::HttpServer::Options access = http_options(a);
   auto http_owner = std::make_unique<api::HttpServer>(server, access);
   api::HttpServer& http = *http_owner;
+  for (const std::string& path : a.apply) api::apply_manifests(server, path);
   const int port = http.start(a.address, a.port);
   const std::string authority = url_authority(a.address, port);
   const std::string url = (a.tls ? "https://" : "http://") + authority;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,6 +64,12 @@ class KindTable {
   // The object, as the kind's C++ type (for the codec hook).
   virtual const void* object(std::uint32_t id) const = 0;
   virtual void* object(std::uint32_t id) = 0;
+  // Writes through the codec hook (the API's create and update of a typed kind): `fill` is
+  // given a default-constructed object (add) or a copy of the current one (replace) as the
+  // kind's C++ type, and the result is stored only when it returns true.
+  using Fill = std::function<bool(void* object)>;
+  virtual std::optional<std::uint32_t> add_filled(ObjectMeta meta, const Fill& fill) = 0;
+  virtual bool replace_filled(std::uint32_t id, const Fill& fill) = 0;
 
  protected:
   std::uint32_t add_meta(ObjectMeta meta) {
@@ -103,6 +110,17 @@ class TypedKindTable final : public KindTable {
   T& get(std::uint32_t id) { return objects_[id]; }
   const void* object(std::uint32_t id) const override { return &objects_[id]; }
   void* object(std::uint32_t id) override { return &objects_[id]; }
+  std::optional<std::uint32_t> add_filled(ObjectMeta meta, const Fill& fill) override {
+    T object{};
+    if (!fill(&object)) return std::nullopt;
+    return add(std::move(meta), std::move(object));
+  }
+  bool replace_filled(std::uint32_t id, const Fill& fill) override {
+    T object = objects_[id];
+    if (!fill(&object)) return false;
+    objects_[id] = std::move(object);
+    return true;
+  }
 
  private:
   std::vector<T> objects_;

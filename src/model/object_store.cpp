@@ -223,6 +223,24 @@ void ObjectStore::remove(ObjectKind kind, std::uint32_t id) {
   announce(Change{kind, ChangeType::kDeleted, id, NodeId(), PodPhase::kPending, PodPhase::kPending, NodeId()});
 }
 
+std::optional<std::uint32_t> ObjectStore::create_filled(ObjectKind kind, ObjectMeta meta, const KindTable::Fill& fill) {
+  meta.resource_version = resource_version_ + 1;
+  meta.deleted = false;
+  const std::optional<std::uint32_t> id = table(kind).add_filled(std::move(meta), fill);
+  if (!id) return std::nullopt;
+  ++resource_version_;
+  announce(Change{kind, ChangeType::kAdded, *id, NodeId(), PodPhase::kPending, PodPhase::kPending, NodeId()});
+  return id;
+}
+
+bool ObjectStore::update_filled(ObjectKind kind, std::uint32_t id, const KindTable::Fill& fill) {
+  KindTable& t = table(kind);
+  if (!t.replace_filled(id, fill)) return false;
+  t.meta(id).resource_version = ++resource_version_;
+  announce(Change{kind, ChangeType::kModified, id, NodeId(), PodPhase::kPending, PodPhase::kPending, NodeId()});
+  return true;
+}
+
 std::optional<std::uint32_t> ObjectStore::find(ObjectKind kind, NamespaceId ns, std::string_view name) const {
   return table(kind).find(ns, name);
 }

@@ -194,6 +194,10 @@ class ObjectStore {
     t.meta(id).resource_version = ++resource_version_;
     announce(Change{kind, ChangeType::kModified, id, NodeId(), PodPhase::kPending, PodPhase::kPending, NodeId()});
   }
+  // create / update through the kind's own type without naming it (the API layer's writes of
+  // a typed kind, KindTable::Fill): stored, stamped and announced only when `fill` succeeds.
+  std::optional<std::uint32_t> create_filled(ObjectKind kind, ObjectMeta meta, const KindTable::Fill& fill);
+  bool update_filled(ObjectKind kind, std::uint32_t id, const KindTable::Fill& fill);
   // The DELETE: removed from the API at once (announces Deleted). No-op if already deleted.
   void remove(ObjectKind kind, std::uint32_t id);
   std::size_t object_count(ObjectKind kind) const { return table(kind).size(); }
@@ -214,6 +218,11 @@ class ObjectStore {
   void add_listener(ChangeListener* listener) { add_listener(listener, KindSet::builtins()); }
   // Subscribes to exactly these kinds: a listener is never delivered a kind it did not ask for.
   void add_listener(ChangeListener* listener, KindSet kinds) { listeners_.push_back(Subscription{listener, kinds}); }
+  // Changes what a listener subscribed to (its place among the listeners stays).
+  void set_listener_kinds(ChangeListener* listener, KindSet kinds) {
+    for (Subscription& s : listeners_)
+      if (s.listener == listener) s.kinds = kinds;
+  }
   void remove_listener(ChangeListener* listener) {
     std::erase_if(listeners_, [&](const Subscription& s) { return s.listener == listener; });
   }

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""CustomResourceDefinitions on `kubesim serve` with kubectl (issue 27).
+
+Usage: crd_test.py KUBESIM
+
+Starts `kubesim serve --scheduler scheduler-plugins` on examples/serve/cluster.yaml and checks,
+with kubectl: apply of examples/crd/widgets-crd.yaml, api-resources (short names, category),
+apply / get (by short name, label and field selectors) / describe of a Widget, the status
+subresource (status ignored on the main resource, spec on /status), generation, 409 on a
+stale resourceVersion, 415 for a strategic merge patch, 422 for a bad object and a bad CRD,
+watch from a resourceVersion, delete of the object and of the CRD (the resource is no longer
+served); then examples/crd/podgroup-crd.yaml and a PodGroup created with kubectl, which the
+built-in Coscheduling reads (a gang of 3 is held until its third pod exists, then bound).
+Each check prints PASS or FAIL; the exit status is 1 when one failed.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import run_api_tests as api  # noqa: E402  (Server, check)
+
+EX = os.path.join(REPO, "examples", "crd")
+
+
+def kubectl(kc, *args, stdin=None):
+    p = subprocess.run(["kubectl", "--kubeconfig", kc, *args], input=stdin, capture_output=True, text=True,
+                       timeout=30)
+    return p.returncode, p.stdout + p.stderr
+
+
+def http(srv, method, path, body=None, ctype="application/json"):
+    status, obj, _ = srv.request(method, path, body=body, ctype=ctype)
+    return status, obj
+
+
+def widgets(srv):
+    kc = srv.kubeconfig
+    rc, out = kubectl(kc, "apply", "-f", os.path.join(EX, "widgets-crd.yaml"))
+    api.check("crd apply", rc == 0 and "created" in out, out.strip())
+    rc, out = kubectl(kc, "api-resources", "--api-group=example.kubesim.io")
+    api.check("api-resources", rc == 0 and "widgets" in out and " wd " in out, out.strip().splitlines()[-1])
+    rc, out = kubectl(kc, "apply", "-f", os.path.join(EX, "widget.yaml"))
+    api.check("object apply", rc == 0 and "widget.example.kubesim.io/w1 created" in out, out.strip())
+    rc, out = kubectl(kc, "get", "wd", "-l", "team=a", "--field-selector", "metadata.name=w1", "-o", "name")
+    api.check("get by short name and selectors", out.strip() == "widget.example.kubesim.io/w1", out.strip())
+    rc, out = kubectl(kc, "get", "all", "-o", "name")
+    api.check("category all", "widget.example.kubesim.io/w1" in out, out.strip())
+    rc, out = kubectl(kc, "describe", "widget", "w1")
+    api.check("describe", rc == 0 and "Size:" in out and "Team=a" not in out and "team=a" in out, "")
+    base = "/apis/example.kubesim.io/v1/namespaces/default/widgets"
+    st, w = http(srv, "GET", base + "/w1")
+    rv = w["metadata"]["resourceVersion"]
+    st, after = http(srv, "PATCH", base + "/w1", {"spec": {"size": 4}, "status": {"ready": True}},
+                     "application/merge-patch+json")
+    api.check("merge patch: spec taken, status ignored, generation 2",
+              st == 200 and after["spec"]["size"] == 4 and "status" not in after
+              and after["metadata"]["generation"] == 2, json.dumps(after.get("metadata", {}).get("generation")))
+    st, after = http(srv, "PATCH", base + "/w1/status", {"spec": {"size": 9}, "status": {"ready": True}},
+                     "application/merge-patch+json")
+    api.check("status subresource: status taken, spec ignored",
+              st == 200 and after["spec"]["size"] == 4 and after["status"] == {"ready": True}
+              and after["metadata"]["generation"] == 2, json.dumps(after.get("status")))
+    stale = dict(w, spec={"size": 5})
+    st, obj = http(srv, "PUT", base + "/w1", stale)
+    api.check("409 on a stale resourceVersion", st == 409 and obj["reason"] == "Conflict", obj.get("message", ""))
+    st, obj = http(srv, "PATCH", base + "/w1", {"spec": {"size": 5}}, "application/strategic-merge-patch+json")
+    api.check("415 for a strategic merge patch", st == 415, obj.get("message", "")[:80])
+    bad = {"apiVersion": "example.kubesim.io/v1", "kind": "Widget", "metadata": {"name": "w2"},
+           "spec": {"size": "big", "color": "green"}}
+    st, obj = http(srv, "POST", base, bad)
+    api.check("422 for a bad object", st == 422 and obj["reason"] == "Invalid"
+              and "spec.size in body must be of type integer" in obj["message"]
+              and 'Unsupported value: "green"' in obj["message"], obj.get("message", ""))
+    st, obj = http(srv, "POST", base, dict(bad, apiVersion="example.kubesim.io/v2"))
+    api.check("400 for another version", st == 400, obj.get("message", ""))
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin="""apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: things.example}
+spec:
+  group: example
+  scope: Global
+  names: {plural: things, kind: Thing}
+  versions: [{name: v1, served: true, storage: false}]
+""")
+    api.check("422 for a bad CRD", rc != 0 and 'The CustomResourceDefinition "things.example" is invalid' in out
+              and "should be a domain with at least one dot" in out and 'Unsupported value: "Global"' in out
+              and "must have exactly one version marked as storage version" in out
+              and "schemas are required" in out, out.strip().replace("\n", " | "))
+    with urllib.request.urlopen(f"http://{srv.host}:{srv.port}{base}?watch=1&resourceVersion={rv}&timeoutSeconds=1") as r:
+        events = [json.loads(line) for line in r.read().decode().splitlines() if line.strip()]
+    api.check("watch from a resourceVersion", [e["type"] for e in events] == ["MODIFIED", "MODIFIED"],
+              str([e["type"] for e in events]))
+    rc, out = kubectl(kc, "delete", "-f", os.path.join(EX, "widget.yaml"))
+    api.check("object delete", rc == 0 and "deleted" in out, out.strip())
+    rc, out = kubectl(kc, "delete", "-f", os.path.join(EX, "widgets-crd.yaml"))
+    rc2, out2 = kubectl(kc, "get", "widgets")
+    api.check("crd delete: no longer served", rc == 0 and rc2 != 0, out2.strip()[:100])
+
+
+def gang_pod(name, group):
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, labels: {{scheduling.x-k8s.io/pod-group: {group}}}}}
+spec:
+  schedulerName: scheduler-plugins-scheduler
+  containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: "1"}}}}}}]
+"""
+
+
+def pod_groups(srv):
+    kc = srv.kubeconfig
+    rc, out = kubectl(kc, "apply", "-f", os.path.join(EX, "podgroup-crd.yaml"))
+    api.check("PodGroup crd apply", rc == 0, out.strip())
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin="""apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: g1}
+spec: {minMember: 3, scheduleTimeoutSeconds: 600}
+""")
+    api.check("PodGroup apply", rc == 0 and "created" in out, out.strip())
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=gang_pod("g1-a", "g1") + "---\n" + gang_pod("g1-b", "g1"))
+    time.sleep(2)
+    rc, out = kubectl(kc, "get", "pods", "-o", "jsonpath={.items[*].spec.nodeName}")
+    api.check("gang of 3 held with 2 pods (the built-in Coscheduling read the PodGroup)", out.strip() == "", out)
+    kubectl(kc, "apply", "-f", "-", stdin=gang_pod("g1-c", "g1"))
+    nodes = ""
+    for _ in range(50):
+        rc, nodes = kubectl(kc, "get", "pods", "-o", "jsonpath={.items[*].spec.nodeName}")
+        if len(nodes.split()) == 3:
+            break
+        time.sleep(0.2)
+    api.check("gang bound once complete", len(nodes.split()) == 3, nodes)
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin="""apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: g2}
+spec: {minMember: -1}
+""")
+    api.check("422 for a PodGroup the model refuses", rc != 0 and 'The PodGroup "g2" is invalid' in out, out.strip())
+
+
+def main():
+    kubesim = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="kubesim-crd-") as tmp:
+        srv = api.Server(kubesim, tmp, "crd", ["--cluster", os.path.join(REPO, "examples/serve/cluster.yaml"),
+                                              "--clock", "realtime=1", "--keep-serving",
+                                              "--scheduler", "scheduler-plugins"])
+        try:
+            if not api.check("serve starts", srv.up, srv.stderr()[-300:]):
+                return 1
+            widgets(srv)
+            pod_groups(srv)
+        finally:
+            srv.stop()
+    print(f"{api.passes} passed, {len(api.failures)} failed", flush=True)
+    return 1 if api.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""The real scheduler-plugins v0.26.7 kube-scheduler on simulated time (issue 27), for ctest.
+
+Usage: real_scheduler_plugins.py KUBESIM KUBESIM_TIMESHIM PEERS_DIR WORK_DIR
+PEERS_DIR "-" means $KUBESIM_PEERS, else ../shared/peers beside the repository. Skips (exit 0,
+one line) when PEERS_DIR/scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz
+is absent; unpacks it into WORK_DIR once.
+
+Runs examples/real-schedulers/sp-tenants.yaml twice as examples/real-schedulers/README.md
+does: `kubesim serve --clock cosim --apply` of the CRDs and ElasticQuotas, and
+`--scheduler-command` the binary with the Helm chart's configuration. Checks: every job
+finishes, the scheduler logged its bindings, the run is at least 20x faster than simulated
+time, and the two jobs.csv are byte for byte the same.
+"""
+import csv
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+EX = os.path.join(REPO, "examples", "real-schedulers")
+sys.path.insert(0, HERE)
+from run_peer_tests import check, failures  # noqa: E402
+
+PACKED = "scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz"
+
+
+def unpack(peers, work):
+    if peers == "-":
+        peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
+    packed = os.path.join(peers, PACKED)
+    if not os.path.exists(packed):
+        print(f"SKIP the real scheduler-plugins scheduler: {packed} not found (the oracle binaries live in "
+              "../shared/peers)")
+        return None
+    os.makedirs(work, exist_ok=True)
+    binary = os.path.join(work, "sp-scheduler")
+    if not os.path.exists(binary):
+        with open(binary + ".tmp", "wb") as f:
+            subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
+        os.chmod(binary + ".tmp", 0o755)
+        os.replace(binary + ".tmp", binary)
+    return binary
+
+
+def run(kubesim, timeshim, binary, out):
+    os.makedirs(out, exist_ok=True)
+    # With --config, kube-scheduler reads the kubeconfig named in the file: the example's
+    # relative kubesim.kubeconfig, in serve's working directory.
+    t0 = time.monotonic()
+    r = subprocess.run([kubesim, "serve", "--scenario", os.path.join(EX, "sp-tenants.yaml"), "--model", "ideal",
+                        "--builtin-scheduler", "off", "--clock", "cosim", "--cosim-quiet-ms", "1", "--port", "0",
+                        "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
+                        "--apply", os.path.join(EX, "sp-crds.yaml"), "--apply", os.path.join(EX, "sp-quotas.yaml"),
+                        "--out", "out", "--scheduler-log", "scheduler.log", "--timeshim", timeshim,
+                        "--scheduler-command", f"{binary} --config {os.path.join(EX, 'sp-scheduler-config.yaml')} "
+                                               "--secure-port=0 --v=2"],
+                       cwd=out, capture_output=True, text=True, timeout=300)
+    return r, time.monotonic() - t0
+
+
+def figures(path):
+    rows = list(csv.DictReader(open(path)))
+    done = sum(1 for r in rows if r.get("final_state") == "COMPLETED_SUCCESSFULLY")
+    makespan = max((float(r["finish_time"]) for r in rows if r.get("finish_time")), default=0.0)
+    return len(rows), done, makespan
+
+
+def main():
+    kubesim, timeshim, peers, work = (os.path.abspath(a) if a != "-" else a for a in sys.argv[1:5])
+    binary = unpack(peers, work)
+    if binary is None:
+        return 0
+    results = []
+    for name in ("first", "second"):
+        out = os.path.join(work, "sp-" + name)
+        r, wall = run(kubesim, timeshim, binary, out)
+        jobs_csv = os.path.join(out, "out", "jobs.csv")
+        jobs, done, makespan = figures(jobs_csv) if r.returncode == 0 else (0, 0, 0.0)
+        log = open(os.path.join(out, "scheduler.log"), errors="replace").read() if os.path.exists(
+            os.path.join(out, "scheduler.log")) else ""
+        bound = log.count("Successfully bound pod to node")
+        check(f"scheduler-plugins on simulated time ({name} run)",
+              r.returncode == 0 and jobs > 0 and done == jobs and bound >= jobs and makespan >= 20 * wall,
+              f"exit {r.returncode}; {done}/{jobs} jobs finished, {bound} bindings logged, makespan {makespan:.1f} s "
+              f"in {wall:.1f} s wall ({makespan / wall if wall else 0:.1f}x); {r.stderr.strip()[-300:]}")
+        results.append(open(jobs_csv, "rb").read() if r.returncode == 0 else name.encode())
+    check("scheduler-plugins twice: identical jobs.csv", results[0] == results[1],
+          f"{len(results[0].splitlines())} and {len(results[1].splitlines())} lines")
+    print(f"{'FAIL' if failures else 'PASS'}: the real scheduler-plugins scheduler "
+          f"({', '.join(failures) or 'all passed'})")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
