@@ -245,6 +245,8 @@ InputFiles input_files(const RunArgs& a) {
   f.cluster = a.cluster;
   f.workload = a.workload;
   f.swf = a.swf;
+  f.openb_nodes = a.openb_nodes;
+  f.openb_pods = a.openb_pods;
   f.swf_options = swf_options(a.swf_cpu, a.swf_memory, a.swf_processors);
   if (a.scheduler.empty()) f.scheduler_config = a.scheduler_config;
   return f;
@@ -362,6 +364,7 @@ int RunCommand::run() {
   RunArgs& run = args_;
   run.model_given = model_->count() > 0;
   if (run.openb_protocol) return run_openb_protocol(run);
+  if (!run.openb_pods.empty()) return run_simulation(run);
   if (!run.scenario.empty()) return run_simulation(run);
   if (run.platform.empty() && run.cluster.empty())
     throw InputError("", 0, "run needs a cluster: --platform FILE or --cluster FILE");

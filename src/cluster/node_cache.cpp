@@ -84,8 +84,11 @@ std::span<const PodTemplateId> NodeCache::specs_on(NodeId node) const {
 
 std::span<const Device> NodeCache::devices(NodeId node) const {
   if (node.value() >= devices_.size()) return {};
-  const Node* n = nodes_[node.value()].node;
-  if (n && !n->devices.empty()) return n->devices;
+  // The store's node, not NodeInfo::node: that pointer is taken when the node is added and
+  // dangles once later nodes grow the store's node vector (a run whose nodes declare devices
+  // crashed in the kubelet's admission).
+  const Node& n = store_.node(node);
+  if (!n.devices.empty() && devices_[node.value()].use.size() == n.devices.size()) return n.devices;
   return devices_[node.value()].anonymous;
 }
 
