@@ -2,6 +2,8 @@
 
 #include "cluster/predicates.hpp"
 
+#include <algorithm>
+
 namespace kubesim {
 
 void NodeCache::set_node(NodeId id, const Node& node) {
@@ -84,11 +86,12 @@ std::span<const PodTemplateId> NodeCache::specs_on(NodeId node) const {
 
 std::span<const Device> NodeCache::devices(NodeId node) const {
   if (node.value() >= devices_.size()) return {};
-  // The store's node, not NodeInfo::node: that pointer is taken when the node is added and
-  // dangles once later nodes grow the store's node vector (a run whose nodes declare devices
-  // crashed in the kubelet's admission).
+  // The store's node, not NodeInfo::node: that pointer is stale once the store's node table
+  // grew after set_node (the kubelets' cache sets each node as it is created). At most the
+  // devices whose use is kept (set_node sized it).
   const Node& n = store_.node(node);
-  if (!n.devices.empty() && devices_[node.value()].use.size() == n.devices.size()) return n.devices;
+  const std::size_t kept = devices_[node.value()].use.size();
+  if (!n.devices.empty()) return std::span<const Device>(n.devices).first(std::min(kept, n.devices.size()));
   return devices_[node.value()].anonymous;
 }
 
@@ -113,7 +116,17 @@ bool NodeCache::fit_devices(const PodTemplate& spec, NodeId node, DeviceGrants& 
   return kubesim::fit_devices(spec.device_requests, whole, devices(node), device_use(node), out);
 }
 
+void NodeCache::set_grants(PodId pod, DeviceGrants grants) {
+  const NodeId node = node_of(pod);
+  if (!node.valid() || !store_.pod(pod).devices().empty()) return;
+  DeviceGrants& picked = picked_[pod.value()];
+  use_devices(node, picked, -1);
+  picked = std::move(grants);
+  use_devices(node, picked, +1);
+}
+
 void NodeCache::use_devices(NodeId node, std::span<const DeviceGrant> grants, int sign) {
+  ++devices_[node.value()].generation;
   std::vector<DeviceUse>& use = devices_[node.value()].use;
   for (const DeviceGrant& g : grants) {
     if (g.device >= use.size()) continue;  // a device the node no longer declares

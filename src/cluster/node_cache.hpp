@@ -92,6 +92,14 @@ class NodeCache {
   // Device fit of a pod template on the node (fit_devices over this cache's use): appends the
   // grants to `out` (cleared first). A template requesting no devices fits with none.
   bool fit_devices(const PodTemplate& spec, NodeId node, DeviceGrants& out) const;
+  // Replaces the devices picked here for a pod accounted on a node without recorded devices
+  // (an assumed pod: a Reserve plugin's device choice, e.g. open-gpu-share's). The caller
+  // checked that they fit once the pod's current ones are released.
+  void set_grants(PodId pod, DeviceGrants grants);
+  // A counter of the node's device-use changes: equal values mean the same device use.
+  std::uint64_t device_generation(NodeId node) const {
+    return node.value() < devices_.size() ? devices_[node.value()].generation : 0;
+  }
   // Whether the template asks for devices at all (device requests, or nvidia.com/gpu).
   bool wants_devices(const PodTemplate& spec) const {
     return !spec.device_requests.empty() || (gpu_slot_ >= 0 && spec.requests[static_cast<std::size_t>(gpu_slot_)] > 0);
@@ -109,6 +117,7 @@ class NodeCache {
   struct NodeDevices {
     std::vector<Device> anonymous;  // used when the node declares none
     std::vector<DeviceUse> use;     // by device index
+    std::uint64_t generation = 0;   // device_generation
   };
   void use_devices(NodeId node, std::span<const DeviceGrant> grants, int sign);
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "engine/gpu_workload.hpp"
 
 namespace kubesim {
 
@@ -34,6 +35,10 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
     q.leftover_flush_phase = Duration::micros(start);
     q.backoff_flush_phase = Duration::micros(start % q.backoff_flush_period.micros());
   }
+  // The FGD plugins weigh fragmentation by the workload's typical pods unless given others.
+  if (inputs.scheduler.has_gpu_plugins() && !inputs.scheduler.typical_pods)
+    inputs.scheduler.typical_pods =
+        std::make_shared<const TypicalPods>(workload_typical_pods(workload_, store_.resource_names()));
   add_scheduler(
       [&](SchedulerHost& host) {
         auto s = std::make_unique<Scheduler>(store_, std::move(inputs.scheduler), options_.model.scheduler, options_.seed, host);

@@ -16,6 +16,28 @@ std::vector<Device> anonymous_devices(std::int64_t count) {
   return out;
 }
 
+std::vector<Device> gpu_devices(std::int64_t count, const std::string& model) {
+  std::vector<Device> out;
+  if (count <= 0) return out;
+  out.resize(static_cast<std::size_t>(count), Device{kGpuDeviceClass, model, 0, kDeviceShareUnits});
+  return out;
+}
+
+DeviceRequest gpu_device_request(std::int32_t count, std::int32_t milli, std::string_view models) {
+  DeviceRequest r;
+  r.count = count;
+  r.share = milli;
+  // utils.go IsNodeAccessibleToPodByType: "|"-separated, empty entries ignored.
+  while (!models.empty()) {
+    const std::size_t bar = models.find('|');
+    const std::string_view m = models.substr(0, bar);
+    if (!m.empty()) r.models.emplace_back(m);
+    if (bar == std::string_view::npos) break;
+    models.remove_prefix(bar + 1);
+  }
+  return r;
+}
+
 std::string to_string(const DeviceRequest& r) {
   std::string s = r.device_class + " x" + std::to_string(r.count);
   if (!r.whole()) s += " share " + std::to_string(r.share) + "m";
@@ -27,10 +49,10 @@ std::string to_string(const DeviceRequest& r) {
   return s;
 }
 
-std::string to_string(std::span<const DeviceGrant> grants) {
+std::string to_string(std::span<const DeviceGrant> grants, char separator) {
   std::string s;
   for (const DeviceGrant& g : grants) {
-    if (!s.empty()) s += ',';
+    if (!s.empty()) s += separator;
     s += std::to_string(g.device);
     if (g.share < kDeviceShareUnits) s += ":" + std::to_string(g.share);
   }

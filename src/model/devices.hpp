@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kubesim {
@@ -21,6 +22,13 @@ namespace kubesim {
 inline constexpr const char* kGpuDeviceClass = "nvidia.com/gpu";
 // Share units of one device: a whole device is 1000 milli-devices.
 inline constexpr std::int32_t kDeviceShareUnits = 1000;
+// The node label naming the model of a node's GPUs, and the pod annotations of a GPU request,
+// as the FGD authors' open-gpu-share names them (hkust-adsl/kubernetes-scheduler-simulator,
+// pkg/type/open-gpu-share/utils/const.go: ModelName, ResourceName, CountName).
+inline constexpr const char* kGpuModelLabel = "alibabacloud.com/gpu-card-model";
+inline constexpr const char* kGpuMilliAnnotation = "alibabacloud.com/gpu-milli";
+inline constexpr const char* kGpuCountAnnotation = "alibabacloud.com/gpu-count";
+inline constexpr const char* kGpuModelAnnotation = kGpuModelLabel;
 
 struct Device {
   std::string device_class;  // e.g. nvidia.com/gpu
@@ -61,9 +69,17 @@ struct DeviceUse {
 // class (count is the node's allocatable nvidia.com/gpu; 0 gives none).
 std::vector<Device> anonymous_devices(std::int64_t count);
 
+// `count` GPUs of `model` that any number of pods may share (open-gpu-share caps a GPU by its
+// milli only): the devices of a node labelled with kGpuModelLabel.
+std::vector<Device> gpu_devices(std::int64_t count, const std::string& model);
+// A request for `count` GPUs with `milli` of each (1000: whole), of one of `models` ("A|B"
+// split; empty: any model): the openb annotations' meaning.
+DeviceRequest gpu_device_request(std::int32_t count, std::int32_t milli, std::string_view models);
+
 // "nvidia.com/gpu x2 (V100M16)"-style text of a request, for messages and tables.
 std::string to_string(const DeviceRequest& r);
-// Grants as "0,1" or "3:500" (device index, then :share when not whole).
-std::string to_string(std::span<const DeviceGrant> grants);
+// Grants as "0,1" or "3:500" (device index, then :share when not whole); `separator` between
+// grants (pods.csv uses '-', the fork's DevIdSep, so that the field needs no quotes).
+std::string to_string(std::span<const DeviceGrant> grants, char separator = ',');
 
 }  // namespace kubesim

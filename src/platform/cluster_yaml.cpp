@@ -164,6 +164,7 @@ class ClusterYamlReader : YamlInput {
       proto.devices = read_devices_yaml(*this, devices, where + ".devices");
       check_gpu_count(devices, where, proto);
     }
+    if (const std::string* model = find_label(proto.labels, kGpuModelLabel)) gpu_model(g, where, *model, proto);
 
     if (const YAML::Node u = g["unschedulable"]) {
       proto.unschedulable = boolean(u, where + ".unschedulable");
@@ -178,6 +179,29 @@ class ClusterYamlReader : YamlInput {
                             std::to_string(it->second) + ")");
       set_label(node.labels, "kubernetes.io/hostname", node.name);
       spec_.nodes.push_back(std::move(node));
+    }
+  }
+
+  // The label kGpuModelLabel names the model of the node's GPUs (the FGD authors' fork reads
+  // it, open-gpu-share/utils/node.go GetGpuModelOfNode): a node without a device list gets its
+  // allocatable nvidia.com/gpu count of shareable GPUs of that model; declared GPUs without a
+  // model take it, and one of another model is an error.
+  void gpu_model(const YAML::Node& g, const std::string& where, const std::string& model, Node& proto) const {
+    const YAML::Node at = g["labels"][kGpuModelLabel];
+    if (model.empty()) fail(at, "expected the " + std::string(kGpuModelLabel) + " label of " + where + " to name a GPU model");
+    if (proto.devices.empty()) {
+      const int slot = names_.find(kGpuDeviceClass);
+      const std::int64_t count = slot >= 0 ? proto.allocatable[static_cast<std::size_t>(slot)] : 0;
+      if (count <= 0)
+        fail(at, "expected " + where + " to have allocatable nvidia.com/gpu (or devices) for its GPU model label");
+      proto.devices = gpu_devices(count, model);
+      return;
+    }
+    for (Device& d : proto.devices) {
+      if (d.device_class != kGpuDeviceClass) continue;
+      if (d.model.empty()) d.model = model;
+      if (d.model != model)
+        fail(at, where + ": GPU model label \"" + model + "\" differs from a declared device's model \"" + d.model + "\"");
     }
   }
 

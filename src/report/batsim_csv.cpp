@@ -609,8 +609,13 @@ void write_pods_csv(const RunOutputs& run, CsvText& csv) {
   const std::size_t row_fixed = longest(namespaces) + longest(nodes) + 16 + 3 * CsvText::kMaxIntChars +
                                 4 * CsvText::kMaxSecondsChars + 13;
 
+  // A last column `devices` (each grant as device index, ":share" when not whole, joined by
+  // '-') only in runs where some pod holds devices: other runs' pods.csv stays as it was.
+  bool with_devices = false;
+  for (std::uint32_t i = 0; i < store.pod_count() && !with_devices; ++i) with_devices = !store.pod(PodId(i)).devices().empty();
   csv.append(kPodsHeader);
-  csv.append("\n");
+  csv.append(with_devices ? ",devices\n" : "\n");
+  std::string devices;
   const std::vector<WorkloadJob>& jobs = run.workload.jobs;
   for (std::uint32_t i = 0; i < store.pod_count(); ++i) {
     const PodId id(i);
@@ -618,8 +623,9 @@ void write_pods_csv(const RunOutputs& run, CsvText& csv) {
     const PodTemplate& spec = store.spec_of(id);
     const std::string_view job_id = pod.workload_job < jobs.size() ? std::string_view(jobs[pod.workload_job].id) : "";
     const std::string& reason = pod.reason.str();
+    if (with_devices) devices = to_string(pod.devices(), '-');
     char* p = csv.room(row_fixed + CsvText::field_bound(pod.name) + CsvText::field_bound(job_id) +
-                       CsvText::field_bound(reason));
+                       CsvText::field_bound(reason) + devices.size() + 1);
     if (pod.ns.valid() && pod.ns.value() < namespaces.size()) p = CsvText::put(p, namespaces[pod.ns.value()]);
     *p++ = ',';
     p = CsvText::put_field(p, pod.name);
@@ -641,6 +647,10 @@ void write_pods_csv(const RunOutputs& run, CsvText& csv) {
       *p++ = ',';
     }
     p = CsvText::put_int(p, pod.scheduling_attempts);
+    if (with_devices) {
+      *p++ = ',';
+      p = CsvText::put(p, devices);
+    }
     *p++ = '\n';
     csv.done(p);
   }

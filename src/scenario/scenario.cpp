@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -409,6 +410,7 @@ class ScenarioReader : YamlInput {
     const std::size_t before = m_.jobs.size();
     ManifestOptions options;
     options.only_jobs = true;
+    options.gpu_models = &gpu_models();
     if (e["file"]) {
       read_manifest_file(file(e["file"], w + ".file"), names, m_, options);
     } else {
@@ -503,8 +505,20 @@ class ScenarioReader : YamlInput {
   }
 
   fs::path dir_;
+  // The GPU models of the cluster's nodes (read after the cluster), for the manifests' checks.
+  const std::set<std::string>& gpu_models() {
+    if (!gpu_models_) {
+      gpu_models_.emplace();
+      for (const Node& n : s_.inputs.nodes)
+        for (const Device& d : n.devices)
+          if (d.device_class == kGpuDeviceClass && !d.model.empty()) gpu_models_->insert(d.model);
+    }
+    return *gpu_models_;
+  }
+
   Scenario s_;
   Manifests m_;
+  std::optional<std::set<std::string>> gpu_models_;
   std::vector<WorkloadJob> jobs_;  // the tenants' generated jobs, in generation order
   std::vector<std::pair<std::string, int>> job_where_;  // file:line per job (tenant jobs, then manifest jobs)
   std::vector<std::pair<std::string, YAML::Node>> priority_class_uses_;

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "report/batsim_csv.hpp"
+#include "report/gpu_report.hpp"
 #include "report/measured_results.hpp"
 #include "report/tenant_report.hpp"
 
@@ -40,10 +41,14 @@ RunPipeline::RunPipeline(SimulationInputs inputs, const SimulationOptions& optio
     tenants_ = std::make_unique<TenantRecorder>(sim_, report->sample_interval, report->capacity_milli, report->tenants);
     sim_.add_listener(tenants_.get());
   }
+  if (GpuRecorder::cluster_has_gpus(sim_.store())) {
+    gpus_ = std::make_unique<GpuRecorder>(sim_);
+    sim_.add_listener(gpus_.get());
+  }
 }
 
 std::vector<ReportFile> RunPipeline::finish(FileForm form) {
-  return finish({"jobs", "schedule", "pods", "timeseries", "queue", "summary", "charts", "report"}, form);
+  return finish({"jobs", "schedule", "pods", "timeseries", "queue", "summary", "charts", "report", "gpu"}, form);
 }
 
 std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kinds, FileForm form) {
@@ -66,6 +71,12 @@ std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kind
     } else {
       files.push_back({"pods.csv", pods_csv(run)});
     }
+  }
+  std::vector<ReportFile> gpu_files;
+  if (gpus_ && (wanted("gpu") || wanted("report"))) {
+    gpus_->finish();
+    gpu_files = gpu_report_files(gpus_->series(), sim_.store(), sim_.now().to_seconds());
+    if (wanted("report")) extra_html_ += gpu_report_section_html(gpus_->series(), gpu_files);
   }
   if (tenants_ && report_.tenant_files) {
     TenantReportInput in{tenants_->series(), summary_, sim_.store(), report_.name, report_.name, options_.seed,
@@ -106,6 +117,8 @@ std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kind
       }
     }
   }
+  if (wanted("gpu"))
+    for (auto& f : gpu_files) files.push_back(std::move(f));
   for (auto& f : extra_files_) files.push_back(std::move(f));
   return files;
 }

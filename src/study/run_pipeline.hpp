@@ -13,6 +13,7 @@
 #include "bsp/gang_run.hpp"
 #include "engine/simulation.hpp"
 #include "metrics/completion_recorder.hpp"
+#include "metrics/gpu_recorder.hpp"
 #include "metrics/tenant_recorder.hpp"
 #include "report/measured_results.hpp"
 #include "report/run_outputs.hpp"
@@ -53,6 +54,8 @@ class RunPipeline {
   const Simulation& sim() const { return sim_; }
   // Null without report settings.
   const TenantRecorder* tenants() const { return tenants_.get(); }
+  // The GPU metrics; null when the cluster has no GPUs.
+  const GpuRecorder* gpus() const { return gpus_.get(); }
 
   // How finish() returns pods.csv, the one output that grows with the pods (33 MB for the NASA
   // trace): whole in `content`, or kStreamed, formatted as write_report_files() writes it
@@ -70,7 +73,8 @@ class RunPipeline {
   // "BSP job" section with report settings), written after the others. Call before finish().
   void add_gang_report(const bsp::GangRunResult& result);
   // As finish(), but builds only the outputs of `kinds` (jobs, schedule, pods, timeseries,
-  // queue, summary, charts, report; the tenant kinds only with tenant files), in the same
+  // queue, summary, charts, report; the tenant kinds only with tenant files; gpu: the GPU
+  // files of a cluster with GPUs, report/gpu_report.hpp), in the same
   // order: `kubesim sweep` keeps what its plan collects without building the rest.
   std::vector<ReportFile> finish(const std::vector<std::string>& kinds, FileForm form = FileForm::kInMemory);
   // The tenant summary (valid after finish(); empty without report settings).
@@ -92,6 +96,7 @@ class RunPipeline {
   Simulation sim_;
   CompletionRecorder completions_;
   std::unique_ptr<TenantRecorder> tenants_;
+  std::unique_ptr<GpuRecorder> gpus_;
   ReportSettings report_;
   bool has_report_ = false;
   RunSummary summary_;

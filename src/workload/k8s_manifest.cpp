@@ -91,6 +91,10 @@ struct KubesimAnnotations {
   std::optional<std::int32_t> exit_code;
   std::optional<Duration> fail_after;
   YAML::Node exit_node, after_node;  // for errors about their combination
+  // The openb GPU annotations (model/devices.hpp kGpu*Annotation), with their nodes for errors.
+  std::optional<std::int32_t> gpu_milli, gpu_count;
+  std::string gpu_models;
+  YAML::Node gpu_node, models_node;
   Labels all;  // every annotation as written (the pod's metadata.annotations)
 };
 
@@ -205,6 +209,7 @@ class Reader : YamlInput {
       if (!seen.insert(key).second) fail(kv.first, "duplicate key \"" + key + "\" in " + where);
       if (key.rfind("kubesim.io/", 0) != 0) {
         set_label(a.all, key, string_or_null(kv.second, where + "." + key));
+        gpu_annotation(key, kv.second, a);
         continue;
       }
       const std::string what = "annotation " + key;
@@ -233,6 +238,47 @@ class Reader : YamlInput {
       set_label(a.all, key, v.Scalar());
     }
     return a;
+  }
+
+  // The openb annotations (the FGD authors' open-gpu-share, utils/pod.go): gpu-milli per GPU
+  // (0..1000), gpu-count (0..1024), gpu-card-model (an any-of list "A|B").
+  void gpu_annotation(const std::string& key, const YAML::Node& v, KubesimAnnotations& a) const {
+    const std::string what = "annotation " + key;
+    if (key == kGpuMilliAnnotation) {
+      a.gpu_milli = static_cast<std::int32_t>(integer(v, what, 0, kDeviceShareUnits));
+      if (!a.gpu_node) a.gpu_node.reset(v);
+    } else if (key == kGpuCountAnnotation) {
+      a.gpu_count = static_cast<std::int32_t>(integer(v, what, 0, 1024));
+      if (!a.gpu_node) a.gpu_node.reset(v);
+    } else if (key == kGpuModelAnnotation) {
+      a.gpu_models = scalar(v, what);
+      a.models_node.reset(v);
+    }
+  }
+
+  // The pod's GPU request from its openb annotations (none when both are absent or zero), on
+  // a finalized template.
+  void gpu_request(const KubesimAnnotations& a, PodTemplate& spec) const {
+    const std::int32_t milli = a.gpu_milli.value_or(0);
+    const std::int32_t count = a.gpu_count.value_or(0);
+    if (milli == 0 && count == 0) return;
+    if (milli == 0 || count == 0)
+      fail(a.gpu_node, std::string("expected both ") + kGpuMilliAnnotation + " and " + kGpuCountAnnotation +
+                           " above 0 (a GPU request needs both; 0 and 0 asks for no GPU)");
+    if (count > 1 && milli < kDeviceShareUnits)
+      fail(a.gpu_node, std::string("expected ") + kGpuMilliAnnotation + " 1000 when " + kGpuCountAnnotation +
+                           " is above 1 (only a one-GPU pod may ask for a share of a GPU)");
+    const int slot = names_.find(kGpuDeviceClass);
+    if (slot >= 0 && spec.requests[static_cast<std::size_t>(slot)] > 0)
+      fail(a.gpu_node, std::string("expected either ") + kGpuCountAnnotation + " or an nvidia.com/gpu request, not both");
+    DeviceRequest r = gpu_device_request(count, milli, a.gpu_models);
+    if (opt_.gpu_models) {
+      for (const std::string& m : r.models)
+        if (!opt_.gpu_models->count(m))
+          fail(a.models_node, "unknown GPU model \"" + m + "\" in annotation " + kGpuModelAnnotation +
+                                  " (no node of the cluster has it)");
+    }
+    spec.device_requests.push_back(std::move(r));
   }
 
   // `scope`: "namespaced", "cluster" or "template" (a pod template's metadata: no name needed).
@@ -866,6 +912,7 @@ class Reader : YamlInput {
     run_time(mj, ps, merge(m.kubesim, tm.kubesim), n);
     mj.spec = std::move(ps.spec);
     mj.spec.finalize();
+    gpu_request(tm.kubesim, mj.spec);
     out_.jobs.push_back(std::move(mj));
   }
 
@@ -892,6 +939,7 @@ class Reader : YamlInput {
     if (runs_forever) mj.job.run_time = Duration::max();
     mj.spec = std::move(ps.spec);
     mj.spec.finalize();
+    gpu_request(m.kubesim, mj.spec);
     out_.jobs.push_back(std::move(mj));
   }
 

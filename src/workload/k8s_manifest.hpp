@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,9 @@ struct ManifestOptions {
   // time (no annotation, no sleep command) and a Pod with restartPolicy Always run until
   // deleted (run_time = Duration::max()).
   bool api_object = false;
+  // The GPU models of the cluster's nodes: when set, a pod's alibabacloud.com/gpu-card-model
+  // naming another model is an error (file:line).
+  const std::set<std::string>* gpu_models = nullptr;
 };
 
 // Reads every document of a YAML file (a missing file is an InputError naming it).

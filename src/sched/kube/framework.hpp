@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/object_store.hpp"
+#include "cluster/gpu_frag.hpp"
 #include "cluster/node_cache.hpp"
 
 namespace kubesim {
@@ -154,6 +155,26 @@ class InformerPlugin : public virtual Plugin {
  public:
   virtual void set_handle(FrameworkHandle* handle) = 0;
   virtual void on_pod_change(const Change& change, SimTime now) = 0;
+};
+
+// What the FGD authors' GPU plugins (plugins/open_gpu_share, fgd_score, ...) read beyond a
+// NodeInfo: the scheduler cache's device use, the workload's typical pods (frag.go
+// GetTypicalPods), the run's seed (their random choices); and Reserve's device choice, which
+// replaces the devices the cache picked for the assumed pod (the binding carries them).
+class GpuHandle {
+ public:
+  virtual ~GpuHandle() = default;
+  virtual const ObjectStore& store() const = 0;
+  virtual const NodeCache& node_cache() const = 0;
+  virtual const TypicalPods& typical_pods() const = 0;
+  virtual std::uint64_t seed() const = 0;
+  virtual void set_device_grants(PodId pod, DeviceGrants grants) = 0;
+};
+
+// A plugin given the GpuHandle when its Scheduler is built.
+class GpuPlugin : public virtual Plugin {
+ public:
+  virtual void set_gpu_handle(GpuHandle* handle) = 0;
 };
 
 // QueueSortPlugin.Less; `initial_a`/`initial_b` are the QueuedPodInfos' InitialAttemptTimestamp.

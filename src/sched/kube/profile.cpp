@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/yaml_input.hpp"
+#include "sched/kube/plugins/open_gpu_share/open_gpu_share.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
 
 namespace kubesim {
@@ -39,7 +42,7 @@ const std::vector<PluginRef>& default_multi_point() {
 Profile build_profile(const std::string& scheduler_name, const std::vector<PluginRef>& multi_point,
                       const std::vector<PluginRef>& filter_point, const std::vector<PluginRef>& score_point,
                       const std::vector<PluginRef>& post_filter_point, const PluginArgs& args,
-                      const PluginRegistry& registry) {
+                      const PluginRegistry& registry, const std::vector<PluginRef>& reserve_point = {}) {
   Profile p;
   p.scheduler_name = scheduler_name;
   std::map<std::string, Plugin*> instances;  // lookup only
@@ -81,16 +84,23 @@ Profile build_profile(const std::string& scheduler_name, const std::vector<Plugi
     Profile::PostFilter pf{dynamic_cast<PostFilterPlugin*>(pl), dynamic_cast<PreemptionPlugin*>(pl)};
     if (pf.plain || pf.preemption) p.post_filters.push_back(pf);
   });
+  // Reserve plugins enabled at that point (the FGD authors' Open-Gpu-Share) come first.
+  for (const auto& ref : reserve_point)
+    if (auto* x = dynamic_cast<ReservePlugin*>(instance(ref.name))) p.reserves.push_back(x);
   // The other out-of-tree extension points come from MultiPoint only.
   for (const auto& ref : multi_point) {
     Plugin* pl = instance(ref.name);
     if (!pl) continue;
     if (auto* q = dynamic_cast<const QueueSortPlugin*>(pl); q && !p.queue_sort) p.queue_sort = q;
     if (auto* x = dynamic_cast<PreFilterPlugin*>(pl)) p.pre_filters.push_back(x);
-    if (auto* x = dynamic_cast<ReservePlugin*>(pl)) p.reserves.push_back(x);
+    if (auto* x = dynamic_cast<ReservePlugin*>(pl); x && std::find(p.reserves.begin(), p.reserves.end(), x) == p.reserves.end())
+      p.reserves.push_back(x);
     if (auto* x = dynamic_cast<PermitPlugin*>(pl)) p.permits.push_back(x);
     if (auto* x = dynamic_cast<InformerPlugin*>(pl)) p.informers.push_back(x);
   }
+  for (const auto& pl : p.plugins)
+    if (auto* x = dynamic_cast<GpuPlugin*>(pl.get())) p.gpu_plugins.push_back(x);
+  p.lowest_name_ties = instances.count(kOpenGpuSharePlugin) && instances[kOpenGpuSharePlugin];
   return p;
 }
 
@@ -177,6 +187,49 @@ class ConfigReader : YamlInput {
     return out;
   }
 
+  // The FGD authors' args (pkg/type/config.go GpuPluginCfg, OpenGpuSharePluginCfg); FGDScore
+  // accepts the same keys and uses none.
+  // One of the named values of an enum-like argument, or fail(n, message).
+  template <typename T>
+  T one_of(const YAML::Node& n, std::initializer_list<std::pair<const char*, T>> values, const char* message) const {
+    const auto v = n.as<std::string>();
+    for (const auto& [name, value] : values)
+      if (v == name) return value;
+    fail(n, message);
+  }
+
+  // The FGD authors' args (pkg/type/config.go GpuPluginCfg, OpenGpuSharePluginCfg); FGDScore
+  // accepts the same keys and uses none.
+  void gpu_plugin_args(const std::string& name, const YAML::Node& a, PluginArgs& args) const {
+    using Dim = DotProductArgs::Dim;
+    using Norm = DotProductArgs::Norm;
+    using Sel = OpenGpuShareArgs::Sel;
+    expect_keys(a, {"apiVersion", "kind", "dimExtMethod", "normMethod", "gpuSelMethod"});
+    DotProductArgs dot;
+    if (const auto d = a["dimExtMethod"])
+      dot.dim = one_of<Dim>(d, {{"merge", Dim::kMerge}, {"share", Dim::kShare}, {"divide", Dim::kDivide}},
+                            "dimExtMethod must be merge, share or divide (kubesim does not model extend)");
+    if (const auto n = a["normMethod"])
+      dot.norm = one_of<Norm>(n, {{"max", Norm::kMax}, {"node", Norm::kNode}, {"pod", Norm::kPod}},
+                              "normMethod must be max, node or pod");
+    if (name == "DotProductScore") args.dot_product = dot;
+    if (name != kOpenGpuSharePlugin) {
+      if (a["gpuSelMethod"]) fail(a["gpuSelMethod"], "gpuSelMethod is an Open-Gpu-Share argument");
+      return;
+    }
+    args.open_gpu_share.dot = dot;
+    if (const auto g = a["gpuSelMethod"]) {
+      args.open_gpu_share.sel =
+          one_of<Sel>(g,
+                      {{"best", Sel::kBest}, {"worst", Sel::kWorst}, {"random", Sel::kRandom}, {"FGDScore", Sel::kFgd},
+                       {"DotProductScore", Sel::kDotProduct}},
+                      "gpuSelMethod must be best, worst, random, FGDScore or DotProductScore");
+      // With "merge" the fork's choice has no GPU (its Reserve fails): its scripts use "best".
+      if (args.open_gpu_share.sel == Sel::kDotProduct && dot.dim == Dim::kMerge)
+        fail(g, "gpuSelMethod DotProductScore needs dimExtMethod share or divide");
+    }
+  }
+
   PluginArgs plugin_args(const YAML::Node& plugin_config) const {
     PluginArgs args;
     if (!plugin_config) return args;
@@ -237,6 +290,8 @@ class ConfigReader : YamlInput {
       } else if (name == "NodeResourcesBalancedAllocation") {
         expect_keys(a, {"apiVersion", "kind", "resources"});
         if (a["resources"]) args.balanced_resources = resources(a["resources"]);
+      } else if (name == kOpenGpuSharePlugin || name == "DotProductScore" || name == "FGDScore") {
+        gpu_plugin_args(name, a, args);
       } else if (!registry_.contains(name)) {
         fail(pc, "unknown plugin \"" + name + "\" in pluginConfig");
       }
@@ -285,6 +340,7 @@ class ConfigReader : YamlInput {
     std::vector<PluginRef> filter;
     std::vector<PluginRef> score;
     std::vector<PluginRef> post_filter;
+    std::vector<PluginRef> reserve;
     if (const auto plugins = prof["plugins"]) {
       expect_keys(plugins, {"multiPoint", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
                             "reserve", "permit", "preBind", "bind", "postBind", "preEnqueue"});
@@ -292,6 +348,7 @@ class ConfigReader : YamlInput {
       filter = plugin_list(plugins["filter"], {});
       score = plugin_list(plugins["score"], {});
       post_filter = plugin_list(plugins["postFilter"], {});
+      reserve = plugin_list(plugins["reserve"], {});
       // A plugin disabled at a specific point is removed from that point's MultiPoint share.
       auto drop_disabled = [&](const YAML::Node& set, std::vector<PluginRef>& point) {
         if (!set || !set["disabled"]) return;
@@ -304,8 +361,8 @@ class ConfigReader : YamlInput {
       drop_disabled(plugins["score"], score);
       drop_disabled(plugins["postFilter"], post_filter);
     }
-    Profile p =
-        build_profile(name, multi, filter, score, post_filter, plugin_args(prof["pluginConfig"]), registry_);
+    Profile p = build_profile(name, multi, filter, score, post_filter, plugin_args(prof["pluginConfig"]), registry_,
+                              reserve);
     if (const auto pct = prof["percentageOfNodesToScore"]) {
       const auto v = integer(pct, "percentageOfNodesToScore");
       if (v < 0 || v > 100) fail(pct, "percentageOfNodesToScore must be within 0..100");

@@ -40,6 +40,11 @@ struct Profile {
   };
   std::vector<PostFilter> post_filters;
   std::vector<InformerPlugin*> informers;
+  std::vector<GpuPlugin*> gpu_plugins;  // every plugin of the profile that is one
+  // selectHost of the FGD authors' fork (vendor/k8s.io/kubernetes/pkg/scheduler/core/
+  // generic_scheduler.go): the smallest node name among the best totals, not reservoir
+  // sampling. Set for a profile with their Open-Gpu-Share plugin, which only their fork runs.
+  bool lowest_name_ties = false;
 };
 
 struct SchedulerConfig {
@@ -59,6 +64,15 @@ struct SchedulerConfig {
   // default for now: the condition keeps the filter-only text that existing outputs and
   // tests expect (Scheduler::last_preemption().message has the PostFilter part).
   bool post_filter_message_in_condition = false;
+  // The typical pods the GPU plugins weigh (cluster/gpu_frag.hpp). Null: the Simulation
+  // computes them from its workload's pods when a profile has GPU plugins; a caller may set
+  // them (e.g. from a trace before its inflation, as the FGD authors do).
+  std::shared_ptr<const TypicalPods> typical_pods;
+  bool has_gpu_plugins() const {
+    for (const auto& p : profiles)
+      if (!p.gpu_plugins.empty()) return true;
+    return false;
+  }
 
   // The profile serving pods of this spec.schedulerName, or null.
   const Profile* profile(const std::string& scheduler_name) const {

@@ -21,6 +21,7 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
                      SchedulerHost& host)
     : store_(store),
       config_(std::move(config)),
+      seed_(seed),
       latencies_(latencies),
       tie_break_rng_(seed, "scheduler/select-host"),
       latency_rng_(seed, "scheduler/latency"),
@@ -32,8 +33,14 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
   // One queue for all profiles: they must share the QueueSort plugin (profile validation).
   for (auto& p : config_.profiles) {
     for (InformerPlugin* ip : p.informers) ip->set_handle(this);
+    for (GpuPlugin* gp : p.gpu_plugins) gp->set_gpu_handle(this);
     if (p.queue_sort) queue_.set_queue_sort(p.queue_sort);
   }
+}
+
+const TypicalPods& Scheduler::typical_pods() const {
+  static const TypicalPods kNone;
+  return config_.typical_pods ? *config_.typical_pods : kNone;
 }
 
 bool Scheduler::serves(const std::string& scheduler_name) const { return config_.profile(scheduler_name) != nullptr; }
@@ -111,7 +118,7 @@ Scheduler::Decision Scheduler::decide(PodId pod) {
     return d;
   }
   prioritize_nodes(ctx, *profile, d);
-  d.node = feasible_[select_host()]->id;
+  d.node = feasible_[select_host(*profile)]->id;
   return d;
 }
 
@@ -290,7 +297,17 @@ void Scheduler::prioritize_nodes(const CycleContext& ctx, const Profile& profile
 // schedule_one.go selectHost (v1.26): reservoir sampling over ties for the highest total
 // score, in the order the nodes were found; each later tie replaces the pick with
 // probability 1/count. Returns the index in feasible_.
-std::size_t Scheduler::select_host() {
+std::size_t Scheduler::select_host(const Profile& profile) {
+  if (profile.lowest_name_ties) {
+    // The FGD authors' fork (generic_scheduler.go selectHost): the smallest node name among
+    // the best totals, for reproducibility.
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < totals_.size(); ++i)
+      if (totals_[i] > totals_[best] ||
+          (totals_[i] == totals_[best] && feasible_[i]->node->name < feasible_[best]->node->name))
+        best = i;
+    return best;
+  }
   std::size_t best = 0;
   std::uint64_t ties = 1;
   for (std::size_t i = 1; i < totals_.size(); ++i) {

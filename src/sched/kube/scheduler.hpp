@@ -69,7 +69,7 @@ struct SchedulerLatencies {
   bool client_rate_limit = false;
 };
 
-class Scheduler final : public SchedulerModel, public FrameworkHandle {
+class Scheduler final : public SchedulerModel, public FrameworkHandle, public GpuHandle {
  public:
   Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatencies latencies, std::uint64_t seed,
             SchedulerHost& host);
@@ -185,6 +185,11 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   const std::vector<PodId>& nominated_pods() override;
   std::span<const NodeInfo* const> snapshot_nodes() override;
   bool is_waiting(PodId pod) const;
+  // GpuHandle (the FGD authors' GPU plugins).
+  const NodeCache& node_cache() const override { return cache_; }
+  const TypicalPods& typical_pods() const override;
+  std::uint64_t seed() const override { return seed_; }
+  void set_device_grants(PodId pod, DeviceGrants grants) override { cache_.set_grants(pod, std::move(grants)); }
 
  private:
   const Profile* profile_for(const PodTemplate& spec) const;
@@ -196,7 +201,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
   void find_nodes_that_pass_filters(const CycleContext& ctx, std::uint32_t to_find, NodeId nominated,
                                     bool nominated_failed, Decision& d);
   void prioritize_nodes(const CycleContext& ctx, const Profile& profile, Decision& d);
-  std::size_t select_host();
+  std::size_t select_host(const Profile& profile);
   // The FitError diagnosis in reason_names_/reason_counts_ (decide and preempt share it).
   void count_reason(std::string_view reason, std::uint32_t k);
   std::string fit_error_message(std::uint32_t n) const;
@@ -255,6 +260,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle {
 
   ObjectStore& store_;
   SchedulerConfig config_;
+  std::uint64_t seed_;
   SchedulerLatencies latencies_;
   RandomStream tie_break_rng_;
   RandomStream latency_rng_;

@@ -4,6 +4,11 @@
 
 #include "core/error.hpp"
 #include "sched/kube/plugins/balanced_allocation/balanced_allocation.hpp"
+#include "sched/kube/plugins/best_fit_score/best_fit_score.hpp"
+#include "sched/kube/plugins/fgd_score/fgd_score.hpp"
+#include "sched/kube/plugins/gpu_clustering_score/gpu_clustering_score.hpp"
+#include "sched/kube/plugins/gpu_packing_score/gpu_packing_score.hpp"
+#include "sched/kube/plugins/random_score/random_score.hpp"
 #include "sched/kube/plugins/capacity_scheduling/capacity_scheduling.hpp"
 #include "sched/kube/plugins/node_affinity/node_affinity.hpp"
 #include "sched/kube/plugins/node_name/node_name.hpp"
@@ -77,6 +82,19 @@ PluginRegistry in_tree_registry() {
   });
   r.add("ImageLocality", constant_score<kImageLocality, 0>);
   r.add("DefaultBinder", nullptr);
+  // The FGD authors' fork.
+  r.add(kOpenGpuSharePlugin, [](const PluginArgs& a) -> std::unique_ptr<Plugin> {
+    return std::make_unique<OpenGpuShare>(a.open_gpu_share);
+  });
+  r.add("FGDScore", plain<FgdScore>);
+  r.add("BestFitScore", plain<BestFitScore>);
+  r.add("DotProductScore", [](const PluginArgs& a) -> std::unique_ptr<Plugin> {
+    return std::make_unique<DotProductScore>(a.dot_product);
+  });
+  r.add("GpuPackingScore", plain<GpuPackingScore>);
+  r.add("GpuClusteringScore", plain<GpuClusteringScore>);
+  r.add("RandomScore", plain<RandomScore>);
+  r.add("Simon", nullptr);
   return r;
 }
 

@@ -14,6 +14,7 @@
 #include "sched/kube/plugins/node_resources_allocatable/node_resources_allocatable.hpp"
 #include "sched/kube/plugins/node_resources_fit/node_resources_fit.hpp"
 #include "sched/kube/plugins/coscheduling/coscheduling.hpp"
+#include "sched/kube/plugins/open_gpu_share/open_gpu_share.hpp"
 
 namespace kubesim {
 
@@ -34,6 +35,8 @@ struct PluginArgs {
   const SchedulerPluginsObjects* objects = nullptr;
   CoschedulingArgs coscheduling;
   NodeResourcesAllocatableArgs allocatable;
+  OpenGpuShareArgs open_gpu_share;  // the FGD authors' plugins (registry.cpp)
+  DotProductArgs dot_product;
 };
 
 // framework/runtime PluginFactory. A null result is a plugin kubesim accepts but has no object
@@ -62,7 +65,10 @@ class PluginRegistry {
   std::vector<Entry> entries_;  // in registration order; looked up only when profiles are built
 };
 
-// plugins/registry.go NewInTreeRegistry: the v1.26 default plugins.
+// plugins/registry.go NewInTreeRegistry: the v1.26 default plugins, and the plugins of the FGD
+// authors' fork (hkust-adsl/kubernetes-scheduler-simulator, pkg/type/const.go names):
+// Open-Gpu-Share, FGDScore, BestFitScore, DotProductScore, GpuPackingScore,
+// GpuClusteringScore, RandomScore, and their binder Simon (kubesim's binding: no object).
 PluginRegistry in_tree_registry();
 // The in-tree registry with scheduler-plugins' (release-1.26): Coscheduling,
 // CapacityScheduling (both need args.objects), NodeResourceTopologyMatch (not modelled:
