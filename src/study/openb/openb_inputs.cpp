@@ -12,32 +12,33 @@ namespace {
 
 constexpr std::int64_t kMebibyte = 1024 * 1024;
 
-Node openb_node(const OpenbNode& n) {
+Node openb_node(const OpenbNode& n, int gpu_slot) {
   Node node;
   node.name = n.name;
   node.allocatable[kCpu] = n.cpu_milli;
   node.allocatable[kMemory] = n.memory_mib * kMebibyte;
-  node.capacity = node.allocatable;
   node.allowed_pods = 1001;
-  if (!n.model.empty()) set_label(node.labels, kOpenbGpuModelLabel, n.model);
-  for (std::int32_t g = 0; g < n.gpus; ++g) node.devices.push_back(Device{kGpuDeviceClass, n.model, 0, kDeviceShareUnits});
+  if (!n.model.empty()) set_label(node.labels, kGpuModelLabel, n.model);
+  if (n.gpus > 0) {
+    // As gpu-api.md asks of a reader: the devices of the model, and the count as
+    // allocatable nvidia.com/gpu so that whole-GPU requests by count work too.
+    node.devices = gpu_devices(n.gpus, n.model);
+    node.allocatable[static_cast<std::size_t>(gpu_slot)] = n.gpus;
+  }
+  node.capacity = node.allocatable;
   return node;
 }
 
 PodTemplate openb_template(const OpenbPod& p) {
   PodTemplate t = batch_job_template(p.cpu_milli, p.memory_mib * kMebibyte);
   if (p.num_gpu == 0) return t;
-  DeviceRequest r;
-  r.count = p.num_gpu;
-  r.share = p.gpu_milli;
-  r.models = p.models;
-  t.device_requests.push_back(std::move(r));
-  // The authors' annotations (pkg/type/open-gpu-share/utils/const.go), as data/pod_csv_to_yaml.py writes them.
-  set_label(t.annotations, "alibabacloud.com/gpu-count", std::to_string(p.num_gpu));
-  set_label(t.annotations, "alibabacloud.com/gpu-milli", std::to_string(p.gpu_milli));
   std::string models;
   for (const std::string& m : p.models) models += (models.empty() ? "" : "|") + m;
-  if (!models.empty()) set_label(t.annotations, kOpenbGpuModelLabel, models);
+  t.device_requests.push_back(gpu_device_request(p.num_gpu, p.gpu_milli, models));
+  // The authors' annotations (pkg/type/open-gpu-share/utils/const.go), as data/pod_csv_to_yaml.py writes them.
+  set_label(t.annotations, kGpuCountAnnotation, std::to_string(p.num_gpu));
+  set_label(t.annotations, kGpuMilliAnnotation, std::to_string(p.gpu_milli));
+  if (!models.empty()) set_label(t.annotations, kGpuModelAnnotation, models);
   t.finalize();
   return t;
 }
@@ -45,7 +46,8 @@ PodTemplate openb_template(const OpenbPod& p) {
 }  // namespace
 
 void openb_simulation_inputs(const OpenbTrace& trace, SimulationInputs& in) {
-  for (const OpenbNode& n : trace.nodes) in.nodes.push_back(openb_node(n));
+  const int gpu_slot = in.resource_names.slot(kGpuDeviceClass);
+  for (const OpenbNode& n : trace.nodes) in.nodes.push_back(openb_node(n, gpu_slot));
   Workload& w = in.workload;
   w.name = openb_workload_name(trace.pods_file);
   w.source = trace.pods_file;

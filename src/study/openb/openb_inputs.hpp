@@ -5,7 +5,8 @@
 //
 //   node: cpu_milli and memory_mib allocatable, 1001 pods (the authors' node YAML), `gpu`
 //         devices of class nvidia.com/gpu and its model (model/devices.hpp), the model also as
-//         the label alibabacloud.com/gpu-card-model;
+//         the label alibabacloud.com/gpu-card-model (kGpuModelLabel), the count as
+//         allocatable nvidia.com/gpu;
 //   pod:  a bare pod named as in the trace, submitted at creation_time, its container running
 //         deletion_time - creation_time; cpu and memory requests (= limits); num_gpu devices
 //         with gpu_milli each of one of gpu_spec's models (a DeviceRequest), and the openb
@@ -18,8 +19,6 @@
 #include "workload/openb_csv.hpp"
 
 namespace kubesim {
-
-inline constexpr const char* kOpenbGpuModelLabel = "alibabacloud.com/gpu-card-model";
 
 // Fills in.nodes and in.workload from the trace (in.resource_names registers memory and
 // nvidia.com/gpu as needed).
