@@ -25,9 +25,11 @@ void add_openb_options(CLI::App* cmd, RunArgs& a) {
                                  "analysis_*.csv files and report.html");
   protocol->needs(nodes);
   cmd->add_option("--policy", a.policy, "openb protocol: placement policy (" + openb::policy_names() + ")")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(protocol);
   cmd->add_option("--tune", a.tune, "openb protocol: inflate the workload to this many times the cluster's GPUs (0: as is)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(protocol);
 }
 
 int run_openb_protocol(const RunArgs& a) {

@@ -249,6 +249,8 @@ InputFiles input_files(const RunArgs& a) {
   f.cluster = a.cluster;
   f.workload = a.workload;
   f.swf = a.swf;
+  f.openb_nodes = a.openb_nodes;
+  f.openb_pods = a.openb_pods;
   f.swf_options = swf_options(a.swf_cpu, a.swf_memory, a.swf_processors);
   if (a.scheduler.empty()) f.scheduler_config = a.scheduler_config;
   return f;
@@ -374,13 +376,18 @@ RunCommand::RunCommand(CLI::App& app) {
       "  kubesim run --platform data/batsim/platform_cluster128.xml --swf data/swf/NASA-iPSC-1993-3.1-cln.swf \\\n"
       "              --scheduler easy-backfill --out results/nasa-machines\n"
       "  kubesim run --platform data/batkube/1node_6core.xml --workload data/batkube/200_delay170.json \\\n"
-      "              --model ideal --seed 7 --out results/ideal");
+      "              --model ideal --seed 7 --out results/ideal\n"
+      "  kubesim run --openb-nodes examples/openb/small_nodes.csv --openb-pods examples/openb/small_pods.csv \\\n"
+      "              --openb-protocol --policy fgd --seed 42 --out results/openb-fgd\n"
+      "  kubesim run --openb-nodes examples/openb/small_nodes.csv --openb-pods examples/openb/small_pods.csv \\\n"
+      "              --out results/openb-replay");
 }
 
 int RunCommand::run() {
   RunArgs& run = args_;
   run.model_given = model_->count() > 0;
   if (run.openb_protocol) return run_openb_protocol(run);
+  if (!run.openb_pods.empty()) return run_simulation(run);
   if (!run.scenario.empty()) {
     if (!run.batsim_socket.empty()) throw InputError("", 0, "--batsim-socket runs a --platform and a --workload or --swf, not a scenario");
     return run_simulation(run);

@@ -6,6 +6,7 @@
 #include "platform/simgrid_platform.hpp"
 #include "sched/kube/profile.hpp"
 #include "study/compare.hpp"
+#include "study/openb/openb_inputs.hpp"
 #include "workload/batsim_workload.hpp"
 
 namespace kubesim {
@@ -29,9 +30,13 @@ RunInputs cluster_workload_inputs(const InputFiles& files) {
   RunInputs r;
   Scenario& sc = r.scenario;
   SimulationInputs& in = sc.inputs;
-  ClusterSpec cluster = !files.platform.empty() ? read_simgrid_platform(files.platform, in.resource_names)
-                                                : read_cluster_yaml(files.cluster, in.resource_names);
-  in.nodes = std::move(cluster.nodes);
+  if (!files.openb_pods.empty()) {
+    openb_simulation_inputs(read_openb_trace(files.openb_nodes, files.openb_pods), in);
+  } else {
+    ClusterSpec cluster = !files.platform.empty() ? read_simgrid_platform(files.platform, in.resource_names)
+                                                  : read_cluster_yaml(files.cluster, in.resource_names);
+    in.nodes = std::move(cluster.nodes);
+  }
   if (!files.workload.empty()) {
     in.workload = read_batsim_workload(files.workload, in.resource_names);
   } else if (!files.swf.empty()) {

@@ -25,13 +25,14 @@ struct InputFiles {
   std::string scenario;
   std::string platform, cluster;
   std::string workload, swf;
+  std::string openb_nodes, openb_pods;  // an openb trace's own dynamics (study/openb/openb_inputs.hpp)
   SwfOptions swf_options;  // how SWF jobs become pods (run's --swf-* options)
   // A cluster + workload run's KubeSchedulerConfiguration ("": the default profile); a
   // scenario names its own (schedulerConfig).
   std::string scheduler_config;
 
-  const std::string& cluster_file() const { return platform.empty() ? cluster : platform; }
-  const std::string& workload_file() const { return workload.empty() ? swf : workload; }
+  const std::string& cluster_file() const { return !platform.empty() ? platform : !cluster.empty() ? cluster : openb_nodes; }
+  const std::string& workload_file() const { return !workload.empty() ? workload : !swf.empty() ? swf : openb_pods; }
 };
 
 // "WORKLOAD on CLUSTER" (the files' stems): a cluster + workload run's title.

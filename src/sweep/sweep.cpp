@@ -344,8 +344,10 @@ SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt)
 namespace {
 
 // A plan of openb traces: the cells' rows of the authors' three discrete files, merged as their
-// merge_*_discrete.py scripts order them (by workload, policy, tune and seed folder names).
+// merge_*_discrete.py scripts order them (by workload, policy, tune and seed folder names),
+// and openb.html, their curves.
 void merge_openb_discrete(const std::string& out, const nlohmann::json& manifest) {
+  std::vector<std::string> merged_files;
   for (const char* name : openb::kDiscreteFiles) {
     std::string header;
     std::vector<std::pair<std::vector<std::string>, std::string>> rows;
@@ -365,7 +367,9 @@ void merge_openb_discrete(const std::string& out, const nlohmann::json& manifest
     std::string merged = header;
     for (const auto& r : rows) merged += r.second;
     write_file_atomically(out + "/" + name, merged);
+    merged_files.push_back(std::move(merged));
   }
+  write_file_atomically(out + "/openb.html", openb::discrete_report_html(manifest.at("name").get<std::string>(), merged_files));
 }
 
 }  // namespace

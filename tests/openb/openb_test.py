@@ -5,7 +5,8 @@
   per arrived pod, allocation never above arrival, byte-identical outputs for the same seed,
   different ones for another seed;
 - examples/openb/small.yaml through `kubesim sweep`: the three merged discrete CSVs with one
-  row per policy and seed, in the authors' order, identical to the single runs' rows;
+  row per policy and seed, in the authors' order, identical to the single runs' rows, and
+  openb.html with their curves;
 - examples/openb/fgd-paper.yaml expands to the paper's 1,020 cells (not run here: bench/);
 - bad rows (a missing field, gpu_milli above 1000, an unknown GPU model, a negative value):
   exit 2, one line FILE:LINE, nothing written.
@@ -75,6 +76,8 @@ def test_sweep(kubesim, tmp):
     with open(single) as f:
         fgd42 = f.read().splitlines()[1]
     check(",".join(rows[1:][15]) == fgd42, "the sweep's FGD seed-42 row is the single run's")
+    with open(os.path.join(out, "openb.html")) as f:
+        check(f.read().count("<svg") == 3, "openb.html: the three curves of the one workload")
     for name in ["analysis_frag_discrete.csv", "analysis_frag_ratio_discrete.csv"]:
         with open(os.path.join(out, name)) as f:
             check(len(f.read().splitlines()) == 19, f"{name}: 18 rows")

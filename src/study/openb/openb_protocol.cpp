@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "sched/kube/plugins/gpu_clustering_score/gpu_clustering_score.hpp"
 
 namespace kubesim::openb {
 namespace {
@@ -30,28 +32,47 @@ struct StateKeyHash {
   }
 };
 
-// Node states interned to dense ids, each with its fragmentation for the typical pods.
+constexpr int kProtocolMaxGpus = 8;  // the openb nodes; the key packs 8 devices
+
+// Node states interned to dense ids, each with its fragmentation for the typical pods
+// (cluster/gpu_frag.hpp node_frag): the amount, its q1+q2+q4 part and the idle GPU milli.
 class FragMemo {
  public:
-  explicit FragMemo(const std::vector<TypicalPod>& typical) : typical_(typical) {}
+  FragMemo(const TypicalPods& typical, const std::vector<std::string>& models) : typical_(typical), models_(models) {}
+
+  void start() {
+    access_.clear();
+    access_.push_back(model_access(typical_, nullptr));
+    for (const std::string& m : models_) access_.push_back(model_access(typical_, &m));
+  }
+  std::int32_t model_index(const GpuNodeState& s) const {
+    return s.model ? static_cast<std::int32_t>(s.model - models_.data()) : -1;
+  }
+  std::span<const std::uint8_t> access(const GpuNodeState& s) const {
+    return access_[static_cast<std::size_t>(model_index(s) + 1)];
+  }
 
   std::uint32_t id(const GpuNodeState& s) {
     GpuNodeState sorted = s;
     std::sort(sorted.left.begin(), sorted.left.begin() + s.gpus, std::greater<>());
+    for (std::uint8_t i = 0; i < s.gpus; ++i) sorted.device[i] = i;
     StateKey k;
     k.cpu = sorted.cpu_left;
-    for (int i = 0; i < kMaxGpusPerNode; ++i) {
+    for (int i = 0; i < kProtocolMaxGpus; ++i) {
       const auto v = static_cast<std::uint64_t>(sorted.left[static_cast<std::size_t>(i)]) & 0x3FF;
       if (i < 6) k.low |= v << (10 * i);
       else k.high |= v << (10 * (i - 6));
     }
-    k.high |= (static_cast<std::uint64_t>(s.model + 1) & 0xFF) << 20;
+    k.high |= (static_cast<std::uint64_t>(model_index(s) + 1) & 0xFF) << 20;
     k.high |= static_cast<std::uint64_t>(s.gpus) << 28;
     const auto [it, inserted] = ids_.try_emplace(k, static_cast<std::uint32_t>(states_.size()));
     if (inserted) {
       states_.push_back(sorted);
-      const FragAmount f = node_frag(sorted, typical_);
-      sums_.push_back({f.except_q3(), f.q124(), f.idle()});
+      const FragAmount f = node_frag(sorted, typical_, access(sorted));
+      double idle = 0;
+      for (double v : f) idle += v;
+      const auto q = [&](FragKind kind) { return f[static_cast<std::size_t>(kind)]; };
+      sums_.push_back({frag_sum(f), q(FragKind::kQ1LackBoth) + q(FragKind::kQ2LackGpu) + q(FragKind::kQ4LackCpu), idle});
     }
     return it->second;
   }
@@ -62,17 +83,20 @@ class FragMemo {
   std::size_t size() const { return states_.size(); }
 
  private:
-  const std::vector<TypicalPod>& typical_;
+  const TypicalPods& typical_;
+  const std::vector<std::string>& models_;
+  std::vector<std::vector<std::uint8_t>> access_;  // by model index + 1
   std::unordered_map<StateKey, std::uint32_t, StateKeyHash> ids_;
   std::vector<GpuNodeState> states_;
   std::vector<std::array<double, 3>> sums_;
 };
 
 struct ArrivingPod {
-  PodShape shape;            // as the scores see it (cpu: the non-zero request)
+  GpuShape shape;            // as the scores see it (cpu: the non-zero request)
+  std::uint64_t models = 0;  // the accepted models as a mask over the cluster's (0: any)
   std::int64_t cpu_request;  // as the resource filter and the node's books see it
   std::int64_t memory_mib;
-  std::uint32_t shape_id;    // the distinct (cpu, milli, gpus) of the FGD memo
+  std::uint32_t shape_id;    // the distinct shape of the FGD memo
 };
 
 // What the filters read of a node, apart from the rest so that the scan over all nodes for
@@ -88,7 +112,7 @@ struct NodeFit {
 
 struct NodeBook {
   GpuNodeState state;
-  std::array<std::int32_t, kMaxGpusPerNode + 1> affinity{};
+  std::vector<std::int32_t> tags;  // GpuClustering's affinity tag of each GPU pod on the node
   std::uint32_t state_id = 0;
   bool used = false;
 };
@@ -102,13 +126,12 @@ std::uint64_t model_mask(const std::vector<std::string>& wanted, const std::vect
   return mask;
 }
 
-PodShape shape_of(const OpenbPod& p, const std::vector<std::string>& models) {
-  PodShape s;
+GpuShape shape_of(const OpenbPod& p) {
+  GpuShape s;
   s.cpu = p.cpu_milli == 0 ? 100 : p.cpu_milli;  // the scheduler's non-zero cpu request
-  s.gpu_milli = p.gpu_milli;
-  s.gpus = p.num_gpu;
-  s.models = model_mask(p.models, models);
-  for (const std::string& m : p.models) s.gpu_type += (s.gpu_type.empty() ? "" : "|") + m;
+  s.milli = p.gpu_milli;
+  s.count = p.num_gpu;
+  for (const std::string& m : p.models) s.models += (s.models.empty() ? "" : "|") + m;
   return s;
 }
 
@@ -120,7 +143,7 @@ void shuffle(std::vector<T>& v, RandomStream& rng) {
 class Protocol {
  public:
   Protocol(const OpenbTrace& trace, const ProtocolOptions& o)
-      : trace_(trace), options_(o), memo_(typical_), rng_random_score_(o.seed, "openb-random-score"),
+      : trace_(trace), options_(o), memo_(typical_, trace.models), rng_random_score_(o.seed, "openb-random-score"),
         rng_random_gpu_(o.seed, "openb-random-gpu") {}
   ProtocolResult run();
 
@@ -130,13 +153,12 @@ class Protocol {
   static bool feasible(const NodeFit& n, const ArrivingPod& p);
   std::int64_t fgd_state_score(std::uint32_t state, const ArrivingPod& p);
   int choose_node(const ArrivingPod& p);
-  int choose_device(const NodeBook& n, const ArrivingPod& p);
-  void place(std::size_t node, const ArrivingPod& p, int device);
+  void place(std::size_t node, const ArrivingPod& p);
   ProtocolStep step(std::int64_t arrived) const;
 
   const OpenbTrace& trace_;
   ProtocolOptions options_;
-  std::vector<TypicalPod> typical_;
+  TypicalPods typical_;
   FragMemo memo_;
   std::vector<ArrivingPod> pods_;  // the trace's pods, in file order
   std::vector<NodeBook> nodes_;    // in tie-break order: the first of equal scores wins
@@ -162,13 +184,13 @@ std::vector<std::size_t> Protocol::arrivals() {
   shuffle(order, shuffle_rng);
   if (options_.tune <= 0) return order;
   std::int64_t requested = 0;
-  for (const ArrivingPod& p : pods_) requested += p.shape.total_gpu_milli();
-  const double target = options_.tune * static_cast<double>(trace_.total_gpus() * kMilli);
+  for (const ArrivingPod& p : pods_) requested += p.shape.total_milli();
+  const double target = options_.tune * static_cast<double>(trace_.total_gpus() * kDeviceShareUnits);
   RandomStream tune_rng(options_.seed, "openb-inflation");
   if (static_cast<double>(requested) > target) {
     while (static_cast<double>(requested) > target && !order.empty()) {
       const std::size_t at = tune_rng.uniform_below(order.size());
-      requested -= pods_[order[at]].shape.total_gpu_milli();
+      requested -= pods_[order[at]].shape.total_milli();
       order.erase(order.begin() + static_cast<std::ptrdiff_t>(at));
     }
     return order;
@@ -176,8 +198,8 @@ std::vector<std::size_t> Protocol::arrivals() {
   while (true) {
     // tuneUpPods tests the copy's milli per GPU, and then adds its total: kept as upstream.
     const std::size_t pick = by_name[tune_rng.uniform_below(by_name.size())];
-    if (static_cast<double>(requested + pods_[pick].shape.gpu_milli) > target) break;
-    requested += pods_[pick].shape.total_gpu_milli();
+    if (static_cast<double>(requested + pods_[pick].shape.milli) > target) break;
+    requested += pods_[pick].shape.total_milli();
     order.push_back(pick);
   }
   return order;
@@ -199,46 +221,34 @@ void Protocol::build_nodes() {
     const OpenbNode& src = trace_.nodes[idx];
     NodeBook n;
     n.state.cpu_left = n.state.cpu_capacity = src.cpu_milli;
-    n.state.gpus = src.gpus;
-    n.state.model = src.model.empty()
-                        ? -1
-                        : static_cast<std::int32_t>(std::lower_bound(trace_.models.begin(), trace_.models.end(), src.model) -
-                                                    trace_.models.begin());
-    for (std::int32_t g = 0; g < src.gpus; ++g) n.state.left[static_cast<std::size_t>(g)] = kMilli;
+    n.state.gpus = static_cast<std::uint8_t>(src.gpus);
+    if (!src.model.empty()) n.state.model = &*std::lower_bound(trace_.models.begin(), trace_.models.end(), src.model);
+    for (std::uint8_t g = 0; g < n.state.gpus; ++g) {
+      n.state.left[g] = kDeviceShareUnits;
+      n.state.device[g] = g;
+    }
     n.state_id = memo_.id(n.state);
     for (std::size_t k = 0; k < cluster_.size(); ++k) cluster_[k] += memo_.sums(n.state_id)[k];
     nodes_.push_back(n);
-    fits_.push_back({src.cpu_milli, src.memory_mib, n.state.model, src.gpus, src.gpus > 0 ? kMilli : 0, src.gpus});
+    fits_.push_back({src.cpu_milli, src.memory_mib, memo_.model_index(n.state), src.gpus, src.gpus > 0 ? kDeviceShareUnits : 0, src.gpus});
   }
 }
 
 bool Protocol::feasible(const NodeFit& n, const ArrivingPod& p) {
   if (n.cpu_left < p.cpu_request || n.memory_left < p.memory_mib) return false;
-  const PodShape& s = p.shape;
-  if (s.gpus == 0) return true;
+  const GpuShape& s = p.shape;
+  if (s.count == 0) return true;
   if (n.gpus == 0) return false;
-  if (s.models != 0 && (n.model < 0 || !((s.models >> n.model) & 1U))) return false;
-  return s.shares_gpu() ? n.max_left >= s.gpu_milli : n.fully_free >= s.gpus;
+  if (p.models != 0 && (n.model < 0 || !((p.models >> n.model) & 1U))) return false;
+  return s.is_share() ? n.max_left >= s.milli : n.fully_free >= s.count;
 }
 
 // FGD's score of a node state for the pod: the best over its devices for a share.
 std::int64_t Protocol::fgd_state_score(std::uint32_t state, const ArrivingPod& p) {
   const std::uint64_t key = (static_cast<std::uint64_t>(state) << 24) | p.shape_id;
   if (const auto it = fgd_memo_.find(key); it != fgd_memo_.end()) return it->second;
-  const GpuNodeState s = memo_.state(state);  // a copy: interning below may grow the memo
-  const double before = memo_.frag(state);
-  std::int64_t best = -1;
-  if (p.shape.shares_gpu()) {
-    for (int d = 0; d < s.gpus; ++d) {
-      const std::int32_t left = s.left[static_cast<std::size_t>(d)];
-      if (left < p.shape.gpu_milli || (d > 0 && left == s.left[static_cast<std::size_t>(d - 1)])) continue;
-      const std::uint32_t after = memo_.id(after_placement(s, p.shape, d));
-      best = std::max(best, fgd_score(before, memo_.frag(after)));
-    }
-  } else {
-    const std::uint32_t after = memo_.id(after_placement(s, p.shape, -1));
-    best = fgd_score(before, memo_.frag(after));
-  }
+  const GpuNodeState& s = memo_.state(state);
+  const std::int64_t best = fgd_node_score(s, memo_.frag(state), p.shape, typical_, memo_.access(s));
   fgd_memo_.emplace(key, static_cast<std::int32_t>(best));
   return best;
 }
@@ -262,7 +272,7 @@ int Protocol::choose_node(const ArrivingPod& p) {
   } else {
     for (int i : feasible_) {
       const NodeBook& n = nodes_[static_cast<std::size_t>(i)];
-      scores_.push_back(direct_score(options_.policy, n.state, p.shape, n.affinity));
+      scores_.push_back(direct_score(options_.policy, n.state, p.shape, n.tags));
     }
     if (options_.policy == Policy::BestFit) normalize_scores(scores_);
   }
@@ -273,33 +283,8 @@ int Protocol::choose_node(const ArrivingPod& p) {
   return feasible_[best];
 }
 
-int Protocol::choose_device(const NodeBook& n, const ArrivingPod& p) {
-  if (!p.shape.shares_gpu()) return -1;  // whole GPUs: the first wholly free ones
-  if (options_.policy == Policy::Random) {
-    int chosen = -1;
-    std::uint64_t candidates = 0;
-    for (int d = 0; d < n.state.gpus; ++d)
-      if (n.state.left[static_cast<std::size_t>(d)] >= p.shape.gpu_milli && rng_random_gpu_.uniform_below(++candidates) == 0)
-        chosen = d;
-    return chosen;
-  }
-  if (options_.policy != Policy::Fgd) return best_fit_device(n.state, p.shape.gpu_milli);
-  const double before = memo_.frag(n.state_id);
-  int chosen = -1;
-  std::int64_t best = 0;
-  for (int d = 0; d < n.state.gpus; ++d) {
-    if (n.state.left[static_cast<std::size_t>(d)] < p.shape.gpu_milli) continue;
-    const std::uint32_t after = memo_.id(after_placement(n.state, p.shape, d));
-    const std::int64_t score = fgd_score(before, memo_.frag(after));
-    if (chosen < 0 || score > best) {
-      chosen = d;
-      best = score;
-    }
-  }
-  return chosen;
-}
-
-void Protocol::place(std::size_t node, const ArrivingPod& p, int device) {
+// Reserve's GPUs for the pod on the chosen node, and the node's books after it.
+void Protocol::place(std::size_t node, const ArrivingPod& p) {
   NodeBook& n = nodes_[node];
   NodeFit& fit = fits_[node];
   if (!n.used) {
@@ -307,16 +292,17 @@ void Protocol::place(std::size_t node, const ArrivingPod& p, int device) {
     ++used_nodes_;
     used_gpus_ += n.state.gpus;
   }
-  used_gpu_milli_ += p.shape.total_gpu_milli();
-  GpuNodeState next = after_placement(n.state, p.shape, device);
-  next.cpu_left = n.state.cpu_left - p.cpu_request;
-  n.state = next;
-  if (const int slot = affinity_slot(p.shape); slot >= 0) ++n.affinity[static_cast<std::size_t>(slot)];
+  used_gpu_milli_ += p.shape.total_milli();
+  const DeviceGrants grants =
+      reserve_gpus(options_.policy, n.state, p.shape, typical_, memo_.access(n.state), memo_.frag(n.state_id), rng_random_gpu_);
+  for (const DeviceGrant& g : grants) n.state.left[g.device] -= g.share;  // device index = GPU index here
+  n.state.cpu_left -= p.cpu_request;
+  if (const std::int32_t tag = gpu_affinity(p.shape); tag > 0) n.tags.push_back(tag);
   fit.cpu_left = n.state.cpu_left;
   fit.memory_left -= p.memory_mib;
   fit.max_left = 0;
   fit.fully_free = n.state.fully_free();
-  for (std::int32_t d = 0; d < n.state.gpus; ++d) fit.max_left = std::max(fit.max_left, n.state.left[static_cast<std::size_t>(d)]);
+  for (std::uint8_t d = 0; d < n.state.gpus; ++d) fit.max_left = std::max(fit.max_left, n.state.left[d]);
   // The cluster's sums move by the node's change (the authors re-add all nodes after every
   // pod; the difference is rounding far below the 0.01 the results are printed with).
   const std::uint32_t old_id = n.state_id;
@@ -340,19 +326,19 @@ ProtocolStep Protocol::step(std::int64_t arrived) const {
 ProtocolResult Protocol::run() {
   if (trace_.models.size() > 64) throw InputError(trace_.nodes_file, 0, "expected at most 64 GPU models");
   for (const OpenbNode& n : trace_.nodes)
-    if (n.gpus > kMaxGpusPerNode)
+    if (n.gpus > kProtocolMaxGpus)
       throw InputError(trace_.nodes_file, 0, "node " + n.name + ": the protocol takes at most 8 GPUs per node");
-  std::vector<PodShape> shapes;
-  std::vector<std::tuple<std::int64_t, std::int32_t, std::int32_t>> shape_keys;
+  std::map<GpuShape, std::uint64_t> counts;
+  std::map<GpuShape, std::uint32_t> shape_ids;
   for (const OpenbPod& p : trace_.pods) {
-    const PodShape s = shape_of(p, trace_.models);
-    shapes.push_back(s);
-    const auto key = std::make_tuple(s.cpu, s.gpu_milli, s.gpus);
-    auto it = std::find(shape_keys.begin(), shape_keys.end(), key);
-    if (it == shape_keys.end()) it = shape_keys.insert(shape_keys.end(), key);
-    pods_.push_back({s, p.cpu_milli, p.memory_mib, static_cast<std::uint32_t>(it - shape_keys.begin())});
+    const GpuShape s = shape_of(p);
+    ++counts[s];
+    const auto it = shape_ids.try_emplace(s, static_cast<std::uint32_t>(shape_ids.size())).first;
+    pods_.push_back({s, model_mask(p.models, trace_.models), p.cpu_milli, p.memory_mib, it->second});
   }
-  typical_ = typical_pods(shapes);
+  const std::vector<std::pair<GpuShape, std::uint64_t>> shape_counts(counts.begin(), counts.end());
+  typical_ = typical_pods(shape_counts);
+  memo_.start();
   build_nodes();
   const std::vector<std::size_t> order = arrivals();
   ProtocolResult r;
@@ -362,9 +348,9 @@ ProtocolResult Protocol::run() {
   std::int64_t arrived = 0;
   for (std::size_t idx : order) {
     const ArrivingPod& p = pods_[idx];
-    arrived += p.shape.total_gpu_milli();
+    arrived += p.shape.total_milli();
     if (const int node = choose_node(p); node >= 0) {
-      place(static_cast<std::size_t>(node), p, choose_device(nodes_[static_cast<std::size_t>(node)], p));
+      place(static_cast<std::size_t>(node), p);
       ++r.placed;
     } else {
       ++r.dropped;

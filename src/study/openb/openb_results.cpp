@@ -1,11 +1,15 @@
 #include "study/openb/openb_results.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 
+#include "core/parse_number.hpp"
+#include "core/split.hpp"
 #include "report/html_page.hpp"
 #include "report/svg_chart.hpp"
 
@@ -168,6 +172,91 @@ std::string protocol_report_html(const ProtocolResult& r, const RunLabels& label
   chart("frag-ratio", "Fragmentation ratio", "of the idle GPUs", frag_ratio);
   html += "</body>\n</html>\n";
   return html;
+}
+
+namespace {
+
+// Mean over the rows (seeds) of each (workload, policy) of every column 0..130 of one merged
+// discrete file; columns no row has are NaN. Workloads and policies in the file's order.
+struct CurveTable {
+  std::vector<std::string> workloads;
+  std::map<std::string, std::vector<std::string>> policies;  // by workload
+  std::map<std::pair<std::string, std::string>, std::vector<double>> mean;
+};
+
+CurveTable curve_table(const std::string& csv) {
+  CurveTable t;
+  std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<int>>> sums;
+  bool header = true;
+  std::size_t first_column = 4;
+  for (const std::string& line : split(csv, '\n')) {
+    if (line.empty()) continue;
+    const std::vector<std::string> f = split(line, ',');
+    if (header) {
+      header = false;
+      first_column = f.size() > 4 && f[4] == "total_gpus" ? 5 : 4;
+      continue;
+    }
+    if (f.size() < first_column + kColumns) continue;
+    const std::pair<std::string, std::string> key{f[0], f[1]};
+    if (std::find(t.workloads.begin(), t.workloads.end(), f[0]) == t.workloads.end()) t.workloads.push_back(f[0]);
+    auto& pols = t.policies[f[0]];
+    if (std::find(pols.begin(), pols.end(), f[1]) == pols.end()) pols.push_back(f[1]);
+    auto& [sum, count] = sums[key];
+    sum.resize(kColumns, 0.0);
+    count.resize(kColumns, 0);
+    for (int c = 0; c < kColumns; ++c)
+      if (const std::optional<double> v = parse_double(f[first_column + static_cast<std::size_t>(c)])) {
+        sum[static_cast<std::size_t>(c)] += *v;
+        ++count[static_cast<std::size_t>(c)];
+      }
+  }
+  for (const auto& [key, sc] : sums) {
+    std::vector<double> m(kColumns, std::nan(""));
+    for (std::size_t c = 0; c < m.size(); ++c)
+      if (sc.second[c] > 0) m[c] = sc.first[c] / sc.second[c];
+    t.mean[key] = std::move(m);
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string discrete_report_html(const std::string& plan_name, const std::vector<std::string>& merged_csvs) {
+  static constexpr const char* kTitles[] = {"GPU allocation ratio", "Fragmentation amount", "Fragmentation ratio"};
+  static constexpr const char* kAxes[] = {"allocated GPUs", "fragmented GPUs", "of the idle GPUs"};
+  std::string html = html_report_head("openb sweep: " + plan_name);
+  html += "<p>Mean over the seeds of each policy, against the arrived GPU request (% of the cluster's GPUs); "
+          "the merged analysis_*_discrete.csv files hold every run.</p>\n";
+  std::vector<CurveTable> tables;
+  for (const std::string& csv : merged_csvs) tables.push_back(curve_table(csv));
+  if (tables.empty()) return html + "</body>\n</html>\n";
+  std::vector<double> x(kColumns);
+  for (int c = 0; c < kColumns; ++c) x[static_cast<std::size_t>(c)] = c;
+  for (const std::string& workload : tables[0].workloads) {
+    html += "<h2>" + svg::escape(workload) + "</h2>\n";
+    for (std::size_t k = 0; k < tables.size() && k < 3; ++k) {
+      svg::ChartSpec spec;
+      spec.id = workload + "-" + std::to_string(k);
+      spec.title = kTitles[k];
+      spec.subtitle = workload;
+      spec.x_label = "arrived GPU request (% of the cluster's GPUs)";
+      spec.y_label = kAxes[k];
+      spec.y_suffix = "%";
+      spec.x = x;
+      spec.x_max = kColumns - 1;
+      std::size_t colour = 0;
+      for (const std::string& policy : tables[k].policies[workload]) {
+        std::vector<double> y = tables[k].mean[{workload, policy}];
+        for (double& v : y)
+          if (std::isnan(v)) v = 0;  // a column no run reached (an empty field in the CSV)
+        spec.series.push_back({policy, svg::palette_color(colour++), svg::Series::Style::kLine, "", std::move(y)});
+      }
+      html += "<figure class=\"chart\">" + std::string(svg::strip_xml_declaration(svg::line_chart_svg(std::move(spec)))) +
+              "</figure>\n";
+    }
+  }
+  return html + "</body>\n</html>\n";
 }
 
 }  // namespace kubesim::openb

@@ -47,4 +47,9 @@ std::string tune_label(double tune);
 // report.html of one protocol run: a summary table and the three curves against arrived GPU %.
 std::string protocol_report_html(const ProtocolResult& r, const RunLabels& labels);
 
+// openb.html of a sweep of protocol runs: per workload, the mean over seeds of each policy's
+// allocation ratio, fragmentation amount and ratio against arrived GPU %, from the merged
+// discrete files' texts (in kDiscreteFiles order).
+std::string discrete_report_html(const std::string& plan_name, const std::vector<std::string>& merged_csvs);
+
 }  // namespace kubesim::openb
