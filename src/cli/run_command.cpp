@@ -101,6 +101,21 @@ void print_summary(RunPipeline& run, const SimulationOptions& options, const Run
   }
 }
 
+// A run that ended at a deadlock (Simulation::ended_in_deadlock): one line, its cause.
+void report_deadlock(const Simulation& sim, std::size_t pending) {
+  const Simulation::StuckJobs stuck = sim.stuck_parallel_jobs();
+  std::string held;
+  if (stuck.jobs > 0)
+    held = ", " + std::to_string(stuck.waiting_pods) + " pod(s) of " + std::to_string(stuck.jobs) +
+           " partly placed parallel job(s) holding nodes while they wait for their other ranks (e.g. " +
+           stuck.example + ")";
+  std::fprintf(stderr,
+               "kubesim: deadlock at %.6f s, the run ends: %zu pod(s) pending that no node can take%s, nothing "
+               "running that will end, and none of the %zu job(s) still to arrive would fit (jobs not started are "
+               "REJECTED in jobs.csv, partly placed ones COMPLETED_KILLED)\n",
+               sim.now().to_seconds(), pending, held.c_str(), sim.unsubmitted_jobs());
+}
+
 // What did not go as the workload asked, on stderr (stdout for the quota retries).
 void report_problems(RunPipeline& run, const RunArgs& a, std::size_t never_scheduled) {
   const Simulation& sim = run.sim();
@@ -115,6 +130,10 @@ void report_problems(RunPipeline& run, const RunArgs& a, std::size_t never_sched
   if (!sim.rejected_pods().empty())
     std::fprintf(stderr, "kubesim: %zu pod(s) refused at creation, e.g.: %s\n", sim.rejected_pods().size(),
                  sim.rejected_pods().front().second.c_str());
+  if (sim.ended_in_deadlock()) {
+    report_deadlock(sim, never_scheduled);
+    return;
+  }
   if (never_scheduled > 0)
     std::fprintf(stderr,
                  "kubesim: %zu pod(s) could never be scheduled (a job none of whose pods ran is REJECTED in jobs.csv)\n",
@@ -185,6 +204,13 @@ SimulationOptions run_options(const RunArgs& a, const RunInputs& in) {
     options.until = SimTime::from_seconds(a.until);
   } else if (in.scenario.duration) {
     options.until = SimTime::at(*in.scenario.duration);
+  }
+  // For the identity test only (tests/futile_identity.py): KUBESIM_UNSKIPPED=all makes every
+  // futile attempt in full and runs a deadlock to the end; =deadlock only the latter.
+  if (const char* unskipped = std::getenv("KUBESIM_UNSKIPPED")) {
+    const std::string what = unskipped;
+    options.replay_futile_attempts = what != "all";
+    options.end_on_deadlock = what != "all" && what != "deadlock";
   }
   return options;
 }

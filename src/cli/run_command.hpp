@@ -33,7 +33,7 @@ struct RunArgs {
   int port = 6443;
   std::string kubeconfig = "kubesim.kubeconfig";
   std::string builtin_scheduler = "on";
-  int cosim_quiet_ms = 20;
+  int cosim_quiet_ms = -1;  // -1: 20, or 1 under kubesim-timeshim (serve_command.cpp clock_options)
   double cosim_timeout = -1;
   double cosim_grace = 15;
   std::string decisions;  // --decisions FILE

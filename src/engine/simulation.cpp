@@ -42,6 +42,7 @@ Simulation::Simulation(SimulationInputs inputs, SimulationOptions options)
   add_scheduler(
       [&](SchedulerHost& host) {
         auto s = std::make_unique<Scheduler>(store_, std::move(inputs.scheduler), options_.model.scheduler, options_.seed, host);
+        s->set_replay_futile(options_.replay_futile_attempts);
         kube_scheduler_ = s.get();
         return s;
       },
@@ -156,7 +157,9 @@ SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNa
         const std::size_t names = store.resource_names().size();
         SchedulerConfig config = build(store.resource_names());
         KUBESIM_ASSERT(store.resource_names().size() == names);
-        return std::make_unique<Scheduler>(store, std::move(config), options.model.scheduler, options.seed, host);
+        auto s = std::make_unique<Scheduler>(store, std::move(config), options.model.scheduler, options.seed, host);
+        s->set_replay_futile(options.replay_futile_attempts);
+        return s;
       },
       informer_delay};
 }
@@ -595,6 +598,10 @@ void Simulation::run(const std::function<void(double)>& progress) {
     const Stop stop = stop_reason();
     if (stop == Stop::kFrozen) now_ = frozen_since_;  // the run ended when the cluster froze
     if (stop != Stop::kNo || next_event_time() > options_.until) break;
+    if (deadlocked()) {
+      deadlock_ = true;
+      break;
+    }
     process_next();
     if (progress && (events_processed_ & 0xffff) == 0 && total_jobs > 0)
       progress(static_cast<double>(finished_pods_) / total_jobs);
@@ -603,6 +610,38 @@ void Simulation::run(const std::function<void(double)>& progress) {
 }
 
 bool Simulation::has_work() { return stop_reason() == Stop::kNo; }
+
+// Nothing can change any more: the only external event pending is the next arrival, no Job
+// sync or controller timer is due, every scheduler is stuck (its pods failed in the cluster
+// as it is) and every job still to arrive would fail too. O(1) on most calls: the first test
+// fails while anything external is pending.
+bool Simulation::deadlocked() {
+  if (!options_.end_on_deadlock || external_pending_ != (arrivals_done() ? 0u : 1u) || skipped_pending_ != 0 ||
+      job_events_pending_ != 0 || staged_.count != 0)
+    return false;
+  for (const auto& c : controllers_)
+    if (c.model->busy() || c.model->expects_change()) return false;
+  for (const auto& s : schedulers_)
+    if (!s.model->stuck()) return false;
+  return future_arrivals_fail();
+}
+
+bool Simulation::future_arrivals_fail() {
+  std::uint64_t gen = 0;
+  for (const auto& s : schedulers_) gen += s.model->cluster_generation();
+  if (gen == arrivals_checked_gen_ && arrivals_fit_from_ >= arrivals_submitted_) return arrivals_fit_from_ == arrival_count_;
+  arrivals_checked_gen_ = gen;
+  arrivals_fit_from_ = arrival_count_;
+  for (std::uint32_t j = arrivals_submitted_; j < arrival_count_; ++j) {
+    const PodTemplateId spec(template_base_ + workload_.jobs[j].pod_template);
+    SchedulerModel* s = scheduler_serving(store_.spec(spec).scheduler_name);
+    if (s != nullptr && !s->would_fail(spec)) {  // served by none: it stays pending
+      arrivals_fit_from_ = j;
+      return false;
+    }
+  }
+  return true;
+}
 
 void Simulation::advance_to(SimTime t) {
   while (has_next_event() && next_event_time() <= t) process_next();

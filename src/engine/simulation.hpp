@@ -47,6 +47,11 @@ struct SimulationOptions {
   // 0: 1,000,000 plus 16 per pod in the store (far above what a real instant takes: a
   // scheduling attempt of each pending pod is a few events).
   std::uint64_t no_progress_event_limit = 0;
+  // Futile work (issue 30): kube-scheduler's attempts that cannot succeed replay their last
+  // failure (sched/kube/futile_retry.cpp), and run() ends at a deadlock (deadlocked()). Both
+  // on; off only to prove that the replay changes no output.
+  bool replay_futile_attempts = true;
+  bool end_on_deadlock = true;
 };
 
 // What the progress guard throws (SimulationOptions::no_progress_event_limit); the message
@@ -176,6 +181,12 @@ class Simulation final : public ChangeListener,
     std::string example;           // "<job>: <bound> of <P> ranks placed", the first such job
   };
   StuckJobs stuck_parallel_jobs() const;
+  // run() ended at a deadlock (SimulationOptions::end_on_deadlock): every pending pod failed
+  // in the cluster as it is, nothing running will end, no timer or controller will change it,
+  // and no job still to arrive would fit. The run's outputs are those at that instant.
+  bool ended_in_deadlock() const { return deadlock_; }
+  // Jobs of the workload not yet submitted (arrivals still to come when the run ended).
+  std::size_t unsubmitted_jobs() const { return arrival_count_ - arrivals_submitted_; }
   void add_listener(ChangeListener* listener) { store_.add_listener(listener); }
 
   // ---- Stepping, for a clock that is not the simulation's own (kubesim serve) ----
@@ -344,6 +355,13 @@ class Simulation final : public ChangeListener,
   // run()'s end test: kDone when nothing can happen, kFrozen when only retries remain and
   // the store has not changed for the largest retry back-off (see run()).
   Stop stop_reason();
+  bool deadlocked();
+  bool future_arrivals_fail();
+  bool deadlock_ = false;
+  // future_arrivals_fail's memo: the schedulers' generations it answered for, and the first
+  // job it found that would fit (arrival_count_ if none).
+  std::uint64_t arrivals_checked_gen_ = 0;
+  std::uint32_t arrivals_fit_from_ = 0;
 
   ObjectStore store_;
   // The schedulers' and controllers' API client (sched/cluster_client.hpp): their writes to store_.

@@ -92,6 +92,16 @@ class SchedulerModel {
   // still fire with an outcome of its own; the run waits at least that long in a frozen
   // cluster before it ends (Simulation::stop_reason). Zero: the Simulation's default window.
   virtual Duration retry_window() const { return Duration(); }
+  // Deadlock detection (Simulation::run ends a run in which nothing can change any more).
+  // stuck(): every pod the scheduler holds failed its last attempt in the cluster as it is
+  // now, and it has nothing else under way (no cycle, no Permit wait, no patch): all it
+  // would still do is retry them in vain. would_fail(spec): a new pod of this template would
+  // fail too, now (asked only while stuck). False (the default): the model cannot tell.
+  virtual bool stuck() { return false; }
+  virtual bool would_fail(PodTemplateId /*spec*/) { return false; }
+  // A count that changes whenever the cluster the scheduler decides on changes (would_fail's
+  // answers hold while it stays).
+  virtual std::uint64_t cluster_generation() const { return 0; }
   virtual std::uint64_t attempts() const = 0;
   virtual std::uint64_t bindings() const = 0;
 };

@@ -259,6 +259,8 @@ bool Scheduler::find_candidates(const CycleContext& ctx, const Profile& profile,
     num_candidates = k;
   } else {
     offset = static_cast<std::uint32_t>(preemption_rng_.uniform_below(potential));
+    ++preemption_draws_;  // a replayed futile attempt draws the same (futile_retry.cpp)
+    last_draw_bound_ = potential;
     const auto& args = *profile.preemption;
     num_candidates = static_cast<std::int64_t>(potential) * args.min_candidate_nodes_percentage / 100;
     if (num_candidates < args.min_candidate_nodes_absolute) num_candidates = args.min_candidate_nodes_absolute;

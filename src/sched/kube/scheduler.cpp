@@ -373,6 +373,7 @@ std::size_t Scheduler::select_host(const Profile& profile) {
 void Scheduler::cache_add(PodId pod, NodeId node) {
   const NodeId old = cache_.node_of(pod);
   if (old == node) return;
+  changed();
   if (old.valid()) cache_remove(pod);
   cache_.add_pod(pod, node);
   const std::int32_t priority = store_.spec_of(pod).priority;
@@ -386,6 +387,7 @@ void Scheduler::cache_add(PodId pod, NodeId node) {
 void Scheduler::cache_remove(PodId pod) {
   const NodeId node = cache_.node_of(pod);
   if (!node.valid()) return;
+  changed();
   const std::int32_t priority = store_.spec_of(pod).priority;
   cache_.remove_pod(pod);
   MinPriority& mp = min_priority_[node.value()];
@@ -425,6 +427,7 @@ void Scheduler::nominate(PodId pod, NodeId node) {
   }
   NodeId& current = nominated_[pod.value()];
   if (current == node) return;
+  changed();  // the nominated pods reserve room (RunFilterPluginsWithNominatedPods)
   if (current.valid()) {
     auto& list = nominated_on_[current.value()];
     list.erase(std::find(list.begin(), list.end(), pod));
@@ -530,6 +533,18 @@ void Scheduler::start_cycle(SimTime now) {
   cycle_number_ = queue_.scheduling_cycle();
   in_cycle_ = true;
   decide_now_ = now;
+  if (!replay_futile_attempt()) decide_and_post_filter(now);
+  const Duration d = cycle_duration(cycle_decision_);
+  if (d == Duration()) {
+    finish_cycle(now);
+  } else {
+    host_.post(now + d, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kCycleEnd, cycle_pod_, NodeId()});
+  }
+}
+
+// The scheduling cycle's decision (schedulePod) and, after a FitError, its PostFilter; a
+// failure whose outcome a later attempt can replay is recorded.
+void Scheduler::decide_and_post_filter(SimTime now) {
   cycle_decision_ = decide(cycle_pod_);
   if (decision_observer_) {
     best_nodes_.clear();
@@ -549,16 +564,12 @@ void Scheduler::start_cycle(SimTime now) {
   preemption_.ran = false;
   dry_run_nodes_ = 0;
   dry_run_pods_ = 0;
+  preemption_draws_ = 0;
   // A FitError runs the PostFilter plugins (schedule_one.go schedulingCycle); "no nodes
   // available" is not a FitError.
   if (!cycle_decision_.node.valid() && !cycle_decision_.error && !node_order_.empty())
     run_post_filters(cycle_pod_, cycle_decision_, now);
-  const Duration d = cycle_duration(cycle_decision_);
-  if (d == Duration()) {
-    finish_cycle(now);
-  } else {
-    host_.post(now + d, Phase::kScheduler, SchedulerEvent{SchedulerEvent::Kind::kCycleEnd, cycle_pod_, NodeId()});
-  }
+  record_futile_attempt();
 }
 
 Duration Scheduler::cycle_duration(const Decision& decision) {
@@ -776,6 +787,7 @@ void Scheduler::on_pod_change(const Change& c, SimTime now) {
       c.became_terminating)
     progress(now);
   if (was_assigned && !assigned) ++cluster_epoch_;
+  if (c.node.valid() || c.old_node.valid()) changed();  // an assigned pod (e.g. now terminating)
   if (assigned && !was_assigned) {
     // The unassigned-pod informer drops it; the assigned-pod informer adds it to the cache
     // (confirming our assumption, or accounting a pod another scheduler bound).
@@ -851,6 +863,7 @@ void Scheduler::refresh_nodes() {
 
 void Scheduler::on_node_change(const Change& c, SimTime now) {
   ++cluster_epoch_;
+  changed();
   progress(now);
   if (c.type != ChangeType::kAdded) {
     refresh_nodes();

@@ -102,6 +102,16 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   // the waiting pods (Coscheduling: the PodGroup's scheduleTimeoutSeconds, else
   // permitWaitingTimeSeconds; at most 15 minutes).
   Duration retry_window() const override;
+  // Futile attempts (sched/kube/futile_retry.cpp): stuck, would_fail and the generation of
+  // the cluster the decisions read.
+  bool stuck() override;
+  bool would_fail(PodTemplateId spec) override;
+  std::uint64_t cluster_generation() const override { return generation_; }
+  // Whether an attempt whose inputs did not change since the pod's last failure replays that
+  // failure's bookkeeping instead of running the filters (on by default; off only to prove
+  // that the outputs do not depend on it).
+  void set_replay_futile(bool on) { replay_futile_ = on; }
+  std::uint64_t replayed_attempts() const { return replayed_attempts_; }
   std::uint64_t bindings() const override { return bindings_; }
   std::uint64_t attempts() const override { return attempts_total_; }
   const SchedulingQueue& queue() const { return queue_; }
@@ -216,6 +226,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   void count_reason(std::string_view reason, std::uint32_t k);
   std::string fit_error_message(std::uint32_t n) const;
   void start_cycle(SimTime now);
+  void decide_and_post_filter(SimTime now);
   void finish_cycle(SimTime now);
   // finish_cycle's parts (schedule_one.go v1.26 schedulingCycle/bindingCycle, preemption.go
   // prepareCandidate, handleSchedulingFailure).
@@ -429,6 +440,48 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   std::uint64_t cluster_epoch_ = 0;
   std::vector<std::uint64_t> failed_at_epoch_;
   void add_unschedulable(PodId pod, std::uint32_t interested_events, std::uint64_t pod_cycle, SimTime now);
+
+  // ---- Futile attempts (sched/kube/futile_retry.cpp) ----
+  // A failed attempt's outcome is a function of the cluster the scheduler decides on (its
+  // cache, nodes and nominations: generation_ counts their changes), the pod's template and
+  // nominated node, for a profile whose plugins keep no state of their own (pure_profile).
+  // Such a failure is recorded; a later attempt of the pod at the same generation replays
+  // the recorded outcome (the decision's counts and messages, the preemption's random draw
+  // and dry-run counts) without filtering, so every output is as if it had run.
+  struct FutileOutcome {
+    PodTemplateId spec;
+    NodeId nominated;
+    std::uint32_t processed = 0, interested_events = 0, unresolvable = 0;
+    std::uint32_t draw_bound = 0;  // the preemption's offset draw (0: none)
+    std::uint64_t dry_run_nodes = 0, dry_run_pods = 0;
+    std::string message, pre_message;
+    bool pre_ran = false;
+    Preemption::Mode pre_mode = Preemption::Mode::kNoop;
+    auto operator<=>(const FutileOutcome&) const = default;
+  };
+  struct FutileMark {
+    std::uint64_t generation = 0;  // 0: none recorded
+    std::uint32_t outcome = 0;
+  };
+  static bool pure_profile(const Profile& p) {
+    return p.pre_filters.empty() && p.reserves.empty() && p.permits.empty() && p.post_filters.empty() &&
+           p.informers.empty();
+  }
+  void changed() { ++generation_; }
+  bool replay_futile_attempt();
+  void record_futile_attempt();
+  bool replay_futile_ = true;
+  std::uint64_t generation_ = 1;
+  std::uint64_t replayed_attempts_ = 0;
+  std::uint32_t preemption_draws_ = 0, last_draw_bound_ = 0;  // this cycle's offset draws
+  std::vector<FutileMark> futile_;  // by PodId (only up to the last pod that failed)
+  std::map<FutileOutcome, std::uint32_t> outcome_index_;
+  std::vector<const FutileOutcome*> outcomes_;
+  std::vector<std::uint64_t> template_fails_at_;  // by PodTemplateId: would_fail's memo
+  // stuck()'s memo: the state it scanned the unschedulable pods in, and its answer.
+  std::uint64_t stuck_key_gen_ = 0, stuck_key_attempts_ = 0;
+  std::size_t stuck_key_size_ = 0;
+  bool stuck_answer_ = false;
 };
 
 }  // namespace kubesim

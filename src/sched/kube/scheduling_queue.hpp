@@ -91,6 +91,8 @@ class SchedulingQueue {
   SimTime oldest_unschedulable() const;
   // The pod longest in unschedulablePods (the first inserted of those left), or invalid.
   PodId first_unschedulable() const { return unschedulable_head_; }
+  // The pod after `pod` in unschedulablePods (invalid: `pod` is the last).
+  PodId next_unschedulable(PodId pod) const { return info_[pod.value()].next; }
   Duration backoff_duration(std::uint32_t attempts) const;
   const QueueConfig& config() const { return config_; }
 
