@@ -82,7 +82,8 @@ class ApiServer final : public ChangeListener {
   ApiResponse handle(const ApiRequest& request, std::shared_ptr<Watch>* watch);
   // Appends the watch's next events (newline-delimited JSON) to `out`, waiting up to `wait`
   // for some. Returns false when the watch is over (its timeout, or shutdown()).
-  bool poll_watch(Watch& watch, std::string& out, std::chrono::milliseconds wait);
+  bool poll_watch(Watch& watch, WatchLines& out, std::chrono::milliseconds wait);
+  bool poll_watch(Watch& watch, std::string& out, std::chrono::milliseconds wait);  // the lines' text
   // Ends every watch and refuses further requests.
   void shutdown();
   // host:port as clients reach the server (for /api's serverAddressByClientCIDRs).
