@@ -89,7 +89,13 @@ ApiResponse ApiServer::list(const ResourcePath& t, const ApiRequest& r) {
   // the watch cache, which ignores limit (staging/src/k8s.io/apiserver/pkg/storage/cacher).
   std::int64_t limit = 0;
   const std::string* rv_param = r.param("resourceVersion");
-  if (const std::string* l = r.param("limit"); l && !(rv_param && *rv_param == "0")) limit = parse_int(*l).value_or(0);
+  if (const std::string* l = r.param("limit"); l && !l->empty()) {
+    // metav1.ListOptions decoding (runtime.Convert_Slice_string_To_int64 via strconv.ParseInt):
+    // a limit that is no integer is a 400 before anything is listed.
+    const auto parsed = parse_int(*l);
+    if (!parsed) return status_response(400, "BadRequest", "limit: Invalid value: \"" + l->substr(0, 80) + "\": must be an integer");
+    if (!(rv_param && *rv_param == "0")) limit = *parsed;
+  }
   if (const std::string* c = r.param("continue"); c && !c->empty()) {
     Json token;
     try {

@@ -86,7 +86,8 @@ class ApiServer final : public ChangeListener {
   ApiResponse handle(const ApiRequest& request, std::shared_ptr<Watch>* watch);
   // Appends the watch's next events (newline-delimited JSON) to `out`, waiting up to `wait`
   // for some. Returns false when the watch is over (its timeout, or shutdown()).
-  bool poll_watch(Watch& watch, std::string& out, std::chrono::milliseconds wait);
+  bool poll_watch(Watch& watch, WatchLines& out, std::chrono::milliseconds wait);
+  bool poll_watch(Watch& watch, std::string& out, std::chrono::milliseconds wait);  // the lines' text
   // The POST that creates `object` (its apiVersion and kind name the resource; a namespaced
   // object without a namespace goes to "default"), as a client's: 404 for a kind not served.
   ApiResponse create_object(const nlohmann::json& object);

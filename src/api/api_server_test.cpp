@@ -303,6 +303,24 @@ TEST_F(ApiServerSmallLogTest, WatchFromAnEvictedVersionIsGone) {
   EXPECT_EQ(events().size(), 6u);
 }
 
+// Issue 32: a watch whose unread events were evicted ends with an ERROR event holding 410
+// (the cacher ends a watcher that cannot keep up) instead of reading past the log.
+TEST_F(ApiServerSmallLogTest, AWatchThatFellBehindEndsWith410) {
+  call("GET", "/api/v1/pods", nullptr, {{"watch", "1"}});
+  EXPECT_TRUE(events().empty());
+  for (int i = 0; i < 6; ++i) call("POST", "/api/v1/namespaces/default/pods", pod_body("p" + std::to_string(i), "ext", 1, 10));
+  std::string out;
+  EXPECT_TRUE(api_->poll_watch(*watch_, out, std::chrono::milliseconds(0)));
+  const Json error = Json::parse(out);
+  EXPECT_EQ(error["type"], "ERROR");
+  EXPECT_EQ(error["object"]["code"], 410);
+  api_->watch_written();
+  out.clear();
+  EXPECT_FALSE(api_->poll_watch(*watch_, out, std::chrono::milliseconds(0)));
+  EXPECT_TRUE(out.empty());
+  EXPECT_TRUE(api_->locked([&] { return api_->watches_delivered(); }));
+}
+
 }  // namespace
 }  // namespace kubesim::api
 
@@ -348,6 +366,50 @@ INSTANTIATE_TEST_SUITE_P(Cases, GivenUpFitTest,
                                            FitCase{"SelectorOnFullNode", 3, 4, 1, "node-1", false},
                                            FitCase{"SelectorOnFreeNode", 4, 0, 4, "node-1", true}),
                          testing::NameField{});
+
+// Issue 32: one serialization of an event for all watchers; a watch from a version the cache
+// has not reached is 504 as the cacher answers; limit must be an integer; a patch may not grow
+// an object beyond 3 MiB.
+TEST_F(ApiServerTest, WatchersShareEventLinesAndRefuseFutureVersions) {
+  call("GET", "/api/v1/pods", nullptr, {{"watch", "1"}});
+  const std::shared_ptr<Watch> first = watch_;
+  call("GET", "/api/v1/pods", nullptr, {{"watch", "1"}});
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("a", "ext", 1, 10)).status, 201);
+  WatchLines one, two;
+  api_->poll_watch(*first, one, std::chrono::milliseconds(0));
+  api_->poll_watch(*watch_, two, std::chrono::milliseconds(0));
+  ASSERT_EQ(one.lines.size(), 1u);
+  ASSERT_EQ(two.lines.size(), 1u);
+  EXPECT_EQ(one.lines[0].get(), two.lines[0].get());
+  EXPECT_EQ(Json::parse(*one.lines[0])["type"], "ADDED");
+  api_->watch_written();
+  api_->watch_written();
+
+  const Json future = json(call("GET", "/api/v1/pods", nullptr, {{"watch", "1"}, {"resourceVersion", "999999"}}));
+  EXPECT_EQ(future["code"], 504);
+  EXPECT_EQ(future["reason"], "Timeout");
+  EXPECT_EQ(future["details"]["retryAfterSeconds"], 1);
+  EXPECT_EQ(json(call("GET", "/api/v1/pods", nullptr, {{"limit", "abc"}}))["code"], 400);
+  EXPECT_EQ(call("GET", "/api/v1/pods", nullptr, {{"limit", ""}}).status, 200);
+
+  const Json grow = {{"metadata", {{"annotations", {{"pad", std::string(3 * 1024 * 1024, 'x')}}}}}};
+  const Json too_large = json(call("PATCH", "/api/v1/namespaces/default/pods/a", grow, {}, "application/merge-patch+json"));
+  EXPECT_EQ(too_large["code"], 413);
+}
+
+// ValidatePodBinding, before anything is assigned: 422 for a target that is not a named Node.
+TEST_F(ApiServerTest, BindingsToNoNodeAreInvalid) {
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods", pod_body("a", "ext", 1, 10)).status, 201);
+  const Json empty = json(call("POST", "/api/v1/namespaces/default/pods/a/binding", Json{{"target", Json::object()}}));
+  EXPECT_EQ(empty["code"], 422);
+  EXPECT_EQ(empty["message"], "Binding \"a\" is invalid: target.name: Required value");
+  const Json secret = json(call("POST", "/api/v1/namespaces/default/pods/a/binding",
+                                Json{{"target", {{"kind", "Secret"}, {"name", "node-0"}}}}));
+  EXPECT_EQ(secret["code"], 422);
+  EXPECT_EQ(secret["message"],
+            "Binding \"a\" is invalid: target.kind: Unsupported value: \"Secret\": supported values: \"Node\", \"<empty>\"");
+  EXPECT_EQ(call("POST", "/api/v1/namespaces/default/pods/a/binding", Json{{"target", {{"name", "node-0"}}}}).status, 201);
+}
 
 // pods/binding as pkg/registry/core/pod/storage/storage.go (v1.26) answers: twice, 409
 // "already assigned"; while being deleted, 409 "is being deleted"; once deleted, 404.

@@ -16,6 +16,12 @@ namespace kubesim::api {
 
 using Json = nlohmann::json;
 
+namespace {
+// The largest object stored: kube-apiserver's request body limit (3 MiB), which a patch may
+// not exceed either.
+constexpr std::size_t kMaxObjectBytes = 3 * 1024 * 1024;
+}  // namespace
+
 struct ApiServer::BackendHandlers {
   // dryRun=All: the decoding and validation of a create, nothing stored (throws InputError).
   void (*validate)(const Json& body, const ResourcePath& t, ObjectStore& store);
@@ -156,6 +162,11 @@ ApiResponse ApiServer::patch(const ResourcePath& t, const ApiRequest& r) {
   Json patched = type == PatchType::kJson    ? json_patch(current->object, body)
                  : type == PatchType::kMerge ? merge_patch(current->object, body)
                                              : strategic_merge_patch(current->object, body);
+  // A body is at most 3 MiB (the HTTP layer); a patch could still grow an object without
+  // bound. etcd refuses a request over its --max-request-bytes, which kube-apiserver answers
+  // 413 (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go, "request is too large").
+  if (patched.dump().size() > kMaxObjectBytes)
+    return status_response(413, "RequestEntityTooLarge", "etcdserver: request is too large");
   return replace(t, std::move(patched));
 }
 

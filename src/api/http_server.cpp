@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -13,6 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <future>
 #include <stdexcept>
@@ -30,6 +33,19 @@ namespace {
 constexpr std::size_t kMaxWorkers = 4096;
 constexpr time_t kKeepAliveSeconds = 5;  // httplib's and Go net/http clients' usual idle reuse
 constexpr time_t kReadTimeoutSeconds = 5;
+// A request's header and body must arrive within kube-apiserver's default --request-timeout
+// (1 min, pkg/server/options/server_run_options.go), however slowly they trickle: a worker and
+// an in-flight seat are held no longer (plain HTTP; with TLS httplib reads with per-read
+// timeouts only, and the seats bound how many bodies are read at once).
+constexpr auto kRequestReadTimeout = std::chrono::seconds(60);
+// A refused request's connection is closed after the gate has read (and dropped) what the
+// client still sends for this long, so that the refusal is not lost to a TCP reset (Go's
+// net/http closeWriteAndWait: a half-close, then a wait for the client's end).
+constexpr auto kLingerTimeout = std::chrono::seconds(2);
+// Workers beyond kIdleWorkers end after kWorkerIdleTimeout without a task: after a burst (or an
+// attack) the pool shrinks back to its idle size.
+constexpr std::size_t kIdleWorkers = 4;
+constexpr auto kWorkerIdleTimeout = std::chrono::seconds(10);
 // kube-apiserver's http.Server (staging/src/k8s.io/apiserver/pkg/server/secure_serving.go):
 // ReadHeaderTimeout 32 s, IdleTimeout 90 s ("matches http.DefaultTransport keep-alive timeout").
 constexpr auto kReadHeaderTimeout = std::chrono::seconds(32);
@@ -67,17 +83,31 @@ std::string error_body(int code, const char* reason, const std::string& message)
       .dump();
 }
 
+// The lines, shared with other watchers, written in chunks of at most kWatchChunkBytes:
+// httplib copies each chunk it frames, so a 3 MiB event costs each watcher 64 KiB at a time,
+// not a copy of its own (300 watchers of a 3 MiB pod: 900 MB).
+constexpr std::size_t kWatchChunkBytes = 64 * 1024;
+
+bool write_watch_lines(const WatchLines& events, httplib::DataSink& sink) {
+  for (const SharedText& line : events.lines)
+    for (std::size_t at = 0; at < line->size(); at += kWatchChunkBytes)
+      if (!sink.write(line->data() + at, std::min(kWatchChunkBytes, line->size() - at))) return false;
+  return true;
+}
+
 // One plain-HTTP connection for httplib's request parser, as httplib's own SocketStream (read
 // through a 4 KiB buffer, the socket's timeouts), so that a worker can serve one request and
 // hand the connection back: whatever is still buffered is a pipelined request, served at once.
 class ConnectionStream final : public httplib::Stream {
  public:
   explicit ConnectionStream(int fd) : fd_(fd) {}
-  bool is_readable() const override { return pos_ < end_ || wait(POLLIN, kReadTimeoutSeconds); }
-  bool is_writable() const override { return wait(POLLOUT, kReadTimeoutSeconds) && alive(); }
+  // The next request (header and body) must be read by kRequestReadTimeout from now.
+  void start_request() { read_deadline_ = std::chrono::steady_clock::now() + kRequestReadTimeout; }
+  bool is_readable() const override { return pos_ < end_ || wait(POLLIN, read_wait_ms()); }
+  bool is_writable() const override { return wait(POLLOUT, kReadTimeoutSeconds * 1000) && alive(); }
   ssize_t read(char* out, std::size_t size) override {
     if (pos_ == end_) {
-      if (!wait(POLLIN, kReadTimeoutSeconds)) return -1;
+      if (!wait(POLLIN, read_wait_ms())) return -1;
       ssize_t got;
       do got = ::recv(fd_, buffer_, sizeof buffer_, 0);
       while (got < 0 && errno == EINTR);
@@ -91,7 +121,7 @@ class ConnectionStream final : public httplib::Stream {
     return static_cast<ssize_t>(n);
   }
   ssize_t write(const char* data, std::size_t size) override {
-    if (!wait(POLLOUT, kReadTimeoutSeconds)) return -1;
+    if (!wait(POLLOUT, kReadTimeoutSeconds * 1000)) return -1;
     ssize_t sent;
     do sent = ::send(fd_, data, size, MSG_NOSIGNAL);
     while (sent < 0 && errno == EINTR);
@@ -103,10 +133,16 @@ class ConnectionStream final : public httplib::Stream {
   bool buffered() const { return pos_ < end_; }
 
  private:
-  bool wait(short events, time_t seconds) const {
+  // kReadTimeoutSeconds, or less when the request's deadline is nearer (0 once it is past).
+  long read_wait_ms() const {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(read_deadline_ - std::chrono::steady_clock::now());
+    return std::clamp<long>(static_cast<long>(left.count()), 0, kReadTimeoutSeconds * 1000);
+  }
+  bool wait(short events, long timeout_ms) const {
+    if (timeout_ms <= 0) return false;
     pollfd p{fd_, events, 0};
     int rc;
-    do rc = ::poll(&p, 1, static_cast<int>(seconds * 1000));
+    do rc = ::poll(&p, 1, static_cast<int>(timeout_ms));
     while (rc < 0 && errno == EINTR);
     return rc > 0 && !(p.revents & (POLLERR | POLLNVAL));
   }
@@ -132,9 +168,23 @@ class ConnectionStream final : public httplib::Stream {
   }
 
   int fd_;
+  std::chrono::steady_clock::time_point read_deadline_ = std::chrono::steady_clock::now() + kRequestReadTimeout;
   char buffer_[4096];
   std::size_t pos_ = 0, end_ = 0;
 };
+
+// What a worker thread knows of the request it serves between httplib's pre-routing handler
+// (the header read, the body not yet) and the handler or the end of the request.
+struct WorkerRequest {
+  int fd = -1;                              // the connection (serve_connection)
+  std::atomic<int>* seat = nullptr;         // the max-in-flight counter this request counts in
+  bool close_after_answer = false;          // refused before its body: the connection ends
+  void release_seat() {
+    if (seat) seat->fetch_sub(1);
+    seat = nullptr;
+  }
+};
+thread_local WorkerRequest t_request;
 
 }  // namespace
 
@@ -232,7 +282,7 @@ HttpServer::HttpServer(ApiServer& api, Options options)
     void enqueue(std::function<void()> fn) override { pool->enqueue(std::move(fn)); }
     void shutdown() override {}
   };
-  pool_ = std::make_shared<WorkerPool>(kMaxWorkers);
+  pool_ = std::make_shared<WorkerPool>(kMaxWorkers, kIdleWorkers, kWorkerIdleTimeout);
   server_->new_task_queue = [pool = pool_] { return new PoolQueue(pool); };
   server_->set_payload_max_length(kMaxRequestBytes);
   server_->set_keep_alive_max_count(1'000'000);
@@ -247,6 +297,10 @@ HttpServer::HttpServer(ApiServer& api, Options options)
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
   });
   server_->set_error_handler(httplib::Server::HandlerWithResponse(answer_httplib_error));
+  server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return refuse_before_body(req, res) ? httplib::Server::HandlerResponse::Handled
+                                        : httplib::Server::HandlerResponse::Unhandled;
+  });
   const auto handler = [this](const httplib::Request& req, httplib::Response& res) { serve_request(req, res); };
   const std::string any = ".*";
   server_->Get(any, handler);
@@ -256,33 +310,57 @@ HttpServer::HttpServer(ApiServer& api, Options options)
   server_->Delete(any, handler);
 }
 
-void HttpServer::serve_request(const httplib::Request& req, httplib::Response& res) {
+bool HttpServer::refuse_before_body(const httplib::Request& req, httplib::Response& res) {
+  // As kube-apiserver's handler chain (staging/src/k8s.io/apiserver/pkg/server/config.go
+  // DefaultBuildHandlerChain): authentication and the max-in-flight filter come before the
+  // handler reads the body, and a body beyond --max-request-bytes (3 MiB) is refused unread
+  // (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go limitedReadBody), so a client
+  // without the token, or beyond the limits, holds no worker while it trickles a body.
+  t_request.release_seat();
+  t_request.close_after_answer = false;
+  auto refuse = [&](int code, const char* reason, const std::string& message) {
+    res.status = code;
+    res.set_content(error_body(code, reason, message), "application/json");
+    // A body that is never read ends the connection (the gate drains it; with TLS the reading
+    // side is shut, which ends httplib's keep-alive loop).
+    if (req.has_header("Content-Length") ? req.get_header_value("Content-Length") != "0"
+                                         : req.has_header("Transfer-Encoding")) {
+      res.set_header("Connection", "close");
+      t_request.close_after_answer = true;
+      if (!plain_ && t_request.fd >= 0) ::shutdown(t_request.fd, SHUT_RD);
+    }
+    return true;
+  };
   if (!options_.bearer_token.empty() && !is_public_path(req.path) &&
-      req.get_header_value("Authorization") != "Bearer " + options_.bearer_token) {
-    res.status = 401;
-    res.set_content(error_body(401, "Unauthorized", "Unauthorized"), "application/json");
-    return;
+      req.get_header_value("Authorization") != "Bearer " + options_.bearer_token)
+    return refuse(401, "Unauthorized", "Unauthorized");
+  if (req.has_header("Content-Length")) {
+    const std::string& text = req.get_header_value("Content-Length");
+    std::size_t length = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), length);
+    if (ec != std::errc() || end != text.data() + text.size() || length > kMaxRequestBytes)
+      return refuse(413, "RequestEntityTooLarge", "Request entity too large: limit is " + std::to_string(kMaxRequestBytes));
   }
-  const ApiRequest r = to_api_request(req);
-  const bool is_watch = is_watch_request(req);
+  if (is_watch_request(req)) return false;  // long-running: not limited
   const bool mutating = req.method != "GET";
   std::atomic<int>& counter = mutating ? mutating_in_flight_ : read_only_in_flight_;
-  if (!is_watch && counter.fetch_add(1) >= (mutating ? kMaxMutatingInFlight : kMaxReadOnlyInFlight)) {
+  if (counter.fetch_add(1) >= (mutating ? kMaxMutatingInFlight : kMaxReadOnlyInFlight)) {
     counter.fetch_sub(1);
-    res.status = 429;
     res.set_header("Retry-After", "1");
-    res.set_content(error_body(429, "TooManyRequests", "Too many requests, please try again later."),
-                    "application/json");
-    return;
+    return refuse(429, "TooManyRequests", "Too many requests, please try again later.");
   }
+  t_request.seat = &counter;
+  return false;
+}
+
+void HttpServer::serve_request(const httplib::Request& req, httplib::Response& res) {
+  // Authenticated, within the limits and holding its in-flight seat (refuse_before_body).
+  const ApiRequest r = to_api_request(req);
   std::shared_ptr<Watch> watch;
   ApiResponse out = [&] {
     struct Release {
-      std::atomic<int>* c;
-      ~Release() {
-        if (c) c->fetch_sub(1);
-      }
-    } release{is_watch ? nullptr : &counter};
+      ~Release() { t_request.release_seat(); }
+    } release;
     return api_.handle(r, &watch);
   }();
   res.status = out.status;
@@ -292,10 +370,10 @@ void HttpServer::serve_request(const httplib::Request& req, httplib::Response& r
     return;
   }
   res.set_chunked_content_provider(out.content_type, [this, w = std::move(watch)](std::size_t, httplib::DataSink& sink) {
-    std::string events;
+    WatchLines events;
     const bool alive = api_.poll_watch(*w, events, std::chrono::milliseconds(500));
     if (!events.empty()) {
-      const bool written = sink.write(events.data(), events.size());
+      const bool written = write_watch_lines(events, sink);
       api_.watch_written();
       if (!written) return false;
     }
@@ -309,22 +387,55 @@ void HttpServer::serve_request(const httplib::Request& req, httplib::Response& r
 
 HttpServer::~HttpServer() { stop(); }
 
-void HttpServer::WorkerPool::enqueue(std::function<void()> task) {
+HttpServer::WorkerPool::WorkerPool(std::size_t max_threads, std::size_t idle_threads,
+                                   std::chrono::milliseconds idle_timeout)
+    : max_threads_(max_threads), idle_threads_(idle_threads), idle_timeout_(idle_timeout) {
   std::lock_guard lock(mutex_);
+  while (threads_.size() < idle_threads_) start_thread();
+}
+
+void HttpServer::WorkerPool::start_thread() {
+  threads_.emplace_back();
+  const auto self = std::prev(threads_.end());
+  *self = std::thread([this, self] { work(self); });
+}
+
+void HttpServer::WorkerPool::enqueue(std::function<void()> task) {
+  std::unique_lock lock(mutex_);
+  join_finished(lock);
   tasks_.push_back(std::move(task));
   if (idle_ >= tasks_.size() || threads_.size() >= max_threads_) {
     ready_.notify_one();
     return;
   }
-  threads_.emplace_back([this] { work(); });
+  start_thread();
 }
 
-void HttpServer::WorkerPool::work() {
+std::size_t HttpServer::WorkerPool::threads() const {
+  std::lock_guard lock(mutex_);
+  return threads_.size();
+}
+
+void HttpServer::WorkerPool::join_finished(std::unique_lock<std::mutex>& lock) {
+  if (finished_.empty()) return;
+  std::list<std::thread> done;
+  done.swap(finished_);
+  lock.unlock();  // a finished thread may still need the mutex on its way out
+  for (std::thread& t : done) t.join();
+  lock.lock();
+}
+
+void HttpServer::WorkerPool::work(std::list<std::thread>::iterator self) {
   std::unique_lock lock(mutex_);
   for (;;) {
     ++idle_;
-    ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+    const bool woken = ready_.wait_for(lock, idle_timeout_, [this] { return stopping_ || !tasks_.empty(); });
     --idle_;
+    if (!woken) {
+      if (threads_.size() <= idle_threads_) continue;
+      finished_.splice(finished_.end(), threads_, self);  // joined by the next enqueue or shutdown
+      return;
+    }
     if (tasks_.empty()) return;  // stopping
     std::function<void()> task = std::move(tasks_.front());
     tasks_.pop_front();
@@ -335,14 +446,23 @@ void HttpServer::WorkerPool::work() {
 }
 
 void HttpServer::WorkerPool::shutdown() {
-  std::vector<std::thread> threads;
+  std::list<std::thread> threads;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    threads.swap(threads_);
   }
   ready_.notify_all();
-  for (std::thread& t : threads) t.join();
+  // Threads end on their own while the others are joined: take both lists until both are empty.
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      threads.splice(threads.end(), threads_);
+      threads.splice(threads.end(), finished_);
+    }
+    if (threads.empty()) return;
+    for (std::thread& t : threads) t.join();
+    threads.clear();
+  }
 }
 
 namespace {
@@ -391,6 +511,11 @@ int HttpServer::start(const std::string& address, int port) {
     files.rlim_cur = files.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &files);
   }
+  // Blocks of 1 MiB and more (a large object's text, its watch event line) always mapped on
+  // their own, so that freeing them (the object deleted, its events evicted from the watch
+  // log) returns the memory: glibc's default threshold rises to the largest block freed, after
+  // which such blocks stay in the heap (mallopt(3), M_MMAP_THRESHOLD).
+  ::mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
   int bound = 0;
   listen_fd_ = listen_on(address, port, bound);
   // httplib's keep-alive loop runs only while its server listens (Server::stop() ends the loops
@@ -414,20 +539,24 @@ int HttpServer::start(const std::string& address, int port) {
 struct HttpServer::GateConnections {
   using Clock = std::chrono::steady_clock;
   // A waiting connection's deadline: kReadHeaderTimeout once a request has begun (at accept for
-  // a new connection, at its first byte for a kept-alive one), else kIdleTimeout.
+  // a new connection, at its first byte for a kept-alive one), else kIdleTimeout; a lingering
+  // one (refused, half-closed: what it still sends is dropped) kLingerTimeout.
   struct Waiting {
     Clock::time_point deadline;
     bool reading;
+    bool lingering = false;
   };
   int epoll_fd;
   std::unordered_map<int, Waiting> waiting;
-  std::vector<int> returned;  // kept-alive connections taken from returned_ (a reused buffer)
-  void add(int fd, bool reading) {
+  std::vector<Returned> returned;  // connections taken from returned_ (a reused buffer)
+  void add(int fd, bool reading, bool lingering = false) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;  // woken by new bytes, not by unread ones
     ev.data.fd = fd;
     ::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev);
-    waiting[fd] = Waiting{Clock::now() + (reading ? kReadHeaderTimeout : kIdleTimeout), reading};
+    const auto timeout = lingering ? std::chrono::duration_cast<Clock::duration>(kLingerTimeout)
+                                   : reading ? kReadHeaderTimeout : kIdleTimeout;
+    waiting[fd] = Waiting{Clock::now() + timeout, reading, lingering};
   }
   void close(int fd) {
     ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
@@ -445,7 +574,8 @@ struct HttpServer::GateConnections {
 void HttpServer::run_gate() {
   using Clock = std::chrono::steady_clock;
   GateConnections gate{epoll_fd_, {}, {}};
-  std::vector<char> peek(kHeaderPeekBytes);
+  std::vector<char>& peek = peek_;
+  peek.resize(kHeaderPeekBytes);
   std::vector<epoll_event> events(256);
   Clock::time_point next_sweep = Clock::now() + std::chrono::seconds(1);
   for (;;) {
@@ -473,7 +603,7 @@ bool HttpServer::gate_woken(GateConnections& gate) {
   if (stopping_) {
     for (const auto& [open_fd, w] : gate.waiting) ::close(open_fd);
     std::lock_guard lock(returned_mutex_);
-    for (int r : returned_) ::close(r);
+    for (const Returned& r : returned_) ::close(r.fd);
     returned_.clear();
     return false;
   }
@@ -481,7 +611,11 @@ bool HttpServer::gate_woken(GateConnections& gate) {
     std::lock_guard lock(returned_mutex_);
     gate.returned.swap(returned_);
   }
-  for (int r : gate.returned) gate.add(r, false);
+  for (const Returned& r : gate.returned) {
+    gate.add(r.fd, false, r.lingering);
+    // Edge-triggered: what a lingering connection sent before it was added wakes nobody.
+    if (r.lingering) gate_peek(gate, r.fd, peek_);
+  }
   gate.returned.clear();
   return true;
 }
@@ -502,6 +636,13 @@ void HttpServer::gate_accept(GateConnections& gate) {
 }
 
 void HttpServer::gate_peek(GateConnections& gate, int fd, std::vector<char>& peek) {
+  if (const auto w = gate.waiting.find(fd); w != gate.waiting.end() && w->second.lingering) {
+    ssize_t got;
+    do got = ::recv(fd, peek.data(), peek.size(), 0);
+    while (got > 0 || (got < 0 && errno == EINTR));
+    if (got == 0 || errno != EAGAIN) gate.close(fd);  // the client's end (or an error): done
+    return;
+  }
   // Bytes (or the end) on a waiting connection: ready once the header is complete.
   const ssize_t got = ::recv(fd, peek.data(), peek.size(), MSG_PEEK);
   if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -525,12 +666,16 @@ void HttpServer::serve_connection(int fd) {
   const timeval read_timeout{kReadTimeoutSeconds, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &read_timeout, sizeof read_timeout);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &read_timeout, sizeof read_timeout);
+  t_request.fd = fd;
   if (!plain_) {
     (server_.get()->*process_socket_member())(fd);  // TLS: handshake, keep-alive loop, close
+    t_request.release_seat();
+    t_request.fd = -1;
     return;
   }
   ConnectionStream stream(fd);
   do {
+    stream.start_request();
     // The request counts as in flight from before its bytes leave the socket until its
     // response is written (or, for a watch, until the handler starts the stream).
     {
@@ -540,6 +685,12 @@ void HttpServer::serve_connection(int fd) {
     api_.request_taken();
     const bool keep = plain_->serve_request(stream);
     answered();
+    t_request.release_seat();  // a body that could not be read never reached the handler
+    if (t_request.close_after_answer && !stopping_) {
+      t_request.close_after_answer = false;
+      linger_in_gate(fd);
+      return;
+    }
     if (!keep || stopping_) {
       ::close(fd);
       return;
@@ -556,7 +707,12 @@ void HttpServer::answered() {
   api_.request_answered();
 }
 
-void HttpServer::return_to_gate(int fd) {
+void HttpServer::linger_in_gate(int fd) {
+  ::shutdown(fd, SHUT_WR);  // the answer is complete: the client sees its end
+  return_to_gate(fd, true);
+}
+
+void HttpServer::return_to_gate(int fd, bool lingering) {
   if (stopping_) {
     ::close(fd);
     return;
@@ -564,7 +720,7 @@ void HttpServer::return_to_gate(int fd) {
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   {
     std::lock_guard lock(returned_mutex_);
-    returned_.push_back(fd);
+    returned_.push_back({fd, lingering});
   }
   const std::uint64_t one = 1;
   [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);
@@ -594,7 +750,7 @@ void HttpServer::stop() {
   server_->stop();
   listener_.join();
   pool_->shutdown();
-  for (int fd : returned_) ::close(fd);
+  for (const Returned& r : returned_) ::close(r.fd);
   returned_.clear();
   ::close(epoll_fd_);
   ::close(wake_fd_);

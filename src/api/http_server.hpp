@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -69,27 +70,37 @@ class HttpServer {
   bool stop_within(std::chrono::milliseconds deadline);
 
  private:
-  // Threads made on demand up to a maximum; beyond it, tasks wait in FIFO order.
+  // Threads made on demand up to a maximum; beyond it, tasks wait in FIFO order. A thread
+  // beyond the first `idle_threads` that has waited `idle_timeout` for a task ends.
   class WorkerPool {
    public:
-    explicit WorkerPool(std::size_t max_threads) : max_threads_(max_threads) {}
+    // Starts the idle threads at once: the pool's size at rest, before and after any load.
+    WorkerPool(std::size_t max_threads, std::size_t idle_threads, std::chrono::milliseconds idle_timeout);
     void enqueue(std::function<void()> task);
     void shutdown();  // runs the queued tasks, then joins every thread
+    std::size_t threads() const;
 
    private:
-    void work();
+    void start_thread();  // with mutex_ held
+    void work(std::list<std::thread>::iterator self);
+    void join_finished(std::unique_lock<std::mutex>& lock);
     const std::size_t max_threads_;
-    std::mutex mutex_;
+    const std::size_t idle_threads_;
+    const std::chrono::milliseconds idle_timeout_;
+    mutable std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<std::function<void()>> tasks_;
-    std::vector<std::thread> threads_;
+    std::list<std::thread> threads_;   // running
+    std::list<std::thread> finished_;  // ended (or ending) on their own, to be joined
     std::size_t idle_ = 0;
     bool stopping_ = false;
   };
 
   class PlainServer;
-  // One request: the bearer token, the max-in-flight filter, then the ApiServer (a watch's
-  // events streamed by chunks).
+  // Before the body is read (httplib's pre-routing handler): the bearer token, the body's
+  // declared size and the max-in-flight filter; true when `res` holds the refusal.
+  bool refuse_before_body(const httplib::Request& req, httplib::Response& res);
+  // One request that passed them: the ApiServer (a watch's events streamed by chunks).
   void serve_request(const httplib::Request& req, httplib::Response& res);
   // The gate (a thread): accepts connections and hands each to a worker once its request
   // header is complete; the steps of its loop.
@@ -99,7 +110,8 @@ class HttpServer {
   void gate_accept(GateConnections& gate);
   void gate_peek(GateConnections& gate, int fd, std::vector<char>& peek);
   void serve_connection(int fd);
-  void return_to_gate(int fd);
+  void return_to_gate(int fd, bool lingering = false);
+  void linger_in_gate(int fd);  // half-closes, then the gate drops what the client still sends
   // Ends the in-flight count of the request this worker thread took (plain HTTP), once.
   void answered();
 
@@ -114,8 +126,13 @@ class HttpServer {
   int epoll_fd_ = -1;
   int wake_fd_ = -1;  // an eventfd that wakes the gate: stopping, or connections returned
   std::atomic<bool> stopping_{false};
+  struct Returned {
+    int fd;
+    bool lingering;
+  };
   std::mutex returned_mutex_;
-  std::vector<int> returned_;  // keep-alive connections back from a worker
+  std::vector<Returned> returned_;  // keep-alive (or refused, lingering) connections back from a worker
+  std::vector<char> peek_;          // the gate's buffer
   std::mutex taken_mutex_;
   std::set<std::thread::id> taken_;  // workers answering a request counted by ApiServer::request_taken
   std::atomic<int> read_only_in_flight_{0};

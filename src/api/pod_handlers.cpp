@@ -157,6 +157,15 @@ ApiResponse ApiServer::bind(const ResourcePath& t, const ApiRequest& r) {
     return status_response(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + t.name + "\": Precondition failed: UID in precondition: " + uid + ", UID in object meta: " + string_at(current->object, "metadata", "uid"), t.name, "pods/binding");
   const Json target = body.value("target", Json::object());
   const std::string node_name = json_string_of(target.value("name", Json()));
+  // pkg/apis/core/validation/validation.go ValidatePodBinding, which BindingREST.Create
+  // (pkg/registry/core/pod/storage/storage.go) runs first: the target is a Node, named.
+  const std::string kind = target.is_object() ? json_string_of(target.value("kind", Json())) : std::string();
+  std::string invalid;
+  if (!kind.empty() && kind != "Node")
+    invalid = "target.kind: Unsupported value: \"" + kind + "\": supported values: \"Node\", \"<empty>\"";
+  if (node_name.empty()) invalid += (invalid.empty() ? "" : ", ") + std::string("target.name: Required value");
+  if (!invalid.empty())
+    return status_response(422, "Invalid", "Binding \"" + t.name + "\" is invalid: " + invalid, t.name, "Binding");
   const SnapshotPtr node = cache_.find(nodes_resource_, node_name);
   // A node that does not exist is no error: assignPod does not look it up, and the pod
   // garbage collector deletes the pod later (control/pod_gc.hpp).

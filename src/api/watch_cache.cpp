@@ -16,7 +16,30 @@ const char* to_string(WatchEventType t) {
   return "";
 }
 
-WatchCache::WatchCache(std::size_t resources, std::size_t log_capacity) : live_(resources), capacity_(log_capacity) {}
+const SharedText& Snapshot::event_line(WatchEventType type) const {
+  SharedText& line = event_lines[static_cast<std::size_t>(type)];
+  if (!line) {
+    const char* name = to_string(type);
+    std::string out;
+    out.reserve(text.size() + 32);
+    out += R"({"type":")";
+    out += name;
+    out += R"(","object":)";
+    out += text;
+    out += "}\n";
+    line = std::make_shared<const std::string>(std::move(out));
+  }
+  return line;
+}
+
+std::string WatchLines::text() const {
+  std::string out;
+  for (const SharedText& l : lines) out += *l;
+  return out;
+}
+
+WatchCache::WatchCache(std::size_t resources, std::size_t log_capacity, std::size_t log_byte_budget)
+    : live_(resources), capacity_(log_capacity), byte_budget_(log_byte_budget) {}
 
 SnapshotPtr WatchCache::find(std::uint8_t resource, const std::string& key) const {
   const auto& m = live_[resource];
@@ -40,9 +63,11 @@ void WatchCache::record(std::uint8_t resource, WatchEventType type, SnapshotPtr 
   // A re-created key (an object deleted, then added again) is an ADDED event.
   if (type == WatchEventType::kModified && !previous) type = WatchEventType::kAdded;
   latest_ = std::max(latest_, snapshot->resource_version);
+  log_bytes_ += snapshot->text.size();
   log_.push_back(LoggedEvent{snapshot->resource_version, resource, type, std::move(snapshot), std::move(previous)});
-  if (log_.size() > capacity_) {
+  while (log_.size() > capacity_ || (log_.size() > 1 && log_bytes_ > byte_budget_)) {
     evicted_up_to_ = log_.front().resource_version;
+    log_bytes_ -= log_.front().object->text.size();
     log_.pop_front();
     ++first_index_;
   }

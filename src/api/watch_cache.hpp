@@ -17,6 +17,11 @@
 
 namespace kubesim::api {
 
+enum class WatchEventType : std::uint8_t { kAdded, kModified, kDeleted };
+const char* to_string(WatchEventType t);
+
+using SharedText = std::shared_ptr<const std::string>;
+
 // One state of one object.
 struct Snapshot {
   nlohmann::json object;
@@ -24,11 +29,21 @@ struct Snapshot {
   std::string key;   // "<namespace>/<name>" or "<name>": the list order, as etcd's keys
   std::uint64_t resource_version = 0;
   std::uint32_t model_id = 0;  // the index of the simulation's object (model-backed resources)
+  // This state as a watch event line ({"type":T,"object":text}\n), made once on first use
+  // (under the ApiServer's lock) and shared, immutable, by every watcher it goes to, as the
+  // cacher's cachingObject serializes an event once for all watchers
+  // (staging/src/k8s.io/apiserver/pkg/storage/cacher/caching_object.go).
+  mutable SharedText event_lines[3];
+  const SharedText& event_line(WatchEventType type) const;
 };
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
 
-enum class WatchEventType : std::uint8_t { kAdded, kModified, kDeleted };
-const char* to_string(WatchEventType t);
+// A watch's next events for the HTTP layer: whole lines, most shared with other watchers.
+struct WatchLines {
+  std::vector<SharedText> lines;
+  bool empty() const { return lines.empty(); }
+  std::string text() const;  // the lines concatenated
+};
 
 struct LoggedEvent {
   std::uint64_t resource_version;
@@ -40,7 +55,11 @@ struct LoggedEvent {
 
 class WatchCache {
  public:
-  WatchCache(std::size_t resources, std::size_t log_capacity);
+  // The log keeps at most `log_capacity` events and, beyond its newest event, at most
+  // `log_byte_budget` bytes of serialized objects: large objects (a 3 MiB pod's every state)
+  // leave the log, and the memory, sooner; a watch resuming from before them gets 410.
+  WatchCache(std::size_t resources, std::size_t log_capacity, std::size_t log_byte_budget = kLogByteBudget);
+  static constexpr std::size_t kLogByteBudget = 16 * 1024 * 1024;
 
   // Records a change of `resource` at snapshot->resource_version; `type` kDeleted removes it.
   void record(std::uint8_t resource, WatchEventType type, SnapshotPtr snapshot);
@@ -59,12 +78,15 @@ class WatchCache {
   std::size_t position(std::uint64_t resource_version) const;
   const LoggedEvent& at(std::size_t index) const { return log_[index - first_index_]; }
   std::size_t end_index() const { return first_index_ + log_.size(); }
+  std::size_t begin_index() const { return first_index_; }  // the oldest event still logged
   std::uint64_t latest_resource_version() const { return latest_; }
 
  private:
   std::vector<std::map<std::string, SnapshotPtr>> live_;
   std::deque<LoggedEvent> log_;
   std::size_t capacity_;
+  std::size_t byte_budget_;
+  std::size_t log_bytes_ = 0;  // the log's events' text sizes
   std::size_t first_index_ = 0;       // the absolute index of log_.front()
   std::uint64_t evicted_up_to_ = 0;   // resourceVersion of the newest evicted event
   std::uint64_t latest_ = 0;

@@ -28,6 +28,7 @@ struct Watch {
   bool bookmarks = false;
   bool table = false;
   bool first_event = true;
+  bool expired = false;  // fell behind the log's eviction: ended with a 410 ERROR event
   TableObjects include = TableObjects::Metadata;
   std::chrono::steady_clock::time_point deadline;
   std::chrono::steady_clock::time_point next_bookmark;
@@ -65,6 +66,17 @@ ApiResponse ApiServer::start_watch(const ResourcePath& t, const ApiRequest& r, s
     const auto parsed = parse_int(*rv);
     if (!parsed || *parsed < 0) return status_response(400, "BadRequest", "invalid resourceVersion: " + *rv);
     const auto from = static_cast<std::uint64_t>(*parsed);
+    // cacher.go (watchCache.waitUntilFreshAndBlock): a version the cache has not reached is
+    // 504 "Too large resource version" with a retry hint. The apiserver first waits up to 3 s
+    // for it; here no write can arrive while the request holds the lock, so it answers at once.
+    if (from > cache_.latest_resource_version()) {
+      ApiResponse late = status_response(504, "Timeout", "Too large resource version: " + std::to_string(from) +
+                                                             ", current: " + std::to_string(cache_.latest_resource_version()));
+      Json body = Json::parse(late.body);
+      body["details"] = {{"causes", {{{"reason", "ResourceVersionTooLarge"}, {"message", "Too large resource version"}}}},
+                         {"retryAfterSeconds", 1}};
+      return json_response(504, body);
+    }
     if (!cache_.covers(from))
       return status_response(410, "Expired", "too old resource version: " + *rv + " (" + std::to_string(cache_.latest_resource_version()) + ")");
     w->cursor = cache_.position(from);
@@ -97,35 +109,62 @@ bool ApiServer::watches_delivered() {
   std::erase_if(watches_, [](const std::weak_ptr<Watch>& w) { return w.expired(); });
   const std::size_t end = hold_ ? visible_end_ : cache_.end_index();
   for (const auto& weak : watches_)
-    if (const auto w = weak.lock(); w && (w->send_initial || w->cursor < end)) return false;
+    if (const auto w = weak.lock(); w && !w->expired && (w->send_initial || w->cursor < end)) return false;
   return true;
 }
 
 bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds wait) {
+  WatchLines lines;
+  const bool alive = poll_watch(w, lines, wait);
+  out += lines.text();
+  return alive;
+}
+
+bool ApiServer::poll_watch(Watch& w, WatchLines& out, std::chrono::milliseconds wait) {
   std::unique_lock<std::mutex> lock(mutex_);
   const ResourceInfo& info = resources_[w.resource];
-  auto emit = [&](const char* type, const Snapshot& s) {
+  // The event lines of a stored state are shared by every watcher (Snapshot::event_line);
+  // a table row, or a state made for this watcher alone, gets a line of its own.
+  auto emit_own = [&](const char* type, const Snapshot& s) {
     if (w.resource == pods_resource_) cosim_.on_delivered(s.model_id);
-    out += R"({"type":")";
-    out += type;
-    out += R"(","object":)";
+    std::string line = R"({"type":")";
+    line += type;
+    line += R"(","object":)";
     if (w.table) {
-      out += to_table_row_object(info.plural, s.object, time_.epoch_unix_micros + sim_.now().micros(), w.include,
-                                 w.first_event)
-                 .dump();
+      line += to_table_row_object(info.plural, s.object, time_.epoch_unix_micros + sim_.now().micros(), w.include,
+                                  w.first_event)
+                  .dump();
       w.first_event = false;
     } else {
-      out += s.text;
+      line += s.text;
     }
-    out += "}\n";
+    line += "}\n";
+    out.lines.push_back(std::make_shared<const std::string>(std::move(line)));
+  };
+  auto emit = [&](WatchEventType type, const Snapshot& s) {
+    if (w.table) return emit_own(to_string(type), s);
+    if (w.resource == pods_resource_) cosim_.on_delivered(s.model_id);
+    out.lines.push_back(s.event_line(type));
   };
   auto drain = [&] {
     if (w.send_initial) {
       w.send_initial = false;
       w.cursor = cache_.end_index();
       for (const auto& [key, snap] : cache_.live(w.resource))
-        if (in_namespace(w, *snap) && w.selection.matches(snap->object)) emit("ADDED", *snap);
+        if (in_namespace(w, *snap) && w.selection.matches(snap->object)) emit(WatchEventType::kAdded, *snap);
     }
+    if (w.cursor < cache_.begin_index() && !w.expired) {
+      // Events this watch had not read were evicted (a burst, or large objects: the log's byte
+      // budget). As the cacher ends a watcher it cannot keep up (cache_watcher.go), the watch
+      // ends with an ERROR event holding 410 Expired; client-go relists and watches anew.
+      w.expired = true;
+      std::string line = R"({"type":"ERROR","object":)";
+      line += status_response(410, "Expired", "too old resource version: the watch fell behind").body;
+      line += "}\n";
+      out.lines.push_back(std::make_shared<const std::string>(std::move(line)));
+      return;
+    }
+    if (w.expired) return;
     for (const std::size_t end = hold_ ? visible_end_ : cache_.end_index(); w.cursor < end; ++w.cursor) {
       const LoggedEvent& e = cache_.at(w.cursor);
       if (e.resource != w.resource || !in_namespace(w, *e.object)) continue;
@@ -134,19 +173,20 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
       const bool current = e.type != WatchEventType::kDeleted && w.selection.matches(e.object->object);
       const bool previous = e.previous && w.selection.matches(e.previous->object);
       if (e.type == WatchEventType::kDeleted) {
-        if (previous || w.selection.matches(e.object->object)) emit("DELETED", *e.object);
+        if (previous || w.selection.matches(e.object->object)) emit(WatchEventType::kDeleted, *e.object);
       } else if (current) {
-        emit(previous ? "MODIFIED" : "ADDED", *e.object);
+        emit(previous ? WatchEventType::kModified : WatchEventType::kAdded, *e.object);
       } else if (previous) {
         Json old = e.previous->object;
         old["metadata"]["resourceVersion"] = std::to_string(e.resource_version);
-        Snapshot s{std::move(old), {}, e.object->key, e.resource_version, e.object->model_id};
+        Snapshot s{std::move(old), {}, e.object->key, e.resource_version, e.object->model_id, {}};
         s.text = s.object.dump();
-        emit("DELETED", s);
+        emit_own("DELETED", s);
       }
     }
   };
   drain();
+  if (w.expired && out.empty()) return false;
   // Events handed out count as undelivered until the HTTP layer has written them.
   if (!out.empty()) {
     ++watch_writes_;
@@ -159,7 +199,7 @@ bool ApiServer::poll_watch(Watch& w, std::string& out, std::chrono::milliseconds
     const Json bookmark = {{"kind", info.kind}, {"apiVersion", info.api_version()},
                            {"metadata", {{"resourceVersion", std::to_string(cache_.latest_resource_version())},
                                          {"annotations", {{"k8s.io/initial-events-end", "true"}}}}}};
-    emit("BOOKMARK", Snapshot{bookmark, bookmark.dump(), {}, 0, UINT32_MAX});
+    emit_own("BOOKMARK", Snapshot{bookmark, bookmark.dump(), {}, 0, UINT32_MAX, {}});
     w.next_bookmark = std::min(now + kBookmarkFrequency, w.deadline - kBookmarkBeforeDeadline);
     if (w.next_bookmark <= now) w.next_bookmark = w.deadline;
     ++watch_writes_;

@@ -1,3 +1,4 @@
+#include "cli/cli_bounds.hpp"
 #include "cli/compare_command.hpp"
 
 #include <chrono>
@@ -88,13 +89,15 @@ CompareCommand::CompareCommand(CLI::App& app) {
                       "comma-separated scheduler setups, each NAME or NAME=CONFIGFILE (" + setup_names() + ")")
       ->required();
   add_policy_option(cmp_cmd, cmp.policies);
-  cmp_cmd->add_option("--seeds", cmp_seeds, "runs per scheduler, with seeds 1..N")->capture_default_str();
+  cmp_cmd->add_option("--seeds", cmp_seeds, "runs per scheduler, with seeds 1..N (N at most 100000)")
+      ->check(CLI::Range(std::uint64_t{1}, static_cast<std::uint64_t>(kMaxSeeds)))
+      ->capture_default_str();
   cmp_cmd->add_option("--jobs,-j", cmp_threads, "worker threads (0: one per hardware thread); outputs do not depend on it")
       ->capture_default_str();
   model_ = cmp_cmd->add_option("--model", cmp.model, "latency model: realistic, ideal or a YAML file")
                       ->capture_default_str();
   cmp_cmd->add_option("--out", cmp.out, "output directory")->capture_default_str();
-  cmp_cmd->add_option("--until", cmp.until, "stop each run at this simulated time (seconds)");
+  cmp_cmd->add_option("--until", cmp.until, "stop each run at this simulated time (seconds, at most 1e8)")->check(simulated_seconds());
   cmp_cmd->add_option("--swf-cpu-per-processor", cmp.swf_cpu, "cpu request per SWF processor (a quantity)")
       ->capture_default_str();
   cmp_cmd->add_option("--swf-memory", cmp.swf_memory, "SWF memory request: none, requested or used")

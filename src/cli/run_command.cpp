@@ -1,3 +1,4 @@
+#include "cli/cli_bounds.hpp"
 #include "cli/run_command.hpp"
 
 #include <unistd.h>
@@ -372,7 +373,7 @@ RunCommand::RunCommand(CLI::App& app) {
   model_ = run_cmd->add_option("--model", run.model, "latency model: realistic, ideal (all latencies zero) or a YAML file")
       ->capture_default_str();
   run_cmd->add_option("--out", run.out, "output directory")->capture_default_str();
-  run_cmd->add_option("--until", run.until, "stop at this simulated time (seconds)");
+  run_cmd->add_option("--until", run.until, "stop at this simulated time (seconds, at most 1e8)")->check(simulated_seconds());
   run_cmd->add_option("--decisions", run.decisions,
                       "write kube-scheduler's decisions to this CSV file: time, pod, chosen node and every node with "
                       "the best score (the tie-break's candidates)");

@@ -1,3 +1,4 @@
+#include "cli/cli_bounds.hpp"
 #include "cli/serve_command.hpp"
 
 #include <pthread.h>
@@ -284,7 +285,7 @@ ServeCommand::ServeCommand(CLI::App& app) {
   model_ = serve_cmd->add_option("--model", serve.model, "latency model: realistic, ideal or a YAML file")
                       ->capture_default_str();
   serve_cmd->add_option("--out", serve.out, "output directory, written when the server stops")->capture_default_str();
-  serve_cmd->add_option("--until", serve.until, "stop at this simulated time (seconds)");
+  serve_cmd->add_option("--until", serve.until, "stop at this simulated time (seconds, at most 1e8)")->check(simulated_seconds());
   serve_cmd->add_flag("--quiet", serve.quiet, "print no summary");
   serve_cmd->footer(
       "The server stops on SIGINT/SIGTERM, at --until, or once the workload has finished (unless --keep-serving),\n"

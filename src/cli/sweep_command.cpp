@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "core/file_lock.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "sweep/batch.hpp"
@@ -112,7 +113,23 @@ int SweepCommand::run_plan() {
       std::printf("kubesim sweep: chunk %lld: %zu cells, %zu already finished, %zu run\n", chunk_, s.cells, s.skipped, s.ran);
     return 0;
   }
-  write_sweep_manifest(plan, out);
+  // Nothing is written before every cell's configuration is checked; then OUT is locked (one
+  // sweep at a time writes it), what a killed sweep left is cleaned, the merged results of an
+  // earlier sweep are removed (sweep merge rewrites them) and sweep.json is written.
+  FileLock lock;
+  const auto start_writing = [&] {
+    make_output_directory(out);
+    if (!lock.try_lock(out + "/.sweep.lock"))
+      throw InputError(out, 0, "another kubesim sweep is writing this folder; wait for it or choose another --out");
+    remove_stale_cell_folders(out);
+    std::error_code ec;
+    for (const char* merged : {"results.csv", "sweep.html"}) fs::remove(fs::path(out) / merged, ec);
+    write_sweep_manifest(plan, out);
+  };
+  if (emit_ == "k8s-indexed-job" || slurm_) {
+    check_sweep_cells(plan);
+    start_writing();
+  }
   if (emit_ == "k8s-indexed-job") {
     const std::string path = out + "/k8s/" + sweep_job_name(plan) + ".yaml";
     make_output_directory(out + "/k8s");
@@ -147,6 +164,7 @@ int SweepCommand::run_plan() {
                    job.c_str(), WEXITSTATUS(status));
     return merge(out);
   }
+  options.before_writing = start_writing;
   SweepProgress progress(!quiet_);
   options.progress = [&](std::size_t done, std::size_t running, std::size_t left) { progress.update(done, running, left); };
   const SweepRunStats s = run_sweep_cells(plan, options);

@@ -40,13 +40,8 @@ OutputDirectory::OutputDirectory(std::string out) {
   if (ec || !fs::is_directory(parent)) fail("cannot create output directory " + parent.string() + ": " + ec.message());
 
   const std::string lock_path = (parent / ("." + name + ".lock")).string();
-  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) fail("cannot create " + lock_path + ": " + std::strerror(errno));
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(lock_fd_);
-    lock_fd_ = -1;
+  if (!lock_.try_lock(lock_path))
     fail("another kubesim run is writing " + out_ + " (locked: " + lock_path + "); wait for it or choose another --out");
-  }
 
   if (fs::exists(path, ec)) {
     if (!fs::is_directory(path, ec)) fail("output directory " + out_ + " exists and is not a directory");
@@ -71,7 +66,7 @@ OutputDirectory::OutputDirectory(std::string out) {
 
 OutputDirectory::~OutputDirectory() {
   if (!committed_ && !staging_.empty()) remove_all_quietly(staging_);
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+  lock_.unlock();  // removes the lock file
 }
 
 void OutputDirectory::commit() {

@@ -5,8 +5,9 @@
 // there is no moment without `out`), then deletes what was there. A kill -9 at any moment
 // therefore leaves `out` as it was or complete; the staging folder it leaves behind is removed
 // by the next run into the same `out`. An exclusive lock (flock on <parent>/.<name>.lock, released
-// by the kernel when the process dies) stops two runs from writing one `out` at once: the
-// second fails at start with a clear error instead of interleaving.
+// by the kernel when the process dies; the file removed after the run, core/file_lock.hpp)
+// stops two runs from writing one `out` at once: the second fails at start with a clear error
+// instead of interleaving.
 //
 // An existing `out` is replaced only when it is empty or was written by kubesim (it holds the
 // marker file kMarker, or the jobs.csv and pods.csv, or compare.html, that versions before the
@@ -14,6 +15,8 @@
 #pragma once
 
 #include <string>
+
+#include "core/file_lock.hpp"
 
 namespace kubesim {
 
@@ -37,7 +40,7 @@ class OutputDirectory {
  private:
   std::string out_;
   std::string staging_;
-  int lock_fd_ = -1;
+  FileLock lock_;  // <parent>/.<name>.lock, removed after the run
   bool committed_ = false;
 };
 

@@ -84,6 +84,25 @@ TEST_F(OutputDirectoryTest, TwoRunsCannotWriteOneOutputAtOnce) {
   }
 }
 
+// Issue 32: the lock file is removed after the run; a lock file left by a killed run is taken
+// over (flock: the kernel released its lock) and removed too.
+TEST_F(OutputDirectoryTest, TheLockFileIsRemovedAfterTheRun) {
+  write(root_ / ".run.lock", "");  // as a kill -9 leaves it
+  {
+    OutputDirectory dir((root_ / "run").string());
+    EXPECT_TRUE(fs::exists(root_ / ".run.lock"));
+    dir.commit();
+  }
+  EXPECT_FALSE(fs::exists(root_ / ".run.lock"));
+  FileLock lock;
+  ASSERT_TRUE(lock.try_lock((root_ / "x.lock").string()));
+  FileLock other;
+  EXPECT_FALSE(other.try_lock((root_ / "x.lock").string()));
+  lock.unlock();
+  EXPECT_FALSE(fs::exists(root_ / "x.lock"));
+  EXPECT_TRUE(other.try_lock((root_ / "x.lock").string()));
+}
+
 TEST_F(OutputDirectoryTest, RefusesToReplaceAFolderKubesimDidNotWrite) {
   fs::create_directories(root_ / "home");
   write(root_ / "home" / "thesis.tex", "precious");

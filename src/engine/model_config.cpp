@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/limits.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
@@ -175,6 +176,14 @@ Distribution* distribution_parameter(ModelConfig& m, const std::string& key) {
   return nullptr;
 }
 
+// A latency, period or delay of the model: its mean and standard deviation at most a day
+// (core/limits.hpp); a status update after 1e9 s once made a 39-job run last hours.
+void check_latency_bound(const Distribution& d, const std::string& key, const std::string& file, int line) {
+  if (!(d.mean() <= kMaxLatencySeconds) || !(std::sqrt(d.variance()) <= kMaxLatencySeconds))
+    throw InputError(file, line,
+                     key + " " + d.to_string() + " is beyond the model's latency limit (mean and deviation at most 86400 s)");
+}
+
 // The parameters whose value is a number (probabilities, seconds, the cycle's cost, the
 // controller-manager's client); false: `key` is none of them.
 bool apply_number(ModelConfig& m, const std::string& key, const std::string& value, const std::string& file, int line) {
@@ -190,9 +199,9 @@ bool apply_number(ModelConfig& m, const std::string& key, const std::string& val
              key == "cyclePerPodOnScoredNode" || key == "cyclePerDryRunNode" || key == "cyclePerPodOnDryRunNode" ||
              key == "schedulerCores") {
     const auto v = parse_double(value);
-    if (!v || !std::isfinite(*v) || *v < 0 || (key == "schedulerCores" && *v < 1))
+    if (!v || !std::isfinite(*v) || *v < 0 || (key == "schedulerCores" ? *v < 1 : *v > kMaxLatencySeconds))
       throw InputError(file, line,
-                       key + (key == "schedulerCores" ? " must be a number >= 1" : " must be a number of seconds >= 0") +
+                       key + (key == "schedulerCores" ? " must be a number >= 1" : " must be a number of seconds from 0 to 86400") +
                            ", got \"" + value + "\"");
     CycleCost& c = m.scheduler.cost;
     (key == "cyclePerFilteredNodePlugin" ? c.per_filtered_node_plugin
@@ -213,8 +222,9 @@ bool apply_number(ModelConfig& m, const std::string& key, const std::string& val
   } else if (key == "nodeMonitorGracePeriod" || key == "defaultTolerationSeconds" || key == "batsimServerLatency" ||
              key == "batsimNodeLatency") {
     const auto seconds = parse_double(value);
-    if (!seconds || *seconds < 0)
-      throw InputError(file, line, key + " must be a number of seconds >= 0, got \"" + value + "\"");
+    if (!seconds || !(*seconds >= 0 && *seconds <= kMaxLatencySeconds))
+      throw InputError(file, line, key + " must be a number of seconds from 0 to 86400 (the model's latency limit), got \"" +
+                                       value + "\"");
     (key == "nodeMonitorGracePeriod"     ? m.node_lifecycle.node_monitor_grace_period
      : key == "defaultTolerationSeconds" ? m.node_lifecycle.default_toleration_seconds
      : key == "batsimServerLatency"      ? m.batsim_server_latency
@@ -240,6 +250,7 @@ bool apply_choice(ModelConfig& m, const std::string& key, const std::string& val
     const Distribution period = Distribution::parse(value, file, line);
     if (period.to_string().rfind("fixed:", 0) != 0)
       throw InputError(file, line, "plegRelistPeriod must be a fixed number of seconds");
+    check_latency_bound(period, key, file, line);
     RandomStream unused;
     m.kubelet.pleg_relist_period = period.sample(unused);
   } else if (key == "jobControllerVersion") {
@@ -276,6 +287,7 @@ ModelConfig ModelConfig::apply(ModelConfig m, const YAML::Node& root, const std:
     const auto value = kv.second.as<std::string>();
     if (Distribution* d = distribution_parameter(m, key)) {
       *d = Distribution::parse(value, name_or_path, line);
+      check_latency_bound(*d, key, name_or_path, line);
       continue;
     }
     if (apply_number(m, key, value, name_or_path, line) || apply_choice(m, key, value, name_or_path, line)) continue;

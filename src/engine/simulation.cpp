@@ -296,7 +296,10 @@ void Simulation::skip_delivery() {
 }
 
 std::uint64_t Simulation::guard_limit() const {
-  return options_.no_progress_event_limit != 0 ? options_.no_progress_event_limit : 1'000'000 + 16 * store_.pod_count();
+  // Scaled with the model: one instant of a valid run can hold an event per pod and per node
+  // for every observer (a million nodes announced to two schedulers: two million deliveries).
+  return options_.no_progress_event_limit != 0 ? options_.no_progress_event_limit
+                                               : 1'000'000 + 16 * (store_.pod_count() + store_.node_count());
 }
 
 void Simulation::guard_progress(const Event* e, std::uint64_t events) {

@@ -44,7 +44,7 @@ struct SimulationOptions {
   // The progress guard: a run that processes more than this many events at one simulated
   // instant with no progress (no pod created, bound, started, ended or deleted, no node or
   // Job changed) is caught in a loop that time cannot end, and stops with NoProgressError.
-  // 0: 1,000,000 plus 16 per pod in the store (far above what a real instant takes: a
+  // 0: 1,000,000 plus 16 per pod and per node in the store (far above what a real instant takes: a
   // scheduling attempt of each pending pod is a few events).
   std::uint64_t no_progress_event_limit = 0;
   // Futile work (issue 30): kube-scheduler's attempts that cannot succeed replay their last

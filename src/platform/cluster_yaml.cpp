@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
+#include "core/limits.hpp"
 #include "core/yaml_input.hpp"
 #include "platform/device_yaml.hpp"
 
@@ -19,7 +20,6 @@ namespace kubesim {
 namespace {
 
 constexpr std::int64_t kDefaultMaxPods = 110;           // kubelet --max-pods default
-constexpr std::int64_t kMaxNodesPerGroup = 10'000'000;  // a guard against typos like count: 1e9
 
 // k8s.io/kubernetes/pkg/apis/core/helper: IsExtendedResourceName requires a domain-qualified
 // name outside kubernetes.io; hugepages-<size> is a native resource we also accept as a slot.
@@ -99,7 +99,11 @@ class ClusterYamlReader : YamlInput {
 
     std::int64_t count = 1;
     if (const YAML::Node c = g["count"]) {
-      count = integer(c, where + ".count", 1, kMaxNodesPerGroup);
+      // The cluster's nodes together are bounded (core/limits.hpp): 10^7 nodes once ran out
+      // of memory before a line was written.
+      const auto room = kMaxNodes - static_cast<std::int64_t>(spec_.nodes.size());
+      count = integer(c, where + ".count", 1, std::max<std::int64_t>(room, 1));
+      if (room < 1) fail(c, "the cluster has more than " + std::to_string(kMaxNodes) + " nodes (the limit)");
     }
 
     Node proto;

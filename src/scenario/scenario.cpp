@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
 #include "core/yaml_input.hpp"
@@ -31,7 +32,6 @@ constexpr std::int64_t kDefaultNodes = 3;
 constexpr const char* kDefaultNodeCpu = "128";
 constexpr const char* kDefaultNodeMemory = "512Gi";
 constexpr std::int64_t kDefaultMaxPods = 110;
-constexpr std::int64_t kMaxNodes = 1'000'000;
 constexpr std::int64_t kMaxJobsPerGroup = 10'000'000;
 
 std::string padded(std::int64_t n, std::int64_t count) {
@@ -75,13 +75,15 @@ class ScenarioReader : YamlInput {
 
  private:
   // ---- helpers ---------------------------------------------------------------------
-  // Seconds: a non-negative number (at most 1e12); `positive` excludes zero.
+  // Seconds: a non-negative number (at most kMaxSimulatedSeconds); `positive` excludes zero.
   Duration seconds(const YAML::Node& n, const std::string& where, bool positive = false) const {
     const std::string s = scalar(n, where);
     auto v = parse_double(s);
-    if (!v || !std::isfinite(*v) || *v < 0 || *v > 1e12 || (positive && *v == 0))
+    if (!v || !std::isfinite(*v) || *v < 0 || (positive && *v == 0))
       fail(n, "expected " + where + " to be a " + (positive ? "positive" : "non-negative") +
                   " number of seconds, got \"" + s + "\"");
+    if (*v > kMaxSimulatedSeconds)
+      fail(n, where + " is " + s + " s, beyond the simulated span's limit of 1e8 s");
     return Duration::from_seconds(*v);
   }
   std::int64_t cpu_milli(const YAML::Node& n, const std::string& where) const {

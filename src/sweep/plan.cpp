@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/limits.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
@@ -109,6 +110,7 @@ class PlanReader : YamlInput {
     read_collect(root["collect"]);
     if (const YAML::Node n = root["cellsPerTask"]) p_.cells_per_task = static_cast<std::size_t>(integer(n, "cellsPerTask", 1, 1'000'000));
     if (const YAML::Node n = root["kubernetes"]) read_kubernetes(n);
+    check_cell_count(root);
     expand();
   }
 
@@ -266,7 +268,7 @@ class PlanReader : YamlInput {
       return;
     }
     if (n.IsScalar()) {
-      const std::int64_t count = integer(n, "seeds", 1, 1'000'000);
+      const std::int64_t count = integer(n, "seeds", 1, kMaxSweepCells);
       for (std::int64_t s = 1; s <= count; ++s) p_.seeds.push_back(static_cast<std::uint64_t>(s));
       return;
     }
@@ -360,6 +362,23 @@ class PlanReader : YamlInput {
           throw InputError(path(), o.line, "override path \"" + o.path + "\" does not exist in " + in.label + ": " + why);
       }
     }
+  }
+
+  // The plan's cells (the product of its axes) at most kMaxSweepCells, refused before any is
+  // made: a plan of 10^9 cells once grew past 4.6 GB.
+  void check_cell_count(const YAML::Node& root) const {
+    std::int64_t cells = 1;
+    auto times = [&](std::size_t n) {
+      cells = static_cast<std::int64_t>(n) > kMaxSweepCells / cells ? kMaxSweepCells + 1 : cells * static_cast<std::int64_t>(n);
+    };
+    times(p_.inputs.size());
+    times(p_.schedulers.size());
+    times(p_.models.size());
+    times(p_.seeds.size());
+    for (const SweepOverride& o : p_.overrides) times(o.values.size());
+    if (cells > kMaxSweepCells)
+      throw InputError(path(), line_of(root), "the plan's axes multiply to more than " + std::to_string(kMaxSweepCells) +
+                                                  " cells (the limit of one sweep); split it into several plans");
   }
 
   void expand() {

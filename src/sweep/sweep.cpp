@@ -1,9 +1,11 @@
 #include "sweep/sweep.hpp"
 
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -16,6 +18,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/parse_number.hpp"
 #include "core/read_file.hpp"
 #include "core/split.hpp"
 #include "core/yaml_input.hpp"
@@ -290,13 +293,35 @@ struct CellRunner {
 
 }  // namespace
 
+void check_sweep_cells(const SweepPlan& plan) {
+  std::vector<std::size_t> all(plan.cells.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::vector<std::size_t> config_of_cell;
+  configure_cells(plan, all, config_of_cell);
+}
+
+void remove_stale_cell_folders(const std::string& out) {
+  const std::string mine = "-" + host_name() + "-";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(out) / "cells", ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t at = name.rfind(mine);
+    if (name.rfind(".tmp-", 0) != 0 || at == std::string::npos) continue;
+    const auto pid = parse_int(name.substr(at + mine.size()));
+    // Another host's folder, or a live process's, stays (Slurm tasks share cells/).
+    if (!pid || *pid <= 0 || *pid > INT32_MAX || (::kill(static_cast<pid_t>(*pid), 0) != 0 ? errno != ESRCH : true)) continue;
+    fs::remove_all(entry.path(), ec);
+  }
+}
+
 SweepRunStats run_sweep_cells(const SweepPlan& plan, const SweepRunOptions& opt) {
   SweepRunStats stats;
   const fs::path cells_dir = fs::path(opt.out) / "cells";
-  fs::create_directories(cells_dir);
   const std::vector<std::size_t> todo = cells_to_run(plan, opt, cells_dir, stats);
   std::vector<std::size_t> config_of_cell;
   const std::vector<Configuration> configs = configure_cells(plan, todo, config_of_cell);
+  if (opt.before_writing) opt.before_writing();
+  fs::create_directories(cells_dir);
   CellRunner runner(plan, opt, cells_dir, "-" + host_name() + "-" + std::to_string(::getpid()));
   // The tenant recorder always runs (result.csv needs its summary); its files only when collected.
   for (const char* kind : {"timeseries", "queue", "summary", "charts", "report"})

@@ -30,7 +30,17 @@ struct SweepRunOptions {
   std::string version;                // kubesim version for the run outputs
   // Called (from worker threads, serialised) after each cell with (done, running, left).
   std::function<void(std::size_t, std::size_t, std::size_t)> progress;
+  // Called once every cell to run has its configuration read and checked, before anything is
+  // written into `out` (the local sweep locks `out` and writes sweep.json there).
+  std::function<void()> before_writing;
 };
+
+// Reads and checks every cell's configuration (inputs, setups, overrides) as a run would,
+// writing nothing: a plan refused here leaves --out untouched. Throws InputError.
+void check_sweep_cells(const SweepPlan& plan);
+// Removes the temporary cell folders (cells/.tmp-<id>-<host>-<pid>) that processes of this host
+// which are no longer running left behind (a killed sweep).
+void remove_stale_cell_folders(const std::string& out);
 
 struct SweepRunStats {
   std::size_t cells = 0;    // cells of the selection (the plan, or one chunk)

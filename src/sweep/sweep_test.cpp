@@ -1,5 +1,7 @@
 #include "sweep/sweep.hpp"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -137,13 +139,13 @@ TEST_F(SweepTest, RunsResumesAndMergesTheSameWhateverTheThreads) {
                                 "seeds: 2\ncollect: [summary, jobs]\ncellsPerTask: 3\n");
   const SweepPlan p = read_sweep_plan(path);
   ASSERT_EQ(p.cells.size(), 16u);
-  SweepRunOptions one{(dir_ / "one").string(), 1, std::nullopt, "test", {}};
+  SweepRunOptions one{(dir_ / "one").string(), 1, std::nullopt, "test", {}, {}};
   write_sweep_manifest(p, one.out);
   const SweepRunStats s1 = run_sweep_cells(p, one);
   EXPECT_EQ(s1.ran, 16u);
   merge_sweep(one.out);
   // Chunks on two threads, as array tasks would run them, then the merge.
-  SweepRunOptions chunks{(dir_ / "chunks").string(), 2, std::nullopt, "test", {}};
+  SweepRunOptions chunks{(dir_ / "chunks").string(), 2, std::nullopt, "test", {}, {}};
   write_sweep_manifest(p, chunks.out);
   EXPECT_THROW(merge_sweep(chunks.out), InputError);  // nothing finished yet
   ASSERT_EQ(p.chunks(), 6u);
@@ -182,7 +184,7 @@ TEST_F(SweepTest, RunsResumesAndMergesTheSameWhateverTheThreads) {
 TEST_F(SweepTest, BadOverrideValueFailsBeforeAnyCellRuns) {
   const std::string path = plan("name: t\nscenarios: [" + e3() + "]\nseeds: 2\noverrides:\n  cluster.nodes: [2, many]\n");
   const SweepPlan p = read_sweep_plan(path);
-  SweepRunOptions o{(dir_ / "out").string(), 2, std::nullopt, "test", {}};
+  SweepRunOptions o{(dir_ / "out").string(), 2, std::nullopt, "test", {}, {}};
   try {
     run_sweep_cells(p, o);
     FAIL() << "expected an InputError";
@@ -190,7 +192,29 @@ TEST_F(SweepTest, BadOverrideValueFailsBeforeAnyCellRuns) {
     EXPECT_EQ(e.line(), 5);
     EXPECT_NE(std::string(e.what()).find("with cluster.nodes = many"), std::string::npos) << e.what();
   }
-  EXPECT_TRUE(fs::is_empty(dir_ / "out" / "cells"));
+  EXPECT_FALSE(fs::exists(dir_ / "out"));  // checked before anything is written
+}
+
+// Issue 32: a plan whose axes multiply beyond the limit is refused before a cell is made; a
+// killed sweep's temporary cell folder is removed, a live process's is kept.
+TEST_F(SweepTest, CellLimitAndStaleTemporaryFolders) {
+  const std::string big = plan("name: t\nscenarios: [" + e3() + "]\nseeds: 100000\noverrides:\n  cluster.nodes: [1, 2]\n");
+  try {
+    read_sweep_plan(big);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 100000 cells"), std::string::npos) << e.what();
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const fs::path cells = dir_ / "stale" / "cells";
+  fs::create_directories(cells / (".tmp-abc-" + std::string(host) + "-2147483646"));  // no such process
+  fs::create_directories(cells / (".tmp-abd-" + std::string(host) + "-" + std::to_string(::getpid())));
+  fs::create_directories(cells / ".tmp-abe-otherhost-1");
+  remove_stale_cell_folders((dir_ / "stale").string());
+  EXPECT_FALSE(fs::exists(cells / (".tmp-abc-" + std::string(host) + "-2147483646")));
+  EXPECT_TRUE(fs::exists(cells / (".tmp-abd-" + std::string(host) + "-" + std::to_string(::getpid()))));
+  EXPECT_TRUE(fs::exists(cells / ".tmp-abe-otherhost-1"));
 }
 
 TEST_F(SweepTest, StudentQuantilesAndCsvLines) {

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/limits.hpp"
 #include "core/error.hpp"
 #include "core/quantity.hpp"
 #include "core/read_file.hpp"
@@ -19,7 +20,6 @@
 namespace kubesim {
 namespace {
 
-constexpr double kMaxSeconds = 1e12;  // ~31,700 years: larger values are corrupt input
 const std::string kDefaultScheduler = "default-scheduler";
 
 // The members of a job object that kubesim reads, as they appear in the file (the last of
@@ -194,11 +194,11 @@ std::optional<std::int64_t> integer(const JsonValue& v) {
   return std::nullopt;
 }
 
-// A finite number <= 1e12 (callers check the sign rules), or nullopt.
+// A finite number <= kMaxSimulatedSeconds (callers check the sign rules), or nullopt.
 std::optional<double> seconds(const JsonValue& v) {
   if (!v.is_number()) return std::nullopt;
   const double s = v.as_double();
-  if (!std::isfinite(s) || s > kMaxSeconds) return std::nullopt;
+  if (!std::isfinite(s) || s > kMaxSimulatedSeconds) return std::nullopt;
   return s;
 }
 
@@ -261,7 +261,7 @@ class BatsimReader {
         throw fail("duplicate id (first defined at line " + std::to_string(it->second) + ")");
 
       auto subtime = seconds(j.subtime);
-      if (!subtime || *subtime < 0) throw fail("expected \"subtime\" to be a non-negative number");
+      if (!subtime || *subtime < 0) throw fail("expected \"subtime\" to be a non-negative number of seconds, at most 1e8 (the simulated span's limit)");
       job.submit = SimTime::from_seconds(*subtime);
 
       auto res_value = integer(j.res);
@@ -272,7 +272,7 @@ class BatsimReader {
       if (j.walltime.present()) {
         auto wt = seconds(j.walltime);
         if (!wt || !(*wt == -1 || *wt > 0))
-          throw fail("expected \"walltime\" to be -1 (none) or a positive number of seconds");
+          throw fail("expected \"walltime\" to be -1 (none) or a positive number of seconds, at most 1e8 (the simulated span's limit)");
         if (*wt > 0) job.walltime = Duration::from_seconds(*wt);
       }
 
@@ -318,7 +318,7 @@ class BatsimReader {
     if (prof.type != "delay") return prof;
 
     auto delay = seconds(p.delay);
-    if (!delay || *delay < 0) throw fail("expected \"delay\" to be a non-negative number of seconds");
+    if (!delay || *delay < 0) throw fail("expected \"delay\" to be a non-negative number of seconds, at most 1e8 (the simulated span's limit)");
     prof.delay = Duration::from_seconds(*delay);
 
     if (p.ret.present()) {

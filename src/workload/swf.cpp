@@ -14,6 +14,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/limits.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
@@ -21,7 +22,6 @@
 namespace kubesim {
 namespace {
 
-constexpr double kMaxSeconds = 1e12;  // ~31,700 years: anything larger is a corrupt value
 
 constexpr std::array<const char*, 18> kFieldNames = {
     "job number",
@@ -70,10 +70,10 @@ std::string format_number(double v) {
 }
 
 void check_seconds(double v, const SwfTrace& trace, const SwfRecord& rec, int field) {
-  if (v > kMaxSeconds)
+  if (v > kMaxSimulatedSeconds)
     throw InputError(trace.source, rec.line,
                      "field " + std::to_string(field) + " (" + kFieldNames[field - 1] +
-                         ") is out of range: " + format_number(v) + " s > 1e12 s");
+                         ") is out of range: " + format_number(v) + " s > 1e8 s (the simulated span's limit)");
 }
 
 }  // namespace

@@ -140,7 +140,10 @@ class ConfigReader : YamlInput {
     if (slot < 0) fail(at, "too many distinct resources (at most 8), cannot add \"" + name + "\"");
     return 1u << slot;
   }
-  std::vector<ResourceWeight> resources(const YAML::Node& list) const {
+  // refuse_duplicates: validation_pluginargs.go ValidateNodeResourcesBalancedAllocationArgs
+  // refuses a resource named twice (field.Duplicate); ValidateNodeResourcesFitArgs accepts it
+  // (each entry counts with its weight, which NodeResourcesFit's constructor merges).
+  std::vector<ResourceWeight> resources(const YAML::Node& list, bool refuse_duplicates) const {
     if (!list.IsSequence()) fail(list, "expected a list of {name, weight}");
     std::vector<ResourceWeight> out;
     for (const auto& r : list) {
@@ -148,7 +151,10 @@ class ConfigReader : YamlInput {
       if (!r["name"]) fail(r, "resource entry needs a name");
       std::int64_t w = r["weight"] ? integer(r["weight"], "weight") : 1;
       if (w < 1 || w > 100) fail(r, "resource weight must be in 1..100");
-      out.push_back({resource_slot(r["name"]), w});
+      const std::size_t slot = resource_slot(r["name"]);
+      if (refuse_duplicates && std::any_of(out.begin(), out.end(), [&](const ResourceWeight& o) { return o.slot == slot; }))
+        fail(r["name"], "resources: duplicate value \"" + r["name"].as<std::string>() + "\"");
+      out.push_back({slot, w});
     }
     return out;
   }
@@ -265,7 +271,7 @@ class ConfigReader : YamlInput {
           } else {
             fail(s["type"], "scoringStrategy.type must be LeastAllocated, MostAllocated or RequestedToCapacityRatio");
           }
-          if (s["resources"]) args.fit_strategy.resources = resources(s["resources"]);
+          if (s["resources"]) args.fit_strategy.resources = resources(s["resources"], /*refuse_duplicates=*/false);
           if (const auto r = s["requestedToCapacityRatio"]) {
             expect_keys(r, {"shape"});
             std::int64_t last = -1;
@@ -302,7 +308,7 @@ class ConfigReader : YamlInput {
           fail(a, "minCandidateNodesPercentage and minCandidateNodesAbsolute cannot be both zero");
       } else if (name == "NodeResourcesBalancedAllocation") {
         expect_keys(a, {"apiVersion", "kind", "resources"});
-        if (a["resources"]) args.balanced_resources = resources(a["resources"]);
+        if (a["resources"]) args.balanced_resources = resources(a["resources"], /*refuse_duplicates=*/true);
       } else if (name == kOpenGpuSharePlugin || name == "DotProductScore" || name == "FGDScore") {
         gpu_plugin_args(name, a, args);
       } else if (!registry_.contains(name)) {

@@ -16,7 +16,9 @@ std::int64_t balanced_resource_score(std::span<const std::int64_t> requested, st
 class BalancedAllocation final : public ScorePlugin {
  public:
   explicit BalancedAllocation(std::vector<ResourceWeight> resources = {{kCpu, 1}, {kMemory, 1}})
-      : resources_(std::move(resources)) {}
+      // Validation refuses a resource named twice (as upstream); merged here too, so that the
+      // per-node arrays of kMaxResources entries bound every list (weights are unused).
+      : resources_(merge_duplicate_resources(resources)) {}
   const char* name() const override { return "NodeResourcesBalancedAllocation"; }
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;

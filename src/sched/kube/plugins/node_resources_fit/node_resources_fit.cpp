@@ -1,5 +1,6 @@
 #include "sched/kube/plugins/node_resources_fit/node_resources_fit.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kubesim {
@@ -54,8 +55,23 @@ bool allocatable_and_requested(const NodeInfo& node, const PodTemplate& spec, st
   return true;
 }
 
+std::vector<ResourceWeight> merge_duplicate_resources(const std::vector<ResourceWeight>& resources) {
+  std::vector<ResourceWeight> merged;
+  for (const auto& rw : resources) {
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const ResourceWeight& m) { return m.slot == rw.slot; });
+    if (same == merged.end())
+      merged.push_back(rw);
+    else
+      same->weight += rw.weight;
+  }
+  return merged;
+}
+
 NodeResourcesFit::NodeResourcesFit(ScoringStrategy strategy, std::uint32_t ignored_slots)
     : strategy_(std::move(strategy)), ignored_slots_(ignored_slots) {
+  // Upstream accepts a resource listed twice and scores it once per entry; merged, the
+  // weighted sums are the same and the per-cycle terms fit in kMaxResources slots.
+  strategy_.resources = merge_duplicate_resources(strategy_.resources);
   // requested_to_capacity_ratio.go: shape scores are scaled by MaxNodeScore/MaxCustomPriorityScore.
   for (auto p : strategy_.shape) scaled_shape_.push_back({p.utilization, p.score * (kMaxNodeScore / 10)});
 }

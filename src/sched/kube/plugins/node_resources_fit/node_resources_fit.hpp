@@ -40,6 +40,10 @@ std::int64_t most_requested_score(std::int64_t requested, std::int64_t capacity)
 // helper.BuildBrokenLinearFunction over a shape whose scores are already scaled by 10.
 std::int64_t broken_linear(const std::vector<UtilizationShapePoint>& scaled_shape, std::int64_t p);
 
+// One entry per resource slot, in first-seen order, the weights of repeated entries summed:
+// sum(score * weight) and sum(weight) are unchanged, so every strategy scores the same.
+std::vector<ResourceWeight> merge_duplicate_resources(const std::vector<ResourceWeight>& resources);
+
 class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
  public:
   // `ignored_slots`: a bit (1 << slot) per extended resource the filter does not check

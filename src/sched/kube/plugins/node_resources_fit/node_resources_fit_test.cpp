@@ -385,9 +385,6 @@ TEST(FirstInsufficientResource, ExtendedResourceChecked) {
       insufficient_resources(testing::pod_of({{0, 0, 0, 1}}), testing::node_info_of(testing::node_of(1000, 1000))), 0u);
 }
 
-}  // namespace
-}  // namespace kubesim
-
 namespace kubesim {
 namespace {
 
@@ -424,6 +421,33 @@ TEST(NodeResourcesFitScore, InlinedDefaultEqualsGenericFormula) {
     const std::int64_t mem = least_requested_score(ni.nonzero_memory + c.requests[kMemory], n.allocatable[kMemory]);
     ASSERT_EQ(score, (cpu + mem) / 2) << "round " << round;
   }
+}
+
+}  // namespace
+}  // namespace kubesim
+
+TEST(NodeResourcesFitScore, RepeatedResourceScoresLikeItsSummedWeight) {
+  // Upstream accepts a resource listed several times and counts each entry; nine entries
+  // (more than kMaxResources) once overflowed the per-cycle term array.
+  const Node n = node(4000, 10000);
+  for (const auto type : {ScoringStrategy::Type::kLeastAllocated, ScoringStrategy::Type::kMostAllocated,
+                          ScoringStrategy::Type::kRequestedToCapacityRatio}) {
+    ScoringStrategy repeated;
+    repeated.type = type;
+    repeated.shape = {{0, 0}, {100, 10}};
+    repeated.resources.assign(9, ResourceWeight{kCpu, 1});
+    repeated.resources.push_back({kMemory, 2});
+    ScoringStrategy summed = repeated;
+    summed.resources = {{kCpu, 9}, {kMemory, 2}};
+    for (const auto& requests : {std::pair<std::int64_t, std::int64_t>{1000, 3400}, {3000, 1000}, {0, 5000}})
+      EXPECT_EQ(NodeResourcesFit(repeated).score_node(pod({{requests.first, requests.second}}), info(n)),
+                NodeResourcesFit(summed).score_node(pod({{requests.first, requests.second}}), info(n)));
+  }
+  const auto merged = merge_duplicate_resources({{kMemory, 1}, {kCpu, 2}, {kMemory, 3}});
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].slot, kMemory);
+  EXPECT_EQ(merged[0].weight, 4);
+  EXPECT_EQ(merged[1].slot, kCpu);
 }
 
 }  // namespace
