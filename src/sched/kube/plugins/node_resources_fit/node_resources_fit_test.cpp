@@ -385,8 +385,6 @@ TEST(FirstInsufficientResource, ExtendedResourceChecked) {
       insufficient_resources(testing::pod_of({{0, 0, 0, 1}}), testing::node_info_of(testing::node_of(1000, 1000))), 0u);
 }
 
-namespace kubesim {
-namespace {
 
 // score() inlines the default configuration with reciprocal divisions; it must equal the
 // generic per-node formula (score_node) everywhere, including at exact-division boundaries.
@@ -423,13 +421,11 @@ TEST(NodeResourcesFitScore, InlinedDefaultEqualsGenericFormula) {
   }
 }
 
-}  // namespace
-}  // namespace kubesim
 
 TEST(NodeResourcesFitScore, RepeatedResourceScoresLikeItsSummedWeight) {
   // Upstream accepts a resource listed several times and counts each entry; nine entries
   // (more than kMaxResources) once overflowed the per-cycle term array.
-  const Node n = node(4000, 10000);
+  const Node n = testing::node_of(4000, 10000);
   for (const auto type : {ScoringStrategy::Type::kLeastAllocated, ScoringStrategy::Type::kMostAllocated,
                           ScoringStrategy::Type::kRequestedToCapacityRatio}) {
     ScoringStrategy repeated;
@@ -440,8 +436,8 @@ TEST(NodeResourcesFitScore, RepeatedResourceScoresLikeItsSummedWeight) {
     ScoringStrategy summed = repeated;
     summed.resources = {{kCpu, 9}, {kMemory, 2}};
     for (const auto& requests : {std::pair<std::int64_t, std::int64_t>{1000, 3400}, {3000, 1000}, {0, 5000}})
-      EXPECT_EQ(NodeResourcesFit(repeated).score_node(pod({{requests.first, requests.second}}), info(n)),
-                NodeResourcesFit(summed).score_node(pod({{requests.first, requests.second}}), info(n)));
+      EXPECT_EQ(NodeResourcesFit(repeated).score_node(testing::pod_of({{requests.first, requests.second}}), testing::node_info_of(n)),
+                NodeResourcesFit(summed).score_node(testing::pod_of({{requests.first, requests.second}}), testing::node_info_of(n)));
   }
   const auto merged = merge_duplicate_resources({{kMemory, 1}, {kCpu, 2}, {kMemory, 3}});
   ASSERT_EQ(merged.size(), 2u);
@@ -449,6 +445,7 @@ TEST(NodeResourcesFitScore, RepeatedResourceScoresLikeItsSummedWeight) {
   EXPECT_EQ(merged[0].weight, 4);
   EXPECT_EQ(merged[1].slot, kCpu);
 }
+
 
 }  // namespace
 }  // namespace kubesim
