@@ -50,7 +50,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for policy in ["fgd", "bestfit", "gpupacking", "gpuclustering", "dotprod", "random"]:
             runs = [measure([kubesim, "run", "--openb-nodes", NODES, "--openb-pods", PODS, "--openb-protocol",
-                             "--policy", policy, "--seed", "42", "--out", os.path.join(tmp, f"p-{policy}-{i}"), "--quiet"])
+                             "--openb-policy", policy, "--seed", "42", "--out", os.path.join(tmp, f"p-{policy}-{i}"), "--quiet"])
                     for i in range(args.repeat)]
             print("protocol %-13s cpu %.3f s  wall %.3f s  (median of %d)  peak %.0f MB" %
                   (policy, statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), len(runs),

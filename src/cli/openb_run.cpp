@@ -24,7 +24,7 @@ void add_openb_options(CLI::App* cmd, RunArgs& a) {
                                  "fits nowhere dropped, inflated to --tune x the cluster's GPUs; writes the authors' "
                                  "analysis_*.csv files and report.html");
   protocol->needs(nodes);
-  cmd->add_option("--policy", a.policy, "openb protocol: placement policy (" + openb::policy_names() + ")")
+  cmd->add_option("--openb-policy", a.policy, "openb protocol: placement policy (" + openb::policy_names() + ")")
       ->capture_default_str()
       ->needs(protocol);
   cmd->add_option("--tune", a.tune, "openb protocol: inflate the workload to this many times the cluster's GPUs (0: as is)")
@@ -36,7 +36,7 @@ int run_openb_protocol(const RunArgs& a) {
   const auto wall_start = std::chrono::steady_clock::now();
   openb::ProtocolOptions options;
   if (!openb::parse_policy(a.policy, options.policy))
-    throw InputError("", 0, "--policy: expected one of " + openb::policy_names() + ", got \"" + a.policy + "\"");
+    throw InputError("", 0, "--openb-policy: expected one of " + openb::policy_names() + ", got \"" + a.policy + "\"");
   if (!(a.tune >= 0 && a.tune <= 100)) throw InputError("", 0, "--tune: expected a ratio from 0 to 100");
   options.seed = a.seed;
   options.tune = a.tune;

@@ -405,7 +405,7 @@ RunCommand::RunCommand(CLI::App& app) {
       "  kubesim run --platform data/batkube/1node_6core.xml --workload data/batkube/200_delay170.json \\\n"
       "              --model ideal --seed 7 --out results/ideal\n"
       "  kubesim run --openb-nodes examples/openb/small_nodes.csv --openb-pods examples/openb/small_pods.csv \\\n"
-      "              --openb-protocol --policy fgd --seed 42 --out results/openb-fgd\n"
+      "              --openb-protocol --openb-policy fgd --seed 42 --out results/openb-fgd\n"
       "  kubesim run --openb-nodes examples/openb/small_nodes.csv --openb-pods examples/openb/small_pods.csv \\\n"
       "              --out results/openb-replay");
 }

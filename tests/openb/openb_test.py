@@ -38,7 +38,7 @@ def run(kubesim, args):
 
 
 def protocol(kubesim, out, policy, seed, nodes=NODES, pods=PODS):
-    return run(kubesim, ["run", "--openb-nodes", nodes, "--openb-pods", pods, "--openb-protocol", "--policy", policy,
+    return run(kubesim, ["run", "--openb-nodes", nodes, "--openb-pods", pods, "--openb-protocol", "--openb-policy", policy,
                          "--seed", str(seed), "--out", out, "--quiet"])
 
 

@@ -1,5 +1,5 @@
 // The FGD paper's experiment protocol on an openb trace, as an explicit run mode
-// (`kubesim run --openb-nodes N.csv --openb-pods P.csv --openb-protocol --policy fgd`).
+// (`kubesim run --openb-nodes N.csv --openb-pods P.csv --openb-protocol --openb-policy fgd`).
 //
 // As the authors' simulator runs it (hkust-adsl/kubernetes-scheduler-simulator,
 // pkg/simulator/core.go Simulate and pkg/simulator/simulator.go), per seed:

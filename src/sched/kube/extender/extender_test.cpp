@@ -193,7 +193,8 @@ TEST(KubeExtender, AnErrorIsASchedulerErrorThatClearsTheNomination) {
   EXPECT_FALSE(p.nominated_node.valid());
   EXPECT_EQ(c.scheduler->queue().unschedulable_size(), 1u);
   auto pod_scheduled = [&] {
-    for (const json& cond : api::pod_to_json(c.store, c.pod, api::TimeFormat{})["status"]["conditions"])
+    const json pod = api::pod_to_json(c.store, c.pod, api::TimeFormat{});  // kept: the loop reads into it
+    for (const json& cond : pod["status"]["conditions"])
       if (cond["type"] == "PodScheduled") return cond;
     return json();
   };
