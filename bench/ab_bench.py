@@ -5,7 +5,7 @@ Runs the baseline and the candidate alternately (A B A B ...), one benchmark per
 so that load from other processes falls on both alike, and prints per benchmark the median
 real and cpu times, their ratio (candidate / baseline) and the median peak RSS of each side.
 
-  bench/ab_bench.py /work/baseline/kubesim_bench build/kubesim_bench \
+  bench/ab_bench.py BASELINE_BUILD/kubesim_bench build/kubesim_bench \
       --filter BM_DefaultProfile_Ideal --runs 9
 """
 import argparse

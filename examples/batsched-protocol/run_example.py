@@ -2,8 +2,8 @@
 """The example of examples/batsched-protocol/README.md, as the test suite runs it: the 40-line
 Python FCFS scheduler (fcfs_scheduler.py) drives `kubesim run --batsim-socket` on a Batsim
 workload (the NASA iPSC trace's first 1000 jobs), and its jobs.csv must equal `kubesim run --scheduler fcfs` (batsched's FCFS as kubesim
-models it) job for job; then, where the real batsched is at hand (../shared/peers/batsim or
-$KUBESIM_PEERS/batsim), batsched's easy_bf over the protocol against `--scheduler easy-backfill`.
+models it) job for job; then, where the real batsched is at hand (the oracles' peers folder beside
+the repository, or $KUBESIM_PEERS/batsim), batsched's easy_bf over the protocol against `--scheduler easy-backfill`.
 
   run_example.py KUBESIM
 """
