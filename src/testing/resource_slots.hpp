@@ -12,6 +12,7 @@
 
 #include "cluster/node_cache.hpp"
 #include "model/objects.hpp"
+#include "sched/kube/plugins/node_resources_fit/node_resources_fit.hpp"
 
 namespace kubesim::testing {
 
@@ -34,5 +35,16 @@ PodTemplate pod_of(const std::vector<SlotRequests>& containers);
 Node node_of(std::int64_t milli_cpu, std::int64_t mem, std::int64_t gpu = 0);
 // NodeInfo of node 0 holding `existing`.
 NodeInfo node_info_of(const Node& n, const std::vector<PodTemplate>& existing = {});
+
+// One row of upstream's two-node score tables (noderesources/*_test.go): the pod, two nodes
+// with the pods already on each, the plugin's resources and the scores expected on each node.
+struct TwoNodeScoreCase {
+  const char* name;
+  PodTemplate pod;
+  Node node1, node2;
+  std::vector<PodTemplate> on1, on2;
+  std::vector<ResourceWeight> resources;
+  std::int64_t want1, want2;
+};
 
 }  // namespace kubesim::testing

@@ -62,14 +62,7 @@ TEST(BalancedResourceScore, OneOrNoResource) {
   EXPECT_EQ(balanced_resource_score({}, {}), 100);
 }
 
-struct Case {
-  const char* name;
-  PodTemplate pod;
-  Node node1, node2;
-  std::vector<PodTemplate> on1, on2;
-  std::vector<ResourceWeight> resources;
-  std::int64_t want1, want2;
-};
+using Case = testing::TwoNodeScoreCase;
 
 TEST(BalancedAllocation, UpstreamTable) {
   const PodTemplate cpu_only = testing::pod_of({{1000, 0}, {2000, 0}});

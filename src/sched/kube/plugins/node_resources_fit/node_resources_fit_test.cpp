@@ -82,14 +82,7 @@ TEST(BrokenLinear, ShapeScoreTestCases) {
   EXPECT_EQ(broken_linear(c, 1), 50);
 }
 
-struct LeastCase {
-  const char* name;
-  PodTemplate pod;
-  Node node1, node2;
-  std::vector<PodTemplate> on1, on2;
-  std::vector<ResourceWeight> resources;
-  std::int64_t want1, want2;
-};
+using LeastCase = testing::TwoNodeScoreCase;
 
 TEST(NodeResourcesFitScore, LeastAllocatedUpstreamTable) {
   const std::vector<ResourceWeight> def = {{kCpu, 1}, {kMemory, 1}};
