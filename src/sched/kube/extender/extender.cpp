@@ -167,7 +167,9 @@ std::string Extenders::filter_impl(PodId pod, std::vector<const NodeInfo*>& node
       for (const auto& [name, why] : unresolvable)
         if (const auto it = by_name.find(name); it != by_name.end()) failures.push_back({it->second->id, why, true});
       for (const auto& [name, why] : failed_nodes(member(result, "FailedNodes"))) {
-        const bool also = std::any_of(unresolvable.begin(), unresolvable.end(), [&](const auto& u) { return u.first == name; });
+        const std::string& failed = name;  // clang 14 (the sanitizer build) cannot capture a structured binding
+        const bool also =
+            std::any_of(unresolvable.begin(), unresolvable.end(), [&](const auto& u) { return u.first == failed; });
         if (const auto it = by_name.find(name); it != by_name.end() && !also) failures.push_back({it->second->id, why, false});
       }
       nodes.swap(kept);
