@@ -105,13 +105,39 @@ def workload(rng, jobs, machines):
     return {"nb_res": machines, "jobs": out, "profiles": profiles}
 
 
-def run_peer(run_sh, plat, wpath, policy, out):
-    # run.sh picks a random port for batsched: retried once should two concurrent runs draw the same.
+def run_peer(peer, plat, wpath, policy, out, seconds=120):
+    """Batsim + batsched `policy` on one workload, as the peer's run.sh runs them, but over an ipc
+    socket instead of run.sh's random TCP port: two concurrent runs (this test's three
+    policies, batsim_protocol_oracle's) could draw the same port, and a Batsim connected to another
+    run's batsched, or to whatever else holds the port, waits for ever. The socket lives in a short
+    temporary folder (ipc paths have a length limit). Each run is bounded by `seconds` and retried
+    once. Returns True when Batsim wrote _schedule.csv and both exited 0."""
+    os.makedirs(out, exist_ok=True)
+    for name in ("_jobs.csv", "_schedule.csv"):
+        if os.path.exists(os.path.join(out, name)):
+            os.remove(os.path.join(out, name))
+    sock_dir = tempfile.mkdtemp(prefix="kbs")
+    endpoint = f"ipc://{sock_dir}/batsched"
     for _ in range(2):
-        r = subprocess.run([run_sh, plat, wpath, policy, out], capture_output=True, text=True)
-        if r.returncode == 0:
-            return True
-    return False
+        with open(os.path.join(out, "batsched.log"), "w") as slog, open(os.path.join(out, "batsim.log"), "w") as blog:
+            sched = subprocess.Popen([os.path.join(peer, "bin", "batsched"), "-v", policy, "-s", endpoint,
+                                      "--verbosity", "quiet"], stdout=slog, stderr=subprocess.STDOUT)
+            try:
+                sim = subprocess.run([os.path.join(peer, "bin", "batsim"), "-p", plat, "-w", wpath,
+                                      "-e", os.path.abspath(out) + "/", "-s", endpoint, "-q"],
+                                     stdout=blog, stderr=subprocess.STDOUT, timeout=seconds)
+                ok = sim.returncode == 0 and sched.wait(timeout=seconds) == 0
+            except subprocess.TimeoutExpired:
+                blog.write(f"\nbatsim_oracle: no end after {seconds} s, both killed\n")
+                ok = False
+            finally:
+                if sched.poll() is None:
+                    sched.kill()
+                    sched.wait()
+        if ok and os.path.isfile(os.path.join(out, "_schedule.csv")):
+            break
+    shutil.rmtree(sock_dir, ignore_errors=True)
+    return ok and os.path.isfile(os.path.join(out, "_schedule.csv"))
 
 
 def default_peer():
@@ -124,9 +150,10 @@ def default_peer():
 
 
 def peer_missing(peer, *files):
-    """None when the oracle at `peer` is usable (its run.sh and `files`, its runtime libraries
-    installed), else the line to print before skipping (exit status 77)."""
-    if not all(os.path.isfile(os.path.join(peer, f)) for f in ("run.sh",) + files):
+    """None when the oracle at `peer` is usable (its bin/batsim, bin/batsched and `files`, its
+    runtime libraries installed), else the line to print before skipping (exit status 77)."""
+    needed = (os.path.join("bin", "batsim"), os.path.join("bin", "batsched")) + files
+    if not all(os.path.isfile(os.path.join(peer, f)) for f in needed):
         return f"skipped: the Batsim + batsched oracle is absent ({os.path.normpath(peer)})"
     install = os.path.join(peer, "install-runtime.sh")
     if os.path.isfile(install) and subprocess.run(["bash", install], capture_output=True).returncode != 0:
@@ -149,7 +176,6 @@ def main():
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--keep", help="keep the generated files and outputs in this folder")
     a = ap.parse_args()
-    run_sh = os.path.join(a.peer, "run.sh")
     if (missing := peer_missing(a.peer)):
         print(missing)
         return 77
@@ -173,7 +199,7 @@ def main():
             # The peer's runs of one trace at once (each mostly waits on its messages).
             with concurrent.futures.ThreadPoolExecutor(len(policies)) as pool:
                 peer_ok = dict(zip(policies, pool.map(
-                    lambda policy: run_peer(run_sh, plat, wpath, policy, os.path.join(work, f"peer-{policy}-{seed}")),
+                    lambda policy: run_peer(a.peer, plat, wpath, policy, os.path.join(work, f"peer-{policy}-{seed}")),
                     policies)))
             for policy in policies:
                 peer_out = os.path.join(work, f"peer-{policy}-{seed}")
@@ -183,7 +209,7 @@ def main():
                     return 1
                 r = subprocess.run([a.kubesim, "run", "--platform", plat, "--workload", wpath, "--scheduler",
                                     POLICIES[policy], "--model", "ideal", "--out", ks_out],
-                                   capture_output=True, text=True)
+                                   capture_output=True, text=True, timeout=120)
                 if r.returncode != 0:
                     print(f"seed {seed} {policy}: kubesim failed: {r.stderr.strip()}")
                     return 1

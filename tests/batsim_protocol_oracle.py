@@ -85,9 +85,8 @@ def main():
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--keep", help="keep the generated files and outputs in this folder")
     a = ap.parse_args()
-    run_sh = os.path.join(a.peer, "run.sh")
     batsched = os.path.join(a.peer, "bin", "batsched")
-    if (missing := peer_missing(a.peer, os.path.join("bin", "batsched"))):
+    if (missing := peer_missing(a.peer)):
         print(missing)
         return 77
     work = a.keep or tempfile.mkdtemp(prefix="batsim_protocol_")
@@ -122,7 +121,7 @@ def main():
                 ok, msg, secs = run_protocol(a.kubesim, batsched, plat, wpath, policy, model, d + "-protocol", sock_dir)
                 if not ok:
                     return msg, secs
-                if not run_peer(run_sh, plat, wpath, policy, d + "-batsim"):
+                if not run_peer(a.peer, plat, wpath, policy, d + "-batsim"):
                     return f"the oracle failed (see {d}-batsim/batsim.log)", secs
                 r = subprocess.run([a.kubesim, "run", "--platform", plat, "--workload", wpath, "--scheduler",
                                     POLICIES[policy], "--model", model, "--quiet", "--out", d + "-builtin"],
