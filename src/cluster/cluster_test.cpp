@@ -211,12 +211,17 @@ struct CacheFixture : ::testing::Test {
     p.spec = store.add_template(std::move(spec));
     return store.create_pod(std::move(p));
   }
+
+  // A node with two model-less GPUs, also counted in allocatable (whole-GPU requests by count).
+  NodeId two_gpu_node() {
+    Node n = gpu_node("n0", 2);
+    n.allocatable[static_cast<std::size_t>(gpu)] = 2;
+    return store.create_node(n);
+  }
 };
 
 TEST_F(CacheFixture, AnonymousGpusAndAccounting) {
-  Node n = gpu_node("n0", 2);
-  n.allocatable[static_cast<std::size_t>(gpu)] = 2;
-  const NodeId id = store.create_node(n);
+  const NodeId id = two_gpu_node();
   NodeCache cache(store);
   cache.set_node(id, store.node(id));
   ASSERT_EQ(cache.devices(id).size(), 2u);
@@ -261,9 +266,7 @@ TEST_F(CacheFixture, RecordedDevicesFromTheBinding) {
 // A scheduler's assumed pod: devices picked by the cache, then recorded on the pod by its
 // binding (here other ones). The remove releases what the add took and forgets the pick.
 TEST_F(CacheFixture, PickedDevicesReleasedOnceRecordedOnes) {
-  Node n = gpu_node("n0", 2);
-  n.allocatable[static_cast<std::size_t>(gpu)] = 2;
-  const NodeId id = store.create_node(n);
+  const NodeId id = two_gpu_node();
   NodeCache cache(store);
   cache.set_node(id, store.node(id));
   const PodId a = pod(1);
@@ -279,9 +282,7 @@ TEST_F(CacheFixture, PickedDevicesReleasedOnceRecordedOnes) {
 
 // The kubelets' cache: sums and devices, no pod lists; the caller names the node.
 TEST_F(CacheFixture, SumsOnly) {
-  Node n = gpu_node("n0", 2);
-  n.allocatable[static_cast<std::size_t>(gpu)] = 2;
-  const NodeId id = store.create_node(n);
+  const NodeId id = two_gpu_node();
   NodeCache cache(store, NodeCache::Tracking::kSumsOnly);
   cache.set_node(id, store.node(id));
   const PodId a = pod(1);
