@@ -30,7 +30,7 @@ ConvertCommand::ConvertCommand(CLI::App& app) {
 
 int ConvertCommand::run() {
   if (platform_size_ > 0) options_.platform_size = platform_size_;
-  options_.command_line = "kubesim convert swf-to-batsim " + swf_in_ + " -o " + json_out_;
+  options_.command_line = "kubesim convert swf-to-batsim " + swf_in_ + " --out " + json_out_;
   SkippedJobs skipped;
   const std::string json = swf_to_batsim_json(read_swf(swf_in_), options_, &skipped);
   write_file_atomically(json_out_, json);
