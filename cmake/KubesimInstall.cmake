@@ -76,4 +76,10 @@ if(KUBESIM_BUILD_TESTS)
   # with the oracle tests' apt-get.
   add_test(NAME package_deb COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tests/install/package_test.py ${CMAKE_BINARY_DIR})
   set_tests_properties(package_deb PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 240 RESOURCE_LOCK batsim_peer)
+  if(TARGET _kubesim)
+    # `pip install .` into a fresh venv (offline; the module the build made, so seconds).
+    add_test(NAME pip_venv COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tests/install/pip_venv_test.py
+             ${Python_EXECUTABLE} ${CMAKE_BINARY_DIR})
+    set_tests_properties(pip_venv PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+  endif()
 endif()

@@ -9,6 +9,7 @@ build=(g++ cmake ninja-build ccache pkg-config python3
        pybind11-dev python3-pybind11 python3-dev)  # the kubesim Python package (python/), also embedded in kubesim
 test=(libgtest-dev libgmock-dev     # the unit tests (kubesim_tests)
       libbenchmark-dev              # bench/
+      python3-venv                  # pip install . into a virtual environment (tests/install/pip_venv_test.py)
       dpkg-dev                      # cpack's dpkg-shlibdeps: the .deb's Depends (tests/install/package_test.py)
       python3-zmq                   # the Batsim-protocol example's Python scheduler
       chromium                      # headless rendering test of the HTML report
