@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
-# Installs the Debian packages kubesim builds with, if any is missing (needs root or sudo).
+# Installs the Debian packages kubesim needs, if any is missing (needs root or sudo).
+#   scripts/install-deps.sh              build + test packages (scripts/test.sh, CI)
+#   scripts/install-deps.sh --build-only what building kubesim, kubesim-timeshim and the Python
+#                                        module needs (scripts/build.sh --no-tests)
 set -euo pipefail
-packages=(g++ cmake ninja-build ccache pkg-config nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libpugixml-dev
-          libcpp-httplib-dev libssl-dev libzmq3-dev python3-zmq libgtest-dev libgmock-dev libbenchmark-dev python3
-          chromium            # headless rendering test of the HTML report
-          python3-kubernetes  # the API tests drive `kubesim serve` with the official Python client
-          kubectl             # ... and with kubectl
-          python3-scipy python3-pandas  # the BSP performance model is checked against SciPy's RectBivariateSpline
-          pybind11-dev python3-pybind11 python3-dev  # the kubesim Python package (python/)
-          slurm-wlm munge)    # the sweep's Slurm test runs slurmctld, slurmd and munged on localhost
+build=(g++ cmake ninja-build ccache pkg-config python3
+       nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libpugixml-dev libcpp-httplib-dev libssl-dev libzmq3-dev
+       pybind11-dev python3-pybind11 python3-dev)  # the kubesim Python package (python/), also embedded in kubesim
+test=(libgtest-dev libgmock-dev     # the unit tests (kubesim_tests)
+      libbenchmark-dev              # bench/
+      python3-venv                  # pip install . into a virtual environment (tests/install/pip_venv_test.py)
+      dpkg-dev                      # cpack's dpkg-shlibdeps: the .deb's Depends (tests/install/package_test.py)
+      python3-zmq                   # the Batsim-protocol example's Python scheduler
+      chromium                      # headless rendering test of the HTML report
+      python3-kubernetes            # the API tests drive `kubesim serve` with the official Python client
+      kubectl                       # ... and with kubectl
+      python3-scipy python3-pandas  # the BSP performance model is checked against SciPy's RectBivariateSpline
+      slurm-wlm munge)              # the sweep's Slurm test runs slurmctld, slurmd and munged on localhost
+packages=("${build[@]}")
+[[ "${1:-}" == --build-only ]] || packages+=("${test[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -16,7 +26,7 @@ done
 if ((${#missing[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "installing: ${missing[*]}" >&2
+  echo "installing ${#missing[@]} Debian package(s): ${missing[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${KUBESIM:-}" ]; then
-  scripts/build.sh >/dev/null
+  scripts/build.sh --no-tests  # progress on stderr
   KUBESIM=build/kubesim
 fi
 "$KUBESIM" run --platform data/batkube/platform_graphene_16nodes.xml \

@@ -21,7 +21,7 @@ CalibrateCommand::CalibrateCommand(CLI::App& app) {
   cmd_ = app.add_subcommand("calibrate",
                             "fit the latency model to measured pod timelines (jobs.csv files or a live cluster); "
                             "write a model YAML");
-  auto* jobs = cmd_->add_option("--jobs", jobs_csv_,
+  auto* jobs = cmd_->add_option("--measured", jobs_csv_,
                                 "measured jobs.csv (Batsim columns plus scheduled,pulling,pulled,created); repeat "
                                 "or list several runs")
                    ->check(CLI::ExistingFile);
@@ -33,16 +33,18 @@ CalibrateCommand::CalibrateCommand(CLI::App& app) {
                          ->check(CLI::ExistingFile);
   jobs->excludes(kubeconfig);
   cmd_->add_option("--namespace,-n", namespace_, "namespace of the live cluster's pods")->capture_default_str();
-  cmd_->add_option("--since", since_, "live cluster: pods created at or after this RFC 3339 time");
-  cmd_->add_option("--until", until_, "live cluster: pods created at or before this RFC 3339 time");
-  cmd_->add_option("-o,--output", output_, "model YAML to write")->required();
+  // kubectl's names (logs --since-time): --until is a simulated duration in run, serve, compare.
+  // The old names (--jobs, --since, --until) are aliases (cli/cli_conventions.cpp).
+  cmd_->add_option("--since-time", since_, "live cluster: pods created at or after this RFC 3339 time");
+  cmd_->add_option("--until-time", until_, "live cluster: pods created at or before this RFC 3339 time");
+  cmd_->add_option("--out", output_, "model YAML to write")->required();
   cmd_->add_option("--report", report_, "also write an HTML report (measured vs fitted histograms)");
   cmd_->footer(
       "Examples:\n"
       "  kubesim calibrate --workload data/batkube/200_delay170.json \\\n"
-      "      --jobs data/batkube/real-k3s/200_delay170_1_jobs.csv --jobs data/batkube/real-k3s/200_delay170_2_jobs.csv \\\n"
-      "      -o k3s.yaml --report k3s-fit.html\n"
-      "  kubesim calibrate --kubeconfig kubesim.kubeconfig --namespace default -o cluster.yaml");
+      "      --measured data/batkube/real-k3s/200_delay170_1_jobs.csv data/batkube/real-k3s/200_delay170_2_jobs.csv \\\n"
+      "      --out k3s.yaml --report k3s-fit.html\n"
+      "  kubesim calibrate --kubeconfig results/serve/e3/kubesim.kubeconfig --namespace default --out cluster.yaml");
 }
 
 int CalibrateCommand::run() {
@@ -61,11 +63,11 @@ int CalibrateCommand::run() {
       if (!micros) throw InputError("", 0, std::string(option) + ": expected an RFC 3339 time, got \"" + text + "\"");
       return static_cast<double>(*micros) / 1e6;
     };
-    q.since_unix = bound(since_, "--since");
-    q.until_unix = bound(until_, "--until");
+    q.since_unix = bound(since_, "--since-time");
+    q.until_unix = bound(until_, "--until-time");
     runs.push_back(read_live_cluster(q));
   } else {
-    throw InputError("", 0, "calibrate needs measurements: --workload FILE --jobs FILE..., or --kubeconfig FILE");
+    throw InputError("", 0, "calibrate needs measurements: --workload FILE --measured FILE..., or --kubeconfig FILE");
   }
   const Calibration c = calibrate(runs);
   // Everything is computed before anything is written.

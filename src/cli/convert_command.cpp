@@ -16,7 +16,7 @@ ConvertCommand::ConvertCommand(CLI::App& app) {
                                       "SWF trace to Batsim delay workload (as batsim's tools/swf_to_batsim_workload_delay.py)");
   swf_to_batsim_ = s2b;
   s2b->add_option("trace", swf_in_, "input SWF file")->required()->check(CLI::ExistingFile);
-  s2b->add_option("-o,--output", json_out_, "output JSON file")->required();
+  s2b->add_option("--out", json_out_, "output JSON file")->required();
   s2b->add_option("--job-walltime-factor,--jwf", conv.job_walltime_factor, "walltime = max(factor * run time, requested)")
       ->capture_default_str();
   s2b->add_flag("--given-walltime-only,--gwo", conv.given_walltime_only, "walltime = requested time only");
@@ -30,7 +30,7 @@ ConvertCommand::ConvertCommand(CLI::App& app) {
 
 int ConvertCommand::run() {
   if (platform_size_ > 0) options_.platform_size = platform_size_;
-  options_.command_line = "kubesim convert swf-to-batsim " + swf_in_ + " -o " + json_out_;
+  options_.command_line = "kubesim convert swf-to-batsim " + swf_in_ + " --out " + json_out_;
   SkippedJobs skipped;
   const std::string json = swf_to_batsim_json(read_swf(swf_in_), options_, &skipped);
   write_file_atomically(json_out_, json);

@@ -9,6 +9,8 @@
 
 #include "calibrate/calibrate_command.hpp"
 #include "cli/bsp_command.hpp"
+#include "cli/cli_conventions.hpp"
+#include "cli/cli_reference.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/convert_command.hpp"
 #include "cli/run_command.hpp"
@@ -23,9 +25,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // Every example below uses files shipped in the repository (run from its root);
   // tests/run_help_examples.py runs each of them.
-  app.set_version_flag("--version", std::string("kubesim ") + KUBESIM_VERSION +
-                                        "\nTry (from the repository's root):\n"
-                                        "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2");
+  const std::string version_text = std::string("kubesim ") + KUBESIM_VERSION +
+                                   "\nTry (from the repository's root):\n"
+                                   "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2";
+  app.set_version_flag("--version", version_text);
   app.footer(
       "Examples (from the repository's root; the data is in data/, see data/README.md):\n"
       "  kubesim run --scenario examples/multitenant/e2.yaml --out results/e2\n"
@@ -47,12 +50,17 @@ int main(int argc, char** argv) {
   auto* bsp_cmd = add_bsp_command(app, bsp_args);
   SweepCommand sweep(app, KUBESIM_VERSION);
   ConvertCommand convert(app);
+  ReferenceCommands reference;
+  add_reference_commands(app, reference);
+  auto* version_cmd = app.add_subcommand("version", "print kubesim's version (as --version)");
+  add_cli_conventions(app);
 
   try {
     app.parse(argc, argv);
+    apply_default_output(app);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "kubesim: error: %s (see kubesim --help)\n", e.what());
+    std::fprintf(stderr, "kubesim: error: %s (see kubesim --help)\n", parse_error_message(app, e.what()).c_str());
     return 2;
   }
   try {
@@ -64,6 +72,8 @@ int main(int argc, char** argv) {
     if (bsp_cmd->parsed()) return bsp_command(bsp_args);
     if (sweep.parsed()) return sweep.run();
     if (convert.parsed()) return convert.run();
+    if (reference.completion->parsed() || reference.man->parsed()) return reference.run(app, KUBESIM_VERSION);
+    if (version_cmd->parsed()) std::printf("%s\n", version_text.c_str());
   } catch (const InputError& e) {
     std::fprintf(stderr, "kubesim: error: %s\n", e.what());
     return 2;

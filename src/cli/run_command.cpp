@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "batsim_server/batsim_server.hpp"
 #include "cli/openb_run.hpp"
@@ -179,7 +180,8 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   }
   // Into the staging folder, which replaces the output folder only once every file is written.
   write_report_files(dir, run.finish(RunPipeline::FileForm::kStreamed));
-  if (!a.decisions.empty()) write_file_atomically(a.decisions, decisions);
+  if (!a.decisions.empty())  // with the run's files (README "One CLI"), unless an absolute path
+    write_file_atomically(std::filesystem::path(a.decisions).is_absolute() ? a.decisions : dir + "/" + a.decisions, decisions);
   if (whole) whole->commit();
   const std::size_t never_scheduled = sim.pending_pods();  // a pass over every pod: once
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -375,8 +377,10 @@ RunCommand::RunCommand(CLI::App& app) {
   run_cmd->add_option("--out", run.out, "output directory")->capture_default_str();
   run_cmd->add_option("--until", run.until, "stop at this simulated time (seconds, at most 1e8)")->check(simulated_seconds());
   run_cmd->add_option("--decisions", run.decisions,
-                      "write kube-scheduler's decisions to this CSV file: time, pod, chosen node and every node with "
-                      "the best score (the tie-break's candidates)");
+                      "write kube-scheduler's decisions to this CSV file (a relative one under --out; no FILE: "
+                      "decisions.csv): time, pod, chosen node and every node with the best score")
+      ->expected(0, 1)
+      ->default_str("decisions.csv");
   run_cmd->add_option("--swf-cpu-per-processor", run.swf_cpu, "cpu request per SWF processor (a quantity)")
       ->capture_default_str();
   run_cmd->add_option("--swf-memory", run.swf_memory, "SWF memory request: none, requested (field 10) or used (field 7)")

@@ -31,12 +31,12 @@ struct RunArgs {
   std::string clock = "realtime";
   std::string address = "127.0.0.1";
   int port = 6443;
-  std::string kubeconfig = "kubesim.kubeconfig";
+  std::string kubeconfig;  // "": <out>/kubesim.kubeconfig (ServeCommand::run)
   std::string builtin_scheduler = "on";
   int cosim_quiet_ms = -1;  // -1: 20, or 1 under kubesim-timeshim (serve_command.cpp clock_options)
   double cosim_timeout = -1;
   double cosim_grace = 15;
-  std::string decisions;  // --decisions FILE
+  std::string decisions;  // --decisions [FILE]: a relative FILE is under --out
   std::string batsim_socket;  // run --batsim-socket ENDPOINT (batsim_server/)
   std::string cosim_hold = "frozen";
   std::string scheduler_command;  // serve --scheduler-command: run under kubesim-timeshim

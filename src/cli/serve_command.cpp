@@ -19,6 +19,7 @@
 #include "cli/version.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/output_dir.hpp"
 
 namespace kubesim {
 namespace {
@@ -32,6 +33,19 @@ std::string kubeconfig_text(const std::string& server, const std::string& ca_pem
   return "apiVersion: v1\nkind: Config\nclusters:\n- name: kubesim\n  cluster:\n" + cluster +
          "contexts:\n- name: kubesim\n  context:\n    cluster: kubesim\n    user: kubesim\n"
          "current-context: kubesim\nusers:\n- name: kubesim\n" + user;
+}
+
+// The default kubeconfig is <out>/kubesim.kubeconfig (README "One CLI"): --out is locked and
+// checked by now (core/output_dir.hpp); when it does not exist yet it is created with the
+// marker, so that it stays replaceable by the next run even if this one is killed. The run's
+// outputs replace it whole when the server stops, and the kubeconfig, useless by then, with it.
+void prepare_kubeconfig_folder(const RunArgs& a) {
+  const std::filesystem::path folder = std::filesystem::path(a.kubeconfig).parent_path();
+  if (folder.empty()) return;
+  std::filesystem::create_directories(folder);
+  const std::filesystem::path marker = folder / OutputDirectory::kMarker;
+  if (folder.lexically_normal() == std::filesystem::path(a.out).lexically_normal() && !std::filesystem::exists(marker))
+    write_file_atomically(marker.string(), "written by kubesim; replaced by the next run\n");
 }
 
 bool is_loopback_address(const std::string& address) {
@@ -178,7 +192,8 @@ void add_clock_options(CLI::App* serve_cmd, RunArgs& serve) {
 void add_access_options(CLI::App* serve_cmd, RunArgs& serve) {
   serve_cmd->add_option("--address", serve.address, "address to listen on")->capture_default_str();
   serve_cmd->add_option("--port", serve.port, "port (0: any free port)")->capture_default_str();
-  serve_cmd->add_option("--kubeconfig", serve.kubeconfig, "kubeconfig file to write for clients (mode 0600)")
+  serve_cmd->add_option("--kubeconfig", serve.kubeconfig,
+                        "kubeconfig file to write for clients (mode 0600; default: OUT/kubesim.kubeconfig)")
       ->capture_default_str();
   serve_cmd->add_option("--auth", serve.auth,
                         "token: require the bearer token written into the kubeconfig; none: no authentication; "
@@ -221,11 +236,15 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
   const std::string url = (a.tls ? "https://" : "http://") + authority;
   server.set_server_address(authority);
   // The kubeconfig is private (0600): it may carry the token.
+  prepare_kubeconfig_folder(a);
   write_file_atomically(a.kubeconfig,
                         kubeconfig_text(url, a.tls ? access.tls->certificate_pem : std::string(), access.bearer_token),
                         FileAccess::kPrivate);
   std::printf("kubesim: serving the Kubernetes API on %s (clock %s; kubeconfig %s)\n", url.c_str(), a.clock.c_str(),
               a.kubeconfig.c_str());
+  if (a.builtin_scheduler == "off" && a.scheduler_command.empty())
+    std::printf("kubesim: the built-in scheduler is off: waiting for an external scheduler to bind the pods "
+                "(kube-scheduler --kubeconfig %s ...)\n", a.kubeconfig.c_str());
   std::fflush(stdout);
 
   const auto wall_start = std::chrono::steady_clock::now();
@@ -289,8 +308,8 @@ ServeCommand::ServeCommand(CLI::App& app) {
   serve_cmd->add_flag("--quiet", serve.quiet, "print no summary");
   serve_cmd->footer(
       "The server stops on SIGINT/SIGTERM, at --until, or once the workload has finished (unless --keep-serving),\n"
-      "then writes the same outputs as run. Clients: kubectl --kubeconfig kubesim.kubeconfig ...; kube-scheduler\n"
-      "with --kubeconfig kubesim.kubeconfig --leader-elect=false --kube-api-content-type=application/json.\n"
+      "then writes the same outputs as run. Clients: kubectl --kubeconfig OUT/kubesim.kubeconfig ...; kube-scheduler\n"
+      "with --kubeconfig OUT/kubesim.kubeconfig --leader-elect=false --kube-api-content-type=application/json.\n"
       "Examples:\n"
       "  kubesim serve --cluster examples/serve/cluster.yaml --clock realtime=10\n"
       "  kubesim serve --scenario examples/multitenant/e3.yaml --clock cosim --port 6443\n"
@@ -303,6 +322,7 @@ int ServeCommand::run() {
   serve.model_given = model_->count() > 0;
   if (serve.scenario.empty() && serve.platform.empty() && serve.cluster.empty())
     throw InputError("", 0, "serve needs a cluster: --scenario FILE, --platform FILE or --cluster FILE");
+  if (serve.kubeconfig.empty()) serve.kubeconfig = serve.out + "/kubesim.kubeconfig";
   return run_simulation(serve);
 }
 

@@ -56,7 +56,7 @@ std::string absolute(const std::string& p) { return fs::absolute(p).lexically_no
 SweepCommand::SweepCommand(CLI::App& app, std::string version) : version_(std::move(version)) {
   cmd_ = app.add_subcommand("sweep", "run a sweep plan's cells (axes x seeds) locally, on Slurm or as a Kubernetes Indexed Job");
   cmd_->add_option("plan", plan_, "sweep plan YAML (see README: Sweeps)")->check(CLI::ExistingFile);
-  cmd_->add_option("--out", out_, "output folder (default: results/<plan name>)");
+  cmd_->add_option("--out", out_, "output folder (default: results/sweep/<plan name>)");
   cmd_->add_option("--jobs,-j", threads_, "worker threads (0: one per hardware thread); outputs do not depend on it")
       ->capture_default_str();
   cmd_->add_option("--cells", chunk_, "run only chunk I of the cells (a Slurm array task or Kubernetes completion index)");
@@ -101,7 +101,7 @@ int SweepCommand::run_plan() {
   if (slurm_ && (!emit_.empty() || chunk_ >= 0)) throw InputError("", 0, "--slurm goes without --emit and --cells");
   SweepPlan plan = read_sweep_plan(plan_);
   if (cells_per_task_ > 0) plan.cells_per_task = cells_per_task_;
-  const std::string out = out_.empty() ? "results/" + plan.name : out_;
+  const std::string out = out_.empty() ? "results/sweep/" + plan.name : out_;  // README "One CLI"
   SweepRunOptions options;
   options.out = out;
   options.threads = threads_;

@@ -55,7 +55,8 @@ def run(kubesim, timeshim, binary, out):
                         "--builtin-scheduler", "off", "--clock", "cosim", "--cosim-quiet-ms", "1", "--port", "0",
                         "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
                         "--apply", os.path.join(EX, "sp-crds.yaml"), "--apply", os.path.join(EX, "sp-quotas.yaml"),
-                        "--out", "out", "--scheduler-log", "scheduler.log", "--timeshim", timeshim,
+                        "--out", "out", "--kubeconfig", "kubesim.kubeconfig", "--scheduler-log", "scheduler.log",
+                        "--timeshim", timeshim,
                         "--scheduler-command", f"{binary} --config {os.path.join(EX, 'sp-scheduler-config.yaml')} "
                                                "--secure-port=0 --v=2"],
                        cwd=out, capture_output=True, text=True, timeout=300)

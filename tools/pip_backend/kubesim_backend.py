@@ -42,6 +42,40 @@ def _record_line(path, data):
     return "%s,sha256=%s,%d" % (path, digest, len(data))
 
 
+def _metadata():
+    """METADATA of the package as setuptools derives it from pyproject.toml (requires-python,
+    dependencies, extras), from `setup.py egg_info`, which needs neither `wheel` nor a build."""
+    with tempfile.TemporaryDirectory() as base:
+        subprocess.check_call([sys.executable, "setup.py", "-q", "egg_info", "--egg-base", base], cwd=ROOT)
+        info = os.path.join(base, NAME + ".egg-info")
+        with open(os.path.join(info, "PKG-INFO"), "rb") as f:
+            metadata = f.read()
+        # setuptools 66 (Debian 12) lists the requirements in requires.txt only: "[extra]" sections.
+        extra, requires = None, []
+        if os.path.exists(os.path.join(info, "requires.txt")):
+            for line in open(os.path.join(info, "requires.txt")).read().splitlines():
+                if line.startswith("["):
+                    extra = line.strip("[]")
+                elif line.strip():
+                    requires.append("Requires-Dist: " + line.strip() + ("; extra == \"%s\"" % extra if extra else ""))
+        head, sep, body = metadata.partition(b"\n\n")
+        if requires and b"Requires-Dist:" not in head:
+            head += ("\n" + "\n".join(requires)).encode()
+        return head + sep + body
+
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    """PEP 517's optional hook: without it pip builds the whole wheel (the CMake build) only to
+    read the metadata."""
+    if _has_wheel():
+        return _setuptools.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+    info = "%s-%s.dist-info" % (NAME, VERSION)
+    os.makedirs(os.path.join(metadata_directory, info), exist_ok=True)
+    with open(os.path.join(metadata_directory, info, "METADATA"), "wb") as f:
+        f.write(_metadata())
+    return info
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     if _has_wheel():
         return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
@@ -57,7 +91,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                 full = os.path.join(folder, n)
                 with open(full, "rb") as f:
                     files[os.path.relpath(full, lib)] = f.read()
-        files[info + "/METADATA"] = ("Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (NAME, VERSION)).encode()
+        files[info + "/METADATA"] = _metadata()
         files[info + "/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: kubesim_backend\nRoot-Is-Purelib: false\n"
                                   "Tag: %s-%s-%s\n" % (tag, tag, platform)).encode()
         record = [_record_line(p, d) for p, d in sorted(files.items())] + [info + "/RECORD,,"]
