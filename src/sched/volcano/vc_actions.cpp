@@ -1,0 +1,317 @@
+// The Volcano model's actions and the session's allocation events.
+//
+// Upstream (volcano-sh/volcano v1.7.0):
+//   pkg/scheduler/actions/enqueue/enqueue.go    Execute
+//   pkg/scheduler/actions/allocate/allocate.go  Execute
+//   pkg/scheduler/actions/backfill/backfill.go  Execute
+//   pkg/scheduler/framework/statement.go        Allocate, Pipeline, unallocate
+//   pkg/scheduler/api/node_info.go              AddTask (Idle, Used, Pipelined), FutureIdle
+//   pkg/scheduler/api/unschedule_info.go        FitErrors.Error
+//   pkg/scheduler/plugins/predicates/predicates.go  the node filters and the pod-count limit
+//   pkg/scheduler/util/scheduler_helper.go      PrioritizeNodes, SelectBestNode
+#include <algorithm>
+#include <map>
+
+#include "cluster/predicates.hpp"
+#include "sched/volcano/volcano.hpp"
+
+namespace kubesim::volcano {
+
+namespace {
+
+// util.PriorityQueue pops the element its less function puts first: a std heap ordered by the
+// reversed function.
+template <class Less>
+auto heap_order(Less less) {
+  return [less](auto a, auto b) { return less(b, a); };
+}
+
+}  // namespace
+
+void Volcano::enqueue() {
+  // enqueue.go: the queues of the session's jobs in QueueOrderFn order; each time the first
+  // queue gives its best Pending job a chance (no minResources, or JobEnqueueable) and goes
+  // back in, until every queue has no Pending job left.
+  auto qless = [this](std::int32_t l, std::int32_t r) { return queue_less(l, r); };
+  auto jless = [this](std::int32_t l, std::int32_t r) { return job_less(l, r); };
+  std::vector<std::int32_t> queues;
+  std::vector<std::vector<std::int32_t>> pending(config_.queues.size());
+  std::vector<bool> seen(config_.queues.size(), false);
+  for (const std::int32_t j : active_jobs_) {
+    const Job& job = jobs_[static_cast<std::size_t>(j)];
+    if (job.queue < 0) continue;
+    const auto q = static_cast<std::size_t>(job.queue);
+    if (!seen[q]) {
+      seen[q] = true;
+      queues.push_back(job.queue);
+    }
+    // A closed queue takes no new jobs (the admission webhook refuses them upstream).
+    if (job.phase == GroupPhase::kPending && config_.queues[q].open) pending[q].push_back(j);
+  }
+  std::make_heap(queues.begin(), queues.end(), heap_order(qless));
+  for (auto& h : pending) std::make_heap(h.begin(), h.end(), heap_order(jless));
+  while (!queues.empty()) {
+    std::pop_heap(queues.begin(), queues.end(), heap_order(qless));
+    const std::int32_t q = queues.back();
+    queues.pop_back();
+    auto& jobs = pending[static_cast<std::size_t>(q)];
+    if (jobs.empty()) continue;
+    std::pop_heap(jobs.begin(), jobs.end(), heap_order(jless));
+    const std::int32_t j = jobs.back();
+    jobs.pop_back();
+    Job& job = jobs_[static_cast<std::size_t>(j)];
+    if (!job.has_min_resources || job_enqueueable(j)) {
+      job_enqueued(j);
+      job.phase = GroupPhase::kInqueue;
+    }
+    queues.push_back(q);
+    std::push_heap(queues.begin(), queues.end(), heap_order(qless));
+  }
+}
+
+void Volcano::allocate(SimTime now) {
+  // allocate.go: namespaces (NamespaceOrderFn: by name here, drf's namespace order being off
+  // by default) -> the QueueOrderFn-least queue of the namespace that is not Overused (an
+  // overused queue leaves the action) -> its JobOrderFn-best job -> the job's pending tasks.
+  struct QueueJobs {
+    std::int32_t queue = -1;
+    std::vector<std::int32_t> heap;
+    bool removed = false;
+  };
+  std::map<std::string, std::vector<QueueJobs>> by_ns;  // namespace name -> its queues
+  const bool enqueue_on = config_.conf.has(Action::kEnqueue);
+  auto jless = [this](std::int32_t l, std::int32_t r) { return job_less(l, r); };
+  for (const std::int32_t j : active_jobs_) {
+    Job& job = jobs_[static_cast<std::size_t>(j)];
+    if (!enqueue_on && job.phase == GroupPhase::kPending) job.phase = GroupPhase::kInqueue;
+    if (job.phase == GroupPhase::kPending || !job_valid(j) || job.queue < 0) continue;
+    auto& queues = by_ns[store_.namespace_(job.ns).name];
+    auto it = std::find_if(queues.begin(), queues.end(), [&](const QueueJobs& q) { return q.queue == job.queue; });
+    if (it == queues.end()) it = queues.insert(queues.end(), QueueJobs{job.queue, {}, false});
+    it->heap.push_back(j);
+  }
+  std::vector<std::string> namespaces;  // a heap by name: the smallest first
+  for (auto& [name, queues] : by_ns) {
+    namespaces.push_back(name);
+    for (QueueJobs& q : queues) std::make_heap(q.heap.begin(), q.heap.end(), heap_order(jless));
+  }
+  std::make_heap(namespaces.begin(), namespaces.end(), std::greater<>());
+  std::map<std::int32_t, std::vector<PodId>> pending_tasks;
+  auto tless = [this](PodId l, PodId r) { return task_less(l, r); };
+  while (!namespaces.empty()) {
+    std::pop_heap(namespaces.begin(), namespaces.end(), std::greater<>());
+    const std::string ns = namespaces.back();
+    namespaces.pop_back();
+    QueueJobs* best = nullptr;
+    for (QueueJobs& q : by_ns[ns]) {
+      if (q.removed) continue;
+      if (overused(q.queue)) {
+        q.removed = true;
+        continue;
+      }
+      if (q.heap.empty()) continue;
+      if (!best || queue_less(q.queue, best->queue)) best = &q;
+    }
+    if (!best) continue;
+    std::pop_heap(best->heap.begin(), best->heap.end(), heap_order(jless));
+    const std::int32_t j = best->heap.back();
+    best->heap.pop_back();
+    auto [it, fresh] = pending_tasks.try_emplace(j);
+    if (fresh) {
+      // Best-effort tasks (no request) are left to backfill.
+      for (const PodId p : jobs_[static_cast<std::size_t>(j)].tasks)
+        if (tasks_[p.value()].status == Status::kPending && !VRes::of(store_.spec_of(p).requests).is_empty())
+          it->second.push_back(p);
+      std::make_heap(it->second.begin(), it->second.end(), heap_order(tless));
+    }
+    bool push_back = false;
+    allocate_job(j, best->queue, it->second, now, push_back);
+    if (push_back) {
+      best->heap.push_back(j);
+      std::push_heap(best->heap.begin(), best->heap.end(), heap_order(jless));
+    }
+    namespaces.push_back(ns);
+    std::push_heap(namespaces.begin(), namespaces.end(), std::greater<>());
+  }
+}
+
+void Volcano::allocate_job(std::int32_t j, std::int32_t queue, std::vector<PodId>& pending, SimTime now,
+                           bool& push_back) {
+  auto tless = [this](PodId l, PodId r) { return task_less(l, r); };
+  Job& job = jobs_[static_cast<std::size_t>(j)];
+  std::vector<Op> stmt;
+  std::vector<NodeId> feasible;
+  std::vector<NodeId> best;
+  std::map<std::string, int> reasons;
+  while (!pending.empty()) {
+    std::pop_heap(pending.begin(), pending.end(), heap_order(tless));
+    const PodId pod = pending.back();
+    pending.pop_back();
+    const PodTemplate& spec = store_.spec_of(pod);
+    const VRes req = VRes::of(spec.requests);
+    if (!allocatable(queue, req)) continue;
+    // predicateFn: InitResreq <= FutureIdle, then the predicates plugin.
+    feasible.clear();
+    reasons.clear();
+    std::string reason;
+    int nodes = 0;
+    for (const NodeInfo& n : cache_.infos()) {
+      if (!n.node || !n.node->ready) continue;
+      ++nodes;
+      const std::size_t i = n.id.value();
+      VRes future = VRes::of(n.allocatable);
+      future -= VRes::of(n.requested);
+      future += VRes::of(releasing_[i]);
+      future -= VRes::of(pipelined_[i]);
+      if (!req.less_equal(future, false)) {
+        ++reasons["node(s) resource fit failed"];
+        continue;
+      }
+      if (!predicate(spec, n, &reason)) {
+        ++reasons[reason];
+        continue;
+      }
+      feasible.push_back(n.id);
+    }
+    if (feasible.empty()) {
+      // FitErrors.Error (sorted "count reason" strings); the job stops for this session.
+      std::vector<std::string> parts;
+      for (const auto& [r, count] : reasons) parts.push_back(std::to_string(count) + " " + r);
+      std::sort(parts.begin(), parts.end());
+      job.fit_message = "all nodes are unavailable: ";
+      for (std::size_t i = 0; i < parts.size(); ++i) job.fit_message += (i ? ", " : "") + parts[i];
+      job.fit_message += ".";
+      (void)nodes;
+      break;
+    }
+    NodeId node = feasible[0];
+    best.clear();
+    if (feasible.size() > 1) {
+      // PrioritizeNodes, then SelectBestNode: uniformly among the best scores (rand.Intn).
+      double top = 0;
+      for (const NodeId n : feasible) {
+        const double s = node_score(spec, cache_.info(n));
+        if (best.empty() || s > top) {
+          top = s;
+          best.assign(1, n);
+        } else if (s == top) {
+          best.push_back(n);
+        }
+      }
+      node = best.size() == 1 ? best[0] : best[tie_rng_.uniform_below(best.size())];
+    }
+    const NodeInfo& ni = cache_.info(node);
+    VRes idle = VRes::of(ni.allocatable);
+    idle -= VRes::of(ni.requested);
+    const bool fits_idle = req.less_equal(idle, false);
+    session_allocate(pod, node, !fits_idle);
+    stmt.push_back(session_ops_.back());
+    if (observer_) {
+      best_of_.resize(session_ops_.size());
+      best_of_.back() = best;
+    }
+    if (job_ready(j) && !pending.empty()) {
+      push_back = true;
+      break;
+    }
+  }
+  if (job_ready(j)) {
+    commit(stmt, now);
+  } else if (!job_pipelined(j)) {
+    discard(stmt);
+  }
+}
+
+void Volcano::backfill(SimTime now) {
+  // backfill.go: the best-effort tasks (no request) of jobs past Pending and valid, each on
+  // the first node of ssn.Nodes (a Go map: a random order) that passes the predicates.
+  std::string reason;
+  const std::size_t n = cache_.node_count();
+  for (const std::int32_t j : active_jobs_) {
+    const Job& job = jobs_[static_cast<std::size_t>(j)];
+    if (job.phase == GroupPhase::kPending || !job_valid(j)) continue;
+    for (const PodId p : std::vector<PodId>(job.tasks)) {
+      if (tasks_[p.value()].status != Status::kPending || n == 0) continue;
+      const PodTemplate& spec = store_.spec_of(p);
+      if (!VRes::of(spec.requests).is_empty()) continue;
+      const std::size_t start = tie_rng_.uniform_below(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        const NodeInfo& ni = cache_.infos()[(start + k) % n];
+        if (!ni.node || !ni.node->ready || !predicate(spec, ni, &reason)) continue;
+        session_allocate(p, ni.id, false);
+        std::vector<Op> one{session_ops_.back()};
+        if (job_ready(j)) commit(one, now);
+        break;
+      }
+    }
+  }
+}
+
+bool Volcano::predicate(const PodTemplate& spec, const NodeInfo& n, std::string* reason) const {
+  // predicates.go: the pod-count limit, then kube-scheduler's filters (node unschedulable,
+  // node name, node affinity/selector, taints). Resource fit is allocate's own check.
+  const Node& node = *n.node;
+  if (n.allowed_pods <= n.pod_count) {
+    *reason = "node(s) pod number exceeded";
+    return false;
+  }
+  if (!passes_unschedulable(spec, node)) {
+    *reason = "node(s) were unschedulable";
+    return false;
+  }
+  if (!node_name_matches(spec, node)) {
+    *reason = "node(s) didn't match the requested node name";
+    return false;
+  }
+  if (!pod_matches_node_selector_and_affinity(spec, node)) {
+    *reason = "node(s) didn't match Pod's node affinity/selector";
+    return false;
+  }
+  if (first_untolerated_schedule_taint(node, spec.tolerations)) {
+    *reason = "node(s) had untolerated taint";
+    return false;
+  }
+  return true;
+}
+
+void Volcano::session_allocate(PodId pod, NodeId node, bool pipelined) {
+  // statement.go Allocate / Pipeline: the task's status, the node's resources (Pipelined only
+  // reserves releasing resources), then the plugins' AllocateFunc handlers (proportion's queue
+  // allocation, drf's job share; nodeorder's node view is the cache itself).
+  Task& t = task(pod);
+  t.status = pipelined ? Status::kPipelined : Status::kAllocated;
+  t.node = node;
+  const PodTemplate& spec = store_.spec_of(pod);
+  if (pipelined) pipelined_[node.value()] += spec.requests;
+  else cache_.add_pod(pod, node);
+  const VRes req = VRes::of(spec.requests);
+  Job& job = jobs_[static_cast<std::size_t>(t.job)];
+  if (job.queue >= 0) {
+    QueueAttr& a = queue_attrs_[static_cast<std::size_t>(job.queue)];
+    a.allocated += req;
+    update_share(a);
+  }
+  job.drf_allocated += req;
+  update_drf(t.job);
+  session_ops_.push_back(Op{pod, node, pipelined, static_cast<std::uint32_t>(session_ops_.size())});
+}
+
+void Volcano::session_deallocate(PodId pod) {
+  Task& t = task(pod);
+  const PodTemplate& spec = store_.spec_of(pod);
+  if (t.status == Status::kPipelined) pipelined_[t.node.value()] -= spec.requests;
+  else cache_.remove_pod(pod);
+  t.status = Status::kPending;
+  t.node = NodeId();
+  const VRes req = VRes::of(spec.requests);
+  Job& job = jobs_[static_cast<std::size_t>(t.job)];
+  if (job.queue >= 0) {
+    QueueAttr& a = queue_attrs_[static_cast<std::size_t>(job.queue)];
+    a.allocated -= req;
+    update_share(a);
+  }
+  job.drf_allocated -= req;
+  update_drf(t.job);
+}
+
+}  // namespace kubesim::volcano

@@ -1,0 +1,229 @@
+// Volcano v1.7.0's vc-scheduler as a SchedulerModel, with the part of vc-controller-manager
+// that gives plain pods their PodGroups. docs/derivations/volcano.md states the rules read
+// from the source (volcano-sh/volcano at v1.7.0); each function cites its upstream file.
+//
+// The loop (pkg/scheduler/scheduler.go runOnce, framework/framework.go OpenSession/
+// CloseSession): every schedulePeriod (1 s) a session runs over the scheduler's cache as it is
+// at that instant (the snapshot: a session takes no simulated time, so the cache itself is
+// the snapshot and the session's allocations are undone at its close unless committed); the
+// configured actions run in order (vc_actions.cpp); the plugins' callbacks (vc_plugins.cpp)
+// order namespaces, queues, jobs and tasks, vote on enqueueing and readiness, filter and
+// score nodes. A Statement commits a job's allocations (binds them, asynchronously: the
+// session does not wait, cache/cache.go Bind) only when the gang is ready (JobReady), keeps
+// them for the session when it is pipelined, and discards them otherwise.
+//
+// Objects (vc_config.hpp): Queues and PodGroups from the setup's file; the `default` queue.
+// A pod of schedulerName volcano without the annotation scheduling.k8s.io/group-name gets the
+// PodGroup the podgroup controller creates (pkg/controllers/podgroup/pg_controller_handler.go
+// createNormalPodPGIfNotExist): podgroup-<owner uid> (its Job's, else its own), minMember 1,
+// minResources = the pod's requests, queue = its scheduling.volcano.sh/queue-name annotation
+// (else default), priorityClassName = the pod's.
+//
+// Deliberate simplifications (said where they matter):
+// - the podgroup controller acts at the instant the scheduler sees the pod (its own informer
+//   and API round trip are not modelled);
+// - a PodGroup whose pods have all ended leaves the sessions (upstream keeps it until its
+//   pods are deleted; it only weighs in proportion's water-filling with a zero request);
+// - scores that are the same on every node in kubesim's clusters are left out (image
+//   locality, inter-pod affinity, topology spread, taint toleration with no PreferNoSchedule
+//   taint: a constant added to every node changes no choice);
+// - fit-error messages are shorter than upstream's (the phase and decisions are exact).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cluster/node_cache.hpp"
+#include "core/distribution.hpp"
+#include "core/random.hpp"
+#include "sched/scheduler_model.hpp"
+#include "sched/volcano/vc_config.hpp"
+
+namespace kubesim::volcano {
+
+// cmd/scheduler/app/options/options.go defaultSchedulerPeriod.
+inline constexpr Duration kSchedulePeriod = Duration::seconds(1);
+// volcano.sh/apis pkg/apis/scheduling/v1beta1/labels.go KubeGroupNameAnnotationKey, and
+// QueueNameAnnotationKey.
+inline constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";
+inline constexpr const char* kQueueNameAnnotation = "scheduling.volcano.sh/queue-name";
+
+// api.Resource (pkg/scheduler/api/resource_info.go): float64 amounts, milli-cpu, bytes, and
+// scalar resources (kubesim's extended slots; ephemeral-storage is not a Volcano dimension).
+// A scalar counts as present when non-zero (upstream keeps a map of the names a pod or node
+// lists; a zero entry behaves as an absent one in every comparison used here).
+struct VRes {
+  double v[kMaxResources] = {};
+  static VRes of(const Resources& r);
+  VRes& operator+=(const VRes& o);
+  VRes& operator-=(const VRes& o);
+  VRes operator*(double f) const;
+  // LessEqual(rr, defaultValue) with the 0.1 tolerance (minResource): `infinite_default`
+  // treats a scalar missing on the right as unbounded (api.Infinity), else as 0 (api.Zero).
+  bool less_equal(const VRes& r, bool infinite_default) const;
+  bool is_empty() const;  // IsEmpty: every dimension below the tolerance
+};
+
+enum class GroupPhase : std::uint8_t { kPending, kInqueue, kRunning, kUnknown };
+const char* to_string(GroupPhase p);
+
+class Volcano final : public SchedulerModel {
+ public:
+  Volcano(Config config, ObjectStore& store, SchedulerHost& host, std::uint64_t seed,
+          Distribution bind_latency = Distribution::parse("uniform:0.002:0.006", "", 0),
+          std::string scheduler_name = "volcano");
+
+  bool serves(const std::string& scheduler_name) const override { return scheduler_name == scheduler_name_; }
+  void on_pod_change(const Change& change, SimTime now) override;
+  void on_node_change(const Change& change, SimTime now) override;
+  void on_event(const SchedulerEvent& event, SimTime now) override;
+  bool busy() const override { return !armed_.is_never(); }
+  std::uint64_t attempts() const override { return attempts_; }
+  std::uint64_t bindings() const override { return bindings_; }
+
+  // ---- Introspection (tests, the decision log) ----
+  // One session at `now` (what the period timer runs).
+  void run_session(SimTime now);
+  std::uint64_t sessions() const { return sessions_; }
+  const Config& config() const { return config_; }
+  // The PodGroup of a pod ("" when it has none) and its phase.
+  std::string group_of(PodId pod) const;
+  GroupPhase group_phase(const std::string& ns, const std::string& name) const;
+  // The node the pod was committed to (invalid: none yet).
+  NodeId committed_node(PodId pod) const;
+  // Called for each committed allocation (the bind is posted): the pod, its node and every
+  // node that had the best score (empty when only one candidate was scored), as
+  // kube-scheduler's observer, for `kubesim run --decisions`.
+  using DecisionObserver = std::function<void(PodId pod, NodeId chosen, const std::vector<NodeId>& best)>;
+  void set_decision_observer(DecisionObserver f) { observer_ = std::move(f); }
+
+ private:
+  // api.TaskStatus (pkg/scheduler/api/types.go), as the cache derives it from the pod.
+  enum class Status : std::uint8_t { kNone, kPending, kAllocated, kPipelined, kBinding, kBound, kReleasing, kSucceeded, kFailed };
+  static bool allocated_status(Status s) {
+    return s == Status::kAllocated || s == Status::kBinding || s == Status::kBound;
+  }
+  struct Task {
+    std::int32_t job = -1;
+    Status status = Status::kNone;
+    bool foreign = false;    // another scheduler's pod on a node: only node resources
+    bool releasing = false;  // terminating on its node: counted in releasing_
+    NodeId node;           // the node it is accounted on (allocated, binding, bound, releasing)
+  };
+  struct Job {
+    std::string name;
+    NamespaceId ns;
+    std::int32_t queue = -1;  // -1: a queue that does not exist (never scheduled)
+    std::int32_t min_member = 1;
+    VRes min_resources;
+    bool has_min_resources = false;
+    std::int32_t priority = 0;
+    GroupPhase phase = GroupPhase::kPending;
+    std::int64_t created_second = 0;  // creationTimestamp (whole seconds, as the API keeps it)
+    std::uint64_t uid = 0;            // a random UID: upstream's tie-break after the timestamp
+    std::vector<PodId> tasks;
+    bool active = false;  // in active_jobs_
+    // Session state.
+    VRes drf_allocated;
+    double drf_share = 0;
+    std::string fit_message;  // the last unschedulable reason of a task of this job
+  };
+  struct QueueAttr {  // proportion's queueAttr (plugins/proportion/proportion.go)
+    bool in_session = false;
+    VRes deserved, allocated, request, inqueue, elastic, guarantee, real_capability;
+    double share = 0;
+  };
+  struct Op {  // a Statement operation (framework/statement.go)
+    PodId pod;
+    NodeId node;
+    bool pipelined = false;
+    std::uint32_t index = 0;  // its place in session_ops_
+  };
+
+  // volcano.cpp: informers, controller, session loop, bind.
+  Task& task(PodId pod);
+  void on_new_pod(PodId pod, SimTime now);
+  std::int32_t controller_group(PodId pod, SimTime now);
+  std::int32_t new_job(std::string name, NamespaceId ns, const std::string& queue, SimTime now);
+  void activate(std::int32_t job);
+  void arm(SimTime now);
+  bool has_work() const;
+  void open_session();
+  void close_session(SimTime now);
+  void commit(std::vector<Op>& ops, SimTime now);
+  void discard(std::vector<Op>& ops);
+  void account(PodId pod, NodeId node);
+  void unaccount(PodId pod);
+
+  // vc_actions.cpp
+  void enqueue();
+  void allocate(SimTime now);
+  void allocate_job(std::int32_t job, std::int32_t queue, std::vector<PodId>& pending, SimTime now, bool& push_back);
+  void backfill(SimTime now);
+  // Allocates (or pipelines) the task on the node in the session: every plugin's event handler.
+  void session_allocate(PodId pod, NodeId node, bool pipelined);
+  void session_deallocate(PodId pod);
+  bool predicate(const PodTemplate& spec, const NodeInfo& node, std::string* reason) const;
+
+  // vc_plugins.cpp
+  bool job_less(std::int32_t l, std::int32_t r) const;    // JobOrderFn
+  bool queue_less(std::int32_t l, std::int32_t r) const;  // QueueOrderFn
+  bool task_less(PodId l, PodId r) const;                 // TaskOrderFn
+  bool job_valid(std::int32_t job) const;
+  bool job_ready(std::int32_t job) const;
+  bool job_pipelined(std::int32_t job) const;
+  bool job_enqueueable(std::int32_t job);
+  void job_enqueued(std::int32_t job);
+  bool overused(std::int32_t queue) const;
+  bool allocatable(std::int32_t queue, const VRes& request) const;
+  void open_proportion();
+  void open_drf();
+  void open_overcommit();
+  void update_share(QueueAttr& a) const;
+  void update_drf(std::int32_t job);
+  double node_score(const PodTemplate& spec, const NodeInfo& node) const;
+  std::int32_t ready_tasks(std::int32_t job) const;
+  std::int32_t count_tasks(std::int32_t job, bool (*pred)(Status)) const;
+  VRes allocated_of(std::int32_t job) const;
+  bool plugin_on(Plugin p) const { return plugin_mask_ & (1u << static_cast<unsigned>(p)); }
+
+  Config config_;
+  ObjectStore& store_;
+  SchedulerHost& host_;
+  std::string scheduler_name_;
+  Distribution bind_latency_;
+  RandomStream rng_;       // bind latencies
+  RandomStream tie_rng_;   // SelectBestNode's rand.Intn, backfill's map order
+  RandomStream uid_rng_;   // PodGroup UIDs
+  std::uint32_t plugin_mask_ = 0;
+
+  NodeCache cache_;
+  std::vector<Resources> releasing_;  // by node: requests of terminating pods still on it
+  std::vector<Resources> pipelined_;  // by node: the session's pipelined requests
+  VRes total_;                        // Σ node allocatable (ssn.TotalResource)
+  std::vector<Task> tasks_;           // by PodId
+  std::vector<Job> jobs_;
+  std::vector<std::int32_t> active_jobs_;  // jobs with a task that has not ended
+  std::map<std::tuple<std::uint32_t, std::string>, std::int32_t> job_index_;  // (ns, name)
+  std::map<std::uint32_t, std::int32_t> owner_groups_;  // batch Job id -> its pods' group
+  std::vector<QueueAttr> queue_attrs_;  // by queue index
+  std::vector<std::int64_t> queue_created_;
+
+  // Session state.
+  VRes oc_idle_, oc_inqueue_;  // overcommit
+  std::vector<Op> session_ops_;  // every allocation of the session, to undo what is not committed
+  std::vector<std::vector<NodeId>> best_of_;  // by op index, for the observer
+
+  SimTime armed_ = SimTime::never();
+  SimTime last_session_ = SimTime::never();
+  std::uint64_t attempts_ = 0;
+  std::uint64_t bindings_ = 0;
+  std::uint64_t sessions_ = 0;
+  DecisionObserver observer_;
+};
+
+}  // namespace kubesim::volcano
