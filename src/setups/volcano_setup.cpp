@@ -10,10 +10,12 @@ namespace kubesim {
 void install_volcano(SimulationInputs& in, const SetupOptions& o) {
   auto config = std::make_shared<volcano::Config>(o.config_file.empty() ? volcano::default_config()
                                                                            : volcano::load_config(o.config_file, in.resource_names));
+  if (!o.config_file.empty()) add_volcano_jobs(o.config_file, in, *config);
   Workload& w = in.workload;
   const std::size_t shared = w.templates.size();
   for (WorkloadJob& j : w.jobs) {
     if (j.pod_template >= shared || w.templates[j.pod_template].scheduler_name != "volcano") continue;
+    if (find_label(w.templates[j.pod_template].annotations, volcano::kGroupNameAnnotation)) continue;  // a Volcano Job's
     const std::string& ns = w.namespaces[j.ns.value()];
     const bool queue = config->find_queue(ns) >= 0 && !find_label(w.templates[j.pod_template].annotations,
                                                                    volcano::kQueueNameAnnotation);

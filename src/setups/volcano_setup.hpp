@@ -16,6 +16,15 @@ namespace kubesim {
 // P ranks' requests (what the Volcano Job controller gives a job of one task of P replicas,
 // pkg/controllers/job/job_controller_actions.go createOrUpdatePodGroup), named by its ranks'
 // annotation scheduling.k8s.io/group-name, in the namespace's queue.
+// The file's Volcano Jobs (batch.volcano.sh/v1alpha1) are added to the workload as their pods
+// (add_volcano_jobs, volcano_jobs.cpp) with their PodGroups.
 void install_volcano(SimulationInputs& inputs, const SetupOptions& options);
+
+namespace volcano {
+struct Config;
+}
+// Reads the Volcano Jobs of `path`: each becomes a PodGroup in `config` and pods
+// <job>-<task>-<index> in inputs.workload (submitted at the Job's kubesim.io/submit-at).
+void add_volcano_jobs(const std::string& path, SimulationInputs& inputs, volcano::Config& config);
 
 }  // namespace kubesim

@@ -152,6 +152,7 @@ class ObjectReader : public YamlInput {
         continue;
       }
       const std::string kind = d["kind"] ? scalar(d["kind"], "kind") : "";
+      if (kind == "Job" && d["apiVersion"] && d["apiVersion"].as<std::string>() == kVolcanoJobApi) continue;  // the setup's
       if (kind == "ConfigMap") {
         const YAML::Node data = d["data"] ? d["data"]["volcano-scheduler.conf"] : YAML::Node();
         if (!data) fail(d, "expected the ConfigMap to have data.volcano-scheduler.conf");
@@ -171,8 +172,8 @@ class ObjectReader : public YamlInput {
       } else if (kind == "PodGroup") {
         read_pod_group(d, c);
       } else {
-        fail(d, "expected a Volcano scheduler configuration, a ConfigMap holding volcano-scheduler.conf, a Queue or a "
-                "PodGroup, got kind \"" + kind + "\"");
+        fail(d, "expected a Volcano scheduler configuration, a ConfigMap holding volcano-scheduler.conf, a Queue, a "
+                "PodGroup or a Volcano Job, got kind \"" + kind + "\"");
       }
     }
   }

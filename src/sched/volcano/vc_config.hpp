@@ -8,6 +8,8 @@
 //   reclaimable; status.state Open/Closed);
 // - PodGroups (scheduling.volcano.sh/v1beta1: spec.minMember, minResources, queue,
 //   priorityClassName), whose pods name them with the annotation scheduling.k8s.io/group-name.
+// - Volcano Jobs (batch.volcano.sh/v1alpha1), skipped here: the volcano setup turns them into
+//   pods and PodGroups (setups/volcano_setup.hpp).
 // Without a configuration document the release's default applies (kDefaultConf, below). The
 // `default` queue (weight 1, reclaimable) always exists, as vc-controller-manager's queue
 // controller creates it (pkg/webhooks and pkg/controllers/queue: the default queue is created
@@ -92,6 +94,8 @@ struct Config {
   std::vector<PodGroupSpec> pod_groups;
   int find_queue(const std::string& name) const;
 };
+
+inline constexpr const char* kVolcanoJobApi = "batch.volcano.sh/v1alpha1";
 
 // installer/helm/chart/volcano/config/volcano-scheduler.conf at v1.7.0 (the release's
 // default, also /work/shared/peers/volcano/volcano-scheduler.conf).
