@@ -1,0 +1,192 @@
+// Hand-computed cases from Volcano v1.7.0's rules (docs/derivations/volcano.md).
+#include "sched/volcano/volcano.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "testing/builders.hpp"
+#include "testing/fake_scheduler_host.hpp"
+
+namespace kubesim::volcano {
+namespace {
+
+constexpr std::int64_t Gi = 1LL << 30;
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string load_error(const std::string& text) {
+  ResourceNames names;
+  try {
+    load_config(write_temp("vc.yaml", text), names);
+  } catch (const InputError& e) {
+    return std::string(e.what()).substr(e.file().size());
+  }
+  return "no error";
+}
+
+std::string queues(const std::string& a, int wa, const std::string& b, int wb) {
+  auto q = [](const std::string& n, int w) {
+    return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " + n + "}\nspec: {weight: " +
+           std::to_string(w) + "}\n";
+  };
+  return q(a, wa) + "---\n" + q(b, wb);
+}
+
+struct Cluster {
+  explicit Cluster(Config c) : vc(std::move(c), store, host, 1) { store.ensure_namespace("default"); }
+
+  NodeId node(const std::string& name, std::int64_t cores, std::int64_t mem) {
+    const NodeId id = store.create_node(testing::NodeBuilder(name).cpu_milli(cores * 1000).memory_bytes(mem).hostname_label());
+    vc.on_node_change(Change{ObjectKind::kNode, ChangeType::kAdded, id.value(), id, PodPhase::kPending, PodPhase::kPending, id},
+                      SimTime());
+    return id;
+  }
+  // A pending volcano pod (its own PodGroup, unless `group`), in `queue` when given.
+  PodId pod(std::int64_t cores, const std::string& queue = "", const std::string& group = "") {
+    testing::PodTemplateBuilder t;
+    t.cpu_milli(cores * 1000).memory_bytes(Gi).scheduler("volcano");
+    if (!queue.empty()) t.annotation(kQueueNameAnnotation, queue);
+    if (!group.empty()) t.annotation(kGroupNameAnnotation, group);
+    const PodTemplateId spec = store.add_template(t);
+    const PodId id = store.create_pod(testing::PodBuilder(spec).name("p-x-" + std::to_string(store.pod_count())));
+    vc.on_pod_change(Change{ObjectKind::kPod, ChangeType::kAdded, id.value(), NodeId(), PodPhase::kPending,
+                            PodPhase::kPending, NodeId()},
+                     SimTime());
+    return id;
+  }
+  int committed(const std::vector<PodId>& pods) const {
+    int n = 0;
+    for (const PodId p : pods) n += vc.committed_node(p).valid() ? 1 : 0;
+    return n;
+  }
+
+  ObjectStore store;
+  testing::FakeSchedulerHost host{&store};
+  Volcano vc;
+};
+
+Config with_group(std::int32_t min_member) {
+  Config c = default_config();
+  PodGroupSpec g;
+  g.name = "gang";
+  g.min_member = min_member;
+  g.has_min_resources = true;
+  g.min_resources[kCpu] = min_member * 3000;
+  c.pod_groups.push_back(g);
+  return c;
+}
+
+TEST(VolcanoConfig, TheReleaseDefault) {
+  const Config c = default_config();
+  ASSERT_EQ(c.conf.actions.size(), 3u);
+  EXPECT_EQ(c.conf.actions[0], Action::kEnqueue);
+  EXPECT_EQ(c.conf.actions[2], Action::kBackfill);
+  ASSERT_EQ(c.conf.tiers.size(), 2u);
+  EXPECT_EQ(c.conf.tiers[1].plugins.size(), 6u);
+  EXPECT_FALSE(c.conf.find(Plugin::kGang)->preemptable);
+  EXPECT_TRUE(c.conf.find(Plugin::kGang)->job_ready);
+  EXPECT_FALSE(c.conf.find(Plugin::kDrf)->namespace_order);  // only when set
+  ASSERT_EQ(c.queues.size(), 1u);
+  EXPECT_EQ(c.queues[0].name, "default");
+}
+
+TEST(VolcanoConfig, ErrorsNameTheLineInsideAConfigMap) {
+  const std::string cm =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  volcano-scheduler.conf: |\n"
+      "    actions: \"enqueue, allocate\"\n    tiers:\n    - plugins:\n      - name: priority\n      - name: sla\n";
+  EXPECT_EQ(load_error(cm),
+            ":10: unknown plugin \"sla\" (kubesim models priority, gang, conformance, drf, proportion, predicates, "
+            "nodeorder, binpack, overcommit)");
+  EXPECT_EQ(load_error("actions: \"enqueue, shuffle\"\ntiers: []\n"),
+            ":1: unknown action \"shuffle\" (expected enqueue, allocate, backfill, preempt, reclaim)");
+  EXPECT_EQ(load_error("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\nspec: {weight: 0}\n"),
+            ":4: expected Queue q.spec.weight to be an integer from 1 to 65535, got \"0\"");
+  EXPECT_EQ(load_error("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {queue: nope}\n"),
+            ":4: PodGroup names queue \"nope\", which is not defined");
+}
+
+TEST(VolcanoGang, AGangThatDoesNotFitIsDiscardedWhole) {
+  // Two nodes of 4 cpu; a gang of three 3-cpu pods without minResources (enqueue admits it
+  // unasked): two fit, so none is bound.
+  Config cfg = with_group(3);
+  cfg.pod_groups[0].has_min_resources = false;
+  Cluster c(std::move(cfg));
+  c.node("n0", 4, 8 * Gi);
+  c.node("n1", 4, 8 * Gi);
+  const std::vector<PodId> pods{c.pod(3, "", "gang"), c.pod(3, "", "gang"), c.pod(3, "", "gang")};
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_EQ(c.committed(pods), 0);
+  EXPECT_EQ(c.vc.group_phase("default", "gang"), GroupPhase::kInqueue);
+}
+
+TEST(VolcanoGang, ProportionRefusesAGroupLargerThanTheQueuesCapability) {
+  // minResources 9 cpu: overcommit admits it (9 <= 8 x 1.2), proportion does not (9 > the
+  // default queue's realCapability, the cluster's 8 cpu): it stays Pending.
+  Cluster c(with_group(3));
+  c.node("n0", 4, 8 * Gi);
+  c.node("n1", 4, 8 * Gi);
+  const std::vector<PodId> pods{c.pod(3, "", "gang"), c.pod(3, "", "gang"), c.pod(3, "", "gang")};
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_EQ(c.committed(pods), 0);
+  EXPECT_EQ(c.vc.group_phase("default", "gang"), GroupPhase::kPending);
+}
+
+TEST(VolcanoGang, AGangThatFitsIsBoundWhole) {
+  Cluster c(with_group(2));
+  c.node("n0", 4, 8 * Gi);
+  c.node("n1", 4, 8 * Gi);
+  const std::vector<PodId> pods{c.pod(3, "", "gang"), c.pod(3, "", "gang")};
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_EQ(c.committed(pods), 2);
+  EXPECT_NE(c.vc.committed_node(pods[0]), c.vc.committed_node(pods[1]));
+  EXPECT_EQ(c.vc.group_phase("default", "gang"), GroupPhase::kRunning);
+}
+
+TEST(VolcanoGang, OvercommitKeepsAGroupPendingWhenTheClusterIsFull) {
+  // minResources 12 cpu > 8 x 1.2: enqueue refuses it, so allocate never sees it.
+  Cluster c(with_group(4));
+  c.node("n0", 4, 8 * Gi);
+  c.node("n1", 4, 8 * Gi);
+  const std::vector<PodId> pods{c.pod(1, "", "gang"), c.pod(1, "", "gang"), c.pod(1, "", "gang"), c.pod(1, "", "gang")};
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_EQ(c.committed(pods), 0);
+  EXPECT_EQ(c.vc.group_phase("default", "gang"), GroupPhase::kPending);
+}
+
+TEST(VolcanoProportion, QueuesShareTheClusterByWeight) {
+  // 8 cpu; queues a (weight 3) and b (weight 1), 8 one-cpu pods each (a PodGroup per pod,
+  // minResources 1 cpu). enqueue admits a's 8 groups, then b's first (9 <= 9.6) but not its
+  // second (10 > 9.6, overcommit); proportion gives a 6 cpu and b 2; a takes its 6, b its 1.
+  Config cfg = default_config();
+  ResourceNames names;
+  cfg = load_config(write_temp("q.yaml", queues("a", 3, "b", 1)), names);
+  Cluster c(std::move(cfg));
+  c.node("n0", 4, 16 * Gi);
+  c.node("n1", 4, 16 * Gi);
+  std::vector<PodId> a, b;
+  for (int i = 0; i < 8; ++i) a.push_back(c.pod(1, "a"));
+  for (int i = 0; i < 8; ++i) b.push_back(c.pod(1, "b"));
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_EQ(c.committed(a), 6);
+  EXPECT_EQ(c.committed(b), 1);
+  EXPECT_EQ(c.vc.group_of(a[0]), "podgroup-" + c.store.pod(a[0]).name);
+}
+
+TEST(VolcanoSession, APodNamingAMissingPodGroupIsNotScheduled) {
+  Cluster c(default_config());
+  c.node("n0", 4, 8 * Gi);
+  const PodId p = c.pod(1, "", "missing");
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_FALSE(c.vc.committed_node(p).valid());
+  EXPECT_EQ(c.vc.group_of(p), "");
+}
+
+}  // namespace
+}  // namespace kubesim::volcano
