@@ -93,15 +93,23 @@ Volcano::Volcano(Config config, ObjectStore& store, SchedulerHost& host, std::ui
   queue_attrs_.resize(config_.queues.size());
   // Queues are ordered by creationTimestamp then UID after the plugins: the file's order.
   for (std::size_t i = 0; i < config_.queues.size(); ++i) queue_created_.push_back(static_cast<std::int64_t>(i));
-  for (const PodGroupSpec& g : config_.pod_groups) {
-    const std::int32_t j = new_job(g.name, store_.ensure_namespace(g.ns), g.queue, g.created);
-    Job& job = jobs_[static_cast<std::size_t>(j)];
-    job.min_member = g.min_member;
-    job.has_min_resources = g.has_min_resources;
-    job.min_resources = VRes::of(g.min_resources);
-    if (!g.priority_class.empty())
-      if (const PriorityClass* pc = store_.find_priority_class(g.priority_class)) job.priority = pc->value;
-  }
+  for (const PodGroupSpec& g : config_.pod_groups) set_group_spec(new_job(g.name, store_.ensure_namespace(g.ns), g.queue, g.created), g);
+}
+
+void Volcano::set_group_spec(std::int32_t j, const PodGroupSpec& g) {
+  Job& job = jobs_[static_cast<std::size_t>(j)];
+  job.min_member = g.min_member;
+  job.has_min_resources = g.has_min_resources;
+  job.min_resources = VRes::of(g.min_resources);
+  if (!g.priority_class.empty())
+    if (const PriorityClass* pc = store_.find_priority_class(g.priority_class)) job.priority = pc->value;
+}
+
+bool Volcano::add_pod_group(const PodGroupSpec& g, SimTime now) {
+  const NamespaceId ns = store_.ensure_namespace(g.ns);
+  if (job_index_.contains({ns.value(), g.name})) return false;
+  set_group_spec(new_job(g.name, ns, g.queue, now), g);
+  return true;
 }
 
 Volcano::Task& Volcano::task(PodId pod) {

@@ -85,6 +85,11 @@ class Volcano final : public SchedulerModel {
   std::uint64_t attempts() const override { return attempts_; }
   std::uint64_t bindings() const override { return bindings_; }
 
+  // A PodGroup created through the API at `now` (as a user or a job controller creates one):
+  // its pods (annotated scheduling.k8s.io/group-name) join it. False: one of that name
+  // exists in the namespace already.
+  bool add_pod_group(const PodGroupSpec& group, SimTime now);
+
   // ---- Introspection (tests, the decision log) ----
   // One session at `now` (what the period timer runs).
   void run_session(SimTime now);
@@ -149,6 +154,7 @@ class Volcano final : public SchedulerModel {
   void on_new_pod(PodId pod, SimTime now);
   std::int32_t controller_group(PodId pod, SimTime now);
   std::int32_t new_job(std::string name, NamespaceId ns, const std::string& queue, SimTime now);
+  void set_group_spec(std::int32_t job, const PodGroupSpec& g);
   void activate(std::int32_t job);
   void arm(SimTime now);
   bool has_work() const;
