@@ -46,22 +46,28 @@ void BM_VolcanoSession(benchmark::State& state) {
     const NamespaceId ns = store.ensure_namespace("default");
     CountingHost host;
     volcano::Volcano vc(four_queues(), store, host, 1);
+    // All nodes first (the cache keeps pointers to the store's nodes), then their deliveries.
     for (std::uint32_t i = 0; i < nodes; ++i) {
       Node n;
       n.name = "node-" + std::to_string(i);
       n.allocatable[kCpu] = n.capacity[kCpu] = 32000;
       n.allocatable[kMemory] = n.capacity[kMemory] = 128LL << 30;
-      const NodeId id = store.create_node(n);
-      vc.on_node_change(Change{ObjectKind::kNode, ChangeType::kAdded, id.value(), id, PodPhase::kPending,
-                               PodPhase::kPending, id},
-                        SimTime());
+      store.create_node(n);
     }
+    for (std::uint32_t i = 0; i < nodes; ++i)
+      vc.on_node_change(Change{ObjectKind::kNode, ChangeType::kAdded, i, NodeId(i), PodPhase::kPending,
+                               PodPhase::kPending, NodeId(i)},
+                        SimTime());
     PodTemplateId specs[4];
     for (int q = 0; q < 4; ++q) {
       PodTemplate t;
       t.scheduler_name = "volcano";
-      t.requests[kCpu] = 1000;
-      t.requests[kMemory] = 2LL << 30;
+      Container c;
+      c.name = "c";
+      c.requests[kCpu] = 1000;
+      c.requests[kMemory] = 2LL << 30;
+      c.requested_mask = (1u << kCpu) | (1u << kMemory);
+      t.containers.push_back(c);
       set_label(t.annotations, volcano::kQueueNameAnnotation, "q" + std::to_string(q + 1));
       specs[q] = store.add_template(t);
     }

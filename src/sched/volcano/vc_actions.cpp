@@ -153,18 +153,12 @@ void Volcano::allocate_job(std::int32_t j, std::int32_t queue, std::vector<PodId
     // predicateFn: InitResreq <= FutureIdle, then the predicates plugin.
     feasible.clear();
     reasons.clear();
+    int resource_failures = 0;
     std::string reason;
-    int nodes = 0;
     for (const NodeInfo& n : cache_.infos()) {
       if (!n.node || !n.node->ready) continue;
-      ++nodes;
-      const std::size_t i = n.id.value();
-      VRes future = VRes::of(n.allocatable);
-      future -= VRes::of(n.requested);
-      future += VRes::of(releasing_[i]);
-      future -= VRes::of(pipelined_[i]);
-      if (!req.less_equal(future, false)) {
-        ++reasons["node(s) resource fit failed"];
+      if (!fits(spec.requests, n, false)) {
+        ++resource_failures;
         continue;
       }
       if (!predicate(spec, n, &reason)) {
@@ -175,13 +169,13 @@ void Volcano::allocate_job(std::int32_t j, std::int32_t queue, std::vector<PodId
     }
     if (feasible.empty()) {
       // FitErrors.Error (sorted "count reason" strings); the job stops for this session.
+      if (resource_failures > 0) reasons["node(s) resource fit failed"] += resource_failures;
       std::vector<std::string> parts;
       for (const auto& [r, count] : reasons) parts.push_back(std::to_string(count) + " " + r);
       std::sort(parts.begin(), parts.end());
       job.fit_message = "all nodes are unavailable: ";
       for (std::size_t i = 0; i < parts.size(); ++i) job.fit_message += (i ? ", " : "") + parts[i];
       job.fit_message += ".";
-      (void)nodes;
       break;
     }
     NodeId node = feasible[0];
@@ -200,10 +194,7 @@ void Volcano::allocate_job(std::int32_t j, std::int32_t queue, std::vector<PodId
       }
       node = best.size() == 1 ? best[0] : best[tie_rng_.uniform_below(best.size())];
     }
-    const NodeInfo& ni = cache_.info(node);
-    VRes idle = VRes::of(ni.allocatable);
-    idle -= VRes::of(ni.requested);
-    const bool fits_idle = req.less_equal(idle, false);
+    const bool fits_idle = fits(spec.requests, cache_.info(node), true);
     session_allocate(pod, node, !fits_idle);
     stmt.push_back(session_ops_.back());
     if (observer_) {
@@ -245,6 +236,20 @@ void Volcano::backfill(SimTime now) {
       }
     }
   }
+}
+
+bool Volcano::fits(const Resources& req, const NodeInfo& n, bool idle_only) const {
+  // InitResreq.LessEqual(Idle or FutureIdle, Zero) over integers (the 0.1 tolerance cannot
+  // matter): cpu and memory always, a scalar resource when requested (ephemeral-storage is
+  // not a Volcano dimension).
+  const std::size_t i = n.id.value();
+  for (std::size_t r = 0; r < kMaxResources; ++r) {
+    if (r == kEphemeralStorage || (r > kMemory && req[r] == 0)) continue;
+    std::int64_t free = n.allocatable[r] - n.requested[r];
+    if (!idle_only) free += releasing_[i][r] - pipelined_[i][r];
+    if (req[r] > free) return false;
+  }
+  return true;
 }
 
 bool Volcano::predicate(const PodTemplate& spec, const NodeInfo& n, std::string* reason) const {

@@ -346,52 +346,64 @@ void Volcano::job_enqueued(std::int32_t j) {
 
 // ---- Node scores ----
 
-double Volcano::node_score(const PodTemplate& spec, const NodeInfo& node) const {
-  double score = 0;
+void Volcano::read_score_weights() {
   if (const PluginOption* o = config_.conf.find(Plugin::kNodeorder); o && o->node_order) {
-    // nodeorder.go: LeastAllocated (cpu 50, memory 50: non-zero requests), MostAllocated
-    // (cpu 1, memory 1), BalancedAllocation (cpu, memory, nvidia.com/gpu: real requests).
-    const double least_w = o->number("leastrequested.weight", 1);
-    const double most_w = o->number("mostrequested.weight", 0);
-    const double balanced_w = o->number("balancedresource.weight", 1);
-    const std::int64_t cpu_req = node.nonzero_cpu + spec.nonzero_requests[kCpu];
-    const std::int64_t mem_req = node.nonzero_memory + spec.nonzero_requests[kMemory];
-    if (least_w != 0 && node.allocatable[kCpu] > 0 && node.allocatable[kMemory] > 0)
-      score += least_w * static_cast<double>((least_requested_score(cpu_req, node.allocatable[kCpu]) * 50 +
-                                              least_requested_score(mem_req, node.allocatable[kMemory]) * 50) /
-                                             100);
-    if (most_w != 0 && node.allocatable[kCpu] > 0 && node.allocatable[kMemory] > 0)
-      score += most_w * static_cast<double>((most_requested_score(cpu_req, node.allocatable[kCpu]) +
-                                             most_requested_score(mem_req, node.allocatable[kMemory])) /
-                                            2);
-    if (balanced_w != 0) {
-      std::int64_t req[3], alloc[3];
-      std::size_t n = 0;
-      const int gpu = store_.resource_names().find("nvidia.com/gpu");
-      for (const int slot : {static_cast<int>(kCpu), static_cast<int>(kMemory), gpu})
-        if (slot >= 0 && allocatable_and_requested(node, spec, static_cast<std::size_t>(slot), true, &alloc[n], &req[n])) ++n;
-      score += balanced_w * static_cast<double>(balanced_resource_score(std::span<const std::int64_t>(req, n),
-                                                                        std::span<const std::int64_t>(alloc, n)));
-    }
+    weights_.nodeorder = true;
+    weights_.least = o->number("leastrequested.weight", 1);
+    weights_.most = o->number("mostrequested.weight", 0);
+    weights_.balanced = o->number("balancedresource.weight", 1);
   }
   if (const PluginOption* o = config_.conf.find(Plugin::kBinpack); o && o->node_order) {
-    // binpack.go BinPackingScore: Σ over requested cpu/memory (and configured resources) of
-    // (request + used) x weight / allocatable (0 past allocatable), / Σ weights, x 100 x weight.
+    weights_.binpack = true;
+    weights_.binpack_weight = o->number("binpack.weight", 1);
+    weights_.binpack_slot[kCpu] = o->number("binpack.cpu", 1);
+    weights_.binpack_slot[kMemory] = o->number("binpack.memory", 1);
+    const ResourceNames& names = store_.resource_names();
+    for (std::size_t i = kEphemeralStorage + 1; i < names.size() && i < kMaxResources; ++i)
+      weights_.binpack_slot[i] = o->number("binpack.resources." + names.name(i), 0);
+  }
+}
+
+double Volcano::node_score(const PodTemplate& spec, const NodeInfo& node) const {
+  double score = 0;
+  const ScoreWeights& w = weights_;
+  if (w.nodeorder) {
+    // nodeorder.go: LeastAllocated (cpu 50, memory 50: non-zero requests), MostAllocated
+    // (cpu 1, memory 1), BalancedAllocation (cpu, memory, nvidia.com/gpu: real requests).
+    const std::int64_t cpu_req = node.nonzero_cpu + spec.nonzero_requests[kCpu];
+    const std::int64_t mem_req = node.nonzero_memory + spec.nonzero_requests[kMemory];
+    const bool both = node.allocatable[kCpu] > 0 && node.allocatable[kMemory] > 0;
+    if (w.least != 0 && both)
+      score += w.least * static_cast<double>((least_requested_score(cpu_req, node.allocatable[kCpu]) * 50 +
+                                              least_requested_score(mem_req, node.allocatable[kMemory]) * 50) /
+                                             100);
+    if (w.most != 0 && both)
+      score += w.most * static_cast<double>((most_requested_score(cpu_req, node.allocatable[kCpu]) +
+                                             most_requested_score(mem_req, node.allocatable[kMemory])) /
+                                            2);
+    if (w.balanced != 0) {
+      std::int64_t req[3], alloc[3];
+      std::size_t n = 0;
+      for (const int slot : {static_cast<int>(kCpu), static_cast<int>(kMemory), gpu_slot_})
+        if (slot >= 0 && allocatable_and_requested(node, spec, static_cast<std::size_t>(slot), true, &alloc[n], &req[n])) ++n;
+      score += w.balanced * static_cast<double>(balanced_resource_score(std::span<const std::int64_t>(req, n),
+                                                                         std::span<const std::int64_t>(alloc, n)));
+    }
+  }
+  if (w.binpack) {
+    // binpack.go BinPackingScore: over the requested resources that have a weight,
+    // (request + used) x weight / allocatable (0 past allocatable), / the weights' sum,
+    // x 100 (MaxNodeScore) x binpack.weight.
     double s = 0, weights = 0;
     for (std::size_t i = 0; i < kMaxResources; ++i) {
-      if (i == kEphemeralStorage || spec.requests[i] == 0) continue;
-      double w = 0;
-      if (i == kCpu) w = o->number("binpack.cpu", 1);
-      else if (i == kMemory) w = o->number("binpack.memory", 1);
-      else w = o->number("binpack.resources." + store_.resource_names().name(i), 0);
-      if (w == 0) continue;
+      if (i == kEphemeralStorage || spec.requests[i] == 0 || w.binpack_slot[i] == 0) continue;
       const double cap = static_cast<double>(node.allocatable[i]);
       const double used = static_cast<double>(spec.requests[i] + node.requested[i]);
-      if (cap != 0 && used <= cap) s += used * w / cap;
-      weights += w;
+      if (cap != 0 && used <= cap) s += used * w.binpack_slot[i] / cap;
+      weights += w.binpack_slot[i];
     }
     if (weights > 0) s /= weights;
-    score += s * 100.0 * o->number("binpack.weight", 1);
+    score += s * 100.0 * w.binpack_weight;
   }
   return score;
 }

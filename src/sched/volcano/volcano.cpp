@@ -90,6 +90,8 @@ Volcano::Volcano(Config config, ObjectStore& store, SchedulerHost& host, std::ui
       cache_(store) {
   for (const Tier& t : config_.conf.tiers)
     for (const PluginOption& o : t.plugins) plugin_mask_ |= 1u << static_cast<unsigned>(o.plugin);
+  read_score_weights();
+  gpu_slot_ = store_.resource_names().find("nvidia.com/gpu");
   queue_attrs_.resize(config_.queues.size());
   // Queues are ordered by creationTimestamp then UID after the plugins: the file's order.
   for (std::size_t i = 0; i < config_.queues.size(); ++i) queue_created_.push_back(static_cast<std::int64_t>(i));

@@ -197,7 +197,20 @@ class Volcano final : public SchedulerModel {
   VRes allocated_of(std::int32_t job) const;
   bool plugin_on(Plugin p) const { return plugin_mask_ & (1u << static_cast<unsigned>(p)); }
 
+  // The nodeorder and binpack weights (plugin arguments), read once.
+  struct ScoreWeights {
+    bool nodeorder = false, binpack = false;
+    double least = 1, most = 0, balanced = 1;
+    double binpack_weight = 1;
+    double binpack_slot[kMaxResources] = {};  // by resource slot (cpu, memory, binpack.resources.*)
+  };
+  void read_score_weights();
+  // Whether the request fits the node's FutureIdle (idle + releasing - pipelined) or, with
+  // `idle_only`, its Idle: allocate's resource check, in the cache's integers.
+  bool fits(const Resources& req, const NodeInfo& node, bool idle_only) const;
+
   Config config_;
+  ScoreWeights weights_;
   ObjectStore& store_;
   SchedulerHost& host_;
   std::string scheduler_name_;
@@ -206,6 +219,7 @@ class Volcano final : public SchedulerModel {
   RandomStream tie_rng_;   // SelectBestNode's rand.Intn, backfill's map order
   RandomStream uid_rng_;   // PodGroup UIDs
   std::uint32_t plugin_mask_ = 0;
+  int gpu_slot_ = -1;  // nvidia.com/gpu (balanced allocation's third resource), -1: none
 
   NodeCache cache_;
   std::vector<Resources> releasing_;  // by node: requests of terminating pods still on it
