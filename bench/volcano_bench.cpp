@@ -36,16 +36,10 @@ volcano::Config four_queues() {
   return c;
 }
 
-void BM_VolcanoSession(benchmark::State& state) {
-  const auto nodes = static_cast<std::uint32_t>(state.range(0));
-  const auto pods = static_cast<std::uint32_t>(state.range(1));
-  std::uint64_t bound = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    ObjectStore store;
+// The cluster of one iteration: `nodes` nodes and `pods` pending pods delivered to the model.
+struct Bench {
+  Bench(std::uint32_t nodes, std::uint32_t pods) : vc(four_queues(), store, host, 1) {
     const NamespaceId ns = store.ensure_namespace("default");
-    CountingHost host;
-    volcano::Volcano vc(four_queues(), store, host, 1);
     // All nodes first (the cache keeps pointers to the store's nodes), then their deliveries.
     for (std::uint32_t i = 0; i < nodes; ++i) {
       Node n;
@@ -82,14 +76,23 @@ void BM_VolcanoSession(benchmark::State& state) {
                               PodPhase::kPending, NodeId()},
                        SimTime());
     }
-    state.ResumeTiming();
-    vc.run_session(SimTime::from_seconds(1));
-    state.PauseTiming();
-    bound = host.binds;
-    state.ResumeTiming();
   }
-  state.counters["nodes"] = nodes;
-  state.counters["pods"] = pods;
+  ObjectStore store;
+  CountingHost host;
+  volcano::Volcano vc;
+};
+
+void BM_VolcanoSession(benchmark::State& state) {
+  std::uint64_t bound = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Bench b(static_cast<std::uint32_t>(state.range(0)), static_cast<std::uint32_t>(state.range(1)));
+    state.ResumeTiming();
+    b.vc.run_session(SimTime::from_seconds(1));
+    bound = b.host.binds;
+  }
+  state.counters["nodes"] = static_cast<double>(state.range(0));
+  state.counters["pods"] = static_cast<double>(state.range(1));
   state.counters["bound"] = static_cast<double>(bound);
 }
 BENCHMARK(BM_VolcanoSession)->Args({5000, 10000})->Unit(benchmark::kMillisecond)->Iterations(3);

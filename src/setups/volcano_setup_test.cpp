@@ -27,13 +27,9 @@ spec:
   minAvailable: 3
   queue: research
   tasks:
-  - name: master
-    replicas: 1
-    template:
-      metadata: {annotations: {kubesim.io/duration: "30"}}
-      spec:
-        restartPolicy: Never
-        containers: [{name: m, image: busybox, resources: {requests: {cpu: "1"}}}]
+  - {name: master, template: {metadata: {annotations: {kubesim.io/duration: "30"}},
+                               spec: {restartPolicy: Never, containers: [{name: m, image: busybox,
+                                                                          resources: {requests: {cpu: "1"}}}]}}}
   - name: worker
     replicas: 3
     template:

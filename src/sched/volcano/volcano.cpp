@@ -256,6 +256,10 @@ void Volcano::on_pod_change(const Change& c, SimTime now) {
 void Volcano::on_node_change(const Change& c, SimTime now) {
   const NodeId id(c.id);
   cache_.set_node(id, store_.node(id));
+  // The cache points at the store's nodes: after the store's node table grew (and moved),
+  // the other entries are pointed at their nodes again.
+  for (NodeInfo& n : cache_.infos())
+    if (n.node && n.node != &store_.node(n.id)) n.node = &store_.node(n.id);
   if (releasing_.size() < cache_.node_count()) {
     releasing_.resize(cache_.node_count());
     pipelined_.resize(cache_.node_count());

@@ -40,13 +40,14 @@ std::string queues(const std::string& a, int wa, const std::string& b, int wb) {
 }
 
 struct Cluster {
-  explicit Cluster(Config c) : vc(std::move(c), store, host, 1) { store.ensure_namespace("default"); }
+  explicit Cluster(Config c) : vc(std::move(c), store, host, 1) {
+    store.ensure_namespace("default");
+    host.attach(&vc);  // the zero-delay informer: the nodes and pods below reach vc at once
+    store.add_listener(&host);
+  }
 
-  NodeId node(const std::string& name, std::int64_t cores, std::int64_t mem) {
-    const NodeId id = store.create_node(testing::NodeBuilder(name).cpu_milli(cores * 1000).memory_bytes(mem).hostname_label());
-    vc.on_node_change(Change{ObjectKind::kNode, ChangeType::kAdded, id.value(), id, PodPhase::kPending, PodPhase::kPending, id},
-                      SimTime());
-    return id;
+  void node(const std::string& name, std::int64_t cores, std::int64_t mem) {
+    store.create_node(testing::NodeBuilder(name).cpu_milli(cores * 1000).memory_bytes(mem).hostname_label());
   }
   // A pending volcano pod (its own PodGroup, unless `group`), in `queue` when given.
   PodId pod(std::int64_t cores, const std::string& queue = "", const std::string& group = "") {
@@ -54,12 +55,7 @@ struct Cluster {
     t.cpu_milli(cores * 1000).memory_bytes(Gi).scheduler("volcano");
     if (!queue.empty()) t.annotation(kQueueNameAnnotation, queue);
     if (!group.empty()) t.annotation(kGroupNameAnnotation, group);
-    const PodTemplateId spec = store.add_template(t);
-    const PodId id = store.create_pod(testing::PodBuilder(spec).name("p-x-" + std::to_string(store.pod_count())));
-    vc.on_pod_change(Change{ObjectKind::kPod, ChangeType::kAdded, id.value(), NodeId(), PodPhase::kPending,
-                            PodPhase::kPending, NodeId()},
-                     SimTime());
-    return id;
+    return store.create_pod(testing::PodBuilder(store.add_template(t)).name("p-x-" + std::to_string(store.pod_count())));
   }
   int committed(const std::vector<PodId>& pods) const {
     int n = 0;
@@ -112,52 +108,48 @@ TEST(VolcanoConfig, ErrorsNameTheLineInsideAConfigMap) {
             ":4: PodGroup names queue \"nope\", which is not defined");
 }
 
-TEST(VolcanoGang, AGangThatDoesNotFitIsDiscardedWhole) {
-  // Two nodes of 4 cpu; a gang of three 3-cpu pods without minResources (enqueue admits it
-  // unasked): two fit, so none is bound.
-  Config cfg = with_group(3);
-  cfg.pod_groups[0].has_min_resources = false;
-  Cluster c(std::move(cfg));
-  c.node("n0", 4, 8 * Gi);
-  c.node("n1", 4, 8 * Gi);
-  const std::vector<PodId> pods{c.pod(3, "", "gang"), c.pod(3, "", "gang"), c.pod(3, "", "gang")};
-  c.vc.run_session(SimTime::from_seconds(1));
-  EXPECT_EQ(c.committed(pods), 0);
-  EXPECT_EQ(c.vc.group_phase("default", "gang"), GroupPhase::kInqueue);
-}
+// Two nodes of 4 cpu and `n` pods of `cores` cpu in PodGroup "gang", after one session.
+struct GangSession {
+  GangSession(Config cfg, int n, std::int64_t cores) : c(std::move(cfg)) {
+    c.node("n0", 4, 8 * Gi);
+    c.node("n1", 4, 8 * Gi);
+    for (int i = 0; i < n; ++i) pods.push_back(c.pod(cores, "", "gang"));
+    c.vc.run_session(SimTime::from_seconds(1));
+  }
+  GroupPhase phase() const { return c.vc.group_phase("default", "gang"); }
+  Cluster c;
+  std::vector<PodId> pods;
+};
 
-TEST(VolcanoGang, ProportionRefusesAGroupLargerThanTheQueuesCapability) {
-  // minResources 9 cpu: overcommit admits it (9 <= 8 x 1.2), proportion does not (9 > the
-  // default queue's realCapability, the cluster's 8 cpu): it stays Pending.
-  Cluster c(with_group(3));
-  c.node("n0", 4, 8 * Gi);
-  c.node("n1", 4, 8 * Gi);
-  const std::vector<PodId> pods{c.pod(3, "", "gang"), c.pod(3, "", "gang"), c.pod(3, "", "gang")};
-  c.vc.run_session(SimTime::from_seconds(1));
-  EXPECT_EQ(c.committed(pods), 0);
-  EXPECT_EQ(c.vc.group_phase("default", "gang"), GroupPhase::kPending);
-}
-
-TEST(VolcanoGang, AGangThatFitsIsBoundWhole) {
-  Cluster c(with_group(2));
-  c.node("n0", 4, 8 * Gi);
-  c.node("n1", 4, 8 * Gi);
-  const std::vector<PodId> pods{c.pod(3, "", "gang"), c.pod(3, "", "gang")};
-  c.vc.run_session(SimTime::from_seconds(1));
-  EXPECT_EQ(c.committed(pods), 2);
-  EXPECT_NE(c.vc.committed_node(pods[0]), c.vc.committed_node(pods[1]));
-  EXPECT_EQ(c.vc.group_phase("default", "gang"), GroupPhase::kRunning);
-}
-
-TEST(VolcanoGang, OvercommitKeepsAGroupPendingWhenTheClusterIsFull) {
-  // minResources 12 cpu > 8 x 1.2: enqueue refuses it, so allocate never sees it.
-  Cluster c(with_group(4));
-  c.node("n0", 4, 8 * Gi);
-  c.node("n1", 4, 8 * Gi);
-  const std::vector<PodId> pods{c.pod(1, "", "gang"), c.pod(1, "", "gang"), c.pod(1, "", "gang"), c.pod(1, "", "gang")};
-  c.vc.run_session(SimTime::from_seconds(1));
-  EXPECT_EQ(c.committed(pods), 0);
-  EXPECT_EQ(c.vc.group_phase("default", "gang"), GroupPhase::kPending);
+// Gangs on two nodes of 4 cpu, after one session.
+TEST(VolcanoGang, BoundWholeOrNotAtAll) {
+  struct Case {
+    const char* what;
+    std::int32_t members;       // pods in the group = its minMember
+    std::int64_t cores;         // per pod
+    bool min_resources;         // minResources = members x 3 cpu
+    int committed;
+    GroupPhase phase;
+  } cases[] = {
+      // Enqueue admits a group without minResources unasked; two of three 3-cpu pods fit, so
+      // the statement is discarded: none is bound.
+      {"three 3-cpu pods, no minResources", 3, 3, false, 0, GroupPhase::kInqueue},
+      // 9 cpu: overcommit admits it (9 <= 8 x 1.2), proportion does not (9 > the default
+      // queue's realCapability, the cluster's 8 cpu).
+      {"minResources beyond the queue", 3, 3, true, 0, GroupPhase::kPending},
+      // 12 cpu > 8 x 1.2: overcommit refuses it, so allocate never sees it.
+      {"minResources beyond the overcommitted cluster", 4, 1, true, 0, GroupPhase::kPending},
+      {"two 3-cpu pods", 2, 3, true, 2, GroupPhase::kRunning},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.what);
+    Config cfg = with_group(k.members);
+    cfg.pod_groups[0].has_min_resources = k.min_resources;
+    GangSession g(std::move(cfg), k.members, k.cores);
+    EXPECT_EQ(g.c.committed(g.pods), k.committed);
+    EXPECT_EQ(g.phase(), k.phase);
+    if (k.committed == 2) EXPECT_NE(g.c.vc.committed_node(g.pods[0]), g.c.vc.committed_node(g.pods[1]));
+  }
 }
 
 TEST(VolcanoProportion, QueuesShareTheClusterByWeight) {
