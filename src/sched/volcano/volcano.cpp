@@ -358,15 +358,19 @@ void Volcano::close_session(SimTime now) {
   session_ops_.clear();
   best_of_.clear();
   for (Resources& r : pipelined_) r = Resources{};
-  // session.go jobStatus: Running once allocated + succeeded tasks reach minMember; gang's
-  // OnSessionClose records the unschedulable condition of a job that is not ready.
+  // session.go jobStatus (the phase written back), gang's OnSessionClose (the unschedulable
+  // condition of the pods of a job that is not ready). The Unknown phase (tasks running in a
+  // gang that became unschedulable) is not modelled.
   for (const std::int32_t j : active_jobs_) {
     Job& job = jobs_[static_cast<std::size_t>(j)];
-    const std::int32_t ready = ready_tasks(j);
-    if (ready >= job.min_member) {
+    // Allocated (bound, binding) and Succeeded tasks; a group below its minMember that is not
+    // Inqueue goes back to Pending (a Running group that lost tasks must be enqueued again).
+    const std::int32_t placed = count_tasks(j, [](Status s) { return allocated_status(s) || s == Status::kSucceeded; });
+    if (placed >= job.min_member) {
       job.phase = GroupPhase::kRunning;
       continue;
     }
+    if (job.phase != GroupPhase::kInqueue) job.phase = GroupPhase::kPending;
     if (job.phase == GroupPhase::kPending || job.fit_message.empty()) continue;
     for (const PodId p : job.tasks) {
       if (tasks_[p.value()].status != Status::kPending) continue;
