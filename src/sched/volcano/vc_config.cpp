@@ -77,9 +77,9 @@ class ConfReader : public YamlInput {
       auto it = std::find_if(std::begin(kActions), std::end(kActions), [&](const auto& a) { return name == a.first; });
       if (it == std::end(kActions))
         fail_at(n, "unknown action \"" + name + "\" (expected enqueue, allocate, backfill, preempt, reclaim)");
-      // The preempt and reclaim actions are not modelled: refused rather than run as no-ops.
-      if (it->second == Action::kPreempt || it->second == Action::kReclaim)
-        fail_at(n, "action \"" + name + "\" is not modelled by kubesim (it models enqueue, allocate, backfill)");
+      // The preempt action is not modelled: refused rather than run as a no-op.
+      if (it->second == Action::kPreempt)
+        fail_at(n, "action \"" + name + "\" is not modelled by kubesim (it models enqueue, allocate, backfill, reclaim)");
       c.actions.push_back(it->second);
     }
   }

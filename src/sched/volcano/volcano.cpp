@@ -334,8 +334,8 @@ void Volcano::run_session(SimTime now) {
       case Action::kEnqueue: enqueue(); break;
       case Action::kAllocate: allocate(now); break;
       case Action::kBackfill: backfill(now); break;
-      case Action::kPreempt:
-      case Action::kReclaim: break;  // refused by the setup (vc_config.cpp): not modelled
+      case Action::kReclaim: reclaim(now); break;
+      case Action::kPreempt: break;  // refused by the configuration reader: not modelled
     }
   }
   close_session(now);

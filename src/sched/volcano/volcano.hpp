@@ -94,6 +94,7 @@ class Volcano final : public SchedulerModel {
   // One session at `now` (what the period timer runs).
   void run_session(SimTime now);
   std::uint64_t sessions() const { return sessions_; }
+  std::uint64_t evictions() const { return evictions_; }  // pods the reclaim action deleted
   const Config& config() const { return config_; }
   // The PodGroup of a pod ("" when it has none) and its phase.
   std::string group_of(PodId pod) const;
@@ -175,6 +176,12 @@ class Volcano final : public SchedulerModel {
   void session_deallocate(PodId pod);
   bool predicate(const PodTemplate& spec, const NodeInfo& node, std::string* reason) const;
 
+  // vc_reclaim.cpp
+  void reclaim(SimTime now);
+  bool reclaim_on_some_node(PodId task, std::int32_t job, SimTime now);
+  std::vector<PodId> reclaimable(PodId reclaimer, const std::vector<PodId>& reclaimees) const;
+  void evict(PodId victim, SimTime now);
+
   // vc_plugins.cpp
   bool job_less(std::int32_t l, std::int32_t r) const;    // JobOrderFn
   bool queue_less(std::int32_t l, std::int32_t r) const;  // QueueOrderFn
@@ -243,6 +250,7 @@ class Volcano final : public SchedulerModel {
   std::uint64_t attempts_ = 0;
   std::uint64_t bindings_ = 0;
   std::uint64_t sessions_ = 0;
+  std::uint64_t evictions_ = 0;
   DecisionObserver observer_;
 };
 

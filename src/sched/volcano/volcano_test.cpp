@@ -148,7 +148,9 @@ TEST(VolcanoGang, BoundWholeOrNotAtAll) {
     GangSession g(std::move(cfg), k.members, k.cores);
     EXPECT_EQ(g.c.committed(g.pods), k.committed);
     EXPECT_EQ(g.phase(), k.phase);
-    if (k.committed == 2) EXPECT_NE(g.c.vc.committed_node(g.pods[0]), g.c.vc.committed_node(g.pods[1]));
+    if (k.committed == 2) {
+      EXPECT_NE(g.c.vc.committed_node(g.pods[0]), g.c.vc.committed_node(g.pods[1]));
+    }
   }
 }
 
@@ -169,6 +171,40 @@ TEST(VolcanoProportion, QueuesShareTheClusterByWeight) {
   EXPECT_EQ(c.committed(a), 6);
   EXPECT_EQ(c.committed(b), 1);
   EXPECT_EQ(c.vc.group_of(a[0]), "podgroup-" + c.store.pod(a[0]).name);
+}
+
+TEST(VolcanoReclaim, AQueueBelowItsShareTakesBackFromAnOverusedOne) {
+  // Queue a's PodGroup "big" (minMember 1) runs 8 one-cpu pods on 2 x 4 cpu; queue b (same
+  // weight) then has one-cpu pods waiting: deserved 4 / 4, so reclaim evicts one pod of "big"
+  // beyond its minMember (gang's victims; tier 1 decides) and pipelines b's task there.
+  ResourceNames names;
+  Config cfg = load_config(write_temp("r.yaml", queues("a", 1, "b", 1)), names);
+  cfg.conf = parse_scheduler_conf(
+      "actions: \"enqueue, allocate, backfill, reclaim\"\n"
+      "tiers:\n- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n"
+      "- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}]\n",
+      "conf");
+  PodGroupSpec big;
+  big.name = "big";
+  big.queue = "a";
+  cfg.pod_groups.push_back(big);
+  Cluster c(std::move(cfg));
+  c.node("n0", 4, 16 * Gi);
+  c.node("n1", 4, 16 * Gi);
+  std::vector<PodId> a;
+  for (int i = 0; i < 8; ++i) a.push_back(c.pod(1, "", "big"));
+  c.vc.run_session(SimTime::from_seconds(1));
+  ASSERT_EQ(c.committed(a), 8);
+  c.host.run_until(SimTime::from_seconds(2));  // the binds
+  for (const PodId p : a) c.store.update_pod(p, [](Pod& pod) { pod.phase = PodPhase::kRunning; });
+  std::vector<PodId> b;
+  for (int i = 0; i < 4; ++i) b.push_back(c.pod(1, "b"));
+  c.vc.run_session(SimTime::from_seconds(3));
+  EXPECT_EQ(c.vc.evictions(), 1u);
+  int deleting = 0;
+  for (const PodId p : a) deleting += c.store.pod(p).terminating() ? 1 : 0;
+  EXPECT_EQ(deleting, 1);
+  EXPECT_EQ(c.committed(b), 0);  // pipelined only: bound once the victim is gone
 }
 
 TEST(VolcanoSession, APodNamingAMissingPodGroupIsNotScheduled) {

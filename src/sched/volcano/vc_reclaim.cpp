@@ -1,0 +1,216 @@
+// The reclaim action: a queue below its deserved share takes resources back from the tasks
+// of other (reclaimable) queues, node by node.
+//
+// Upstream (volcano-sh/volcano v1.7.0):
+//   pkg/scheduler/actions/reclaim/reclaim.go    Execute
+//   pkg/scheduler/framework/session_plugins.go  Reclaimable (tier by tier, intersections)
+//   pkg/scheduler/plugins/gang/gang.go          preemptableFn (only tasks beyond minAvailable)
+//   pkg/scheduler/plugins/conformance/conformance.go evictableFn (never critical pods, kube-system)
+//   pkg/scheduler/plugins/proportion/proportion.go   the ReclaimableFn (only from overused queues)
+//   pkg/scheduler/util/scheduler_helper.go      ValidateVictims
+//   pkg/scheduler/api/pod_info.go               GetPodPreemptable (volcano.sh/preemptable, default true)
+//   pkg/scheduler/cache/cache.go                Evict (the pod deleted with its grace period)
+// drf's ReclaimableFn exists only with enableHierarchy (not modelled).
+#include <algorithm>
+#include <map>
+
+#include "sched/volcano/volcano.hpp"
+
+namespace kubesim::volcano {
+
+namespace {
+
+template <class Less>
+auto reversed(Less less) {
+  return [less](auto a, auto b) { return less(b, a); };
+}
+
+// GetPodPreemptable: the annotation, else the label, volcano.sh/preemptable; default true.
+bool preemptable(const PodTemplate& spec) {
+  for (const Labels* l : {&spec.annotations, &spec.labels})
+    if (const std::string* v = find_label(*l, "volcano.sh/preemptable")) return *v == "true" || *v == "1" || *v == "True";
+  return true;
+}
+
+}  // namespace
+
+std::vector<PodId> Volcano::reclaimable(PodId reclaimer, const std::vector<PodId>& reclaimees) const {
+  std::vector<PodId> victims;
+  bool init = false;
+  for (const Tier& tier : config_.conf.tiers) {
+    bool none = false;
+    for (const PluginOption& o : tier.plugins) {
+      if (!o.reclaimable) continue;
+      std::vector<PodId> candidates;
+      if (o.plugin == Plugin::kGang) {
+        std::map<std::int32_t, std::int32_t> occupied;
+        for (const PodId p : reclaimees) {
+          const std::int32_t j = tasks_[p.value()].job;
+          auto [it, fresh] = occupied.try_emplace(j, 0);
+          if (fresh) it->second = count_tasks(j, [](Status s) { return allocated_status(s) || s == Status::kSucceeded; });
+          if (it->second > jobs_[static_cast<std::size_t>(j)].min_member) {
+            --it->second;
+            candidates.push_back(p);
+          }
+        }
+      } else if (o.plugin == Plugin::kConformance) {
+        for (const PodId p : reclaimees) {
+          const PodTemplate& spec = store_.spec_of(p);
+          if (spec.priority_class_name == "system-cluster-critical" || spec.priority_class_name == "system-node-critical" ||
+              store_.namespace_(store_.pod(p).ns).name == "kube-system")
+            continue;
+          candidates.push_back(p);
+        }
+      } else if (o.plugin == Plugin::kProportion) {
+        const VRes req = VRes::of(store_.spec_of(reclaimer).requests);
+        std::map<std::int32_t, VRes> allocations;
+        for (const PodId p : reclaimees) {
+          const std::int32_t q = jobs_[static_cast<std::size_t>(tasks_[p.value()].job)].queue;
+          const QueueAttr& a = queue_attrs_[static_cast<std::size_t>(q)];
+          auto [it, fresh] = allocations.try_emplace(q, a.allocated);
+          // allocated.LessPartly(reclaimer.Resreq): some dimension below the request.
+          bool less_partly = false;
+          for (std::size_t i = 0; i < kMaxResources; ++i) less_partly = less_partly || it->second.v[i] < req.v[i];
+          if (less_partly) continue;
+          if (!it->second.less_equal(a.deserved, false)) {
+            it->second -= VRes::of(store_.spec_of(p).requests);
+            candidates.push_back(p);
+          }
+        }
+      } else {
+        continue;  // no ReclaimableFn
+      }
+      if (candidates.empty()) {
+        victims.clear();
+        none = true;
+        break;
+      }
+      if (!init) {
+        victims = std::move(candidates);
+        init = true;
+      } else {
+        std::erase_if(victims, [&](PodId v) { return std::find(candidates.begin(), candidates.end(), v) == candidates.end(); });
+      }
+    }
+    if (!victims.empty()) return victims;
+    if (none) return {};
+  }
+  return victims;
+}
+
+void Volcano::reclaim(SimTime now) {
+  auto qless = [this](std::int32_t l, std::int32_t r) { return queue_less(l, r); };
+  auto jless = [this](std::int32_t l, std::int32_t r) { return job_less(l, r); };
+  auto tless = [this](PodId l, PodId r) { return task_less(l, r); };
+  std::vector<std::int32_t> queues;
+  std::vector<std::vector<std::int32_t>> preemptors(config_.queues.size());
+  std::map<std::int32_t, std::vector<PodId>> pending;
+  std::vector<bool> seen(config_.queues.size(), false);
+  for (const std::int32_t j : active_jobs_) {
+    const Job& job = jobs_[static_cast<std::size_t>(j)];
+    if (job.phase == GroupPhase::kPending || !job_valid(j) || job.queue < 0) continue;
+    const auto q = static_cast<std::size_t>(job.queue);
+    if (!seen[q]) {
+      seen[q] = true;
+      queues.push_back(job.queue);
+    }
+    std::vector<PodId> tasks;
+    for (const PodId p : job.tasks)
+      if (tasks_[p.value()].status == Status::kPending) tasks.push_back(p);
+    if (tasks.empty()) continue;
+    std::make_heap(tasks.begin(), tasks.end(), reversed(tless));
+    pending.emplace(j, std::move(tasks));
+    preemptors[q].push_back(j);
+  }
+  std::make_heap(queues.begin(), queues.end(), reversed(qless));
+  for (auto& h : preemptors) std::make_heap(h.begin(), h.end(), reversed(jless));
+  while (!queues.empty()) {
+    std::pop_heap(queues.begin(), queues.end(), reversed(qless));
+    const std::int32_t q = queues.back();
+    queues.pop_back();
+    // (Every `continue` below leaves the queue out for the rest of the action, as upstream.)
+    if (overused(q)) continue;
+    auto& jobs = preemptors[static_cast<std::size_t>(q)];
+    if (jobs.empty()) continue;
+    std::pop_heap(jobs.begin(), jobs.end(), reversed(jless));
+    const std::int32_t j = jobs.back();
+    jobs.pop_back();
+    auto& tasks = pending[j];
+    if (tasks.empty()) continue;
+    std::pop_heap(tasks.begin(), tasks.end(), reversed(tless));
+    const PodId task = tasks.back();
+    tasks.pop_back();
+    if (!allocatable(q, VRes::of(store_.spec_of(task).requests))) continue;
+    if (reclaim_on_some_node(task, j, now)) {
+      jobs.push_back(j);
+      std::push_heap(jobs.begin(), jobs.end(), reversed(jless));
+    }
+    queues.push_back(q);
+    std::push_heap(queues.begin(), queues.end(), reversed(qless));
+  }
+}
+
+bool Volcano::reclaim_on_some_node(PodId task, std::int32_t job, SimTime now) {
+  const PodTemplate& spec = store_.spec_of(task);
+  const std::int32_t queue = jobs_[static_cast<std::size_t>(job)].queue;
+  const std::size_t n = cache_.node_count();
+  std::string reason;
+  // ssn.Nodes is a Go map: a random order (a random start, then in turn).
+  const std::size_t start = n == 0 ? 0 : tie_rng_.uniform_below(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const NodeInfo& ni = cache_.infos()[(start + k) % n];
+    if (!ni.node || !ni.node->ready || !predicate(spec, ni, &reason)) continue;
+    std::vector<PodId> reclaimees;
+    for (const PodId p : cache_.pods_on(ni.id)) {
+      const Task& t = tasks_[p.value()];
+      if (t.job < 0 || t.status != Status::kBound || store_.pod(p).phase != PodPhase::kRunning) continue;
+      if (!preemptable(store_.spec_of(p))) continue;
+      const std::int32_t vq = jobs_[static_cast<std::size_t>(t.job)].queue;
+      if (vq == queue || vq < 0 || !config_.queues[static_cast<std::size_t>(vq)].reclaimable) continue;
+      reclaimees.push_back(p);
+    }
+    const std::vector<PodId> victims = reclaimable(task, reclaimees);
+    // ValidateVictims: the victims' requests and the node's FutureIdle together fit the task.
+    Resources freed = releasing_[ni.id.value()];
+    for (const PodId v : victims) freed += store_.spec_of(v).requests;
+    Resources future = ni.allocatable;
+    future -= ni.requested;
+    future += freed;
+    future -= pipelined_[ni.id.value()];
+    bool valid = !victims.empty();
+    for (std::size_t r = 0; r < kMaxResources && valid; ++r)
+      if (r != kEphemeralStorage && (r <= kMemory || spec.requests[r] != 0) && spec.requests[r] > future[r]) valid = false;
+    if (!valid) continue;
+    // Evict until the reclaimed requests cover the task's.
+    Resources reclaimed;
+    for (const PodId v : victims) {
+      evict(v, now);
+      reclaimed += store_.spec_of(v).requests;
+      bool covered = true;
+      for (std::size_t r = 0; r < kMaxResources; ++r)
+        if (r != kEphemeralStorage && (r <= kMemory || spec.requests[r] != 0) && spec.requests[r] > reclaimed[r]) covered = false;
+      if (covered) {
+        session_allocate(task, ni.id, true);  // ssn.Pipeline: waits for the victims to go
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void Volcano::evict(PodId victim, SimTime now) {
+  // cache.go Evict: the task becomes Releasing (its node counts it as releasing) and the pod
+  // is deleted with its own grace period.
+  Task& t = task(victim);
+  const PodTemplate& spec = store_.spec_of(victim);
+  t.status = Status::kReleasing;
+  if (!t.releasing && t.node.valid()) {
+    t.releasing = true;
+    releasing_[t.node.value()] += spec.requests;
+  }
+  ++evictions_;
+  host_.client().delete_pod(victim, Duration::seconds(spec.termination_grace_period_seconds),
+                            DisruptionReason::kPreemptionByScheduler, now);
+}
+
+}  // namespace kubesim::volcano
