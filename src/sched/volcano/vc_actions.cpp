@@ -289,15 +289,7 @@ void Volcano::session_allocate(PodId pod, NodeId node, bool pipelined) {
   const PodTemplate& spec = store_.spec_of(pod);
   if (pipelined) pipelined_[node.value()] += spec.requests;
   else cache_.add_pod(pod, node);
-  const VRes req = VRes::of(spec.requests);
-  Job& job = jobs_[static_cast<std::size_t>(t.job)];
-  if (job.queue >= 0) {
-    QueueAttr& a = queue_attrs_[static_cast<std::size_t>(job.queue)];
-    a.allocated += req;
-    update_share(a);
-  }
-  job.drf_allocated += req;
-  update_drf(t.job);
+  account_allocation(t.job, VRes::of(spec.requests), +1);
   session_ops_.push_back(Op{pod, node, pipelined, static_cast<std::uint32_t>(session_ops_.size())});
 }
 
@@ -308,15 +300,19 @@ void Volcano::session_deallocate(PodId pod) {
   else cache_.remove_pod(pod);
   t.status = Status::kPending;
   t.node = NodeId();
-  const VRes req = VRes::of(spec.requests);
-  Job& job = jobs_[static_cast<std::size_t>(t.job)];
+  account_allocation(t.job, VRes::of(spec.requests), -1);
+}
+
+void Volcano::account_allocation(std::int32_t j, const VRes& req, int sign) {
+  Job& job = jobs_[static_cast<std::size_t>(j)];
+  const VRes delta = req * static_cast<double>(sign);
   if (job.queue >= 0) {
     QueueAttr& a = queue_attrs_[static_cast<std::size_t>(job.queue)];
-    a.allocated -= req;
+    a.allocated += delta;
     update_share(a);
   }
-  job.drf_allocated -= req;
-  update_drf(t.job);
+  job.drf_allocated += delta;
+  update_drf(j);
 }
 
 }  // namespace kubesim::volcano

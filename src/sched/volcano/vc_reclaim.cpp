@@ -25,24 +25,40 @@ auto reversed(Less less) {
   return [less](auto a, auto b) { return less(b, a); };
 }
 
-// GetPodPreemptable: the annotation, else the label, volcano.sh/preemptable; default true.
-bool preemptable(const PodTemplate& spec) {
+}  // namespace
+
+bool preemptable_pod(const PodTemplate& spec) {
+  // GetPodPreemptable: the annotation, else the label, volcano.sh/preemptable (strconv.ParseBool);
+  // default true.
   for (const Labels* l : {&spec.annotations, &spec.labels})
-    if (const std::string* v = find_label(*l, "volcano.sh/preemptable")) return *v == "true" || *v == "1" || *v == "True";
+    if (const std::string* v = find_label(*l, "volcano.sh/preemptable"))
+      return *v == "true" || *v == "1" || *v == "t" || *v == "T" || *v == "TRUE" || *v == "True";
   return true;
 }
 
-}  // namespace
-
-std::vector<PodId> Volcano::reclaimable(PodId reclaimer, const std::vector<PodId>& reclaimees) const {
+std::vector<PodId> Volcano::victims(PodId reclaimer, const std::vector<PodId>& reclaimees, bool reclaim) const {
+  // session_plugins.go Reclaimable / Preemptable: tier by tier, the intersection of the
+  // candidates of every plugin that votes; the first tier with victims decides; a plugin
+  // with no candidate leaves none.
   std::vector<PodId> victims;
   bool init = false;
   for (const Tier& tier : config_.conf.tiers) {
     bool none = false;
     for (const PluginOption& o : tier.plugins) {
-      if (!o.reclaimable) continue;
+      if (!(reclaim ? o.reclaimable : o.preemptable)) continue;
       std::vector<PodId> candidates;
-      if (o.plugin == Plugin::kGang) {
+      if (o.plugin == Plugin::kPriority) {
+        if (reclaim) continue;  // priority has no ReclaimableFn
+        // priority.go preemptableFn: another job's tasks when its job has a lower priority;
+        // the same job's when the task has a lower priority.
+        const std::int32_t job = tasks_[reclaimer.value()].job;
+        for (const PodId p : reclaimees) {
+          const std::int32_t j = tasks_[p.value()].job;
+          const bool lower = j != job ? jobs_[static_cast<std::size_t>(j)].priority < jobs_[static_cast<std::size_t>(job)].priority
+                                      : store_.spec_of(p).priority < store_.spec_of(reclaimer).priority;
+          if (lower) candidates.push_back(p);
+        }
+      } else if (o.plugin == Plugin::kGang) {
         std::map<std::int32_t, std::int32_t> occupied;
         for (const PodId p : reclaimees) {
           const std::int32_t j = tasks_[p.value()].job;
@@ -61,7 +77,7 @@ std::vector<PodId> Volcano::reclaimable(PodId reclaimer, const std::vector<PodId
             continue;
           candidates.push_back(p);
         }
-      } else if (o.plugin == Plugin::kProportion) {
+      } else if (o.plugin == Plugin::kProportion && reclaim) {
         const VRes req = VRes::of(store_.spec_of(reclaimer).requests);
         std::map<std::int32_t, VRes> allocations;
         for (const PodId p : reclaimees) {
@@ -164,26 +180,16 @@ bool Volcano::reclaim_on_some_node(PodId task, std::int32_t job, SimTime now) {
     for (const PodId p : cache_.pods_on(ni.id)) {
       const Task& t = tasks_[p.value()];
       if (t.job < 0 || t.status != Status::kBound || store_.pod(p).phase != PodPhase::kRunning) continue;
-      if (!preemptable(store_.spec_of(p))) continue;
+      if (!preemptable_pod(store_.spec_of(p))) continue;
       const std::int32_t vq = jobs_[static_cast<std::size_t>(t.job)].queue;
       if (vq == queue || vq < 0 || !config_.queues[static_cast<std::size_t>(vq)].reclaimable) continue;
       reclaimees.push_back(p);
     }
-    const std::vector<PodId> victims = reclaimable(task, reclaimees);
-    // ValidateVictims: the victims' requests and the node's FutureIdle together fit the task.
-    Resources freed = releasing_[ni.id.value()];
-    for (const PodId v : victims) freed += store_.spec_of(v).requests;
-    Resources future = ni.allocatable;
-    future -= ni.requested;
-    future += freed;
-    future -= pipelined_[ni.id.value()];
-    bool valid = !victims.empty();
-    for (std::size_t r = 0; r < kMaxResources && valid; ++r)
-      if (r != kEphemeralStorage && (r <= kMemory || spec.requests[r] != 0) && spec.requests[r] > future[r]) valid = false;
-    if (!valid) continue;
+    const std::vector<PodId> chosen = victims(task, reclaimees, true);
+    if (!victims_make_room(spec, ni, chosen)) continue;
     // Evict until the reclaimed requests cover the task's.
     Resources reclaimed;
-    for (const PodId v : victims) {
+    for (const PodId v : chosen) {
       evict(v, now);
       reclaimed += store_.spec_of(v).requests;
       bool covered = true;
@@ -198,9 +204,23 @@ bool Volcano::reclaim_on_some_node(PodId task, std::int32_t job, SimTime now) {
   return false;
 }
 
-void Volcano::evict(PodId victim, SimTime now) {
-  // cache.go Evict: the task becomes Releasing (its node counts it as releasing) and the pod
-  // is deleted with its own grace period.
+bool Volcano::victims_make_room(const PodTemplate& spec, const NodeInfo& ni, const std::vector<PodId>& chosen) const {
+  // util.ValidateVictims: some victims, and their requests with the node's FutureIdle fit
+  // the task.
+  if (chosen.empty()) return false;
+  Resources future = ni.allocatable;
+  future -= ni.requested;
+  future += releasing_[ni.id.value()];
+  future -= pipelined_[ni.id.value()];
+  for (const PodId v : chosen) future += store_.spec_of(v).requests;
+  for (std::size_t r = 0; r < kMaxResources; ++r)
+    if (r != kEphemeralStorage && (r <= kMemory || spec.requests[r] != 0) && spec.requests[r] > future[r]) return false;
+  return true;
+}
+
+void Volcano::session_evict(PodId victim) {
+  // session.go / statement.go Evict in the session: the task becomes Releasing (its node
+  // counts it as releasing) and the plugins' DeallocateFunc handlers run.
   Task& t = task(victim);
   const PodTemplate& spec = store_.spec_of(victim);
   t.status = Status::kReleasing;
@@ -208,9 +228,31 @@ void Volcano::evict(PodId victim, SimTime now) {
     t.releasing = true;
     releasing_[t.node.value()] += spec.requests;
   }
+  account_allocation(t.job, VRes::of(spec.requests), -1);
+}
+
+void Volcano::session_unevict(PodId victim) {
+  // statement.go unevict (a discarded statement): Running again, AllocateFunc handlers.
+  Task& t = task(victim);
+  const PodTemplate& spec = store_.spec_of(victim);
+  t.status = Status::kBound;
+  if (t.releasing && t.node.valid()) {
+    t.releasing = false;
+    releasing_[t.node.value()] -= spec.requests;
+  }
+  account_allocation(t.job, VRes::of(spec.requests), +1);
+}
+
+void Volcano::delete_victim(PodId victim, SimTime now) {
+  // cache.go Evict: the pod deleted with its own grace period.
   ++evictions_;
-  host_.client().delete_pod(victim, Duration::seconds(spec.termination_grace_period_seconds),
+  host_.client().delete_pod(victim, Duration::seconds(store_.spec_of(victim).termination_grace_period_seconds),
                             DisruptionReason::kPreemptionByScheduler, now);
+}
+
+void Volcano::evict(PodId victim, SimTime now) {
+  session_evict(victim);
+  delete_victim(victim, now);
 }
 
 }  // namespace kubesim::volcano

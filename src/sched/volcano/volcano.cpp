@@ -103,8 +103,7 @@ void Volcano::set_group_spec(std::int32_t j, const PodGroupSpec& g) {
   job.min_member = g.min_member;
   job.has_min_resources = g.has_min_resources;
   job.min_resources = VRes::of(g.min_resources);
-  if (!g.priority_class.empty())
-    if (const PriorityClass* pc = store_.find_priority_class(g.priority_class)) job.priority = pc->value;
+  job.priority_class = g.priority_class;
 }
 
 bool Volcano::add_pod_group(const PodGroupSpec& g, SimTime now) {
@@ -335,13 +334,21 @@ void Volcano::run_session(SimTime now) {
       case Action::kAllocate: allocate(now); break;
       case Action::kBackfill: backfill(now); break;
       case Action::kReclaim: reclaim(now); break;
-      case Action::kPreempt: break;  // refused by the configuration reader: not modelled
+      case Action::kPreempt: preempt(now); break;
     }
   }
   close_session(now);
 }
 
 void Volcano::open_session() {
+  // cache.go: a job's priority is its PodGroup's PriorityClass value, as the cache finds it
+  // when the session opens (the class may be created after the group).
+  for (const std::int32_t j : active_jobs_) {
+    Job& job = jobs_[static_cast<std::size_t>(j)];
+    if (job.priority_class.empty()) continue;
+    const PriorityClass* pc = store_.find_priority_class(job.priority_class);
+    job.priority = pc ? pc->value : 0;
+  }
   for (QueueAttr& a : queue_attrs_) a = QueueAttr{};
   if (plugin_on(Plugin::kProportion)) open_proportion();
   if (plugin_on(Plugin::kDrf)) open_drf();
@@ -384,6 +391,10 @@ void Volcano::commit(std::vector<Op>& ops, SimTime now) {
   // statement.go Commit: each allocation is bound (cache.Bind: the API call in a goroutine);
   // pipelined tasks wait for the resources being released and are not bound.
   for (const Op& op : ops) {
+    if (op.evict) {
+      delete_victim(op.pod, now);
+      continue;
+    }
     if (op.pipelined) continue;
     Task& t = task(op.pod);
     t.status = Status::kBinding;
@@ -397,7 +408,10 @@ void Volcano::commit(std::vector<Op>& ops, SimTime now) {
 
 void Volcano::discard(std::vector<Op>& ops) {
   // statement.go Discard: the operations undone in reverse order.
-  for (std::size_t i = ops.size(); i-- > 0;) session_deallocate(ops[i].pod);
+  for (std::size_t i = ops.size(); i-- > 0;) {
+    if (ops[i].evict) session_unevict(ops[i].pod);
+    else session_deallocate(ops[i].pod);
+  }
   ops.clear();
 }
 

@@ -68,6 +68,9 @@ struct VRes {
   bool is_empty() const;  // IsEmpty: every dimension below the tolerance
 };
 
+// api/pod_info.go GetPodPreemptable: whether the pod may be a victim of preempt or reclaim.
+bool preemptable_pod(const PodTemplate& spec);
+
 enum class GroupPhase : std::uint8_t { kPending, kInqueue, kRunning, kUnknown };
 const char* to_string(GroupPhase p);
 
@@ -128,6 +131,7 @@ class Volcano final : public SchedulerModel {
     VRes min_resources;
     bool has_min_resources = false;
     std::int32_t priority = 0;
+    std::string priority_class;  // a PodGroup's spec.priorityClassName, resolved each session
     GroupPhase phase = GroupPhase::kPending;
     std::int64_t created_second = 0;  // creationTimestamp (whole seconds, as the API keeps it)
     std::uint64_t uid = 0;            // a random UID: upstream's tie-break after the timestamp
@@ -148,6 +152,7 @@ class Volcano final : public SchedulerModel {
     NodeId node;
     bool pipelined = false;
     std::uint32_t index = 0;  // its place in session_ops_
+    bool evict = false;       // an eviction (statement.go Evict), deleted at commit
   };
 
   // volcano.cpp: informers, controller, session loop, bind.
@@ -176,11 +181,25 @@ class Volcano final : public SchedulerModel {
   void session_deallocate(PodId pod);
   bool predicate(const PodTemplate& spec, const NodeInfo& node, std::string* reason) const;
 
-  // vc_reclaim.cpp
+  // vc_reclaim.cpp (and the evictions preempt shares)
   void reclaim(SimTime now);
   bool reclaim_on_some_node(PodId task, std::int32_t job, SimTime now);
-  std::vector<PodId> reclaimable(PodId reclaimer, const std::vector<PodId>& reclaimees) const;
-  void evict(PodId victim, SimTime now);
+  // Reclaimable (`reclaim`) or Preemptable: the victims the plugins allow among `pool`.
+  std::vector<PodId> victims(PodId by, const std::vector<PodId>& pool, bool reclaim) const;
+  bool victims_make_room(const PodTemplate& spec, const NodeInfo& node, const std::vector<PodId>& chosen) const;
+  void session_evict(PodId victim);
+  void session_unevict(PodId victim);
+  void delete_victim(PodId victim, SimTime now);
+  void evict(PodId victim, SimTime now);  // session_evict + delete_victim (ssn.Evict)
+  // The plugins' AllocateFunc (+1) / DeallocateFunc (-1) bookkeeping: queue and drf shares.
+  void account_allocation(std::int32_t job, const VRes& req, int sign);
+
+  // vc_preempt.cpp
+  void preempt(SimTime now);
+  bool job_starving(std::int32_t job) const;
+  // preempt(): the task on the best-scored node where evicting victims (chosen by `same_job`:
+  // tasks of its own job, else of other jobs of its queue) makes room; pipelined there.
+  bool preempt_task(PodId task, std::vector<Op>& stmt, bool same_job);
 
   // vc_plugins.cpp
   bool job_less(std::int32_t l, std::int32_t r) const;    // JobOrderFn

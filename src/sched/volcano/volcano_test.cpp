@@ -50,9 +50,9 @@ struct Cluster {
     store.create_node(testing::NodeBuilder(name).cpu_milli(cores * 1000).memory_bytes(mem).hostname_label());
   }
   // A pending volcano pod (its own PodGroup, unless `group`), in `queue` when given.
-  PodId pod(std::int64_t cores, const std::string& queue = "", const std::string& group = "") {
+  PodId pod(std::int64_t cores, const std::string& queue = "", const std::string& group = "", std::int32_t priority = 0) {
     testing::PodTemplateBuilder t;
-    t.cpu_milli(cores * 1000).memory_bytes(Gi).scheduler("volcano");
+    t.cpu_milli(cores * 1000).memory_bytes(Gi).scheduler("volcano").priority(priority);
     if (!queue.empty()) t.annotation(kQueueNameAnnotation, queue);
     if (!group.empty()) t.annotation(kGroupNameAnnotation, group);
     return store.create_pod(testing::PodBuilder(store.add_template(t)).name("p-x-" + std::to_string(store.pod_count())));
@@ -173,6 +173,12 @@ TEST(VolcanoProportion, QueuesShareTheClusterByWeight) {
   EXPECT_EQ(c.vc.group_of(a[0]), "podgroup-" + c.store.pod(a[0]).name);
 }
 
+// Binds what the last session committed and marks the pods running.
+void bind_and_run(Cluster& c, const std::vector<PodId>& pods, double until) {
+  c.host.run_until(SimTime::from_seconds(until));
+  for (const PodId p : pods) c.store.update_pod(p, [](Pod& pod) { pod.phase = PodPhase::kRunning; });
+}
+
 TEST(VolcanoReclaim, AQueueBelowItsShareTakesBackFromAnOverusedOne) {
   // Queue a's PodGroup "big" (minMember 1) runs 8 one-cpu pods on 2 x 4 cpu; queue b (same
   // weight) then has one-cpu pods waiting: deserved 4 / 4, so reclaim evicts one pod of "big"
@@ -195,8 +201,7 @@ TEST(VolcanoReclaim, AQueueBelowItsShareTakesBackFromAnOverusedOne) {
   for (int i = 0; i < 8; ++i) a.push_back(c.pod(1, "", "big"));
   c.vc.run_session(SimTime::from_seconds(1));
   ASSERT_EQ(c.committed(a), 8);
-  c.host.run_until(SimTime::from_seconds(2));  // the binds
-  for (const PodId p : a) c.store.update_pod(p, [](Pod& pod) { pod.phase = PodPhase::kRunning; });
+  bind_and_run(c, a, 2);
   std::vector<PodId> b;
   for (int i = 0; i < 4; ++i) b.push_back(c.pod(1, "b"));
   c.vc.run_session(SimTime::from_seconds(3));
@@ -205,6 +210,32 @@ TEST(VolcanoReclaim, AQueueBelowItsShareTakesBackFromAnOverusedOne) {
   for (const PodId p : a) deleting += c.store.pod(p).terminating() ? 1 : 0;
   EXPECT_EQ(deleting, 1);
   EXPECT_EQ(c.committed(b), 0);  // pipelined only: bound once the victim is gone
+}
+
+TEST(VolcanoPreempt, AHigherPriorityJobEvictsJustEnoughOfALowerOne) {
+  // One node of 4 cpu full of four 1-cpu pods of priority 0; a 2-cpu pod of priority 100
+  // (no overcommit or proportion plugin, so enqueue admits it): preempt evicts two victims
+  // (priority's and conformance's votes) and pipelines the preemptor.
+  Config cfg = default_config();
+  cfg.conf = parse_scheduler_conf(
+      "actions: \"enqueue, allocate, preempt\"\n"
+      "tiers:\n- plugins: [{name: priority}, {name: gang, enablePreemptable: false}, {name: conformance}]\n"
+      "- plugins: [{name: drf, enablePreemptable: false}, {name: predicates}, {name: nodeorder}]\n",
+      "conf");
+  Cluster c(std::move(cfg));
+  c.node("n0", 4, 16 * Gi);
+  std::vector<PodId> low;
+  for (int i = 0; i < 4; ++i) low.push_back(c.pod(1));
+  c.vc.run_session(SimTime::from_seconds(1));
+  ASSERT_EQ(c.committed(low), 4);
+  bind_and_run(c, low, 2);
+  const PodId high = c.pod(2, "", "", 100);
+  c.vc.run_session(SimTime::from_seconds(3));
+  EXPECT_EQ(c.vc.evictions(), 2u);
+  int deleting = 0;
+  for (const PodId p : low) deleting += c.store.pod(p).terminating() ? 1 : 0;
+  EXPECT_EQ(deleting, 2);
+  EXPECT_FALSE(c.vc.committed_node(high).valid());  // pipelined: bound once the victims are gone
 }
 
 TEST(VolcanoSession, APodNamingAMissingPodGroupIsNotScheduled) {
