@@ -6,7 +6,8 @@
 // CloseSession): every schedulePeriod (1 s) a session runs over the scheduler's cache as it is
 // at that instant (the snapshot: a session takes no simulated time, so the cache itself is
 // the snapshot and the session's allocations are undone at its close unless committed); the
-// configured actions run in order (vc_actions.cpp); the plugins' callbacks (vc_plugins.cpp)
+// configured actions run in order (vc_actions.cpp: enqueue, allocate, backfill; vc_reclaim.cpp,
+// vc_preempt.cpp); the plugins' callbacks (vc_plugins.cpp)
 // order namespaces, queues, jobs and tasks, vote on enqueueing and readiness, filter and
 // score nodes. A Statement commits a job's allocations (binds them, asynchronously: the
 // session does not wait, cache/cache.go Bind) only when the gang is ready (JobReady), keeps
@@ -97,7 +98,7 @@ class Volcano final : public SchedulerModel {
   // One session at `now` (what the period timer runs).
   void run_session(SimTime now);
   std::uint64_t sessions() const { return sessions_; }
-  std::uint64_t evictions() const { return evictions_; }  // pods the reclaim action deleted
+  std::uint64_t evictions() const { return evictions_; }  // pods reclaim and preempt deleted
   const Config& config() const { return config_; }
   // The PodGroup of a pod ("" when it has none) and its phase.
   std::string group_of(PodId pod) const;
