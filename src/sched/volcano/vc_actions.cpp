@@ -17,24 +17,20 @@
 
 namespace kubesim::volcano {
 
-namespace {
-
-// util.PriorityQueue pops the element its less function puts first: a std heap ordered by the
-// reversed function.
-template <class Less>
-auto heap_order(Less less) {
-  return [less](auto a, auto b) { return less(b, a); };
+Volcano::TaskQueue Volcano::pending_tasks(std::int32_t job, bool with_request_only) const {
+  std::vector<PodId> tasks;
+  for (const PodId p : jobs_[static_cast<std::size_t>(job)].tasks)
+    if (tasks_[p.value()].status == Status::kPending &&
+        (!with_request_only || !VRes::of(store_.spec_of(p).requests).is_empty()))
+      tasks.push_back(p);
+  return TaskQueue(TaskLess{this}, std::move(tasks));
 }
-
-}  // namespace
 
 void Volcano::enqueue() {
   // enqueue.go: the queues of the session's jobs in QueueOrderFn order; each time the first
   // queue gives its best Pending job a chance (no minResources, or JobEnqueueable) and goes
   // back in, until every queue has no Pending job left.
-  auto qless = [this](std::int32_t l, std::int32_t r) { return queue_less(l, r); };
-  auto jless = [this](std::int32_t l, std::int32_t r) { return job_less(l, r); };
-  std::vector<std::int32_t> queues;
+  std::vector<std::int32_t> queue_list;
   std::vector<std::vector<std::int32_t>> pending(config_.queues.size());
   std::vector<bool> seen(config_.queues.size(), false);
   for (const std::int32_t j : active_jobs_) {
@@ -43,29 +39,25 @@ void Volcano::enqueue() {
     const auto q = static_cast<std::size_t>(job.queue);
     if (!seen[q]) {
       seen[q] = true;
-      queues.push_back(job.queue);
+      queue_list.push_back(job.queue);
     }
     // A closed queue takes no new jobs (the admission webhook refuses them upstream).
     if (job.phase == GroupPhase::kPending && config_.queues[q].open) pending[q].push_back(j);
   }
-  std::make_heap(queues.begin(), queues.end(), heap_order(qless));
-  for (auto& h : pending) std::make_heap(h.begin(), h.end(), heap_order(jless));
+  QueueQueue queues(QueueLess{this}, std::move(queue_list));
+  std::vector<JobQueue> jobs_of;
+  for (auto& list : pending) jobs_of.emplace_back(JobLess{this}, std::move(list));
   while (!queues.empty()) {
-    std::pop_heap(queues.begin(), queues.end(), heap_order(qless));
-    const std::int32_t q = queues.back();
-    queues.pop_back();
-    auto& jobs = pending[static_cast<std::size_t>(q)];
+    const std::int32_t q = queues.pop();
+    JobQueue& jobs = jobs_of[static_cast<std::size_t>(q)];
     if (jobs.empty()) continue;
-    std::pop_heap(jobs.begin(), jobs.end(), heap_order(jless));
-    const std::int32_t j = jobs.back();
-    jobs.pop_back();
+    const std::int32_t j = jobs.pop();
     Job& job = jobs_[static_cast<std::size_t>(j)];
     if (!job.has_min_resources || job_enqueueable(j)) {
       job_enqueued(j);
       job.phase = GroupPhase::kInqueue;
     }
-    queues.push_back(q);
-    std::push_heap(queues.begin(), queues.end(), heap_order(qless));
+    queues.push(q);
   }
 }
 
@@ -75,33 +67,26 @@ void Volcano::allocate(SimTime now) {
   // overused queue leaves the action) -> its JobOrderFn-best job -> the job's pending tasks.
   struct QueueJobs {
     std::int32_t queue = -1;
-    std::vector<std::int32_t> heap;
+    JobQueue jobs;
     bool removed = false;
   };
   std::map<std::string, std::vector<QueueJobs>> by_ns;  // namespace name -> its queues
   const bool enqueue_on = config_.conf.has(Action::kEnqueue);
-  auto jless = [this](std::int32_t l, std::int32_t r) { return job_less(l, r); };
   for (const std::int32_t j : active_jobs_) {
     Job& job = jobs_[static_cast<std::size_t>(j)];
     if (!enqueue_on && job.phase == GroupPhase::kPending) job.phase = GroupPhase::kInqueue;
     if (job.phase == GroupPhase::kPending || !job_valid(j) || job.queue < 0) continue;
     auto& queues = by_ns[store_.namespace_(job.ns).name];
     auto it = std::find_if(queues.begin(), queues.end(), [&](const QueueJobs& q) { return q.queue == job.queue; });
-    if (it == queues.end()) it = queues.insert(queues.end(), QueueJobs{job.queue, {}, false});
-    it->heap.push_back(j);
+    if (it == queues.end()) it = queues.insert(queues.end(), QueueJobs{job.queue, JobQueue(JobLess{this}), false});
+    it->jobs.push(j);
   }
-  std::vector<std::string> namespaces;  // a heap by name: the smallest first
-  for (auto& [name, queues] : by_ns) {
-    namespaces.push_back(name);
-    for (QueueJobs& q : queues) std::make_heap(q.heap.begin(), q.heap.end(), heap_order(jless));
-  }
-  std::make_heap(namespaces.begin(), namespaces.end(), std::greater<>());
-  std::map<std::int32_t, std::vector<PodId>> pending_tasks;
-  auto tless = [this](PodId l, PodId r) { return task_less(l, r); };
+  std::vector<std::string> names;
+  for (const auto& [name, queues] : by_ns) names.push_back(name);
+  PriorityQueue namespaces(std::less<std::string>(), std::move(names));
+  std::map<std::int32_t, TaskQueue> pending;
   while (!namespaces.empty()) {
-    std::pop_heap(namespaces.begin(), namespaces.end(), std::greater<>());
-    const std::string ns = namespaces.back();
-    namespaces.pop_back();
+    const std::string ns = namespaces.pop();
     QueueJobs* best = nullptr;
     for (QueueJobs& q : by_ns[ns]) {
       if (q.removed) continue;
@@ -109,44 +94,29 @@ void Volcano::allocate(SimTime now) {
         q.removed = true;
         continue;
       }
-      if (q.heap.empty()) continue;
+      if (q.jobs.empty()) continue;
       if (!best || queue_less(q.queue, best->queue)) best = &q;
     }
     if (!best) continue;
-    std::pop_heap(best->heap.begin(), best->heap.end(), heap_order(jless));
-    const std::int32_t j = best->heap.back();
-    best->heap.pop_back();
-    auto [it, fresh] = pending_tasks.try_emplace(j);
-    if (fresh) {
-      // Best-effort tasks (no request) are left to backfill.
-      for (const PodId p : jobs_[static_cast<std::size_t>(j)].tasks)
-        if (tasks_[p.value()].status == Status::kPending && !VRes::of(store_.spec_of(p).requests).is_empty())
-          it->second.push_back(p);
-      std::make_heap(it->second.begin(), it->second.end(), heap_order(tless));
-    }
+    const std::int32_t j = best->jobs.pop();
+    // Best-effort tasks (no request) are left to backfill.
+    auto it = pending.find(j);
+    if (it == pending.end()) it = pending.emplace(j, pending_tasks(j, true)).first;
     bool push_back = false;
     allocate_job(j, best->queue, it->second, now, push_back);
-    if (push_back) {
-      best->heap.push_back(j);
-      std::push_heap(best->heap.begin(), best->heap.end(), heap_order(jless));
-    }
-    namespaces.push_back(ns);
-    std::push_heap(namespaces.begin(), namespaces.end(), std::greater<>());
+    if (push_back) best->jobs.push(j);
+    namespaces.push(ns);
   }
 }
 
-void Volcano::allocate_job(std::int32_t j, std::int32_t queue, std::vector<PodId>& pending, SimTime now,
-                           bool& push_back) {
-  auto tless = [this](PodId l, PodId r) { return task_less(l, r); };
+void Volcano::allocate_job(std::int32_t j, std::int32_t queue, TaskQueue& pending, SimTime now, bool& push_back) {
   Job& job = jobs_[static_cast<std::size_t>(j)];
   std::vector<Op> stmt;
   std::vector<NodeId> feasible;
   std::vector<NodeId> best;
   std::map<std::string, int> reasons;
   while (!pending.empty()) {
-    std::pop_heap(pending.begin(), pending.end(), heap_order(tless));
-    const PodId pod = pending.back();
-    pending.pop_back();
+    const PodId pod = pending.pop();
     const PodTemplate& spec = store_.spec_of(pod);
     const VRes req = VRes::of(spec.requests);
     if (!allocatable(queue, req)) continue;

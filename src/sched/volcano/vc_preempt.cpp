@@ -41,21 +41,10 @@ bool Volcano::job_starving(std::int32_t j) const {
 }
 
 void Volcano::preempt(SimTime now) {
-  auto jless = [this](std::int32_t l, std::int32_t r) { return job_less(l, r); };
-  auto jorder = [jless](std::int32_t a, std::int32_t b) { return jless(b, a); };
-  auto tless = [this](PodId l, PodId r) { return task_less(l, r); };
-  auto torder = [tless](PodId a, PodId b) { return tless(b, a); };
   std::vector<std::vector<std::int32_t>> preemptors(config_.queues.size());
   std::vector<bool> queue_seen(config_.queues.size(), false);
   std::vector<std::int32_t> under_request;
-  auto pending_of = [&](std::int32_t j) {
-    std::vector<PodId> tasks;
-    for (const PodId p : jobs_[static_cast<std::size_t>(j)].tasks)
-      if (tasks_[p.value()].status == Status::kPending) tasks.push_back(p);
-    std::make_heap(tasks.begin(), tasks.end(), torder);
-    return tasks;
-  };
-  std::map<std::int32_t, std::vector<PodId>> tasks;
+  std::map<std::int32_t, TaskQueue> tasks;
   for (const std::int32_t j : active_jobs_) {
     const Job& job = jobs_[static_cast<std::size_t>(j)];
     if (job.phase == GroupPhase::kPending || !job_valid(j) || job.queue < 0) continue;
@@ -63,45 +52,31 @@ void Volcano::preempt(SimTime now) {
     if (!job_starving(j)) continue;
     preemptors[static_cast<std::size_t>(job.queue)].push_back(j);
     under_request.push_back(j);
-    tasks[j] = pending_of(j);
+    tasks.emplace(j, pending_tasks(j, false));
   }
   for (std::size_t q = 0; q < preemptors.size(); ++q) {
     if (!queue_seen[q]) continue;
-    auto& heap = preemptors[q];
-    std::make_heap(heap.begin(), heap.end(), jorder);
+    JobQueue jobs(JobLess{this}, std::move(preemptors[q]));
     // Preemption between the jobs of the queue.
-    while (!heap.empty()) {
-      std::pop_heap(heap.begin(), heap.end(), jorder);
-      const std::int32_t j = heap.back();
-      heap.pop_back();
+    while (!jobs.empty()) {
+      const std::int32_t j = jobs.pop();
       std::vector<Op> stmt;
       bool assigned = false;
-      auto& mine = tasks[j];
-      while (job_starving(j) && !mine.empty()) {
-        std::pop_heap(mine.begin(), mine.end(), torder);
-        const PodId t = mine.back();
-        mine.pop_back();
-        assigned = preempt_task(t, stmt, false) || assigned;
-      }
+      TaskQueue& mine = tasks.at(j);
+      while (job_starving(j) && !mine.empty()) assigned = preempt_task(mine.pop(), stmt, false) || assigned;
       if (!job_pipelined(j)) {
         discard(stmt);
         continue;
       }
       commit(stmt, now);
-      if (assigned) {
-        heap.push_back(j);
-        std::push_heap(heap.begin(), heap.end(), jorder);
-      }
+      if (assigned) jobs.push(j);
     }
     // Preemption between the tasks of each starving job (upstream runs it for every queue).
     for (const std::int32_t j : under_request) {
-      std::vector<PodId> own = pending_of(j);
+      TaskQueue own = pending_tasks(j, false);
       while (!own.empty()) {
-        std::pop_heap(own.begin(), own.end(), torder);
-        const PodId t = own.back();
-        own.pop_back();
         std::vector<Op> stmt;
-        const bool assigned = preempt_task(t, stmt, true);
+        const bool assigned = preempt_task(own.pop(), stmt, true);
         commit(stmt, now);
         if (!assigned) break;
       }
@@ -124,7 +99,6 @@ bool Volcano::preempt_task(PodId preemptor, std::vector<Op>& stmt, bool same_job
     const std::int32_t jl = tasks_[l.value()].job, jr = tasks_[r.value()].job;
     return jl != jr ? !job_less(jl, jr) : !task_less(l, r);
   };
-  auto vorder = [victim_first](PodId a, PodId b) { return victim_first(b, a); };
   for (const auto& [score, node] : nodes) {
     const NodeInfo& ni = cache_.info(node);
     std::vector<PodId> pool;
@@ -140,12 +114,10 @@ bool Volcano::preempt_task(PodId preemptor, std::vector<Op>& stmt, bool same_job
     }
     std::vector<PodId> chosen = victims(preemptor, pool, false);
     if (!victims_make_room(spec, ni, chosen)) continue;
-    std::make_heap(chosen.begin(), chosen.end(), vorder);
-    while (!chosen.empty()) {
+    PriorityQueue order(victim_first, std::move(chosen));
+    while (!order.empty()) {
       if (!overused(queue) && fits(spec.requests, ni, false)) break;
-      std::pop_heap(chosen.begin(), chosen.end(), vorder);
-      const PodId v = chosen.back();
-      chosen.pop_back();
+      const PodId v = order.pop();
       session_evict(v);
       stmt.push_back(Op{v, node, false, 0, true});
     }

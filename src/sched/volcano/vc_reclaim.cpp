@@ -18,15 +18,6 @@
 
 namespace kubesim::volcano {
 
-namespace {
-
-template <class Less>
-auto reversed(Less less) {
-  return [less](auto a, auto b) { return less(b, a); };
-}
-
-}  // namespace
-
 bool preemptable_pod(const PodTemplate& spec) {
   // GetPodPreemptable: the annotation, else the label, volcano.sh/preemptable (strconv.ParseBool);
   // default true.
@@ -115,12 +106,9 @@ std::vector<PodId> Volcano::victims(PodId reclaimer, const std::vector<PodId>& r
 }
 
 void Volcano::reclaim(SimTime now) {
-  auto qless = [this](std::int32_t l, std::int32_t r) { return queue_less(l, r); };
-  auto jless = [this](std::int32_t l, std::int32_t r) { return job_less(l, r); };
-  auto tless = [this](PodId l, PodId r) { return task_less(l, r); };
-  std::vector<std::int32_t> queues;
+  std::vector<std::int32_t> queue_list;
   std::vector<std::vector<std::int32_t>> preemptors(config_.queues.size());
-  std::map<std::int32_t, std::vector<PodId>> pending;
+  std::map<std::int32_t, TaskQueue> pending;
   std::vector<bool> seen(config_.queues.size(), false);
   for (const std::int32_t j : active_jobs_) {
     const Job& job = jobs_[static_cast<std::size_t>(j)];
@@ -128,41 +116,29 @@ void Volcano::reclaim(SimTime now) {
     const auto q = static_cast<std::size_t>(job.queue);
     if (!seen[q]) {
       seen[q] = true;
-      queues.push_back(job.queue);
+      queue_list.push_back(job.queue);
     }
-    std::vector<PodId> tasks;
-    for (const PodId p : job.tasks)
-      if (tasks_[p.value()].status == Status::kPending) tasks.push_back(p);
+    TaskQueue tasks = pending_tasks(j, false);
     if (tasks.empty()) continue;
-    std::make_heap(tasks.begin(), tasks.end(), reversed(tless));
     pending.emplace(j, std::move(tasks));
     preemptors[q].push_back(j);
   }
-  std::make_heap(queues.begin(), queues.end(), reversed(qless));
-  for (auto& h : preemptors) std::make_heap(h.begin(), h.end(), reversed(jless));
+  QueueQueue queues(QueueLess{this}, std::move(queue_list));
+  std::vector<JobQueue> jobs_of;
+  for (auto& list : preemptors) jobs_of.emplace_back(JobLess{this}, std::move(list));
   while (!queues.empty()) {
-    std::pop_heap(queues.begin(), queues.end(), reversed(qless));
-    const std::int32_t q = queues.back();
-    queues.pop_back();
+    const std::int32_t q = queues.pop();
     // (Every `continue` below leaves the queue out for the rest of the action, as upstream.)
     if (overused(q)) continue;
-    auto& jobs = preemptors[static_cast<std::size_t>(q)];
+    JobQueue& jobs = jobs_of[static_cast<std::size_t>(q)];
     if (jobs.empty()) continue;
-    std::pop_heap(jobs.begin(), jobs.end(), reversed(jless));
-    const std::int32_t j = jobs.back();
-    jobs.pop_back();
-    auto& tasks = pending[j];
+    const std::int32_t j = jobs.pop();
+    TaskQueue& tasks = pending.at(j);
     if (tasks.empty()) continue;
-    std::pop_heap(tasks.begin(), tasks.end(), reversed(tless));
-    const PodId task = tasks.back();
-    tasks.pop_back();
+    const PodId task = tasks.pop();
     if (!allocatable(q, VRes::of(store_.spec_of(task).requests))) continue;
-    if (reclaim_on_some_node(task, j, now)) {
-      jobs.push_back(j);
-      std::push_heap(jobs.begin(), jobs.end(), reversed(jless));
-    }
-    queues.push_back(q);
-    std::push_heap(queues.begin(), queues.end(), reversed(qless));
+    if (reclaim_on_some_node(task, j, now)) jobs.push(j);
+    queues.push(q);
   }
 }
 

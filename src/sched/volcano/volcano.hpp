@@ -43,6 +43,7 @@
 #include "core/random.hpp"
 #include "sched/scheduler_model.hpp"
 #include "sched/volcano/vc_config.hpp"
+#include "sched/volcano/vc_priority_queue.hpp"
 
 namespace kubesim::volcano {
 
@@ -148,6 +149,25 @@ class Volcano final : public SchedulerModel {
     VRes deserved, allocated, request, inqueue, elastic, guarantee, real_capability;
     double share = 0;
   };
+  // The session's orders as function objects, for the action's priority queues.
+  struct JobLess {
+    const Volcano* v;
+    bool operator()(std::int32_t l, std::int32_t r) const { return v->job_less(l, r); }
+  };
+  struct QueueLess {
+    const Volcano* v;
+    bool operator()(std::int32_t l, std::int32_t r) const { return v->queue_less(l, r); }
+  };
+  struct TaskLess {
+    const Volcano* v;
+    bool operator()(PodId l, PodId r) const { return v->task_less(l, r); }
+  };
+  using JobQueue = PriorityQueue<std::int32_t, JobLess>;
+  using QueueQueue = PriorityQueue<std::int32_t, QueueLess>;
+  using TaskQueue = PriorityQueue<PodId, TaskLess>;
+  // The job's pending tasks (allocate: only those with a request), in TaskOrderFn order.
+  TaskQueue pending_tasks(std::int32_t job, bool with_request_only) const;
+
   struct Op {  // a Statement operation (framework/statement.go)
     PodId pod;
     NodeId node;
@@ -175,7 +195,7 @@ class Volcano final : public SchedulerModel {
   // vc_actions.cpp
   void enqueue();
   void allocate(SimTime now);
-  void allocate_job(std::int32_t job, std::int32_t queue, std::vector<PodId>& pending, SimTime now, bool& push_back);
+  void allocate_job(std::int32_t job, std::int32_t queue, TaskQueue& pending, SimTime now, bool& push_back);
   void backfill(SimTime now);
   // Allocates (or pipelines) the task on the node in the session: every plugin's event handler.
   void session_allocate(PodId pod, NodeId node, bool pipelined);
