@@ -112,58 +112,13 @@ void Volcano::allocate(SimTime now) {
 void Volcano::allocate_job(std::int32_t j, std::int32_t queue, TaskQueue& pending, SimTime now, bool& push_back) {
   Job& job = jobs_[static_cast<std::size_t>(j)];
   std::vector<Op> stmt;
-  std::vector<NodeId> feasible;
   std::vector<NodeId> best;
-  std::map<std::string, int> reasons;
   while (!pending.empty()) {
     const PodId pod = pending.pop();
     const PodTemplate& spec = store_.spec_of(pod);
-    const VRes req = VRes::of(spec.requests);
-    if (!allocatable(queue, req)) continue;
-    // predicateFn: InitResreq <= FutureIdle, then the predicates plugin.
-    feasible.clear();
-    reasons.clear();
-    int resource_failures = 0;
-    std::string reason;
-    for (const NodeInfo& n : cache_.infos()) {
-      if (!n.node || !n.node->ready) continue;
-      if (!fits(spec.requests, n, false)) {
-        ++resource_failures;
-        continue;
-      }
-      if (!predicate(spec, n, &reason)) {
-        ++reasons[reason];
-        continue;
-      }
-      feasible.push_back(n.id);
-    }
-    if (feasible.empty()) {
-      // FitErrors.Error (sorted "count reason" strings); the job stops for this session.
-      if (resource_failures > 0) reasons["node(s) resource fit failed"] += resource_failures;
-      std::vector<std::string> parts;
-      for (const auto& [r, count] : reasons) parts.push_back(std::to_string(count) + " " + r);
-      std::sort(parts.begin(), parts.end());
-      job.fit_message = "all nodes are unavailable: ";
-      for (std::size_t i = 0; i < parts.size(); ++i) job.fit_message += (i ? ", " : "") + parts[i];
-      job.fit_message += ".";
-      break;
-    }
-    NodeId node = feasible[0];
-    best.clear();
-    if (feasible.size() > 1) {
-      // PrioritizeNodes, then SelectBestNode: uniformly among the best scores (rand.Intn).
-      double top = 0;
-      for (const NodeId n : feasible) {
-        const double s = node_score(spec, cache_.info(n));
-        if (best.empty() || s > top) {
-          top = s;
-          best.assign(1, n);
-        } else if (s == top) {
-          best.push_back(n);
-        }
-      }
-      node = best.size() == 1 ? best[0] : best[tie_rng_.uniform_below(best.size())];
-    }
+    if (!allocatable(queue, VRes::of(spec.requests))) continue;
+    const NodeId node = choose_node(pod, best, job.fit_message);
+    if (!node.valid()) break;  // the job stops for this session
     const bool fits_idle = fits(spec.requests, cache_.info(node), true);
     session_allocate(pod, node, !fits_idle);
     stmt.push_back(session_ops_.back());
@@ -181,6 +136,80 @@ void Volcano::allocate_job(std::int32_t j, std::int32_t queue, TaskQueue& pendin
   } else if (!job_pipelined(j)) {
     discard(stmt);
   }
+}
+
+NodeId Volcano::choose_node(PodId pod, std::vector<NodeId>& best, std::string& fit_message) {
+  // predicateFn (InitResreq <= FutureIdle, then the predicates plugin) over every node, then
+  // PrioritizeNodes over the feasible ones when there are several, and SelectBestNode:
+  // uniformly among the best scores (rand.Intn).
+  const Pod& p = store_.pod(pod);
+  const PodTemplate& spec = store_.spec(p.spec);
+  std::vector<NodeMemo>& memo = memo_for(p.spec);
+  std::string reason;
+  std::size_t feasible = 0;
+  NodeId first;
+  best.clear();
+  double top = 0;
+  for (const NodeInfo& n : cache_.infos()) {
+    const std::size_t i = n.id.value();
+    NodeMemo& m = memo[i];
+    if (!m.valid || m.generation != n.generation || m.version != node_version_[i]) {
+      m = NodeMemo{n.generation, node_version_[i], true, false, 0};
+      m.feasible = n.node && n.node->ready && fits(spec.requests, n, false) && predicate(spec, n, &reason);
+      if (m.feasible) m.score = node_score(spec, n);
+    }
+    if (!m.feasible) continue;
+    if (feasible++ == 0) first = n.id;
+    if (best.empty() || m.score > top) {
+      top = m.score;
+      best.assign(1, n.id);
+    } else if (m.score == top) {
+      best.push_back(n.id);
+    }
+  }
+  if (feasible == 0) {
+    fit_message = fit_errors(spec);
+    return NodeId();
+  }
+  if (feasible == 1) {
+    best.clear();
+    return first;
+  }
+  return best.size() == 1 ? best[0] : best[tie_rng_.uniform_below(best.size())];
+}
+
+std::vector<Volcano::NodeMemo>& Volcano::memo_for(PodTemplateId spec) {
+  for (auto& [id, memo] : memos_)
+    if (id == spec) {
+      memo.resize(cache_.node_count());
+      return memo;
+    }
+  if (memos_.size() < kMemoTemplates) {
+    memos_.emplace_back(spec, std::vector<NodeMemo>(cache_.node_count()));
+    return memos_.back().second;
+  }
+  auto& [id, memo] = memos_[memo_next_];
+  memo_next_ = (memo_next_ + 1) % kMemoTemplates;
+  id = spec;
+  memo.assign(cache_.node_count(), NodeMemo{});
+  return memo;
+}
+
+std::string Volcano::fit_errors(const PodTemplate& spec) const {
+  // FitErrors.Error: "all nodes are unavailable: " and the sorted "count reason" strings.
+  std::map<std::string, int> reasons;
+  std::string reason;
+  for (const NodeInfo& n : cache_.infos()) {
+    if (!n.node || !n.node->ready) continue;
+    if (!fits(spec.requests, n, false)) ++reasons["node(s) resource fit failed"];
+    else if (!predicate(spec, n, &reason)) ++reasons[reason];
+  }
+  std::vector<std::string> parts;
+  for (const auto& [r, count] : reasons) parts.push_back(std::to_string(count) + " " + r);
+  std::sort(parts.begin(), parts.end());
+  std::string out = "all nodes are unavailable: ";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out + ".";
 }
 
 void Volcano::backfill(SimTime now) {
@@ -257,8 +286,12 @@ void Volcano::session_allocate(PodId pod, NodeId node, bool pipelined) {
   t.status = pipelined ? Status::kPipelined : Status::kAllocated;
   t.node = node;
   const PodTemplate& spec = store_.spec_of(pod);
-  if (pipelined) pipelined_[node.value()] += spec.requests;
-  else cache_.add_pod(pod, node);
+  if (pipelined) {
+    pipelined_[node.value()] += spec.requests;
+    bump(node);
+  } else {
+    cache_.add_pod(pod, node);
+  }
   account_allocation(t.job, VRes::of(spec.requests), +1);
   session_ops_.push_back(Op{pod, node, pipelined, static_cast<std::uint32_t>(session_ops_.size())});
 }
@@ -266,8 +299,12 @@ void Volcano::session_allocate(PodId pod, NodeId node, bool pipelined) {
 void Volcano::session_deallocate(PodId pod) {
   Task& t = task(pod);
   const PodTemplate& spec = store_.spec_of(pod);
-  if (t.status == Status::kPipelined) pipelined_[t.node.value()] -= spec.requests;
-  else cache_.remove_pod(pod);
+  if (t.status == Status::kPipelined) {
+    pipelined_[t.node.value()] -= spec.requests;
+    bump(t.node);
+  } else {
+    cache_.remove_pod(pod);
+  }
   t.status = Status::kPending;
   t.node = NodeId();
   account_allocation(t.job, VRes::of(spec.requests), -1);

@@ -203,6 +203,7 @@ void Volcano::session_evict(PodId victim) {
   if (!t.releasing && t.node.valid()) {
     t.releasing = true;
     releasing_[t.node.value()] += spec.requests;
+    bump(t.node);
   }
   account_allocation(t.job, VRes::of(spec.requests), -1);
 }
@@ -215,6 +216,7 @@ void Volcano::session_unevict(PodId victim) {
   if (t.releasing && t.node.valid()) {
     t.releasing = false;
     releasing_[t.node.value()] -= spec.requests;
+    bump(t.node);
   }
   account_allocation(t.job, VRes::of(spec.requests), +1);
 }

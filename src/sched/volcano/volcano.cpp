@@ -210,7 +210,10 @@ void Volcano::account(PodId pod, NodeId node) {
 void Volcano::unaccount(PodId pod) {
   const NodeId n = cache_.remove_pod(pod);
   Task& t = task(pod);
-  if (n.valid() && t.releasing) releasing_[n.value()] -= store_.spec_of(pod).requests;
+  if (n.valid() && t.releasing) {
+    releasing_[n.value()] -= store_.spec_of(pod).requests;
+    bump(n);
+  }
   t.releasing = false;
 }
 
@@ -244,6 +247,7 @@ void Volcano::on_pod_change(const Change& c, SimTime now) {
       if (t.job >= 0) t.status = Status::kReleasing;
       t.releasing = true;
       releasing_[c.node.value()] += store_.spec_of(pod).requests;
+      bump(c.node);
       arm(now);
     }
     return;
@@ -262,6 +266,7 @@ void Volcano::on_node_change(const Change& c, SimTime now) {
   if (releasing_.size() < cache_.node_count()) {
     releasing_.resize(cache_.node_count());
     pipelined_.resize(cache_.node_count());
+    node_version_.resize(cache_.node_count());
   }
   total_ = VRes{};
   for (const NodeInfo& n : cache_.infos())
@@ -365,6 +370,8 @@ void Volcano::close_session(SimTime now) {
   session_ops_.clear();
   best_of_.clear();
   for (Resources& r : pipelined_) r = Resources{};
+  memos_.clear();  // (the pipelined sums were reset)
+  memo_next_ = 0;
   // session.go jobStatus (the phase written back), gang's OnSessionClose (the unschedulable
   // condition of the pods of a job that is not ready). The Unknown phase (tasks running in a
   // gang that became unschedulable) is not modelled.

@@ -196,6 +196,11 @@ class Volcano final : public SchedulerModel {
   void enqueue();
   void allocate(SimTime now);
   void allocate_job(std::int32_t job, std::int32_t queue, TaskQueue& pending, SimTime now, bool& push_back);
+  // allocate's node for the task: the feasible nodes (FutureIdle, predicates), the best
+  // score, a random one among ties (`best`: the tied nodes when several were scored). None:
+  // invalid, and `fit_message` says why (FitErrors.Error).
+  NodeId choose_node(PodId pod, std::vector<NodeId>& best, std::string& fit_message);
+  std::string fit_errors(const PodTemplate& spec) const;
   void backfill(SimTime now);
   // Allocates (or pipelines) the task on the node in the session: every plugin's event handler.
   void session_allocate(PodId pod, NodeId node, bool pipelined);
@@ -281,6 +286,22 @@ class Volcano final : public SchedulerModel {
   std::vector<std::int64_t> queue_created_;
 
   // Session state.
+  // allocate's per-node feasibility and score for the last few templates asked about, valid
+  // while the node's cache generation and node_version_ (its releasing / pipelined sums)
+  // stay: a memo of what upstream recomputes for every task (same results, same tie draws).
+  struct NodeMemo {
+    std::uint32_t generation = 0;
+    std::uint32_t version = 0;
+    bool valid = false;
+    bool feasible = false;
+    double score = 0;
+  };
+  static constexpr std::size_t kMemoTemplates = 8;
+  std::vector<std::pair<PodTemplateId, std::vector<NodeMemo>>> memos_;  // at most kMemoTemplates
+  std::size_t memo_next_ = 0;  // the entry a new template replaces when all are taken
+  std::vector<NodeMemo>& memo_for(PodTemplateId spec);
+  std::vector<std::uint32_t> node_version_;  // by node: bumped when releasing_ or pipelined_ change
+  void bump(NodeId node) { ++node_version_[node.value()]; }
   VRes oc_idle_, oc_inqueue_;  // overcommit
   std::vector<Op> session_ops_;  // every allocation of the session, to undo what is not committed
   std::vector<std::vector<NodeId>> best_of_;  // by op index, for the observer
