@@ -223,6 +223,8 @@ def check_bad_inputs(binary, tmp):
             "model": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
                       f"{DATA}/batkube/200_delay170.json", "--model", path],
             "scenario": ["--scenario", path],
+            "volcano": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
+                        f"{DATA}/batkube/200_delay170.json", "--scheduler", "volcano", "--scheduler-config", path],
             "compare-config": ["compare", "--scenario", f"{ROOT}/examples/compare/small.yaml", "--seeds", "2",
                                "--schedulers", f"default-scheduler,default-scheduler={path}"],
             "compare-scenario": ["compare", "--scenario", path, "--schedulers", "default-scheduler"],

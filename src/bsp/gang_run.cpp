@@ -9,6 +9,7 @@
 #include "sched/kube/plugins/coscheduling/coscheduling.hpp"
 #include "sched/kube/scheduler.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
+#include "sched/volcano/volcano.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 #include "workload/workload.hpp"
 
@@ -92,13 +93,15 @@ PodId GangRun::create_task_pod(std::size_t task, int shares) {
       set_label(spec.labels, kueue::kPodGroupNameLabel, spec_.pod_group + "-" + std::to_string(generation_));
       set_label(spec.annotations, kueue::kPodGroupTotalCountAnnotation, std::to_string(data_.model.task_count()));
       set_label(spec.annotations, kueue::kRetriableInGroupAnnotation, "false");
+    } else if (spec_.gang_scheduler == GangScheduler::kVolcano) {
+      set_label(spec.annotations, volcano::kGroupNameAnnotation, spec_.pod_group + "-" + std::to_string(generation_));
     } else {  // yunikorn: k8shim utils.go GetApplicationIDFromPod, GetQueueNameFromPod; task_group.go
       set_label(spec.labels, "applicationId", spec_.pod_group + "-" + std::to_string(generation_));
       set_label(spec.annotations, yunikorn::kAnnotationTaskGroups, task_groups_);
       set_label(spec.annotations, yunikorn::kAnnotationTaskGroupName, task_name);
     }
   }
-  if (!spec_.queue.empty())
+  if (!spec_.queue.empty() && spec_.gang_scheduler != GangScheduler::kVolcano)  // (Volcano: the PodGroup's)
     set_label(spec.labels, spec_.gang_scheduler == GangScheduler::kKueue ? kueue::kQueueNameLabel : "queue", spec_.queue);
   set_label(spec.labels, "kubesim.io/bsp-task", task_name);
   spec.priority_class_name = spec_.priority_class_name;
@@ -118,6 +121,12 @@ void GangRun::set_up_gang_scheduler() {
     if (!dynamic_cast<yunikorn::YuniKorn*>(model))
       throw InputError(spec_.source, spec_.line,
                        where + "YuniKorn to serve schedulerName " + spec_.scheduler_name + " (list the yunikorn setup under schedulers:)");
+    return;
+  }
+  if (spec_.gang_scheduler == GangScheduler::kVolcano) {
+    if (!dynamic_cast<volcano::Volcano*>(model))
+      throw InputError(spec_.source, spec_.line,
+                       where + "Volcano to serve schedulerName " + spec_.scheduler_name + " (list the volcano setup under schedulers:)");
     return;
   }
   if (spec_.gang_scheduler == GangScheduler::kKueue) {
@@ -173,6 +182,19 @@ void GangRun::create_gang(const Shares& shares, GangStepRecord& record, SimTime 
       task_groups_ += std::string(i ? "," : "") + "{\"name\":\"" + data_.model.task_name(i) +
                       "\",\"minMember\":1,\"minResource\":{\"cpu\":\"" + std::to_string(shares[i]) + "m\"}}";
     task_groups_ += "]";
+  }
+  if (spec_.gang_scheduler == GangScheduler::kVolcano && !spec_.pod_group.empty()) {
+    // The set's PodGroup, created with it (minMember = the task count; no minResources: the
+    // enqueue action admits it at once and allocate binds it whole or not at all).
+    volcano::PodGroupSpec group;
+    group.name = spec_.pod_group + "-" + std::to_string(generation_);
+    group.ns = spec_.namespace_name;
+    group.min_member = static_cast<std::int32_t>(shares.size());
+    if (!spec_.queue.empty()) group.queue = spec_.queue;
+    group.priority_class = spec_.priority_class_name;
+    auto* vc = dynamic_cast<volcano::Volcano*>(sim_.scheduler_serving(spec_.scheduler_name));
+    if (!vc->add_pod_group(group, sim_.now()))
+      throw InputError(spec_.source, spec_.line, "bsp: PodGroup " + spec_.namespace_name + "/" + group.name + " already exists");
   }
   const SimTime created = sim_.now();
   pods_.clear();

@@ -16,6 +16,8 @@ std::string_view gang_scheduler_name(GangScheduler g) {
       return "yunikorn";
     case GangScheduler::kKueue:
       return "kueue";
+    case GangScheduler::kVolcano:
+      return "volcano";
   }
   return "coscheduling";
 }
@@ -64,13 +66,16 @@ GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::
   if (const auto n = node["horizon"]) spec.horizon = static_cast<int>(in.integer(n, "bsp.horizon", 1, 1000));
   if (const auto n = node["checkpointPenalty"]) spec.penalty = seconds(n, "bsp.checkpointPenalty");
   if (const auto n = node["gangScheduler"]) {
-    const std::string name = one_of(n, "bsp.gangScheduler", {"coscheduling", "yunikorn", "kueue"});
+    const std::string name = one_of(n, "bsp.gangScheduler", {"coscheduling", "yunikorn", "kueue", "volcano"});
     if (name == "yunikorn") {
       spec.gang_scheduler = GangScheduler::kYuniKorn;
       spec.scheduler_name = "yunikorn";
     } else if (name == "kueue") {
       spec.gang_scheduler = GangScheduler::kKueue;
       spec.scheduler_name = "default-scheduler";
+    } else if (name == "volcano") {
+      spec.gang_scheduler = GangScheduler::kVolcano;
+      spec.scheduler_name = "volcano";
     }
   }
   if (const auto n = node["schedulerName"]) spec.scheduler_name = in.scalar(n, "bsp.schedulerName");
@@ -80,7 +85,7 @@ GangSpec read_gang_spec(const YamlInput& in, const YAML::Node& node, const std::
   }
   if (const auto n = node["queue"]) {
     if (spec.gang_scheduler == GangScheduler::kCoscheduling)
-      in.fail(n, "bsp.queue is YuniKorn's queue or Kueue's LocalQueue: it needs gangScheduler: yunikorn or kueue");
+      in.fail(n, "bsp.queue is YuniKorn's queue, Kueue's LocalQueue or Volcano's Queue: it needs gangScheduler: yunikorn, kueue or volcano");
     spec.queue = in.scalar(n, "bsp.queue");
   }
   if (spec.gang_scheduler == GangScheduler::kKueue && spec.queue.empty())

@@ -19,15 +19,19 @@
 //                                  #     application per set of task pods)
 //                                  #   kueue: a Kueue plain-pod group (Kueue v0.6+; one pod
 //                                  #     group per set of task pods) admitted all or nothing
+//                                  #   volcano: a Volcano PodGroup per set of task pods
+//                                  #     (minMember = the task count), bound all or nothing
 //     schedulerName: ...           # default: scheduler-plugins-scheduler (coscheduling),
-//                                  # yunikorn (yunikorn), default-scheduler (kueue)
+//                                  # yunikorn (yunikorn), default-scheduler (kueue),
+//                                  # volcano (volcano)
 //     podGroup: bsp                # the gang's name: the PodGroup (label
 //                                  # scheduling.x-k8s.io/pod-group), or YuniKorn's
 //                                  # applicationId / Kueue's pod-group-name prefix
 //                                  # ("<podGroup>-<generation>"); "": no gang
 //     queue: root.bsp              # yunikorn: the application's queue (label queue; default
 //                                  # root.default, as the shim's); kueue (required): the
-//                                  # LocalQueue (label kueue.x-k8s.io/queue-name)
+//                                  # LocalQueue (label kueue.x-k8s.io/queue-name); volcano:
+//                                  # the PodGroups' Queue (default: default)
 //     priorityClassName: ""        # of the task pods
 //     terminationGracePeriodSeconds: 30
 #pragma once
@@ -51,7 +55,7 @@ namespace kubesim::bsp {
 
 // The real gang scheduler the study's pods are written for (bsp.gangScheduler): it decides the
 // pods' schedulerName, their group and queue labels and which objects the run installs.
-enum class GangScheduler { kCoscheduling, kYuniKorn, kKueue };
+enum class GangScheduler { kCoscheduling, kYuniKorn, kKueue, kVolcano };
 // Its name in the scenario file: coscheduling | yunikorn | kueue.
 std::string_view gang_scheduler_name(GangScheduler g);
 

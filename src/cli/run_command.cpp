@@ -20,6 +20,7 @@
 #include "core/output_dir.hpp"
 #include "core/parse_number.hpp"
 #include "report/tenant_report.hpp"
+#include "sched/volcano/volcano.hpp"
 #include "setups/policy_setup.hpp"
 #include "study/run_pipeline.hpp"
 
@@ -66,17 +67,21 @@ void check_pod_budget(const Workload& w, std::size_t max_pods) {
   }
 }
 
-// --decisions: kube-scheduler's every decision with its tied best nodes (CSV), into `csv`.
+// --decisions: kube-scheduler's and Volcano's every decision with its tied best nodes (CSV),
+// into `csv`.
 void record_decisions(Simulation& sim, std::string& csv) {
   csv = "time,pod,node,best_nodes\n";
-  sim.scheduler().set_decision_observer([&sim, &csv](PodId pod, NodeId chosen, const std::vector<NodeId>& best) {
+  auto record = [&sim, &csv](PodId pod, NodeId chosen, const std::vector<NodeId>& best) {
     const ObjectStore& store = sim.store();
     const Pod& p = store.pod(pod);
     csv += format_seconds(sim.now()) + "," + store.namespace_(p.ns).name + "/" + p.name + "," +
            (chosen.valid() ? store.node(chosen).name : std::string()) + ",";
     for (std::size_t i = 0; i < best.size(); ++i) csv += (i ? " " : "") + store.node(best[i]).name;
     csv += "\n";
-  });
+  };
+  sim.scheduler().set_decision_observer(record);
+  for (std::size_t i = 0; i < sim.scheduler_count(); ++i)
+    if (auto* vc = dynamic_cast<volcano::Volcano*>(&sim.scheduler_model(i))) vc->set_decision_observer(record);
 }
 
 // The summary on stdout (unless --quiet).
@@ -377,8 +382,8 @@ RunCommand::RunCommand(CLI::App& app) {
   run_cmd->add_option("--out", run.out, "output directory")->capture_default_str();
   run_cmd->add_option("--until", run.until, "stop at this simulated time (seconds, at most 1e8)")->check(simulated_seconds());
   run_cmd->add_option("--decisions", run.decisions,
-                      "write kube-scheduler's decisions to this CSV file (a relative one under --out; no FILE: "
-                      "decisions.csv): time, pod, chosen node and every node with the best score")
+                      "write kube-scheduler's and Volcano's decisions to this CSV file (a relative one under --out; "
+                      "no FILE: decisions.csv): time, pod, chosen node and every node with the best score")
       ->expected(0, 1)
       ->default_str("decisions.csv");
   run_cmd->add_option("--swf-cpu-per-processor", run.swf_cpu, "cpu request per SWF processor (a quantity)")

@@ -107,7 +107,7 @@ TEST(ParallelJobs, EverySetupRunsTheTwoJobsOneAfterTheOther) {
       "kueue.yaml",
       testing::kueue_config({.local_queue_ns = "default", .cpu_quota = 4, .preemption = "", .frameworks = ""}));
 
-  for (const std::string setup : {"default-scheduler", "scheduler-plugins", "yunikorn", "kueue", "fcfs"}) {
+  for (const std::string setup : {"default-scheduler", "scheduler-plugins", "yunikorn", "kueue", "volcano", "fcfs"}) {
     SCOPED_TRACE(setup);
     SimulationInputs in;
     in.nodes = testing::numbered_nodes(4, testing::NodeBuilder("").cpu("1").memory("4Gi"), "n");

@@ -8,6 +8,7 @@
 #include "setups/batch_setup.hpp"
 #include "setups/kueue_setup.hpp"
 #include "setups/parallel_jobs.hpp"
+#include "setups/volcano_setup.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
 #include "sched/yunikorn/yunikorn.hpp"
 #include "sched/fluxion/fluxion.hpp"
@@ -107,6 +108,9 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
        true},
       {"yunikorn", "Apache YuniKorn 1.5 (core + k8shim) with a queues.yaml (default: the study's yunikorn-configs.yaml)",
        "yunikorn", true, nullptr, install_yunikorn},
+      {"volcano", "Volcano v1.7 (vc-scheduler sessions, its podgroup controller) with a volcano-scheduler.conf, Queues and "
+                  "PodGroups (--scheduler-config; default: the release's configuration)",
+       "volcano", true, nullptr, install_volcano},
       {"fluxion", "KubeFlux/Fluence: Fluxion's resource graph, informer on (--scheduler-config: Fluxion YAML)",
        "fluxion", true, nullptr, [](SimulationInputs& in, const SetupOptions& o) { install_fluxion(in, o, true); }},
       {"kubeflux-noinformer", "KubeFlux 2021: Fluxion without the informer (stale graph)", "fluxion", true, nullptr,
