@@ -16,6 +16,7 @@
 #include "cli/sweep_command.hpp"
 #include "cli/version.hpp"
 #include "core/error.hpp"
+#include "core/error_text.hpp"
 
 int main(int argc, char** argv) {
   using namespace kubesim;
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "kubesim: error: %s (see kubesim --help)\n", e.what());
+    std::fprintf(stderr, "kubesim: error: %s (see kubesim --help)\n", one_line_message(e.what()).c_str());
     return 2;
   }
   try {
@@ -65,10 +66,10 @@ int main(int argc, char** argv) {
     if (sweep.parsed()) return sweep.run();
     if (convert.parsed()) return convert.run();
   } catch (const InputError& e) {
-    std::fprintf(stderr, "kubesim: error: %s\n", e.what());
+    std::fprintf(stderr, "kubesim: error: %s\n", one_line_message(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kubesim: error: %s\n", e.what());
+    std::fprintf(stderr, "kubesim: error: %s\n", one_line_message(e.what()).c_str());
     return 1;
   }
   return 0;
