@@ -138,7 +138,7 @@ def item5(kubesim, tmp):
     manifest:
       apiVersion: v1
       kind: Pod
-      metadata: {name: huge}
+      metadata: {name: huge, annotations: {kubesim.io/duration: "10"}}
       spec:
         restartPolicy: Never
         containers:
@@ -149,7 +149,7 @@ def item5(kubesim, tmp):
                          job.format(at=at))
         out = os.path.join(tmp, f"out-5-{at}")
         refused(kubesim, f"5 an unschedulable pod and a Job at {at} s", ["run", "--scenario", scenario, "--out", out],
-                out, scenario + ":", ("1e+08",))
+                out, scenario + ":", ("1e8",))
 
 
 def item6(kubesim, tmp):
@@ -184,18 +184,26 @@ def item8(kubesim, tmp):
            f"first sweep exit {code} ({wall:.1f} s), invalid plan exit {code2}, sweep.json "
            f"{'unchanged' if before == after else 'CHANGED'}")
     # Two sweeps into one OUT: the second is refused while the first holds the lock.
-    slow = write(tmp, "plan-slow.yaml", f"scenarios: [{REPO}/examples/multitenant/e3.yaml]\nseeds: 40\n")
+    big = write(tmp, "big.yaml", open(f"{REPO}/examples/multi-scheduler/shared-cluster.yaml").read()
+                .replace("nodes: 2\n", "nodes: 100000\n"))
+    slow = write(tmp, "plan-slow.yaml", f"scenarios: [{big}]\nseeds: 20\n")
     out2 = os.path.join(tmp, "out-8b")
-    first = subprocess.Popen([kubesim, "sweep", slow, "--out", out2, "--quiet", "--threads", "1"],
+    first = subprocess.Popen([kubesim, "sweep", slow, "--out", out2, "--quiet", "--jobs", "1"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and not os.path.exists(os.path.join(out2, ".sweep.lock")):
         time.sleep(0.05)
     code2, _, err2, _ = run(kubesim, ["sweep", slow, "--out", out2, "--quiet"])
     first_running = first.poll() is None
+    cells = os.path.join(out2, "cells")
+    # Killed while a cell is being written when possible (a cell's temporary folder lives
+    # for a few milliseconds at its end).
+    while time.monotonic() < deadline + 20 and not any(e.startswith(".tmp-") for e in (
+            os.listdir(cells) if os.path.isdir(cells) else [])):
+        time.sleep(0.002)
     first.send_signal(signal.SIGKILL)
     first.wait()
-    tmp_cells = [e for e in os.listdir(os.path.join(out2, "cells"))] if os.path.isdir(os.path.join(out2, "cells")) else []
+    tmp_cells = [e for e in os.listdir(cells) if e.startswith(".tmp-")] if os.path.isdir(cells) else []
     report(first_running and code2 == 2 and "another kubesim sweep" in err2, "8 a second sweep into a locked OUT is refused",
            f"first still running: {first_running}; second exit {code2}: {err2.strip()[:120]}")
     # The killed sweep's temporary cell folders go with the next sweep into the same OUT.
@@ -204,7 +212,7 @@ def item8(kubesim, tmp):
         os.path.join(out2, "cells")) else []
     locks = [e for e in os.listdir(out2) if e.endswith(".lock")]
     report(code3 == 0 and not stale and not locks, "8/11 after a kill -9, the next sweep cleans and leaves no lock",
-           f"killed sweep left {len(tmp_cells)} cell entries; next sweep exit {code3}, stale .tmp-: {stale or 'none'}, "
+           f"the killed sweep left {len(tmp_cells)} temporary cell folder(s); next sweep exit {code3}, stale .tmp-: {stale or 'none'}, "
            f"lock files: {locks or 'none'}")
 
 
