@@ -45,7 +45,7 @@ TEST(OneLineMessage, BoundsAMessageOfManyShortWords) {
 TEST(YamlError, NamesTheNestingLimit) {
   testing::ScratchDir dir;
   const std::string path = dir.write("deep.yaml", "a:\n  b: " + std::string(20000, '[') + std::string(20000, ']') + "\n");
-  testing::expect_input_error([&] { (void)load_yaml_file(path); }, path, 2, "the limit is 500 nested lists or maps");
+  testing::expect_input_error([&] { (void)load_yaml_file(path); }, path, 2, "the limit is 500 levels");
 }
 
 }  // namespace

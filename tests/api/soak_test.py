@@ -121,7 +121,8 @@ def summarize(name, results, limit):
            if r[1] is None or r[2] != 200 or r[1] > limit]
     ok = bool(results) and not bad
     detail = (f"{len(results)} GETs, median {1000 * lat[len(lat) // 2]:.1f} ms, max {1000 * lat[-1]:.1f} ms, p99 "
-              f"{1000 * lat[int(0.99 * (len(lat) - 1))]:.1f} ms" if lat else f"{len(results)} GETs")
+              f"{1000 * lat[int(0.99 * (len(lat) - 1))]:.1f} ms, {sum(1 for x in lat if x > LATENCY_LIMIT)} over "
+              f"{int(LATENCY_LIMIT * 1000)} ms" if lat else f"{len(results)} GETs")
     if bad:
         detail += f"; {len(bad)} slow or failed, first {bad[:3]}"
     check(f"soak: GET within {int(limit * 1000)} ms {name}", ok, detail)
