@@ -39,16 +39,16 @@ def run(kubesim, args, timeout=LIMIT_S * 3):
         return None, "", (e.stderr or b"").decode(errors="replace"), time.monotonic() - t0
 
 
-def refused(kubesim, name, args, out, names, wants=()):
-    """Exit 2 within LIMIT_S, one stderr line holding `names` and every string of `wants`,
-    and `out` not created."""
+def refused(kubesim, name, args, out, names, wants=(), limit=LIMIT_S):
+    """Exit 2 within `limit` seconds, one stderr line holding `names` and every string of
+    `wants`, and `out` not created."""
     code, _, err, wall = run(kubesim, args)
     lines = err.strip().split("\n") if err.strip() else []
     problems = []
     if code != 2:
         problems.append(f"exit {code}")
-    if wall > LIMIT_S:
-        problems.append(f"{wall:.1f} s")
+    if wall > limit:
+        problems.append(f"{wall:.1f} s, over {limit} s")
     if len(lines) != 1:
         problems.append(f"{len(lines)} stderr lines")
     for w in (names,) + tuple(wants):
@@ -239,6 +239,18 @@ def item9(kubesim, tmp):
            "9 a 6 MB value is not echoed whole", f"exit {code}, {wall:.2f} s, {len(err)} bytes: {err.strip()[:160]}")
 
 
+def item9_late_key(kubesim, tmp):
+    # A bad key of the bsp: section was refused only once the scenario had built its cluster
+    # and workload (10^6 nodes, 2*10^6 Jobs: 6.5 s and 1.7 GB here; the issue's 15 s and 5 GB).
+    scenario = write(tmp, "late-key.yaml", "cluster: {nodes: 1000000, cpu: 64, memory: 256Gi}\ntenants:\n"
+                     "  - namespace: a\n    streams:\n"
+                     "      - {start: 0, cpu: 1, memory: 1G, jobs: 2000000, sleep: 1, interval: 1}\n"
+                     f"bsp:\n  data: {DATA}/gang\n  controller: nosuch\n")
+    out = os.path.join(tmp, "out-9f")
+    refused(kubesim, "9 a bad bsp key after a million nodes and jobs, refused at once", ["run", "--scenario", scenario,
+            "--out", out], out, scenario + ":8:", ("bsp.controller",), limit=1.0)
+
+
 def item_bsp(kubesim, tmp):
     data = os.path.join(tmp, "gang")
     shutil.copytree(f"{DATA}/gang", data)
@@ -255,7 +267,7 @@ def main():
     kubesim = os.path.abspath(args[0] if args else os.path.join(REPO, "build", "kubesim"))
     tmp = tempfile.mkdtemp(prefix="kubesim-hardening-")
     try:
-        for item in (item1, item4, item5, item6, item7, item8, item9, item_bsp):
+        for item in (item1, item4, item5, item6, item7, item8, item9, item9_late_key, item_bsp):
             item(kubesim, tmp)
     finally:
         if "--keep" in sys.argv:
