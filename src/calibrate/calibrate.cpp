@@ -457,7 +457,14 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
   const Distribution watch_delay = c.latencies.back().fit.distribution;
   fit_kubelet_steps(runs, res, watch_delay, c);
   c.latencies.push_back(fit_status_update(runs, pleg, res));
-  for (auto& f : c.latencies) f.ks = ks_distance(f.measured, f.modelled);
+  for (auto& f : c.latencies) {
+    // The model file must be one `run` reads (fuzz/calibrate_inputs_fuzz).
+    if (!f.commented && !within_latency_limit(f.fit.distribution))
+      throw InputError(runs.front().source, 0,
+                       f.key + ": the measurements fit " + f.fit.spec +
+                           ", beyond the model's latency limit (mean and deviation at most 86400 s)");
+    f.ks = ks_distance(f.measured, f.modelled);
+  }
   return c;
 }
 

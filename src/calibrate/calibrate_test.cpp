@@ -337,6 +337,22 @@ TEST(CalibrateFidelity, K3sBatkubeModelLandsInsideTheMeasuredRuns) {
   EXPECT_FALSE(guess.makespan_inside());
 }
 
+// A family whose fit the model file cannot hold is not chosen, however small its AIC: half the
+// values at 1 us and half at 100 s fit a lognormal of sigma 9 (mean e^37 s), which `run`
+// refuses (found by fuzz/calibrate_inputs_fuzz).
+TEST(CalibrateFit, FitsBeyondTheLatencyLimitAreNotChosen) {
+  std::vector<double> values(50, 1e-6);
+  values.insert(values.end(), 50, 100.0);
+  const Fit fit = fit_by_likelihood(values);
+  EXPECT_EQ(fit.spec.rfind("uniform:", 0), 0u) << fit.spec;
+  EXPECT_TRUE(within_latency_limit(fit.distribution));
+  const auto lognormal = std::find_if(fit.candidates.begin(), fit.candidates.end(),
+                                      [](const CandidateFit& c) { return c.spec.rfind("lognormal:", 0) == 0; });
+  ASSERT_NE(lognormal, fit.candidates.end());
+  EXPECT_TRUE(std::all_of(fit.candidates.begin(), fit.candidates.end(),
+                          [&](const CandidateFit& c) { return lognormal->aic <= c.aic; }));  // it had the smallest AIC
+}
+
 // A server's answer of any shape is refused or read, never undefined behaviour: nlohmann's
 // const operator[] on a missing key once read past a buffer (fuzz/calibrate_inputs_fuzz).
 TEST(CalibrateLiveCluster, ListsOfAnyShapeAreReadOrRefused) {
