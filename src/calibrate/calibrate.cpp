@@ -550,8 +550,9 @@ std::string calibration_report_html(const Calibration& c) {
     auto histogram = [&](const std::vector<double>& v) {
       std::vector<double> h(kBins, 0.0);
       for (double x : v) {
-        const int b = static_cast<int>(std::floor((x - lo) / width));
-        if (b >= 0 && b < kBins) h[b] += 1.0;
+        // Compared as a double: a modelled value far outside the bins (or NaN) has no int.
+        const double b = std::floor((x - lo) / width);
+        if (b >= 0 && b < kBins) h[static_cast<std::size_t>(b)] += 1.0;
       }
       for (double& x : h) x = x / static_cast<double>(v.size()) / width;  // density
       return h;

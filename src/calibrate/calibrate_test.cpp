@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -351,6 +352,20 @@ TEST(CalibrateFit, FitsBeyondTheLatencyLimitAreNotChosen) {
   ASSERT_NE(lognormal, fit.candidates.end());
   EXPECT_TRUE(std::all_of(fit.candidates.begin(), fit.candidates.end(),
                           [&](const CandidateFit& c) { return lognormal->aic <= c.aic; }));  // it had the smallest AIC
+}
+
+// The report's histograms bin modelled values far outside the measured range, and NaN, without
+// converting them to int (undefined behaviour found by fuzz/calibrate_inputs_fuzz under UBSan).
+TEST(CalibrateReport, HistogramsTakeValuesFarOutsideTheBins) {
+  Calibration c;
+  FittedLatency f;
+  f.key = "podStartup";
+  f.measured = {1.0, 2.0, 3.0};
+  f.modelled = {2.0, 2.13e10, -5e12, std::nan("")};
+  f.fit = fit_by_likelihood(f.measured);
+  c.latencies.push_back(f);
+  const std::string html = calibration_report_html(c);
+  EXPECT_NE(html.find("podStartup"), std::string::npos);
 }
 
 // A server's answer of any shape is refused or read, never undefined behaviour: nlohmann's
