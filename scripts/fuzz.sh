@@ -37,6 +37,7 @@ seeds() {
     quantity_fuzz) printf '%s\n' 1 500m 4Gi 1.5 8G 1e3 12Mi ;;
     label_selector_fuzz) printf '%s\n' 'app=demo' 'a in (x,y),!b' 'tier notin (web)' 'x!=y,z' ;;
     patch_fuzz|api_request_fuzz) ls examples/serve/job.yaml ;;
+    sweep_plan_fuzz) ls examples/sweep/*.yaml ;;
   esac
 }
 failed=0
@@ -46,6 +47,14 @@ for t in "${targets[@]}"; do
   case "$t" in
     quantity_fuzz|label_selector_fuzz)
       i=0; while read -r line; do printf '%s' "$line" >"$corpus/seed-$i"; i=$((i + 1)); done < <(seeds "$t") ;;
+    bsp_data_fuzz)  # selector byte 0 config.ini, 1 profiling, 2 a workload series
+      { printf '\0'; cat data/gang/config.ini; } >"$corpus/config.ini"
+      { printf '\1'; cat data/gang/workload_profiling.csv; } >"$corpus/profiling.csv"
+      { printf '\2'; head -c 60000 data/gang/actual/nyc_taxi_1_actual.csv; } >"$corpus/series.csv" ;;
+    calibrate_inputs_fuzz)  # selector byte 0 a jobs.csv, 1 PodList NUL EventList, 2 a kubeconfig
+      { printf '\0'; cat data/batkube/real-k3s/200_delay170_0_jobs.csv; } >"$corpus/jobs.csv"
+      { printf '\1'; cat fuzz/seeds/podlist.json; printf '\0'; cat fuzz/seeds/eventlist.json; } >"$corpus/cluster.json"
+      { printf '\2'; cat fuzz/seeds/kubeconfig.yaml; } >"$corpus/kubeconfig.yaml" ;;
     *) for f in $(seeds "$t"); do cp "$f" "$corpus/"; done ;;
   esac
   log=build-fuzz/findings/$t.log

@@ -1,5 +1,7 @@
 #include "api/api_responses.hpp"
 
+#include "core/error_text.hpp"
+
 namespace kubesim::api {
 
 using Json = nlohmann::json;
@@ -11,7 +13,7 @@ ApiResponse json_response(int status, const Json& body) {
 ApiResponse status_response(int code, std::string_view reason, const std::string& message, const std::string& name,
                             std::string_view kind, std::string_view group) {
   Json status = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", Json::object()}, {"status", "Failure"},
-                 {"message", message}, {"reason", reason}, {"code", code}};
+                 {"message", one_line_message(message)}, {"reason", reason}, {"code", code}};
   if (!name.empty() || !kind.empty()) {
     Json details = Json::object();
     if (!name.empty()) details["name"] = name;

@@ -8,10 +8,12 @@
 
 #include "bsp/bicubic_spline.hpp"
 #include "bsp/gang_study.hpp"
+#include "bsp/planner.hpp"
 #include "core/error.hpp"
 #include "core/parse_number.hpp"
 #include "core/split.hpp"
 #include "core/test_paths.hpp"
+#include "testing/input_error.hpp"
 #include "testing/scratch_dir.hpp"
 
 namespace kubesim::bsp {
@@ -173,6 +175,16 @@ TEST(GangStudy, ShortTraceIsAnInputError) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Share levels beyond the bound were std::bad_alloc (exit 1): the planners' memo holds one
+// value per task, trace column and level.
+TEST(StudySettings, ShareLevelsBeyondTheLimitAreAnInputError) {
+  testing::ScratchDir dir;
+  const std::string path =
+      dir.write("config.ini", "[gang-scheduling]\nshare_increment=1\ntotal_shares=1000000000\n");
+  testing::expect_input_error([&] { (void)read_study_settings(path); }, path, 0, "the limit is 10000");
+  EXPECT_NO_THROW(read_study_settings(dir.write("ok.ini", "[gang-scheduling]\nshare_increment=1\ntotal_shares=10000\n")));
 }
 
 }  // namespace

@@ -57,6 +57,12 @@ StudySettings read_study_settings(const std::string& path) {
   });
   if (s.share_increment <= 0) throw InputError(path, 0, "share_increment must be positive");
   if (s.window_size <= 0) throw InputError(path, 0, "window_size must be positive");
+  // The planners keep a duration per task, trace column and share level: levels beyond the
+  // bound would take gigabytes (total_shares 10^9 in steps of 1) for a run no one can use.
+  if (s.total_shares / s.share_increment > kMaxShareLevels)
+    throw InputError(path, 0,
+                     "total_shares / share_increment is " + std::to_string(s.total_shares / s.share_increment) +
+                         " share levels; the limit is " + std::to_string(kMaxShareLevels));
   return s;
 }
 

@@ -38,6 +38,9 @@ struct StudySettings {
 
 // Reads config.ini (sections [gang-scheduling], [forecaster], [stress-ng]); unknown keys are
 // ignored, a malformed number is an InputError with file and line.
+// Share levels (total_shares / share_increment) at most kMaxShareLevels (README "Limits";
+// the study's config has 240).
+inline constexpr int kMaxShareLevels = 10'000;
 StudySettings read_study_settings(const std::string& path);
 
 using Shares = std::vector<int>;  // millicores per task, in task order

@@ -457,7 +457,14 @@ Calibration calibrate(const std::vector<MeasuredRun>& runs) {
   const Distribution watch_delay = c.latencies.back().fit.distribution;
   fit_kubelet_steps(runs, res, watch_delay, c);
   c.latencies.push_back(fit_status_update(runs, pleg, res));
-  for (auto& f : c.latencies) f.ks = ks_distance(f.measured, f.modelled);
+  for (auto& f : c.latencies) {
+    // The model file must be one `run` reads (fuzz/calibrate_inputs_fuzz).
+    if (!f.commented && !within_latency_limit(f.fit.distribution))
+      throw InputError(runs.front().source, 0,
+                       f.key + ": the measurements fit " + f.fit.spec +
+                           ", beyond the model's latency limit (mean and deviation at most 86400 s)");
+    f.ks = ks_distance(f.measured, f.modelled);
+  }
   return c;
 }
 
@@ -543,8 +550,9 @@ std::string calibration_report_html(const Calibration& c) {
     auto histogram = [&](const std::vector<double>& v) {
       std::vector<double> h(kBins, 0.0);
       for (double x : v) {
-        const int b = static_cast<int>(std::floor((x - lo) / width));
-        if (b >= 0 && b < kBins) h[b] += 1.0;
+        // Compared as a double: a modelled value far outside the bins (or NaN) has no int.
+        const double b = std::floor((x - lo) / width);
+        if (b >= 0 && b < kBins) h[static_cast<std::size_t>(b)] += 1.0;
       }
       for (double& x : h) x = x / static_cast<double>(v.size()) / width;  // density
       return h;

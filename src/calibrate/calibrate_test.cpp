@@ -6,16 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "api/api_server.hpp"
 #include "calibrate/fidelity.hpp"
+#include "calibrate/live_cluster.hpp"
 #include "calibrate/observer.hpp"
 #include "core/error.hpp"
 #include "core/test_paths.hpp"
 #include "model/resources.hpp"
 #include "platform/simgrid_platform.hpp"
+#include "testing/input_error.hpp"
 #include "testing/inputs.hpp"
 #include "testing/scratch_dir.hpp"
 #include "workload/batsim_workload.hpp"
@@ -333,6 +336,79 @@ TEST(CalibrateFidelity, K3sBatkubeModelLandsInsideTheMeasuredRuns) {
   // The realistic guesses were outside (README "Latency model"): the check can fail.
   const FidelityResult guess = replay_measured_runs({runs[0]}, make_inputs, ModelConfig::realistic(), 1);
   EXPECT_FALSE(guess.makespan_inside());
+}
+
+// A family whose fit the model file cannot hold is not chosen, however small its AIC: half the
+// values at 1 us and half at 100 s fit a lognormal of sigma 9 (mean e^37 s), which `run`
+// refuses (found by fuzz/calibrate_inputs_fuzz).
+TEST(CalibrateFit, FitsBeyondTheLatencyLimitAreNotChosen) {
+  std::vector<double> values(50, 1e-6);
+  values.insert(values.end(), 50, 100.0);
+  const Fit fit = fit_by_likelihood(values);
+  EXPECT_EQ(fit.spec.rfind("uniform:", 0), 0u) << fit.spec;
+  EXPECT_TRUE(within_latency_limit(fit.distribution));
+  const auto lognormal = std::find_if(fit.candidates.begin(), fit.candidates.end(),
+                                      [](const CandidateFit& c) { return c.spec.rfind("lognormal:", 0) == 0; });
+  ASSERT_NE(lognormal, fit.candidates.end());
+  EXPECT_TRUE(std::all_of(fit.candidates.begin(), fit.candidates.end(),
+                          [&](const CandidateFit& c) { return lognormal->aic <= c.aic; }));  // it had the smallest AIC
+}
+
+// The report's histograms bin modelled values far outside the measured range, and NaN, without
+// converting them to int (undefined behaviour found by fuzz/calibrate_inputs_fuzz under UBSan).
+TEST(CalibrateReport, HistogramsTakeValuesFarOutsideTheBins) {
+  Calibration c;
+  FittedLatency f;
+  f.key = "podStartup";
+  f.measured = {1.0, 2.0, 3.0};
+  f.modelled = {2.0, 2.13e10, -5e12, std::nan("")};
+  f.fit = fit_by_likelihood(f.measured);
+  c.latencies.push_back(f);
+  const std::string html = calibration_report_html(c);
+  EXPECT_NE(html.find("podStartup"), std::string::npos);
+}
+
+// A server's answer of any shape is refused or read, never undefined behaviour: nlohmann's
+// const operator[] on a missing key once read past a buffer (fuzz/calibrate_inputs_fuzz).
+TEST(CalibrateLiveCluster, ListsOfAnyShapeAreReadOrRefused) {
+  using Json = nlohmann::json;
+  const Json pods = Json::parse(R"({"items": [{"metadata": {"name": "p", "creationTimestamp": "2024-01-01T00:00:00Z",
+      "ownerReferences": [1, {"kind": 2}]}, "status": {"containerStatuses": [{"state": {"terminated":
+      {"exitCode": "0"}}}], "conditions": [3, {"type": "Ready"}]}}, 4]})");
+  const Json events = Json::parse(R"({"items": [5, {"regarding": 6}, {"involvedObject": {"kind": "Pod", "name": "p"},
+      "reason": 7, "eventTime": 8}, {"regarding": {"kind": "Pod", "name": "p"}, "reason": "Scheduled",
+      "eventTime": "2024-01-01T00:00:01Z"}]})");
+  const MeasuredRun run = timelines_from_cluster(pods, events, "cluster", kUnknown, kUnknown);
+  ASSERT_EQ(run.pods.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.pods[0].scheduled, 1.0);
+  for (const char* bad : {R"({"iems": []})", R"([1, 2])", R"({"items": {}})", "3"})
+    testing::expect_input_error([&] { (void)timelines_from_cluster(pods, Json::parse(bad), "cluster", kUnknown, kUnknown); },
+                                "cluster", 0, "expected an EventList");
+}
+
+TEST(CalibrateLiveCluster, KubeconfigErrorsNameFileAndLine) {
+  testing::ScratchDir dir;
+  const std::string good = dir.write("good.yaml", R"(current-context: c
+clusters: [{name: k, cluster: {server: "http://127.0.0.1:8001"}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+users: [{name: u, user: {token: t}}]
+)");
+  const ClusterEndpoint e = read_kubeconfig_endpoint(good);
+  EXPECT_EQ(e.server, "http://127.0.0.1:8001");
+  EXPECT_EQ(e.token, "t");
+  const std::vector<testing::BadInput> cases = {
+      {"clusters-map", "current-context: c\nclusters:\n  name: k\n", 3, "expected clusters to be a list, got a map"},
+      {"context-list", "current-context: c\ncontexts:\n- {name: c, context: [a]}\n", 3,
+       "expected contexts[].context to be a map"},
+      {"server-map", "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\n"
+                     "clusters: [{name: k, cluster: {server: {a: 1}}}]\n", 3, "expected server to be a scalar"},
+      {"root-list", "- a\n", 1, "expected the kubeconfig to be a map"},
+      {"no-server", "current-context: c\n", 0, "no cluster server"},
+  };
+  for (const auto& c : cases) {
+    const std::string path = dir.write(std::string(c.name) + ".yaml", c.text);
+    testing::expect_input_error([&] { (void)read_kubeconfig_endpoint(path); }, path, c.line, c.problem);
+  }
 }
 
 }  // namespace

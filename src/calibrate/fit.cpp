@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <limits>
 #include <numbers>
+#include <utility>
+
+#include "core/limits.hpp"
 
 namespace kubesim::calibrate {
 
@@ -69,8 +72,14 @@ Fit fit_by_likelihood(std::vector<double> values) {
                                   2 * 2 + 2 * sum_log + n * std::log(2 * std::numbers::pi * s2) + n});
     }
     if (lo >= 0 && mean > 0) fit.candidates.push_back({spec1("exponential", mean), 2 * 1 + 2 * n * std::log(mean) + 2 * n});
+    // A family whose fit `run` would refuse (mean or deviation beyond the model's latency
+    // limit: a lognormal of sigma 6.5 over a few outliers) is not chosen; when every family's
+    // is, calibrate() refuses the measurements (within_latency_limit).
+    const auto rank = [](const CandidateFit& c) {
+      return std::pair(!within_latency_limit(parse_spec(c.spec)), c.aic);
+    };
     const auto best = std::min_element(fit.candidates.begin(), fit.candidates.end(),
-                                       [](const CandidateFit& a, const CandidateFit& b) { return a.aic < b.aic; });
+                                       [&](const CandidateFit& a, const CandidateFit& b) { return rank(a) < rank(b); });
     fit.spec = best->spec;
   }
   fit.distribution = parse_spec(fit.spec);
@@ -90,6 +99,10 @@ Fit fit_by_moments(std::vector<double> values, double known_mean, double known_v
   fit.spec = fit.sd > 0 && mean > 0 ? spec2("normal", mean, fit.sd) : spec1("fixed", fit.mean);
   fit.distribution = parse_spec(fit.spec);
   return fit;
+}
+
+bool within_latency_limit(const Distribution& d) {
+  return d.mean() <= kMaxLatencySeconds && std::sqrt(d.variance()) <= kMaxLatencySeconds;
 }
 
 double ks_distance(std::vector<double> a, std::vector<double> b) {

@@ -41,6 +41,9 @@ struct Fit {
 
 // Maximum likelihood + AIC. `values` non-empty, finite.
 Fit fit_by_likelihood(std::vector<double> values);
+// Whether a model file may hold `d` (engine/model_config: mean and deviation at most
+// kMaxLatencySeconds, core/limits.hpp); NaN is not.
+bool within_latency_limit(const Distribution& d);
 
 // Moments of (value - known_mean) with variance reduced by `known_variance` (a known other
 // term plus rounding). `values` non-empty.

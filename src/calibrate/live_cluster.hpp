@@ -20,4 +20,12 @@ struct LiveClusterQuery {
 // Throws InputError on an unusable kubeconfig, an unreachable server or an error status.
 MeasuredRun read_live_cluster(const LiveClusterQuery& q);
 
+// The API server of a kubeconfig's current context (clusters[].cluster.server, http:// only)
+// and its user's bearer token. InputError (file, line) on anything else.
+struct ClusterEndpoint {
+  std::string server;  // http://host:port
+  std::string token;
+};
+ClusterEndpoint read_kubeconfig_endpoint(const std::string& path);
+
 }  // namespace kubesim::calibrate

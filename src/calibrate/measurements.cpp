@@ -174,6 +174,12 @@ const Json& at(const Json& j, std::initializer_list<const char*> path) {
   return *cur;
 }
 
+// A string member, or "" (a member of another type, a list element that is no object).
+std::string text_at(const Json& j, std::initializer_list<const char*> path) {
+  const Json& v = at(j, path);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
 }  // namespace
 
 MeasuredRun timelines_from_cluster(const Json& pods, const Json& events, const std::string& source, double since_unix,
@@ -183,8 +189,10 @@ MeasuredRun timelines_from_cluster(const Json& pods, const Json& events, const s
   run.scheduled_resolution = 1e-6;  // events.k8s.io eventTime (MicroTime)
   run.kubelet_resolution = 1.0;     // core/v1 Event timestamps and pod statuses (metav1.Time)
   run.finish_meaning = "the pod's Ready condition turning False (status reported after the container exited)";
-  if (!pods.is_object() || !pods["items"].is_array()) throw InputError(source, 0, "expected a PodList");
-  if (!events.is_object() || !events["items"].is_array()) throw InputError(source, 0, "expected an EventList");
+  // Whatever the server answered: every member is read through at() and text_at(), never by
+  // nlohmann's const operator[], whose missing key is undefined behaviour.
+  if (!at(pods, {"items"}).is_array()) throw InputError(source, 0, "expected a PodList");
+  if (!at(events, {"items"}).is_array()) throw InputError(source, 0, "expected an EventList");
   struct Absolute {
     double created = kUnknown, scheduled = kUnknown, pulling = kUnknown, pulled = kUnknown, container_created = kUnknown,
            started = kUnknown, finished = kUnknown, exited = kUnknown, pull = kUnknown;
@@ -192,8 +200,8 @@ MeasuredRun timelines_from_cluster(const Json& pods, const Json& events, const s
     std::string node;
   };
   std::map<std::string, Absolute> by_name;  // pod name
-  for (const Json& p : pods["items"]) {
-    const std::string name = at(p, {"metadata", "name"}).is_string() ? at(p, {"metadata", "name"}).get<std::string>() : "";
+  for (const Json& p : at(pods, {"items"})) {
+    const std::string name = text_at(p, {"metadata", "name"});
     Absolute a;
     a.created = unix_seconds(at(p, {"metadata", "creationTimestamp"}));
     if (!known(a.created) || (known(since_unix) && a.created < since_unix) || (known(until_unix) && a.created > until_unix)) {
@@ -202,28 +210,30 @@ MeasuredRun timelines_from_cluster(const Json& pods, const Json& events, const s
     }
     if (const Json& node = at(p, {"spec", "nodeName"}); node.is_string()) a.node = node.get<std::string>();
     for (const Json& o : at(p, {"metadata", "ownerReferences"}).is_array() ? at(p, {"metadata", "ownerReferences"}) : Json::array())
-      if (o.value("kind", "") == "Job") a.job = true;
+      if (text_at(o, {"kind"}) == "Job") a.job = true;
     const Json& statuses = at(p, {"status", "containerStatuses"});
     if (statuses.is_array() && !statuses.empty()) {
       const Json& term = at(statuses[0], {"state", "terminated"});
-      if (term.is_object() && term.value("exitCode", -1) == 0) a.exited = unix_seconds(term["finishedAt"]);
+      if (const Json& code = at(term, {"exitCode"}); code.is_number_integer() && code.get<std::int64_t>() == 0)
+        a.exited = unix_seconds(at(term, {"finishedAt"}));
     }
     const Json& conditions = at(p, {"status", "conditions"});
     if (conditions.is_array())
       for (const Json& c : conditions)
-        if (c.value("type", "") == "Ready" && c.value("status", "") == "False" && known(a.exited))
-          a.finished = unix_seconds(c["lastTransitionTime"]);
+        if (text_at(c, {"type"}) == "Ready" && text_at(c, {"status"}) == "False" && known(a.exited))
+          a.finished = unix_seconds(at(c, {"lastTransitionTime"}));
     by_name.emplace(name, a);
   }
-  for (const Json& e : events["items"]) {
-    const Json& regarding = e.contains("regarding") ? e["regarding"] : e["involvedObject"];
-    if (!regarding.is_object() || regarding.value("kind", "") != "Pod") continue;
-    const auto it = by_name.find(regarding.value("name", ""));
+  for (const Json& e : at(events, {"items"})) {
+    const Json& regarding = at(e, {"regarding"}).is_null() ? at(e, {"involvedObject"}) : at(e, {"regarding"});
+    if (text_at(regarding, {"kind"}) != "Pod") continue;
+    const auto it = by_name.find(text_at(regarding, {"name"}));
     if (it == by_name.end()) continue;
     Absolute& a = it->second;
-    const std::string reason = e.value("reason", "");
-    double t = unix_seconds(e["eventTime"]);
-    if (!known(t)) t = unix_seconds(e.contains("deprecatedFirstTimestamp") ? e["deprecatedFirstTimestamp"] : e["firstTimestamp"]);
+    const std::string reason = text_at(e, {"reason"});
+    double t = unix_seconds(at(e, {"eventTime"}));
+    if (!known(t))
+      t = unix_seconds(at(e, {"deprecatedFirstTimestamp"}).is_null() ? at(e, {"firstTimestamp"}) : at(e, {"deprecatedFirstTimestamp"}));
     if (!known(t)) continue;
     // The first occurrence of each reason (a restarted container repeats them).
     auto first = [&](double& slot) {
@@ -233,7 +243,7 @@ MeasuredRun timelines_from_cluster(const Json& pods, const Json& events, const s
     else if (reason == "Pulling") first(a.pulling);
     else if (reason == "Pulled") {
       first(a.pulled);
-      const std::string note = e.contains("note") ? e.value("note", "") : e.value("message", "");
+      const std::string note = at(e, {"note"}).is_null() ? text_at(e, {"message"}) : text_at(e, {"note"});
       // image_manager.go: `Successfully pulled image "<image>" in <duration>` (newer
       // kubelets append " (<duration> including waiting)").
       if (const auto in = note.rfind("\" in "); in != std::string::npos) {

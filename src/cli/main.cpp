@@ -18,6 +18,7 @@
 #include "cli/sweep_command.hpp"
 #include "cli/version.hpp"
 #include "core/error.hpp"
+#include "core/error_text.hpp"
 
 int main(int argc, char** argv) {
   using namespace kubesim;
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
     apply_default_output(app);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "kubesim: error: %s (see kubesim --help)\n", parse_error_message(app, e.what()).c_str());
+    std::fprintf(stderr, "kubesim: error: %s (see kubesim --help)\n",
+                 one_line_message(parse_error_message(app, e.what())).c_str());
     return 2;
   }
   try {
@@ -75,10 +77,10 @@ int main(int argc, char** argv) {
     if (reference.completion->parsed() || reference.man->parsed()) return reference.run(app, KUBESIM_VERSION);
     if (version_cmd->parsed()) std::printf("%s\n", version_text.c_str());
   } catch (const InputError& e) {
-    std::fprintf(stderr, "kubesim: error: %s\n", e.what());
+    std::fprintf(stderr, "kubesim: error: %s\n", one_line_message(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kubesim: error: %s\n", e.what());
+    std::fprintf(stderr, "kubesim: error: %s\n", one_line_message(e.what()).c_str());
     return 1;
   }
   return 0;

@@ -1,8 +1,6 @@
 #include "cli/cli_bounds.hpp"
 #include "cli/run_command.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +11,7 @@
 #include "batsim_server/batsim_server.hpp"
 #include "cli/openb_run.hpp"
 #include "cli/policy_option.hpp"
+#include "cli/run_progress.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/version.hpp"
 #include "core/atomic_file.hpp"
@@ -26,31 +25,6 @@
 
 namespace kubesim {
 namespace {
-
-// A progress bar on stderr, shown only on a terminal and only once a run has taken more
-// than a second of wall time. Wall time is used for display only, never for decisions.
-class ProgressBar {
- public:
-  ProgressBar() : enabled_(::isatty(2) != 0), start_(std::chrono::steady_clock::now()) {}
-  void update(double fraction) {
-    if (!enabled_) return;
-    const auto elapsed = std::chrono::steady_clock::now() - start_;
-    if (elapsed < std::chrono::seconds(1)) return;
-    const int width = 40;
-    const int filled = static_cast<int>(fraction * width);
-    std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<int>(fraction * 100));
-    shown_ = true;
-  }
-  ~ProgressBar() {
-    if (shown_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_;
-};
 
 // Refuses, before anything runs, a workload that asks for more pods than --max-pods (a Job
 // of completions 2^31-1 once ran until memory was gone).
@@ -180,8 +154,8 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   if (a.serve) {
     connections_closed = serve_simulation(sim, a);
   } else {
-    ProgressBar bar;
-    run.run(gang, [&](double f) { bar.update(f); });
+    RunProgress progress(sim);
+    run.run(gang, [&](double f) { progress.update(f); });
   }
   // Into the staging folder, which replaces the output folder only once every file is written.
   write_report_files(dir, run.finish(RunPipeline::FileForm::kStreamed));

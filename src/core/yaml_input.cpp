@@ -1,5 +1,6 @@
 #include "core/yaml_input.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
@@ -39,6 +40,10 @@ bool is_dns1123_label(std::string_view s) {
 }
 
 InputError yaml_error(const std::string& path, const YAML::Exception& e, const std::string& prefix) {
+  // yaml-cpp 0.7's parser stops at 500 nested collections (src/singledocparser.cpp,
+  // DepthGuard<500>) with the message "bad file", which names neither the cause nor the limit.
+  if (dynamic_cast<const YAML::DeepRecursion*>(&e) != nullptr)
+    return InputError(path, line_of(e.mark), prefix + "lists and maps nested too deep (the limit is 500 levels)");
   return InputError(path, line_of(e.mark), prefix + e.msg);
 }
 

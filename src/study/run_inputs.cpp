@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "core/yaml_input.hpp"
 #include "platform/cluster_yaml.hpp"
 #include "platform/simgrid_platform.hpp"
 #include "sched/kube/profile.hpp"
@@ -86,10 +87,16 @@ MeasuredExperiment RunInputs::read_measured() const {
 
 RunInputs read_run_inputs(const InputFiles& files) {
   if (files.scenario.empty()) return cluster_workload_inputs(files);
-  return scenario_inputs(files, read_scenario(files.scenario));
+  return read_run_inputs(files, load_yaml_file(files.scenario));
 }
 
 RunInputs read_run_inputs(const InputFiles& files, const YAML::Node& scenario_root) {
+  // The `bsp:` section needs nothing of the scenario, which keeps it unread (bsp/ sits above
+  // scenario/): read it before the scenario builds its cluster and workload, so that a bad key
+  // there is refused at once, not after seconds and gigabytes of a million nodes and jobs.
+  if (scenario_root.IsMap())
+    if (const YAML::Node b = scenario_root["bsp"]; b && !b.IsNull())
+      (void)bsp::read_gang_spec(YamlInput(files.scenario), b, std::filesystem::path(files.scenario).parent_path());
   return scenario_inputs(files, read_scenario(files.scenario, scenario_root));
 }
 

@@ -119,6 +119,12 @@ class ConfigReader : YamlInput {
         fail(kv.first, "unknown field \"" + key + "\"");
     }
   }
+  // A list to iterate: yaml-cpp iterates a map too, and its entries then throw InvalidNode,
+  // which has no line. Null (or absent) is an empty list.
+  YAML::Node entries(const YAML::Node& n, const std::string& what) const {
+    if (n && !n.IsNull() && !n.IsSequence()) fail(n, "expected " + what + " to be a list, got " + type_name(n));
+    return n;
+  }
   std::int64_t integer(const YAML::Node& n, const std::string& what) const {
     try {
       return n.as<std::int64_t>();
@@ -165,7 +171,7 @@ class ConfigReader : YamlInput {
     expect_keys(set, {"enabled", "disabled"});
     std::vector<std::string> disabled;
     if (const auto d = set["disabled"]) {
-      for (const auto& e : d) {
+      for (const auto& e : entries(d, "disabled")) {
         expect_keys(e, {"name"});
         const auto name = e["name"].as<std::string>();
         if (name != "*" && !registry_.contains(name)) fail(e, "unknown plugin \"" + name + "\"");
@@ -174,7 +180,7 @@ class ConfigReader : YamlInput {
     }
     std::vector<PluginRef> enabled;
     if (const auto en = set["enabled"]) {
-      for (const auto& e : en) {
+      for (const auto& e : entries(en, "enabled")) {
         expect_keys(e, {"name", "weight"});
         const auto name = e["name"].as<std::string>();
         if (!registry_.contains(name)) fail(e, "unknown plugin \"" + name + "\"");
@@ -248,7 +254,7 @@ class ConfigReader : YamlInput {
     PluginArgs args;
     args.fit_ignored_slots = extenders_ignored_;
     if (!plugin_config) return args;
-    for (const auto& pc : plugin_config) {
+    for (const auto& pc : entries(plugin_config, "pluginConfig")) {
       expect_keys(pc, {"name", "args"});
       const auto name = pc["name"].as<std::string>();
       const YAML::Node a = pc["args"];
@@ -275,7 +281,7 @@ class ConfigReader : YamlInput {
           if (const auto r = s["requestedToCapacityRatio"]) {
             expect_keys(r, {"shape"});
             std::int64_t last = -1;
-            for (const auto& pt : r["shape"]) {
+            for (const auto& pt : entries(r["shape"], "requestedToCapacityRatio.shape")) {
               expect_keys(pt, {"utilization", "score"});
               const auto u = integer(pt["utilization"], "utilization");
               const auto sc = integer(pt["score"], "score");
@@ -371,7 +377,7 @@ class ConfigReader : YamlInput {
       // A plugin disabled at a specific point is removed from that point's MultiPoint share.
       auto drop_disabled = [&](const YAML::Node& set, std::vector<PluginRef>& point) {
         if (!set || !set["disabled"]) return;
-        for (const auto& d : set["disabled"]) {
+        for (const auto& d : entries(set["disabled"], "disabled")) {
           const auto n = d["name"].as<std::string>();
           point.push_back({"!" + n, 0});
         }
@@ -427,7 +433,7 @@ class ConfigReader : YamlInput {
     }
     if (config.queue.max_backoff < config.queue.initial_backoff)
       fail(root, "podMaxBackoffSeconds must not be less than podInitialBackoffSeconds");
-    const YAML::Node profiles = root["profiles"];
+    const YAML::Node profiles = entries(root["profiles"], "profiles");
     if (!profiles || profiles.size() == 0) {
       config.profiles.push_back(
           build_profile("default-scheduler", default_multi_point(), {}, {}, {}, plugin_args(YAML::Node()), registry_));
