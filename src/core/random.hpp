@@ -14,6 +14,7 @@ class RandomStream {
   RandomStream() = default;
   RandomStream(std::uint64_t seed, std::string_view name);
 
+  // Defined below, inline: kube-scheduler's tie-break draws one per tied node (issue 30).
   std::uint64_t next_u64();
   // Uniform integer in [0, n) (Lemire's unbiased method); n > 0.
   std::uint64_t uniform_below(std::uint64_t n);
@@ -25,5 +26,32 @@ class RandomStream {
  private:
   std::uint64_t s_[4] = {1, 2, 3, 4};  // xoshiro256** state
 };
+
+// xoshiro256** (Blackman and Vigna, https://prng.di.unimi.it/xoshiro256starstar.c).
+inline std::uint64_t RandomStream::next_u64() {
+  const auto rotl = [](std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
+  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const std::uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+inline std::uint64_t RandomStream::uniform_below(std::uint64_t n) {
+  unsigned __int128 m = static_cast<unsigned __int128>(next_u64()) * n;
+  auto low = static_cast<std::uint64_t>(m);
+  if (low < n) {
+    const std::uint64_t threshold = (0 - n) % n;
+    while (low < threshold) {
+      m = static_cast<unsigned __int128>(next_u64()) * n;
+      low = static_cast<std::uint64_t>(m);
+    }
+  }
+  return static_cast<std::uint64_t>(m >> 64);
+}
 
 }  // namespace kubesim

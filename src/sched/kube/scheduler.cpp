@@ -184,7 +184,6 @@ void Scheduler::find_nodes_that_pass_filters(const CycleContext& ctx, std::uint3
   reason_counts_.clear();
   std::uint32_t failed = 0;
   bool nominated_seen = false;
-  std::uint32_t index = next_start_node_index_;
   // Diagnosis: every reason of every rejected node is counted (FitError.Error), and the
   // rejecting plugins' events are what the pod waits for. `nodes` nodes failed with `r`.
   auto reject = [&](const FilterPlugin* plugin, const FilterResult& r, std::uint32_t nodes) {
@@ -197,39 +196,39 @@ void Scheduler::find_nodes_that_pass_filters(const CycleContext& ctx, std::uint3
   // insufficient resources: the NodeResourcesFit-only search tallies the sets and counts
   // their reasons once, after the loop (the counts, hence the message, are the same).
   fit_tally_.clear();
-  for (std::uint32_t i = 0; i < n; ++i, ++index) {
-    if (index == n) index = 0;
-    const NodeInfo& ni = cache_.info(node_order_[index]);
-    if (ni.id == nominated) nominated_seen = true;
-    if (only_fit_ && !has_nominated_pods(ni.id)) {  // passes_filters would be passes_plain
-      if (const std::uint32_t insufficient = insufficient_resources(ctx.spec, ni)) {
-        node_code_[ni.id.value()] = static_cast<std::uint8_t>(kFitFailureCode);
-        auto it = std::find_if(fit_tally_.begin(), fit_tally_.end(), [&](const auto& t) { return t.first == insufficient; });
-        if (it == fit_tally_.end()) {
-          fit_tally_.emplace_back(insufficient, 1);
-        } else {
-          ++it->second;
+  if (fit_scan_applies(ctx.spec)) {
+    scan_fitting_nodes(ctx.spec, to_find, nominated, nominated_seen);
+  } else {
+    std::uint32_t index = next_start_node_index_;
+    for (std::uint32_t i = 0; i < n; ++i, ++index) {
+      if (index == n) index = 0;
+      const NodeInfo& ni = cache_.info(node_order_[index]);
+      if (ni.id == nominated) nominated_seen = true;
+      if (only_fit_ && !has_nominated_pods(ni.id)) {  // passes_filters would be passes_plain
+        if (const std::uint32_t insufficient = insufficient_resources(ctx.spec, ni)) {
+          node_code_[ni.id.value()] = static_cast<std::uint8_t>(kFitFailureCode);
+          tally_fit_failure(insufficient);
+          continue;
         }
+      } else {
+        const FilterPlugin* plugin = nullptr;
+        FilterResult r;
+        if (!passes_filters(ctx, ni, &plugin, &r)) {
+          node_code_[ni.id.value()] = static_cast<std::uint8_t>(r.code);
+          reject(plugin, r, 1);
+          continue;
+        }
+      }
+      if (wants_devices_ && !fits_devices(ctx, ni.id)) {
+        node_code_[ni.id.value()] = static_cast<std::uint8_t>(kFitFailureCode);
+        ++failed;
+        d.interested_events |= kDeviceFitEvents;
+        count_reason(kInsufficientDevices, 1);
         continue;
       }
-    } else {
-      const FilterPlugin* plugin = nullptr;
-      FilterResult r;
-      if (!passes_filters(ctx, ni, &plugin, &r)) {
-        node_code_[ni.id.value()] = static_cast<std::uint8_t>(r.code);
-        reject(plugin, r, 1);
-        continue;
-      }
+      if (feasible_.size() == to_find) break;
+      feasible_.push_back(&ni);
     }
-    if (wants_devices_ && !fits_devices(ctx, ni.id)) {
-      node_code_[ni.id.value()] = static_cast<std::uint8_t>(kFitFailureCode);
-      ++failed;
-      d.interested_events |= kDeviceFitEvents;
-      count_reason(kInsufficientDevices, 1);
-      continue;
-    }
-    if (feasible_.size() == to_find) break;
-    feasible_.push_back(&ni);
   }
   for (const auto& [insufficient, nodes] : fit_tally_)
     reject(active_filters_[0], fit_failure(insufficient, store_.resource_names()), nodes);

@@ -212,6 +212,12 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   bool find_nodes_that_fit_pod(const CycleContext& ctx, const Profile& profile, Decision& d);
   void find_nodes_that_pass_filters(const CycleContext& ctx, std::uint32_t to_find, NodeId nominated,
                                     bool nominated_failed, Decision& d);
+  // find_nodes_that_pass_filters' loop for the common case (sched/kube/fit_scan.cpp): when
+  // fit_scan_applies(spec), scan_fitting_nodes fills feasible_, node_code_ and fit_tally_
+  // and sets nominated_seen.
+  bool fit_scan_applies(const PodTemplate& spec) const;
+  void scan_fitting_nodes(const PodTemplate& spec, std::uint32_t to_find, NodeId nominated, bool& nominated_seen);
+  void tally_fit_failure(std::uint32_t insufficient);  // one more node rejected for `insufficient`
   void prioritize_nodes(const CycleContext& ctx, const Profile& profile, Decision& d);
   // The extenders' steps (sched/kube/extender/scheduler_extenders.cpp): false when the
   // decision is final (an extender's error); the nominated node passes them; the binding
