@@ -70,19 +70,10 @@ DeviceGrants reserve_gpus(Policy policy, const GpuNodeState& node, const GpuShap
                           std::span<const std::uint8_t> access, double frag_before, RandomStream& random_draw) {
   if (pod.milli <= 0) return {};
   if (policy == Policy::Fgd) return fgd_choice(node, frag_before, pod, typical, access).devices;
-  if (policy != Policy::Random || !pod.is_share()) {
-    OpenGpuShare best(OpenGpuShareArgs{OpenGpuShareArgs::Sel::kBest, {}});
-    return best.choose(node, pod);
-  }
-  // allocateGpuIdBasedOnRandomFit: uniform over the GPUs with room (reservoir), from the
-  // protocol's own stream (the plugin draws from its handle's).
-  int pick = -1;
-  std::uint64_t seen = 0;
-  for (std::uint8_t i = 0; i < node.gpus; ++i)
-    if (node.left[i] >= pod.milli && random_draw.uniform_below(++seen) == 0) pick = i;
-  DeviceGrants out;
-  if (pick >= 0) out.push_back(DeviceGrant{node.device[static_cast<std::size_t>(pick)], pod.milli});
-  return out;
+  if (!pod.is_share()) return exclusive_gpus(node, pod);
+  // Open-Gpu-Share's gpuSelMethod of the paper's configs: random for Random, best otherwise.
+  using Sel = OpenGpuShareArgs::Sel;
+  return fit_shared_gpu(node, pod, policy == Policy::Random ? Sel::kRandom : Sel::kBest, random_draw);
 }
 
 }  // namespace kubesim::openb

@@ -34,7 +34,8 @@ std::int64_t direct_score(Policy policy, const GpuNodeState& node, const GpuShap
 void normalize_scores(std::vector<std::int64_t>& scores);
 // The GPUs Reserve gives a pod on the chosen node (Open-Gpu-Share's gpuSelMethod: best fit for
 // DotProd (merge), GpuClustering, GpuPacking and BestFit; FGD's own choice; random fit with
-// `random_draw` for Random). Node device indices; `frag_before` and `access` only for FGD.
+// `random_draw` for Random: give it the plugin's stream, kOpenGpuShareStream, to draw the
+// plugin's GPUs). Node device indices; `frag_before` and `access` only for FGD.
 DeviceGrants reserve_gpus(Policy policy, const GpuNodeState& node, const GpuShape& pod, const TypicalPods& typical,
                           std::span<const std::uint8_t> access, double frag_before, RandomStream& random_draw);
 // FGD's score given the node's fragmentation before the pod (FGDScore, without devices).

@@ -12,6 +12,8 @@ namespace {
 
 constexpr std::int64_t kMebibyte = 1024 * 1024;
 
+}  // namespace
+
 Node openb_node(const OpenbNode& n, int gpu_slot) {
   Node node;
   node.name = n.name;
@@ -29,7 +31,7 @@ Node openb_node(const OpenbNode& n, int gpu_slot) {
   return node;
 }
 
-PodTemplate openb_template(const OpenbPod& p) {
+PodTemplate openb_pod_template(const OpenbPod& p) {
   PodTemplate t = batch_job_template(p.cpu_milli, p.memory_mib * kMebibyte);
   if (p.num_gpu == 0) return t;
   std::string models;
@@ -42,8 +44,6 @@ PodTemplate openb_template(const OpenbPod& p) {
   t.finalize();
   return t;
 }
-
-}  // namespace
 
 void openb_simulation_inputs(const OpenbTrace& trace, SimulationInputs& in) {
   const int gpu_slot = in.resource_names.slot(kGpuDeviceClass);
@@ -63,7 +63,7 @@ void openb_simulation_inputs(const OpenbTrace& trace, SimulationInputs& in) {
       throw InputError(trace.pods_file, 0, "the trace's own dynamics need creation_time and deletion_time columns (use --openb-protocol)");
     const auto [it, fresh] = templates.try_emplace({p.cpu_milli, p.memory_mib, p.num_gpu, p.gpu_milli, p.models},
                                                    static_cast<std::uint32_t>(w.templates.size()));
-    if (fresh) w.templates.push_back(openb_template(p));
+    if (fresh) w.templates.push_back(openb_pod_template(p));
     WorkloadJob job;
     job.id = std::to_string(i);
     job.name = p.name;

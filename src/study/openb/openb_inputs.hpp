@@ -24,4 +24,9 @@ namespace kubesim {
 // nvidia.com/gpu as needed).
 void openb_simulation_inputs(const OpenbTrace& trace, SimulationInputs& in);
 
+// One node of the trace as above (`gpu_slot`: the slot of nvidia.com/gpu), and one pod's
+// template (requests, device request, annotations).
+Node openb_node(const OpenbNode& n, int gpu_slot);
+PodTemplate openb_pod_template(const OpenbPod& p);
+
 }  // namespace kubesim

@@ -9,6 +9,8 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "sched/kube/plugins/gpu_clustering_score/gpu_clustering_score.hpp"
+#include "sched/kube/plugins/open_gpu_share/open_gpu_share.hpp"
+#include "sched/kube/plugins/random_score/random_score.hpp"
 
 namespace kubesim::openb {
 namespace {
@@ -143,8 +145,8 @@ void shuffle(std::vector<T>& v, RandomStream& rng) {
 class Protocol {
  public:
   Protocol(const OpenbTrace& trace, const ProtocolOptions& o)
-      : trace_(trace), options_(o), memo_(typical_, trace.models), rng_random_score_(o.seed, "openb-random-score"),
-        rng_random_gpu_(o.seed, "openb-random-gpu") {}
+      : trace_(trace), options_(o), memo_(typical_, trace.models), rng_random_score_(o.seed, kRandomScoreStream),
+        rng_random_gpu_(o.seed, kOpenGpuShareStream) {}
   ProtocolResult run();
 
  private:
@@ -153,7 +155,7 @@ class Protocol {
   static bool feasible(const NodeFit& n, const ArrivingPod& p);
   std::int64_t fgd_state_score(std::uint32_t state, const ArrivingPod& p);
   int choose_node(const ArrivingPod& p);
-  void place(std::size_t node, const ArrivingPod& p);
+  DeviceGrants place(std::size_t node, const ArrivingPod& p);
   ProtocolStep step(std::int64_t arrived) const;
 
   const OpenbTrace& trace_;
@@ -162,6 +164,7 @@ class Protocol {
   FragMemo memo_;
   std::vector<ArrivingPod> pods_;  // the trace's pods, in file order
   std::vector<NodeBook> nodes_;    // in tie-break order: the first of equal scores wins
+  std::vector<std::size_t> node_order_;  // nodes_[i] is trace_.nodes[node_order_[i]]
   std::vector<NodeFit> fits_;      // nodes_' filter view, same order
   std::array<double, 3> cluster_{};  // sums of the nodes' memo_.sums, kept as nodes change
   std::unordered_map<std::uint64_t, std::int32_t> fgd_memo_;  // (state id, shape id) -> score
@@ -217,6 +220,7 @@ void Protocol::build_nodes() {
   shuffle(rank, order_rng);
   std::vector<std::size_t> order(by_name.size());
   for (std::size_t i = 0; i < by_name.size(); ++i) order[rank[i]] = by_name[i];
+  node_order_ = order;
   for (std::size_t idx : order) {
     const OpenbNode& src = trace_.nodes[idx];
     NodeBook n;
@@ -258,6 +262,8 @@ int Protocol::choose_node(const ArrivingPod& p) {
   for (std::size_t i = 0; i < fits_.size(); ++i)
     if (feasible(fits_[i], p)) feasible_.push_back(static_cast<int>(i));
   if (feasible_.empty()) return -1;
+  // kube-scheduler picks a single feasible node without scoring (no RandomScore draw).
+  if (feasible_.size() == 1) return feasible_[0];
   if (options_.policy == Policy::Random) return feasible_[rng_random_score_.uniform_below(feasible_.size())];
   scores_.clear();
   if (options_.policy == Policy::Fgd) {
@@ -284,7 +290,7 @@ int Protocol::choose_node(const ArrivingPod& p) {
 }
 
 // Reserve's GPUs for the pod on the chosen node, and the node's books after it.
-void Protocol::place(std::size_t node, const ArrivingPod& p) {
+DeviceGrants Protocol::place(std::size_t node, const ArrivingPod& p) {
   NodeBook& n = nodes_[node];
   NodeFit& fit = fits_[node];
   if (!n.used) {
@@ -308,6 +314,7 @@ void Protocol::place(std::size_t node, const ArrivingPod& p) {
   const std::uint32_t old_id = n.state_id;
   n.state_id = memo_.id(n.state);
   for (std::size_t k = 0; k < cluster_.size(); ++k) cluster_[k] += memo_.sums(n.state_id)[k] - memo_.sums(old_id)[k];
+  return grants;
 }
 
 // ClusterGpuFragReport after a pod.
@@ -345,16 +352,24 @@ ProtocolResult Protocol::run() {
   r.total_gpus = trace_.total_gpus();
   r.pods = order.size();
   r.steps.reserve(order.size());
+  if (options_.record_placements) {
+    r.arrivals = order;
+    r.node_order = node_order_;
+    r.typical = typical_;
+  }
   std::int64_t arrived = 0;
   for (std::size_t idx : order) {
     const ArrivingPod& p = pods_[idx];
     arrived += p.shape.total_milli();
+    ProtocolPlacement placement;
     if (const int node = choose_node(p); node >= 0) {
-      place(static_cast<std::size_t>(node), p);
+      placement.gpus = place(static_cast<std::size_t>(node), p);
+      placement.node = static_cast<std::int32_t>(node_order_[static_cast<std::size_t>(node)]);
       ++r.placed;
     } else {
       ++r.dropped;
     }
+    if (options_.record_placements) r.placements.push_back(std::move(placement));
     r.steps.push_back(step(arrived));
   }
   return r;

@@ -18,7 +18,10 @@
 //      cluster's fragmentation (ClusterGpuFragReport), one step.
 // Random draws come from kubesim's seeded streams (core/random.hpp), not Go's math/rand, so a
 // seed's permutation differs from the authors' run of that seed; the distribution over seeds
-// is the same.
+// is the same. The Random policy draws from the streams of the RandomScore and Open-Gpu-Share
+// plugins, as they do (one node draw when two or more nodes fit, one GPU draw per GPU with
+// room), so `kubesim run` with the plugin profile places every pod as the protocol does
+// (openb_plugin_identity_test.cpp checks it for the six policies).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +37,7 @@ struct ProtocolOptions {
   Policy policy = Policy::Fgd;
   std::uint64_t seed = 42;
   double tune = 1.3;  // inflate (or trim) the workload to tune x the cluster's GPUs; <= 0: as is
+  bool record_placements = false;  // fill ProtocolResult::placements (a test's comparison)
 };
 
 // One line of the authors' log per pod: "[Alloc]" and "[Report] ... (origin)".
@@ -47,12 +51,26 @@ struct ProtocolStep {
   double q124_ratio = 0;
 };
 
+// Where the protocol put one arrived pod: the trace node (index into OpenbTrace::nodes; -1:
+// dropped) and the GPUs Reserve gave it (the node's GPU indices, 0-based).
+struct ProtocolPlacement {
+  std::int32_t node = -1;
+  DeviceGrants gpus;
+};
+
 struct ProtocolResult {
   std::int64_t total_gpus = 0;
   std::size_t pods = 0;     // arrived, inflation included
   std::size_t placed = 0;
   std::size_t dropped = 0;  // fit nowhere
   std::vector<ProtocolStep> steps;  // one per arrived pod
+  // With ProtocolOptions::record_placements: the arrivals (trace pod indices, clones repeat
+  // their original), each one's placement, and the nodes in tie-break order (trace node
+  // indices: the first of equal scores wins).
+  std::vector<std::size_t> arrivals;
+  std::vector<ProtocolPlacement> placements;
+  std::vector<std::size_t> node_order;
+  TypicalPods typical;  // the trace's typical pods (before inflation), as the scores used them
 };
 
 // Runs the protocol. Throws InputError when the trace does not suit it (a node with more than

@@ -21,7 +21,7 @@ bool gpus_hold(const GpuNodeState& node, const GpuShape& pod) {
 
 void OpenGpuShare::set_gpu_handle(GpuHandle* handle) {
   handle_ = handle;
-  rng_ = RandomStream(handle->seed(), "plugins/open-gpu-share");
+  rng_ = RandomStream(handle->seed(), kOpenGpuShareStream);
 }
 
 bool OpenGpuShare::applies(const CycleContext& ctx) const {
@@ -47,14 +47,19 @@ DeviceGrants OpenGpuShare::choose(const GpuNodeState& node, const GpuShape& pod)
   }
   if (args_.sel == Sel::kDotProduct) return dot_product_choice(node, pod, args_.dot).devices;
   if (!pod.is_share()) return exclusive_gpus(node, pod);
-  // allocateGpuIdBasedOnBestFit / WorstFit / RandomFit: over the GPUs with room.
+  return fit_shared_gpu(node, pod, args_.sel, rng_);
+}
+
+DeviceGrants fit_shared_gpu(const GpuNodeState& node, const GpuShape& pod, OpenGpuShareArgs::Sel sel,
+                            RandomStream& random_draw) {
+  using Sel = OpenGpuShareArgs::Sel;
   int pick = -1;
   std::uint64_t seen = 0;
   for (std::uint8_t i = 0; i < node.gpus; ++i) {
     if (node.left[i] < pod.milli) continue;
-    const bool better = pick < 0 || (args_.sel == Sel::kBest && node.left[i] < node.left[static_cast<std::size_t>(pick)]) ||
-                        (args_.sel == Sel::kWorst && node.left[i] > node.left[static_cast<std::size_t>(pick)]);
-    if (args_.sel == Sel::kRandom ? rng_.uniform_below(++seen) == 0 : better) pick = i;
+    const bool better = pick < 0 || (sel == Sel::kBest && node.left[i] < node.left[static_cast<std::size_t>(pick)]) ||
+                        (sel == Sel::kWorst && node.left[i] > node.left[static_cast<std::size_t>(pick)]);
+    if (sel == Sel::kRandom ? random_draw.uniform_below(++seen) == 0 : better) pick = i;
   }
   DeviceGrants out;
   if (pick >= 0) out.push_back(DeviceGrant{node.device[static_cast<std::size_t>(pick)], pod.milli});

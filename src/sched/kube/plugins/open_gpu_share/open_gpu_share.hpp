@@ -15,6 +15,9 @@
 namespace kubesim {
 
 inline constexpr const char* kOpenGpuSharePlugin = "Open-Gpu-Share";
+// The seeded stream of gpuSelMethod random's draws (the run's seed). The openb protocol mode
+// draws its Random policy's GPUs from the same stream, so both choose the same GPUs.
+inline constexpr const char* kOpenGpuShareStream = "plugins/open-gpu-share";
 
 // OpenGpuSharePluginCfg (pkg/type/config.go).
 struct OpenGpuShareArgs {
@@ -47,5 +50,12 @@ class OpenGpuShare final : public FilterPlugin, public ReservePlugin, public Gpu
 // GpuNodeInfo.AllocateGpuId's test: whether the node's GPUs hold `pod` (one GPU with room for
 // a one-GPU pod; `count` placements of `milli` packed greedily in GPU order otherwise).
 bool gpus_hold(const GpuNodeState& node, const GpuShape& pod);
+
+// allocateGpuIdBasedOnBestFit / WorstFit / RandomFit for a share pod (`sel` kBest, kWorst or
+// kRandom): the one GPU with room the method picks (the tightest, the loosest, or uniformly
+// drawn from `random_draw`: one draw per GPU with room, reservoir sampling); empty when none
+// has room. The plugin's Reserve and the openb protocol mode's Random policy both call it.
+DeviceGrants fit_shared_gpu(const GpuNodeState& node, const GpuShape& pod, OpenGpuShareArgs::Sel sel,
+                            RandomStream& random_draw);
 
 }  // namespace kubesim

@@ -6,7 +6,7 @@ namespace kubesim {
 
 void RandomScore::set_gpu_handle(GpuHandle* handle) {
   GpuScorePlugin::set_gpu_handle(handle);
-  rng_ = RandomStream(handle->seed(), "plugins/random-score");
+  rng_ = RandomStream(handle->seed(), kRandomScoreStream);
 }
 
 void RandomScore::score(const CycleContext&, std::span<const NodeInfo* const> nodes,

@@ -9,6 +9,10 @@
 
 namespace kubesim {
 
+// The stream of RandomScore's draws (the run's seed); the openb protocol mode's Random policy
+// draws from the same one, so both pick the same node.
+inline constexpr const char* kRandomScoreStream = "plugins/random-score";
+
 class RandomScore final : public GpuScorePlugin {
  public:
   const char* name() const override { return "RandomScore"; }
