@@ -98,7 +98,7 @@ struct Config {
 inline constexpr const char* kVolcanoJobApi = "batch.volcano.sh/v1alpha1";
 
 // installer/helm/chart/volcano/config/volcano-scheduler.conf at v1.7.0 (the release's
-// default, also /work/shared/peers/volcano/volcano-scheduler.conf).
+// default, also the peers folder's volcano/volcano-scheduler.conf).
 extern const char* const kDefaultConf;
 
 // Parses a volcano-scheduler.conf text (errors at `path`, lines offset by `line_offset`).
