@@ -12,7 +12,8 @@ test=(libgtest-dev libgmock-dev     # the unit tests (kubesim_tests)
       python3-venv                  # pip install . into a virtual environment (tests/install/pip_venv_test.py)
       dpkg-dev                      # cpack's dpkg-shlibdeps: the .deb's Depends (tests/install/package_test.py)
       python3-zmq                   # the Batsim-protocol example's Python scheduler
-      chromium                      # headless rendering test of the HTML report
+      chromium                      # headless rendering test of the HTML report, the docs site's link check
+      mkdocs mkdocs-material        # the documentation site (scripts/docs.sh, ctest docs_site)
       python3-kubernetes            # the API tests drive `kubesim serve` with the official Python client
       kubectl                       # ... and with kubectl
       python3-scipy python3-pandas  # the BSP performance model is checked against SciPy's RectBivariateSpline
