@@ -105,12 +105,12 @@ def has_material():
 
 
 def pages_of(site):
-    """Every built page as a URL path relative to the site's root (directory URLs)."""
+    """Every built page as a URL path from the site's root (mkdocs.yml: use_directory_urls false)."""
     pages = []
     for folder, _, files in os.walk(site):
-        if "index.html" in files:
-            rel = os.path.relpath(folder, site)
-            pages.append("/" if rel == "." else f"/{rel}/")
+        for f in files:
+            if f.endswith(".html") and f not in ("404.html", "__check__.html"):
+                pages.append("/" + os.path.relpath(os.path.join(folder, f), site).replace(os.sep, "/"))
     return sorted(pages)
 
 
