@@ -55,7 +55,7 @@ std::string absolute(const std::string& p) { return fs::absolute(p).lexically_no
 
 SweepCommand::SweepCommand(CLI::App& app, std::string version) : version_(std::move(version)) {
   cmd_ = app.add_subcommand("sweep", "run a sweep plan's cells (axes x seeds) locally, on Slurm or as a Kubernetes Indexed Job");
-  cmd_->add_option("plan", plan_, "sweep plan YAML (see README: Sweeps)")->check(CLI::ExistingFile);
+  cmd_->add_option("plan", plan_, "sweep plan YAML (format: docs/reference/sweep-plan.md)")->check(CLI::ExistingFile);
   cmd_->add_option("--out", out_, "output folder (default: results/sweep/<plan name>)");
   cmd_->add_option("--jobs,-j", threads_, "worker threads (0: one per hardware thread); outputs do not depend on it")
       ->capture_default_str();
