@@ -8,6 +8,7 @@ suite: the lines of their fenced code blocks, continuation lines joined, comment
     must be registered (CMakeLists.txt, cmake/*.cmake); `scripts/test.sh` is what CI runs
     (.ci/run must call it).
 A command in none of these fails the test: run it here, or name the test that runs it.
+Also, every relative link of the README (to the site's pages, a picture) names a file that exists.
 
 Usage: readme_commands_test.py KUBESIM_BINARY"""
 import glob
@@ -72,6 +73,18 @@ def run_kubesim(kubesim, argv, tmp, index):
     return None if r.returncode == 0 else f"exit {r.returncode}: {r.stderr.strip()[:300]}"
 
 
+def broken_links(path):
+    """The README's relative links (and images) whose file does not exist."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        text = f.read()
+    bad = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        file = target.split("#", 1)[0]
+        if file and "://" not in target and not os.path.exists(os.path.join(ROOT, os.path.dirname(path), file)):
+            bad.append(f"{path}: links to {target}, which does not exist")
+    return bad
+
+
 def main():
     kubesim = os.path.abspath(sys.argv[1])
     tests = registered_tests()
@@ -96,7 +109,8 @@ def main():
                     failures.append(f"{where}: {error}")
                 else:
                     passed += 1
-    return summary("readme_commands", passed, failures)
+    links = broken_links("README.md")
+    return summary("readme_commands", passed + (not links), failures + links)
 
 
 if __name__ == "__main__":
