@@ -1,4 +1,4 @@
-# `cmake --install` and the Debian package (`cpack -G DEB`, README "Install"): the binaries,
+# `cmake --install` and the Debian package (`cpack -G DEB`, docs/getting-started.md, "Install"): the binaries,
 # the Python package, man pages and bash completion generated from the CLI itself, and the
 # shipped examples and data (so that a shipped example runs from any folder after install).
 include(GNUInstallDirs)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every example that `kubesim --version` and each subcommand's `--help` print runs, from the
-repository's root, on the shipped files (README: "every subcommand's --help shows a working
-example"). Outputs go to a temporary folder: `--out DIR` and `-o FILE` are redirected there;
+repository's root, on the shipped files: every subcommand's --help shows a working
+example. Outputs go to a temporary folder: `--out DIR` and `-o FILE` are redirected there;
 a `serve` example gets `--port 0` and its own kubeconfig, must answer GET /version, and
 must stop cleanly (exit 0) on SIGTERM.
 

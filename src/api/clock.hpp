@@ -55,7 +55,7 @@
 //   pods fewer times than in real time (their attempt counts, hence back-offs, and queue
 //   timestamps differ), and which waiting pod gets freed room first can differ; totals
 //   that do not depend on the order (makespan, mean wait of equal jobs) agree, the
-//   order-dependent tail less so (README, "Co-simulation with a real scheduler").
+//   order-dependent tail less so (docs/evidence/cosim.md, "Co-simulation with a real scheduler").
 //
 // cosim with --scheduler-command (a ShimmedScheduler): the scheduler runs under
 //   kubesim-timeshim, whose clock is simulated time (virtual ns = simulated time since 0), so
@@ -81,7 +81,7 @@
 //   lands milliseconds after the events it answers, so a pod bound when a node freed at t
 //   ends after, never with, the arrivals at t + its run time. Those arrivals then find no
 //   room and enter kube-scheduler's back-off ladder (1, 2, 4, 8, 10 s, retried by its 1 s
-//   flush) as in real time, which is what starves a few pods there (README). The run
+//   flush) as in real time, which is what starves a few pods there (docs/evidence/cosim.md). The run
 //   ends when the workload was submitted, nothing can change the cluster, no pod waits
 //   for a decision and either no pod of an external scheduler is pending or 330 s of
 //   simulated time (kube-scheduler's 5-minute unschedulable limit plus its 30 s flush)

@@ -27,7 +27,7 @@ struct CrdSpec {
   std::vector<std::string> short_names;
   std::vector<std::string> categories;
   bool namespaced = true;
-  std::string version;            // the storage version (the one served: see README)
+  std::string version;            // the storage version (the one served)
   bool status_subresource = false;  // that version's subresources.status
   nlohmann::json schema;          // that version's schema.openAPIV3Schema (null: none)
 };

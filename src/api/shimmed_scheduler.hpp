@@ -34,7 +34,7 @@ class ShimmedScheduler {
   // The scheduler runs with GOMAXPROCS=1 unless the environment sets GOMAXPROCS: its CPU
   // time takes no simulated time, so its parallelism changes no result, and one P makes
   // the Go runtime's goroutine order depend on its inputs rather than on how the kernel
-  // schedules its threads (README, "The scheduler on simulated time").
+  // schedules its threads (docs/evidence/cosim.md, "The scheduler on simulated time").
   explicit ShimmedScheduler(Options options);
   ~ShimmedScheduler();  // SIGTERM (the shim passes it on), then SIGKILL after 5 s
   ShimmedScheduler(const ShimmedScheduler&) = delete;

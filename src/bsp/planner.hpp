@@ -38,7 +38,7 @@ struct StudySettings {
 
 // Reads config.ini (sections [gang-scheduling], [forecaster], [stress-ng]); unknown keys are
 // ignored, a malformed number is an InputError with file and line.
-// Share levels (total_shares / share_increment) at most kMaxShareLevels (README "Limits";
+// Share levels (total_shares / share_increment) at most kMaxShareLevels (docs/reference/inputs.md, "Limits";
 // the study's config has 240).
 inline constexpr int kMaxShareLevels = 10'000;
 StudySettings read_study_settings(const std::string& path);

@@ -333,7 +333,7 @@ TEST(CalibrateFidelity, K3sBatkubeModelLandsInsideTheMeasuredRuns) {
   // files miss it for the last pods of each run), both sides stamped by the submitter's client
   // (observer.hpp): 0.080 (0.118 before the client was modelled).
   EXPECT_LT(r.ks_startup, 0.1);
-  // The realistic guesses were outside (README "Latency model"): the check can fail.
+  // The realistic guesses were outside (docs/evidence/simulated.md, "Latency model"): the check can fail.
   const FidelityResult guess = replay_measured_runs({runs[0]}, make_inputs, ModelConfig::realistic(), 1);
   EXPECT_FALSE(guess.makespan_inside());
 }

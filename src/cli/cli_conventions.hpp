@@ -1,4 +1,4 @@
-// The conventions every subcommand shares (README "One CLI"), applied to the whole command
+// The conventions every subcommand shares (docs/reference/running.md, "The same options everywhere"), applied to the whole command
 // tree after the subcommands have registered their options, so that a subcommand only names
 // its options and never repeats these rules:
 //  - `--out` names where a subcommand writes; `-o` and `--output` are hidden aliases of it.

@@ -159,7 +159,7 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   }
   // Into the staging folder, which replaces the output folder only once every file is written.
   write_report_files(dir, run.finish(RunPipeline::FileForm::kStreamed));
-  if (!a.decisions.empty())  // with the run's files (README "One CLI"), unless an absolute path
+  if (!a.decisions.empty())  // with the run's files (docs/reference/running.md), unless an absolute path
     write_file_atomically(std::filesystem::path(a.decisions).is_absolute() ? a.decisions : dir + "/" + a.decisions, decisions);
   if (whole) whole->commit();
   const std::size_t never_scheduled = sim.pending_pods();  // a pass over every pod: once

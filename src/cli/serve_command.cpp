@@ -35,7 +35,7 @@ std::string kubeconfig_text(const std::string& server, const std::string& ca_pem
          "current-context: kubesim\nusers:\n- name: kubesim\n" + user;
 }
 
-// The default kubeconfig is <out>/kubesim.kubeconfig (README "One CLI"): --out is locked and
+// The default kubeconfig is <out>/kubesim.kubeconfig (docs/reference/running.md): --out is locked and
 // checked by now (core/output_dir.hpp); when it does not exist yet it is created with the
 // marker, so that it stays replaceable by the next run even if this one is killed. The run's
 // outputs replace it whole when the server stops, and the kubeconfig, useless by then, with it.

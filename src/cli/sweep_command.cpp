@@ -101,7 +101,7 @@ int SweepCommand::run_plan() {
   if (slurm_ && (!emit_.empty() || chunk_ >= 0)) throw InputError("", 0, "--slurm goes without --emit and --cells");
   SweepPlan plan = read_sweep_plan(plan_);
   if (cells_per_task_ > 0) plan.cells_per_task = cells_per_task_;
-  const std::string out = out_.empty() ? "results/sweep/" + plan.name : out_;  // README "One CLI"
+  const std::string out = out_.empty() ? "results/sweep/" + plan.name : out_;  // docs/reference/running.md
   SweepRunOptions options;
   options.out = out;
   options.threads = threads_;

@@ -1,4 +1,4 @@
-// The upper bounds of kubesim's inputs (README "Limits"). Inputs beyond them are refused
+// The upper bounds of kubesim's inputs (docs/reference/inputs.md, "Limits"). Inputs beyond them are refused
 // with one line naming the file, the line and the bound, before any output is written:
 // beyond them a run would exhaust memory or take hours, never finish usefully.
 #pragma once

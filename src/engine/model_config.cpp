@@ -22,7 +22,7 @@ ModelConfig ModelConfig::ideal() {
 }
 
 ModelConfig ModelConfig::realistic() {
-  // Documented assumptions (README "Latency model") except the scheduling cycle's parts,
+  // Documented assumptions (docs/evidence/simulated.md, "Latency model") except the scheduling cycle's parts,
   // which are fitted against the real kube-scheduler (below).
   ModelConfig m;
   m.name = "realistic";

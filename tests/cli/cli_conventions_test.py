@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The conventions every subcommand shares (README "One CLI", src/cli/cli_conventions.hpp),
+"""The conventions every subcommand shares (docs/reference/running.md, src/cli/cli_conventions.hpp),
 from the command line, in an empty working folder:
 
 - `kubesim version` prints what `kubesim --version` prints;

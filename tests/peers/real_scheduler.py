@@ -6,7 +6,7 @@ Usage: real_scheduler.py KUBESIM KUBE_SCHEDULER OUTDIR [--scheduler-config FILE]
 
 Starts `KUBESIM serve SERVE_ARGS --port 0 --kubeconfig OUTDIR/kubeconfig --out OUTDIR/out`,
 waits for the kubeconfig, starts N kube-schedulers with the flags a real scheduler needs
-against kubesim (see README, "kube-scheduler against kubesim serve"), waits for kubesim to
+against kubesim (see docs/tutorials/serve.md, "The real kube-scheduler against kubesim serve"), waits for kubesim to
 end, stops the schedulers (SIGTERM, by pid) and prints one line: the wall time and the
 kubesim exit status. Logs: OUTDIR/kubesim.{stdout,stderr}, OUTDIR/scheduler-<i>.log.
 Imported by the tests and the benchmark (run_pair()).

@@ -110,7 +110,7 @@ def main():
           f"{bmakespan:.1f} s, {bmean:.2f} s ({dm:+.3f}%, {dw:+.3f}%); scheduler log starts "
           f"{lines[0][0] if lines else '-'} {lines[0][1] if lines else 0:.3f} s, last binding logged at "
           f"{bound[-1] if bound else 0:.1f} s; {wall:.1f} s wall ({makespan / wall if wall else 0:.1f}x)")
-    # c. the same run again: byte-identical jobs.csv (README, "The scheduler on simulated time":
+    # c. the same run again: byte-identical jobs.csv (docs/evidence/cosim.md, "The scheduler on simulated time":
     # what makes the run deterministic).
     again = os.path.join(work, "timeshim-cosim-again")
     r2, _ = cosim(again)
