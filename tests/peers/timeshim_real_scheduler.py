@@ -103,7 +103,7 @@ def main():
     # The log spans from the scheduler's start to its last line, within the run's wall time.
     check("--speed 20: the scheduler's clock runs 20x", status == 0 and done == jobs and 10 * swall <= span <= 21 * swall,
           f"exit {status}; {done}/{jobs} finished (makespan {makespan:.1f} s, mean wait {mean:.2f} s); its log spans "
-          f"{span:.1f} s in {swall:.1f} s of swall time ({span / swall if swall else 0:.1f}x)")
+          f"{span:.1f} s in {swall:.1f} s of wall time ({span / swall if swall else 0:.1f}x)")
 
     log = os.path.join(out, "scheduler.log")
     r, wall = runs[1].result()
