@@ -16,7 +16,16 @@ sync) is not counted. It also records the load average before and after, and the
 Usage:
   scripts/measure-scheduler-throughput.py [--kubesim build/kubesim] [--nodes 16,100,500,1000,5000]
       [--pods 10000] [--qps 5000 --burst 5000] [--repeat 1] [--builtin-only] [--pct PERCENT]
-      [--timeshim build/kubesim-timeshim]
+      [--timeshim build/kubesim-timeshim] [--fit MODEL.yaml]
+
+--fit MODEL.yaml (the refit on this machine, docs/performance.md): measures the real scheduler
+at each --nodes (default then 1000,5000), fits the per-pod wall time t(K) = a + b K (K the nodes
+a cycle filters and scores, upstream's numFeasibleNodesToFind), writes a model file (base
+realistic; schedulingCycle around a, the per-node-and-plugin costs from b; `kubesim run
+--model MODEL.yaml`), then runs the built-in model with that file on the same cases and
+corrects the line by the model's own residuals until it predicts each measured rate within 2%
+(at most 4 rounds). Prints measured and predicted rates and exits 1 when one is off by more
+than 10%.
 Prints one CSV line per run: who, the case, bindings with the first and last binding time and
 their rate, failed attempts ("Unable to schedule pod" log lines, real runs only) and their
 rate (from the log's timestamps), the CPU times, and the load averages.
@@ -196,25 +205,106 @@ def run_real(args, scheduler_bin, nodes, d):
     _, failed = scheduler_log(log_path)
     if args.keep:
         subprocess.run(["cp", "-r", d, args.keep + "-%d-%d" % (nodes, int(time.time()))])
-    summarise("real+timeshim" if args.timeshim else "real", args, nodes, binding_times(os.path.join(out, "pods.csv")), failed, sched_cpu, serve_cpu,
+    times = binding_times(os.path.join(out, "pods.csv"))
+    summarise("real+timeshim" if args.timeshim else "real", args, nodes, times, failed, sched_cpu, serve_cpu,
               load_before, load_after)
+    return rate_of(times)
 
 
-def run_builtin(args, nodes, d):
+def run_builtin(args, nodes, d, model=None):
+    """Runs the built-in model (`model`: a model file) on the case; returns its binding rate."""
     cluster, workload = write_inputs(d, nodes, args.pods, args.cpu)
     cmd = [args.kubesim, "run", "--cluster", cluster, "--workload", workload, "--out", os.path.join(d, "model"),
-           "--until", "1000", "--quiet"]
+           "--until", "1000", "--quiet"] + (["--model", model] if model else [])
     if args.qps is not None or args.pct is not None or args.no_score:
         cmd += ["--scheduler-config", write_scheduler_config(d, args.qps, args.burst, args.pct, args.no_score)]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    summarise("model", args, nodes, binding_times(os.path.join(d, "model", "pods.csv")), [], 0.0, 0.0, loadavg(),
-              loadavg())
+    times = binding_times(os.path.join(d, "model", "pods.csv"))
+    summarise("model" + ("(fitted)" if model else ""), args, nodes, times, [], 0.0, 0.0, loadavg(), loadavg())
+    return rate_of(times)
+
+
+# The shipped model's split of the per-node cost (src/engine/model_config.cpp, realistic()):
+# filtering 2.77 of 7.24 us per node, over the default profile's 5 modelled filter and 7 score
+# plugins; the parallel part runs on min(parallelism 16, cores) cores.
+FILTER_SHARE = 2.77 / 7.24
+FILTER_PLUGINS, SCORE_PLUGINS = 5, 7
+
+
+def nodes_scored(nodes, pct=None):
+    """kube-scheduler v1.26's numFeasibleNodesToFind (pkg/scheduler/schedule_one.go): all nodes
+    below 100; else the adaptive percentage 50 - nodes/125 (at least 5), at least 100 nodes."""
+    if nodes < 100:
+        return nodes
+    p = pct if pct else max(50 - nodes // 125, 5)
+    return max(nodes * p // 100, 100) if p < 100 else nodes
+
+
+def least_squares(xs, ys):
+    """(a, b) of y = a + b x; b = 0 (a the mean) with one distinct x."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 0 else 0.0
+    return my - b * mx, b
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def write_model(path, a, b, cores, header):
+    """A model file for `kubesim run --model`: the realistic model with the fitted cycle."""
+    with open(path, "w") as f:
+        f.write(header)
+        f.write("base: realistic\n")
+        # The fixed part spread as the shipped one (1.05-2.05 ms around 1.55 ms).
+        f.write("schedulingCycle: uniform:%.6g:%.6g\n" % (a * 1.05 / 1.55, a * 2.05 / 1.55))
+        f.write("cyclePerFilteredNodePlugin: %.6g\n" % (b * FILTER_SHARE * cores / FILTER_PLUGINS))
+        f.write("cyclePerScoredNodePlugin: %.6g\n" % (b * (1 - FILTER_SHARE) * cores / SCORE_PLUGINS))
+        f.write("schedulerCores: %d\n" % cores)
+
+
+def fit(args, measured):
+    """measured: {nodes: [rates]}. Writes args.fit; returns {nodes: (measured, predicted)}."""
+    sizes = sorted(measured)
+    ks = [nodes_scored(n, args.pct) for n in sizes]
+    target = [len(measured[n]) / sum(1 / r for r in measured[n]) for n in sizes]  # harmonic mean: mean time
+    a, b = least_squares(ks, [1 / r for r in target])
+    if b < 0:
+        a, b = sum(1 / r for r in target) / len(target), 0.0
+    cores = min(os.cpu_count() or 1, 16)
+    header = ("# kube-scheduler's cycle fitted on this machine (%s, %d cores) by\n"
+              "# scripts/measure-scheduler-throughput.py --fit: %s\n" % (cpu_model(), cores, ", ".join(
+                  "%d nodes %.1f pods/s" % (n, r) for n, r in zip(sizes, target))))
+    predicted = {}
+    for _ in range(4):
+        a = max(a, 1e-5)
+        write_model(args.fit, a, b, cores, header + "# fixed part %.3f ms, %.3f us per node scored\n" % (a * 1e3, b * 1e6))
+        predicted = {}
+        for n in sizes:
+            with tempfile.TemporaryDirectory(prefix="kubesim-throughput-") as d:
+                predicted[n] = run_builtin(args, n, d, model=args.fit)
+        if all(abs(predicted[n] / r - 1) <= 0.02 for n, r in zip(sizes, target)):
+            break
+        # The model's rate is not exactly 1 / t(K) (the pods bound so far, the jitter, the
+        # client's rate limiter): move the line by the model's residuals.
+        da, db = least_squares(ks, [1 / r - 1 / predicted[n] for n, r in zip(sizes, target)])
+        a, b = a + da, max(b + db, 0.0)
+    return {n: (r, predicted[n]) for n, r in zip(sizes, target)}
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--kubesim", default=os.path.join(REPO, "build", "kubesim"))
-    p.add_argument("--nodes", default="16,100,500,1000,5000")
+    p.add_argument("--nodes", help="node counts (default 16,100,500,1000,5000; with --fit 1000,5000)")
     p.add_argument("--pods", type=int, default=10000)
     p.add_argument("--qps", default="5000", help="clientConnection.qps ('default': leave unset, 50)")
     p.add_argument("--burst", default="5000", help="clientConnection.burst ('default': leave unset, 100)")
@@ -228,7 +318,12 @@ def main():
     p.add_argument("--builtin-only", action="store_true", help="only the built-in model")
     p.add_argument("--timeshim", help="run the real scheduler under this kubesim-timeshim at --speed 1 "
                                       "(the shim's cost: its binding rate against the scheduler's alone)")
+    p.add_argument("--fit", metavar="MODEL.yaml", help="fit the cycle to the real scheduler's rates and write this "
+                                                       "model file (see above)")
     args = p.parse_args()
+    args.nodes = args.nodes or ("1000,5000" if args.fit else "16,100,500,1000,5000")
+    if args.fit and args.builtin_only:
+        p.error("--fit needs the real scheduler (not --builtin-only)")
     args.qps = None if args.qps == "default" else args.qps
     args.burst = None if args.burst == "default" else args.burst
     scheduler_bin = None
@@ -236,21 +331,35 @@ def main():
         if not os.path.exists(PEER):
             print("skipped: the real kube-scheduler (%s) is absent" % os.path.normpath(PEER))
             return 0
-        scheduler_bin = os.path.join(REPO, "build", "kube-scheduler")
+        scheduler_bin = os.path.join(os.path.dirname(os.path.abspath(args.kubesim)), "kube-scheduler")
         if not os.path.exists(scheduler_bin):
             with open(scheduler_bin, "wb") as f:
                 subprocess.run(["xz", "-dc", PEER], stdout=f, check=True)
             os.chmod(scheduler_bin, 0o755)
     print("who,nodes,pods,cpu,qps,burst,pct,bound,first_s,last_s,bound_per_s,failed,failed_per_s,sched_cpu_s,"
           "serve_cpu_s,load_before,load_after")
+    measured = {}
     for nodes in [int(x) for x in args.nodes.split(",")]:
         for _ in range(args.repeat):
             with tempfile.TemporaryDirectory(prefix="kubesim-throughput-") as d:
                 if scheduler_bin:
-                    run_real(args, scheduler_bin, nodes, d)
-            with tempfile.TemporaryDirectory(prefix="kubesim-throughput-") as d:
-                run_builtin(args, nodes, d)
-    return 0
+                    measured.setdefault(nodes, []).append(run_real(args, scheduler_bin, nodes, d))
+            if not args.fit:
+                with tempfile.TemporaryDirectory(prefix="kubesim-throughput-") as d:
+                    run_builtin(args, nodes, d)
+    if not args.fit:
+        return 0
+    if any(r != r or r <= 0 for rates in measured.values() for r in rates):  # NaN: fewer than two bindings
+        print("error: a real run bound fewer than two pods; no fit (see --keep)", file=sys.stderr)
+        return 1
+    result = fit(args, measured)
+    worst = 0.0
+    for nodes, (real, model) in sorted(result.items()):
+        error = (model / real - 1) * 100
+        worst = max(worst, abs(error))
+        print("fit: %d nodes: real %.1f pods/s, fitted model %.1f pods/s (%+.1f%%)" % (nodes, real, model, error))
+    print("fit: wrote %s (kubesim run --model %s)" % (args.fit, args.fit))
+    return 0 if worst <= 10 else 1
 
 
 if __name__ == "__main__":

@@ -126,7 +126,8 @@ std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& 
   if (options_.end_with_workload && sim_.arrivals_done() && !sim_.has_work() && !held &&
       (api_.given_up_external_pods() == 0 || sim_.now() - last_event_sim_ >= Duration::seconds(330)))
     return "workload finished";
-  SimTime next = std::min(event, timer);
+  // The timers due within the slack fire together, late by at most the slack.
+  SimTime next = std::min(event, timer.is_never() ? timer : timer + options_.timer_slack);
   if (next.is_never()) return look_again();
   if (next > options_.until) {
     sim_.advance_to(options_.until);

@@ -70,7 +70,13 @@
 //     3. the shim reports every scheduler thread blocked (an untimed wait, or a timed one
 //        it holds until its virtual deadline), twice, `quiet` of wall time apart,
 //   and it moves to the earlier of the next cluster event and the scheduler's earliest
-//   timer, then sets the scheduler's clock to it (which wakes the timers due). When a timer
+//   timer plus `timer_slack` (2 ms), then sets the scheduler's clock to it (which wakes the
+//   timers due). The slack is the lateness a real timer has on a loaded machine: without it
+//   each timer is a step of its own, and kube-scheduler's periodic goroutines (the queue's
+//   1 s backoff flush, the cache's 1 s cleanup, the metrics recorder's 1 s flush, their 100 ms
+//   polls), started microseconds to a millisecond apart, made 4.7 steps per simulated second
+//   of the spaced workload; each step costs a few ms of wall time (the shim's ptrace stops,
+//   two looks at its threads). When a timer
 //   and cluster events fall on the same instant, the timers fire first and the events are
 //   processed at the next step, once the scheduler is quiet again (a fixed order where real
 //   time orders by chance; a watch delivers an event after its instant). A request counts
@@ -109,6 +115,10 @@ struct ClockOptions {
   std::chrono::milliseconds quiet{20};
   std::optional<std::chrono::milliseconds> decision_timeout;
   std::chrono::milliseconds grace{15000};
+  // cosim with --scheduler-command: how late (simulated time) a timer of the scheduler may
+  // fire, so that its timers due within this much of the earliest fire in one step of its
+  // clock (clock.hpp, "cosim with --scheduler-command"); never past a cluster event.
+  Duration timer_slack = Duration::millis(2);
   // Rule 4's hold: false, simulated time stands still until the retry; true ("paced"),
   // it runs with wall time (1x) meanwhile, as it would in real time.
   bool paced_hold = false;

@@ -631,8 +631,27 @@ void HttpServer::gate_accept(GateConnections& gate) {
     }
     int yes = 1;
     ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    TcpEndpoints e;
+    socklen_t local_size = sizeof e.local, remote_size = sizeof e.remote;
+    if (::getsockname(c, reinterpret_cast<sockaddr*>(&e.local), &local_size) == 0 &&
+        ::getpeername(c, reinterpret_cast<sockaddr*>(&e.remote), &remote_size) == 0) {
+      std::lock_guard lock(endpoints_mutex_);
+      endpoints_[c] = e;
+    }
     gate.add(c, true);
   }
+}
+
+bool HttpServer::bytes_unread() {
+  // A listening socket's TCP_INFO reports its accept queue's length in tcpi_unacked
+  // (net/ipv4/tcp.c, tcp_get_info).
+  tcp_info listener{};
+  socklen_t size = sizeof listener;
+  if (::getsockopt(listen_fd_, IPPROTO_TCP, TCP_INFO, &listener, &size) == 0 && listener.tcpi_unacked != 0) return true;
+  std::lock_guard lock(endpoints_mutex_);
+  for (const auto& [fd, e] : endpoints_)
+    if (probe_.unread_bytes(e).value_or(0) != 0 || probe_.unread_bytes(reversed(e)).value_or(0) != 0) return true;
+  return false;
 }
 
 void HttpServer::gate_peek(GateConnections& gate, int fd, std::vector<char>& peek) {

@@ -19,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "api/api_server.hpp"
+#include "api/tcp_queue_probe.hpp"
 #include "api/tls.hpp"
 
 namespace httplib {
@@ -68,6 +70,11 @@ class HttpServer {
   // connections were still open at the deadline; the stop then goes on in the background and
   // this object (and the ApiServer) must stay alive until the process ends.
   bool stop_within(std::chrono::milliseconds deadline);
+  // Whether a connection waits to be accepted, or some connection to this server holds bytes
+  // one of its ends has not read yet: a request the server has yet to take, or a response or
+  // watch events a client on this host has yet to read (cosim with --scheduler-command moves
+  // time only when none does). A few exact socket lookups per open connection (TcpQueueProbe).
+  bool bytes_unread();
 
  private:
   // Threads made on demand up to a maximum; beyond it, tasks wait in FIFO order. A thread
@@ -135,6 +142,11 @@ class HttpServer {
   std::vector<char> peek_;          // the gate's buffer
   std::mutex taken_mutex_;
   std::set<std::thread::id> taken_;  // workers answering a request counted by ApiServer::request_taken
+  // By descriptor, the addresses of the accepted connections (an entry outlives its connection
+  // until the descriptor is reused: its lookup then finds no socket, or one with nothing queued).
+  std::mutex endpoints_mutex_;
+  std::map<int, TcpEndpoints> endpoints_;
+  TcpQueueProbe probe_;  // under endpoints_mutex_
   std::atomic<int> read_only_in_flight_{0};
   std::atomic<int> mutating_in_flight_{0};
 };

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <sys/socket.h>
@@ -117,26 +116,6 @@ std::optional<ShimmedScheduler::Status> ShimmedScheduler::status() {
 
 void ShimmedScheduler::advance(std::int64_t ns) { ask("ADVANCE " + std::to_string(ns)); }
 
-bool ShimmedScheduler::bytes_in_flight() const {
-  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-      // "  sl  local_address rem_address   st tx_queue:rx_queue ..." (addresses hex ip:port)
-      std::istringstream f(line);
-      std::string sl, local, remote, st, queues;
-      if (!(f >> sl >> local >> remote >> st >> queues)) continue;
-      auto port = [](const std::string& a) {
-        const auto colon = a.rfind(':');
-        return colon == std::string::npos ? -1 : static_cast<int>(std::strtol(a.c_str() + colon + 1, nullptr, 16));
-      };
-      if (port(local) != options_.api_port && port(remote) != options_.api_port) continue;
-      const auto colon = queues.find(':');
-      if (colon != std::string::npos && std::strtoul(queues.c_str() + colon + 1, nullptr, 16) != 0) return true;
-    }
-  }
-  return false;
-}
+bool ShimmedScheduler::bytes_in_flight() const { return options_.bytes_unread && options_.bytes_unread(); }
 
 }  // namespace kubesim::api

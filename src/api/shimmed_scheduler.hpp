@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -21,7 +22,7 @@ class ShimmedScheduler {
     std::string socket_path;           // the controller socket
     std::string log_path;              // the scheduler's stdout and stderr
     std::int64_t epoch_unix_seconds;   // REALTIME of virtual time 0 (= simulated time 0)
-    int api_port;                      // serve's port: unread bytes on its connections mean "busy"
+    std::function<bool()> bytes_unread;  // unread bytes on serve's connections mean "busy" (HttpServer::bytes_unread)
     std::uint64_t seed;                // the shim's --seed (the scheduler's runtime seeds)
   };
   struct Status {
@@ -44,9 +45,9 @@ class ShimmedScheduler {
   std::optional<Status> status();
   // Sets the scheduler's virtual time (ns since simulated time 0); wakes its due timers.
   void advance(std::int64_t ns);
-  // Whether some TCP connection to serve's port has bytes its reader has not read yet
-  // (/proc/net/tcp and tcp6 rx_queue): a request the server has yet to take, or watch
-  // events the scheduler has yet to read. Time must not move then.
+  // Whether some TCP connection to serve has bytes its reader has not read yet (Options::
+  // bytes_unread): a request the server has yet to take, or watch events the scheduler has
+  // yet to read. Time must not move then.
   bool bytes_in_flight() const;
 
  private:

@@ -34,6 +34,7 @@ struct RunArgs {
   std::string kubeconfig;  // "": <out>/kubesim.kubeconfig (ServeCommand::run)
   std::string builtin_scheduler = "on";
   int cosim_quiet_ms = -1;  // -1: 20, or 1 under kubesim-timeshim (serve_command.cpp clock_options)
+  double cosim_timer_slack_ms = 2;  // --scheduler-command: how late a scheduler timer may fire (api/clock.hpp)
   double cosim_timeout = -1;
   double cosim_grace = 15;
   std::string decisions;  // --decisions [FILE]: a relative FILE is under --out

@@ -70,6 +70,7 @@ api::ClockOptions clock_options(const Simulation& sim, const RunArgs& a) {
   if (a.cosim_timeout > 0)
     clock->decision_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_timeout * 1000));
   clock->paced_hold = a.cosim_hold == "paced";
+  clock->timer_slack = Duration::from_seconds(a.cosim_timer_slack_ms / 1000);
   clock->grace = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_grace * 1000));
   if (a.until >= 0) clock->until = SimTime::from_seconds(a.until);
   clock->end_with_workload = !a.keep_serving && !sim.workload().jobs.empty();
@@ -109,7 +110,7 @@ api::HttpServer::Options http_options(const RunArgs& a) {
 
 // --scheduler-command: the scheduler on simulated time, under kubesim-timeshim (clock.hpp).
 std::unique_ptr<api::ShimmedScheduler> start_shimmed_scheduler(const RunArgs& a, const api::ClockOptions& clock,
-                                                               const api::ApiOptions& options, int port) {
+                                                               const api::ApiOptions& options, api::HttpServer& http) {
   if (clock.mode != api::ClockOptions::Mode::kCosim)
     throw InputError("", 0, "--scheduler-command needs --clock cosim (it runs the scheduler on simulated time)");
   std::string timeshim = a.timeshim;
@@ -120,7 +121,7 @@ std::unique_ptr<api::ShimmedScheduler> start_shimmed_scheduler(const RunArgs& a,
   try {
     return std::make_unique<api::ShimmedScheduler>(api::ShimmedScheduler::Options{
         timeshim, api::scheduler_command_words(a.scheduler_command, a.kubeconfig), a.kubeconfig + ".timeshim.sock",
-        a.scheduler_log, options.epoch_unix_micros / 1'000'000, port, a.seed});
+        a.scheduler_log, options.epoch_unix_micros / 1'000'000, [&http] { return http.bytes_unread(); }, a.seed});
   } catch (const std::runtime_error& e) {
     throw InputError("", 0, e.what());
   }
@@ -166,6 +167,11 @@ void add_clock_options(CLI::App* serve_cmd, RunArgs& serve) {
   serve_cmd->add_option("--cosim-quiet-ms", serve.cosim_quiet_ms,
                         "cosim: wall time without requests before the clock moves while pods wait as unschedulable "
                         "(default 20, or 1 with --scheduler-command, whose shim reports when the scheduler is blocked)");
+  serve_cmd->add_option("--cosim-timer-slack-ms", serve.cosim_timer_slack_ms,
+                        "cosim with --scheduler-command: how late (simulated ms) the scheduler's timers may fire, so "
+                        "that those due together take one step of its clock (0: each timer exactly)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
   serve_cmd->add_option("--cosim-timeout", serve.cosim_timeout,
                         "cosim: seconds of wall time after which pods still waiting for a decision stop holding the clock");
   serve_cmd->add_option("--cosim-grace", serve.cosim_grace,
@@ -251,7 +257,7 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
   api::ClockDriver driver(sim, server, clock);
   std::unique_ptr<api::ShimmedScheduler> shimmed;
   if (!a.scheduler_command.empty()) {
-    shimmed = start_shimmed_scheduler(a, clock, options, port);
+    shimmed = start_shimmed_scheduler(a, clock, options, http);
     driver.set_shimmed_scheduler(shimmed.get());
   }
   const std::string reason = drive_until_signal(driver, signals);

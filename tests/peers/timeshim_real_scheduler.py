@@ -19,6 +19,7 @@ one line) when PEERS_DIR/kube-scheduler-v1.26.7.xz is absent; unpacks it into WO
      sysmon held stopped (tools/timeshim/timeshim.cpp, pin_go_runtime).
 Prints PASS/FAIL lines; exit 1 on any failure.
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -65,17 +66,13 @@ def main():
           f"exit {r.returncode}; cputicks {'patched' if patched else 'NOT patched'}, sysmon "
           f"{'held' if parked else 'NOT held'}; {r.stdout.strip()}")
 
-    # a. --speed 20 against realtime=20.
-    out = os.path.join(work, "timeshim-speed20")
-    status, wall = real_scheduler.run_pair(kubesim, scheduler, out, common + ["--clock", "realtime=20"], timeout=300,
-                                           wrapper=[timeshim, "--speed", "20", "--"])
-    lines = log_seconds(os.path.join(out, "scheduler-0.log"))
-    span = lines[-1][1] - lines[0][1] if len(lines) > 1 else 0.0
-    jobs, done, makespan, mean = figures(os.path.join(out, "out", "jobs.csv")) if status == 0 else (0, 0, 0, 0)
-    # The log spans from the scheduler's start to its last line, within the run's wall time.
-    check("--speed 20: the scheduler's clock runs 20x", status == 0 and done == jobs and 10 * wall <= span <= 21 * wall,
-          f"exit {status}; {done}/{jobs} finished (makespan {makespan:.1f} s, mean wait {mean:.2f} s); its log spans "
-          f"{span:.1f} s in {wall:.1f} s of wall time ({span / wall if wall else 0:.1f}x)")
+    # a. --speed 20 against realtime=20, and b/c's two cosim runs, at once: each is paced by
+    # wall time or by the scheduler's reactions, not by CPU (the test took 292 s in sequence).
+    def speed20():
+        out = os.path.join(work, "timeshim-speed20")
+        status, wall = real_scheduler.run_pair(kubesim, scheduler, out, common + ["--clock", "realtime=20"],
+                                               timeout=300, wrapper=[timeshim, "--speed", "20", "--"])
+        return out, status, wall
 
     # b. cosim with the scheduler on simulated time.
     full = ["--platform", platform, "--workload", spaced, "--model", "ideal", "--builtin-scheduler", "off"]
@@ -96,8 +93,20 @@ def main():
         return r, time.monotonic() - t0
 
     out = os.path.join(work, "timeshim-cosim")
+    again = os.path.join(work, "timeshim-cosim-again")
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        runs = [pool.submit(speed20), pool.submit(cosim, out), pool.submit(cosim, again)]
+    sout, status, swall = runs[0].result()
+    lines = log_seconds(os.path.join(sout, "scheduler-0.log"))
+    span = lines[-1][1] - lines[0][1] if len(lines) > 1 else 0.0
+    jobs, done, makespan, mean = figures(os.path.join(sout, "out", "jobs.csv")) if status == 0 else (0, 0, 0, 0)
+    # The log spans from the scheduler's start to its last line, within the run's wall time.
+    check("--speed 20: the scheduler's clock runs 20x", status == 0 and done == jobs and 10 * swall <= span <= 21 * swall,
+          f"exit {status}; {done}/{jobs} finished (makespan {makespan:.1f} s, mean wait {mean:.2f} s); its log spans "
+          f"{span:.1f} s in {swall:.1f} s of wall time ({span / swall if swall else 0:.1f}x)")
+
     log = os.path.join(out, "scheduler.log")
-    r, wall = cosim(out)
+    r, wall = runs[1].result()
     jobs, done, makespan, mean = figures(os.path.join(out, "out", "jobs.csv")) if r.returncode == 0 else (0, 0, 0, 0)
     lines = log_seconds(log)
     bound = [t for day, t, line in lines if "Successfully bound" in line]
@@ -105,15 +114,14 @@ def main():
     dm = (makespan - bmakespan) / bmakespan * 100
     dw = (mean - bmean) / bmean * 100 if bmean else 0.0
     check("cosim --scheduler-command: the scheduler on simulated time",
-          r.returncode == 0 and done == jobs and starts_at_epoch and bound and abs(dm) <= 1 and abs(dw) <= 1,  # default flags: wall is reported (issue 30: 465 s with a 20 ms quiet period; ~100-130 s now)
+          r.returncode == 0 and done == jobs and starts_at_epoch and bound and abs(dm) <= 1 and abs(dw) <= 1,  # default flags: wall is reported (issue 30: 465 s with a 20 ms quiet period; 128-138 s before the exact socket probe and the timer slack)
           f"exit {r.returncode}; {done}/{jobs} finished, makespan {makespan:.1f} s, mean wait {mean:.2f} s; built-in "
           f"{bmakespan:.1f} s, {bmean:.2f} s ({dm:+.3f}%, {dw:+.3f}%); scheduler log starts "
           f"{lines[0][0] if lines else '-'} {lines[0][1] if lines else 0:.3f} s, last binding logged at "
           f"{bound[-1] if bound else 0:.1f} s; {wall:.1f} s wall ({makespan / wall if wall else 0:.1f}x)")
     # c. the same run again: byte-identical jobs.csv (docs/evidence/cosim.md, "The scheduler on simulated time":
     # what makes the run deterministic).
-    again = os.path.join(work, "timeshim-cosim-again")
-    r2, _ = cosim(again)
+    r2, _ = runs[2].result()
     first = open(os.path.join(out, "out", "jobs.csv"), "rb").read() if r.returncode == 0 else b""
     second = open(os.path.join(again, "out", "jobs.csv"), "rb").read() if r2.returncode == 0 else b"-"
     differing = sum(a != b for a, b in zip(first.splitlines(), second.splitlines()))
