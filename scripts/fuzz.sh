@@ -3,14 +3,13 @@
 # SECONDS (default 60), starting from seed corpora made of the shipped inputs. Findings
 # (crash-*, leak-*, timeout-*, oom-*) are left in build-fuzz/findings/<target>/ and make the
 # script fail. Prints each target's executions and speed.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   scripts/fuzz.sh [--build-only] [SECONDS] [TARGET...]   (--build-only: build, run nothing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=0
+if [[ "${1:-}" == --build-only ]]; then build_only=1; shift; fi
 seconds=${1:-60}; shift || true
-scripts/install-deps.sh
-for p in clang-14 libclang-rt-14-dev; do
-  dpkg -s "$p" >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null; break; }
-done
+scripts/install-deps.sh --sanitizer
 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUBESIM_FUZZ=ON \
   -DKUBESIM_BUILD_TESTS=OFF -DKUBESIM_BUILD_BENCH=OFF >/dev/null
 targets=("$@")
@@ -18,6 +17,7 @@ if ((${#targets[@]} == 0)); then
   for f in fuzz/*_fuzz.cpp; do targets+=("$(basename "$f" .cpp)"); done
 fi
 ninja -C build-fuzz "${targets[@]}"
+((build_only)) && exit 0
 
 # Seed corpora: the shipped files each reader reads.
 seeds() {

@@ -3,6 +3,7 @@
 #   scripts/install-deps.sh              build + test packages (scripts/test.sh, CI)
 #   scripts/install-deps.sh --build-only what building kubesim, kubesim-timeshim and the Python
 #                                        module needs (scripts/build.sh --no-tests)
+#   scripts/install-deps.sh --sanitizer  the build packages and clang (scripts/fuzz.sh)
 set -euo pipefail
 build=(g++ cmake ninja-build ccache pkg-config python3
        nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libpugixml-dev libcpp-httplib-dev libssl-dev libzmq3-dev
@@ -18,8 +19,12 @@ test=(libgtest-dev libgmock-dev     # the unit tests (kubesim_tests)
       kubectl                       # ... and with kubectl
       python3-scipy python3-pandas  # the BSP performance model is checked against SciPy's RectBivariateSpline
       slurm-wlm munge)              # the sweep's Slurm test runs slurmctld, slurmd and munged on localhost
-packages=("${build[@]}")
-[[ "${1:-}" == --build-only ]] || packages+=("${test[@]}")
+sanitizer=(clang-14 libclang-rt-14-dev)  # the sanitizer and fuzz builds (scripts/fuzz.sh, scripts/sanitize.sh)
+case "${1:-}" in
+  --build-only) packages=("${build[@]}") ;;
+  --sanitizer) packages=("${build[@]}" "${sanitizer[@]}") ;;
+  *) packages=("${build[@]}" "${test[@]}") ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

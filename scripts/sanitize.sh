@@ -11,12 +11,15 @@
 #   3. with KUBESIM_SANITIZE_UNIT=1, also the unit tests (kubesim_tests), which CI leaves out
 #      for time: compiling them under ASan costs several minutes of the 2 cores.
 # A sanitizer report fails the job (-fno-sanitize-recover=undefined; ASan aborts).
-#   scripts/sanitize.sh [SECONDS]
+#   scripts/sanitize.sh [--build-only] [SECONDS]   (--build-only: build everything, run nothing;
+#   scripts/test.sh builds so at the lowest CPU priority while ctest runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=()
+if [[ "${1:-}" == --build-only ]]; then build_only=(--build-only); shift; fi
 seconds=${1:-5}
 start=$(date +%s)
-scripts/fuzz.sh "$seconds"
+scripts/fuzz.sh "${build_only[@]}" "$seconds"
 targets=(kubesim)
 if [[ "${KUBESIM_SANITIZE_UNIT:-0}" == 1 ]]; then
   # fuzz.sh configures build-fuzz without the tests; the libraries are shared.
@@ -24,6 +27,7 @@ if [[ "${KUBESIM_SANITIZE_UNIT:-0}" == 1 ]]; then
   targets+=(kubesim_tests)
 fi
 ninja -C build-fuzz "${targets[@]}"
+((${#build_only[@]})) && exit 0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if [[ "${KUBESIM_SANITIZE_UNIT:-0}" == 1 ]]; then
   build-fuzz/kubesim_tests --gtest_brief=1
