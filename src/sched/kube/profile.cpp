@@ -227,8 +227,9 @@ class ConfigReader : YamlInput {
     expect_keys(a, {"apiVersion", "kind", "dimExtMethod", "normMethod", "gpuSelMethod"});
     DotProductArgs dot;
     if (const auto d = a["dimExtMethod"])
-      dot.dim = one_of<Dim>(d, {{"merge", Dim::kMerge}, {"share", Dim::kShare}, {"divide", Dim::kDivide}},
-                            "dimExtMethod must be merge, share or divide (kubesim does not model extend)");
+      dot.dim = one_of<Dim>(
+          d, {{"merge", Dim::kMerge}, {"share", Dim::kShare}, {"divide", Dim::kDivide}, {"extend", Dim::kExtend}},
+          "dimExtMethod must be merge, share, divide or extend");
     if (const auto n = a["normMethod"])
       dot.norm = one_of<Norm>(n, {{"max", Norm::kMax}, {"node", Norm::kNode}, {"pod", Norm::kPod}},
                               "normMethod must be max, node or pod");
@@ -246,7 +247,7 @@ class ConfigReader : YamlInput {
                       "gpuSelMethod must be best, worst, random, FGDScore or DotProductScore");
       // With "merge" the fork's choice has no GPU (its Reserve fails): its scripts use "best".
       if (args.open_gpu_share.sel == Sel::kDotProduct && dot.dim == Dim::kMerge)
-        fail(g, "gpuSelMethod DotProductScore needs dimExtMethod share or divide");
+        fail(g, "gpuSelMethod DotProductScore needs dimExtMethod share, divide or extend");
     }
   }
 

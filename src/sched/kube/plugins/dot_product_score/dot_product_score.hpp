@@ -2,8 +2,10 @@
 // pkg/simulator/plugin/dot_product_score.go calculateDotProductScore, after Tetris): the dot
 // product of the node's free and the pod's requested (cpu, GPU milli), normalised, the smaller
 // the better; the node's GPUs seen as one dimension ("merge") or as one virtual node per shared
-// GPU plus one for the wholly free GPUs ("share", "divide": pkg/type/resource.go
-// ToVirtualNodeResourceList, utils.go GenerateSchedulingMatchGroups). No normalisation.
+// GPU plus one for the wholly free GPUs ("share", "divide"), or as one dimension per shared GPU
+// plus one for the wholly free GPUs of a single node vector ("extend": pkg/type/resource.go
+// ToVirtualNodeResourceList, ToVirtualPodResourceList, ToFormalizedGpuResourceList; utils.go
+// GenerateSchedulingMatchGroups). No normalisation.
 #pragma once
 
 #include "sched/kube/plugins/gpu_plugin/gpu_plugin.hpp"
@@ -12,7 +14,7 @@ namespace kubesim {
 
 // GpuPluginCfg (pkg/type/config.go): dimExtMethod and normMethod.
 struct DotProductArgs {
-  enum class Dim : std::uint8_t { kMerge, kShare, kDivide } dim = Dim::kShare;
+  enum class Dim : std::uint8_t { kMerge, kShare, kDivide, kExtend } dim = Dim::kShare;
   enum class Norm : std::uint8_t { kMax, kNode, kPod } norm = Norm::kMax;
 };
 
