@@ -206,10 +206,10 @@ JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const P
       // The kubelet sets reason DeadlineExceeded when activeDeadlineSeconds (the walltime) ends
       // the pod. A container that exits non-zero leaves status.reason empty, which is Batsim's
       // COMPLETED_FAILED (profile "ret" != 0); any other reason (eviction, preemption, ...) is
-      // an external kill.
+      // an external kill, and so is a deletion (a Batsim scheduler's KILL_JOB deletes the pods).
       if (pod->reason == "DeadlineExceeded") {
         out.state = BatsimJobState::kWalltimeReached;
-      } else if (pod->reason.empty() && pod->exit_code != 0) {
+      } else if (pod->reason.empty() && pod->exit_code != 0 && pod->disruption == DisruptionReason::kNone) {
         out.state = BatsimJobState::kFailed;
       } else {
         out.state = BatsimJobState::kKilled;
