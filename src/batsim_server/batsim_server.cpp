@@ -157,7 +157,7 @@ std::uint32_t BatsimServer::job_index(const std::string& id, const char* event) 
 SimTime BatsimServer::requested_call() const {
   SimTime at = calls_.empty() ? SimTime::never() : *calls_.begin();
   if (!later_.empty()) at = std::min(at, later_.begin()->first);
-  if (!held_.empty()) at = std::min(at, ready_);
+  if (!held_.empty() && killing_ == 0) at = std::min(at, ready_);  // a kill's ends call anyway
   return at;
 }
 
@@ -180,6 +180,7 @@ void BatsimServer::kill(const std::string& id, std::uint32_t group) {
   g.jobs.push_back(job);
   if (state_[job] != JobState::kRunning) return;
   g.killed.push_back(job);
+  if (g.running == 0) ++killing_;
   state_[job] = JobState::kKilling;
   kill_group_of_[job] = group;
   ++g.running;
@@ -252,10 +253,13 @@ void BatsimServer::exchange(const BatsimMessage& message, SimTime date, std::vec
 }
 
 // Sends what was held, as one message at `date`, while the scheduler is ready and something is
-// held (a reply may make the scheduler busy again, or a kill of completed jobs add JOB_KILLED).
+// held (a reply may make the scheduler busy again, or kill jobs). Kills under way hold the
+// message: Batsim's killer process reports (JOB_COMPLETED, JOB_KILLED) before the server sees
+// the scheduler ready again (as the peer shows: the killed job's machines are free for the
+// decisions of the same date).
 void BatsimServer::send_held(SimTime date, std::vector<MachineSchedule::Start>& starts,
                              std::vector<std::uint32_t>& rejects) {
-  while (!held_.empty() && ready_ <= date) {
+  while (!held_.empty() && ready_ <= date && killing_ == 0) {
     BatsimMessage m(date);
     const std::vector<Held> held = std::move(held_);
     held_.clear();
@@ -285,7 +289,7 @@ void BatsimServer::send_held(SimTime date, std::vector<MachineSchedule::Start>& 
     }
     exchange(m, date, starts, rejects);
     if (held.back().kind == Held::Kind::kEnds) return;
-    report_finished_kills(date);
+    report_finished_kills(date);  // the reply's kills of jobs already over
     if (!notified_ && released_ == jobs_.size()) {
       // Batsim's submitter says goodbye after its last job: its own message at that date.
       notified_ = true;
@@ -305,6 +309,7 @@ void BatsimServer::make_decisions(SimTime date, const std::vector<std::uint32_t>
       jobs_[job].return_code = -1;  // never set: the job did not end by itself
       KillGroup& g = kill_groups_[kill_group_of_[job]];
       if (--g.running == 0 && !g.reported) {
+        --killing_;
         g.reported = true;
         held_.push_back({Held::Kind::kKilled, kill_group_of_[job], date});
       }
@@ -335,9 +340,6 @@ void BatsimServer::make_decisions(SimTime date, const std::vector<std::uint32_t>
     later_.erase(later_.begin());
     apply(d, date, starts, rejects);
   }
-  // Batsim dispatches the due decisions, then the scheduler's readiness; a kill of jobs already
-  // over reports after both.
-  send_held(date, starts, rejects);
   report_finished_kills(date);
   send_held(date, starts, rejects);
 }
@@ -350,6 +352,7 @@ void BatsimServer::finish() {
   std::vector<MachineSchedule::Start> starts;
   std::vector<std::uint32_t> rejects;
   ready_ = date;
+  killing_ = 0;  // a kill cut off by the end of the run holds nothing any more
   send_held(date, starts, rejects);
   if (!starts.empty() || !rejects.empty() || !kills_.empty()) throw protocol_error("decisions in reply to SIMULATION_ENDS");
 }

@@ -24,8 +24,9 @@
 //   CALL_ME_LATER becomes a REQUESTED_CALL message at that date. Under --model batsim only
 //   decisions dated at their message are modelled.
 // - KILL_JOB: the job's running pods are deleted at the decision's date (they end at once,
-//   COMPLETED_KILLED in jobs.csv); JOB_KILLED names every job of the KILL_JOB once the last
-//   running one ended, with each one's progress. A job already over is only named (Batsim
+//   COMPLETED_KILLED in jobs.csv); once the last running one ended, JOB_COMPLETED of each job
+//   it killed and JOB_KILLED naming every job of the KILL_JOB, with each one's progress, go
+//   with the next message, sent only then. A job already over is only named (Batsim
 //   v4.2.1 server.cpp server_on_kill_jobs / server_on_killing_done); a job never started is
 //   a protocol error, as in Batsim.
 // - Not modelled: SET_RESOURCE_STATE, dynamic job registration (REGISTER_JOB/PROFILE),
@@ -128,6 +129,7 @@ class BatsimServer {
   std::vector<bool> kill_requested_;          // by job: named by a KILL_JOB already
   std::vector<std::uint32_t> kills_;          // to kill now (take_kills)
   SimTime ready_ = SimTime::zero();           // the last reply's "now"
+  std::uint32_t killing_ = 0;                 // kill groups with jobs still running
   std::uint32_t machines_ = 0;
   std::size_t released_ = 0;
   bool begun_ = false;
