@@ -5,13 +5,17 @@ every job must start at the same time on the same machines (and end in the same 
 same time) as under kubesim's own model of that policy (`kubesim run --scheduler fcfs |
 easy-backfill | conservative-backfill`) and as under Batsim 4.2.1 + batsched.
 
+Batsched's killer and killer2 (KILL_JOB, decisions dated after their message, a scheduler busy
+until its reply's "now") run on a generated trace of 12 jobs on 8 machines (killer2 asserts in
+batsched on longer ones), compared with Batsim + batsched only (kubesim has no model of them).
+
 Traces: the generated ones of tests/batsim_oracle.py (a zero-latency platform, --model ideal),
 and the NASA iPSC/860 trace (data/batsim/nasa_ipsc_exact_delay.json) on Batsim's
 platform_cluster128.xml with Batsim's message latencies (--model batsim), trimmed to its first
 --nasa-jobs jobs (0: the whole trace, 18,066 jobs).
 
   tests/batsim_protocol_oracle.py KUBESIM [--peer DIR] [--seeds N] [--jobs N] [--nasa-jobs N]
-                                  [--policies P,P..] [--keep DIR]
+                                  [--policies P,P..] [--kill-policies P,P..] [--keep DIR]
 Exit status: 0 all equal, 1 a difference (the first ones are printed), 77 peer absent (skipped).
 """
 import argparse
@@ -83,6 +87,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=60)
     ap.add_argument("--nasa-jobs", type=int, default=1500, help="the NASA trace's first N jobs (0: all)")
     ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--kill-policies", default="killer,killer2",
+                    help="batsched variants that kill jobs, run on a trace of 12 jobs")
     ap.add_argument("--keep", help="keep the generated files and outputs in this folder")
     a = ap.parse_args()
     batsched = os.path.join(a.peer, "bin", "batsched")
@@ -104,6 +110,13 @@ def main():
         with open(wpath, "w") as f:
             json.dump(workload(random.Random(seed), a.jobs, machines), f)
         traces.append((f"seed {seed} ({machines} machines)", plat, wpath, "ideal"))
+    if a.kill_policies:
+        with open(os.path.join(work, "platform8.xml"), "w") as f:
+            f.write(platform_xml(8))
+        wpath = os.path.join(work, "w-kill.json")
+        with open(wpath, "w") as f:
+            json.dump(workload(random.Random(1), 12, 8), f)
+        traces.append(("12 jobs (8 machines)", os.path.join(work, "platform8.xml"), wpath, "ideal"))
     with open(os.path.join(data, "nasa_ipsc_exact_delay.json")) as f:
         nasa = json.load(f)
     if a.nasa_jobs:
@@ -116,6 +129,8 @@ def main():
     differences, shown, compared, protocol_seconds = 0, [0], 0, {}
     try:
         for t, (name, plat, wpath, model) in enumerate(traces):
+            trace_policies = a.kill_policies.split(",") if name.startswith("12 jobs") else policies
+
             def one(policy):
                 d = os.path.join(work, f"{t}-{policy}")
                 ok, msg, secs = run_protocol(a.kubesim, batsched, plat, wpath, policy, model, d + "-protocol", sock_dir)
@@ -123,25 +138,32 @@ def main():
                     return msg, secs
                 if not run_peer(a.peer, plat, wpath, policy, d + "-batsim"):
                     return f"the oracle failed (see {d}-batsim/batsim.log)", secs
+                if policy not in POLICIES:
+                    return "", secs
                 r = subprocess.run([a.kubesim, "run", "--platform", plat, "--workload", wpath, "--scheduler",
                                     POLICIES[policy], "--model", model, "--quiet", "--out", d + "-builtin"],
                                    capture_output=True, text=True)
                 return (f"kubesim --scheduler failed: {r.stderr.strip()}" if r.returncode else ""), secs
             with concurrent.futures.ThreadPoolExecutor(len(policies)) as pool:
-                results = dict(zip(policies, pool.map(one, policies)))
-            for policy in policies:
+                results = dict(zip(trace_policies, pool.map(one, trace_policies)))
+            for policy in trace_policies:
                 msg, secs = results[policy]
                 protocol_seconds[(name, policy)] = secs
                 if msg:
                     print(f"{name} {policy}: {msg}")
                     return 1
                 d = os.path.join(work, f"{t}-{policy}")
-                runs = {"batsched-over-protocol": read_jobs(os.path.join(d + "-protocol", "jobs.csv")),
-                        f"kubesim-{POLICIES[policy]}": read_jobs(os.path.join(d + "-builtin", "jobs.csv")),
-                        "batsim+batsched": read_jobs(os.path.join(d + "-batsim", "_jobs.csv"))}
+                runs = {"batsched-over-protocol": read_jobs(os.path.join(d + "-protocol", "jobs.csv"))}
+                if policy in POLICIES:
+                    runs[f"kubesim-{POLICIES[policy]}"] = read_jobs(os.path.join(d + "-builtin", "jobs.csv"))
+                runs["batsim+batsched"] = read_jobs(os.path.join(d + "-batsim", "_jobs.csv"))
+                if policy not in POLICIES:
+                    killed = sum(1 for j in runs["batsim+batsched"].values() if j["final_state"] == "COMPLETED_KILLED")
+                    print(f"{name} {policy}: {len(runs['batsim+batsched'])} jobs, {killed} killed by KILL_JOB in Batsim")
                 compared += len(runs["batsched-over-protocol"])
                 differences += compare(f"{name} {policy}", runs, shown)
-        print(f"{compared} job(s) compared over {len(traces)} trace(s) x {len(policies)} policies "
+        print(f"{compared} job(s) compared over {len(traces)} trace(s) x {len(policies)} policies (or "
+              f"{a.kill_policies or 'no killing policy'} on the 12 jobs) "
               f"(batsched over the protocol vs kubesim's model vs Batsim + batsched): {differences} difference(s)")
         for (name, policy), secs in protocol_seconds.items():
             if name.startswith("NASA"):

@@ -42,13 +42,13 @@ std::string batsim_seconds(std::int64_t micros) {
   return buf;
 }
 
-BatsimMessage::BatsimMessage(SimTime now) : now_(batsim_seconds(now.micros())) {
+BatsimMessage::BatsimMessage(SimTime now) : now_(batsim_seconds(now.micros())), stamp_(now_) {
   out_ = "{\"now\":" + now_ + ",\"events\":[";
 }
 
 void BatsimMessage::event(const char* type, const std::string& data) {
   if (events_++ != 0) out_ += ',';
-  out_ += "{\"timestamp\":" + now_ + ",\"type\":\"" + type + "\",\"data\":" + data + "}";
+  out_ += "{\"timestamp\":" + stamp_ + ",\"type\":\"" + type + "\",\"data\":" + data + "}";
 }
 
 // Batsim v4.2.1 protocol.cpp JsonProtocolWriter::append_simulation_begins: resources, the
@@ -83,6 +83,19 @@ void BatsimMessage::job_completed(const BatsimJobInfo& job, const MachineSet& al
   event("JOB_COMPLETED", "{\"job_id\":" + quoted(job.id) + ",\"job_state\":\"" + job.final_state +
                              "\",\"return_code\":" + std::to_string(job.return_code) + ",\"alloc\":\"" +
                              alloc.to_string() + "\"}");
+}
+
+void BatsimMessage::stamp(SimTime at) { stamp_ = batsim_seconds(at.micros()); }
+
+void BatsimMessage::job_killed(const std::vector<Progress>& jobs) {
+  std::string ids, progress;
+  for (const Progress& p : jobs) {
+    const std::string id = quoted(p.job->id);
+    ids += (ids.empty() ? "" : ",") + id;
+    progress += (progress.empty() ? "" : ",") + id + ":{\"profile\":" + quoted(p.job->profile) +
+                ",\"progress\":" + nlohmann::json(p.progress).dump() + "}";
+  }
+  event("JOB_KILLED", "{\"job_ids\":[" + ids + "],\"job_progress\":{" + progress + "}}");
 }
 
 void BatsimMessage::requested_call() { event("REQUESTED_CALL", "{}"); }
@@ -124,11 +137,13 @@ MachineSet parse_machine_intervals(const std::string& text, std::uint32_t machin
 
 // Batsim v4.2.1 protocol.cpp JsonProtocolReader::parse_and_apply_message: an object with "now"
 // and "events", each event with "timestamp", "type" and "data".
-std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime now, std::uint32_t machines) {
+std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime now, std::uint32_t machines,
+                                               SimTime* reply_now) {
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) throw std::runtime_error("the reply is not a JSON object: " + text.substr(0, 200));
-  if (reply_time(member(doc, "now", "the reply"), "the reply's \"now\"") < now)
-    throw std::runtime_error("the reply's \"now\" is before the message's (" + batsim_seconds(now.micros()) + ")");
+  const SimTime ready = reply_time(member(doc, "now", "the reply"), "the reply's \"now\"");
+  if (ready < now) throw std::runtime_error("the reply's \"now\" is before the message's (" + batsim_seconds(now.micros()) + ")");
+  if (reply_now) *reply_now = ready;
   const nlohmann::json& events = member(doc, "events", "the reply");
   if (!events.is_array()) throw std::runtime_error("the reply's \"events\" should be an array");
   std::vector<BatsimDecision> out;
@@ -140,23 +155,31 @@ std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime 
     const SimTime at = reply_time(member(e, "timestamp", where), "a \"timestamp\"");
     const nlohmann::json& data = member(e, "data", where);
     if (type == "NOTIFY") continue;  // registration_finished / continue_registration: no dynamic jobs here
-    // Batsim applies a decision at its timestamp (the REQ-REP actor waits until then); kubesim
-    // applies decisions at the message's date, so a later one is refused rather than moved.
-    if (type != "CALL_ME_LATER" && at > now)
-      throw std::runtime_error(where + " (" + type + ") is dated " + batsim_seconds(at.micros()) +
-                               ", after the message (" + batsim_seconds(now.micros()) +
-                               "): decisions that take simulated time are not modelled");
+    // Batsim's protocol reader sends each event to its server at the event's timestamp, then
+    // tells it the scheduler is ready at the reply's "now" (v4.2.1 protocol.cpp
+    // JsonProtocolReader::dispatch_event, send_message_at_time): a decision is applied at its
+    // date, which lies between the message's date and the reply's "now".
+    if (at < now || at > ready)
+      throw std::runtime_error(where + " (" + type + ") is dated " + batsim_seconds(at.micros()) + ", outside the message's " +
+                               batsim_seconds(now.micros()) + " .. the reply's now " + batsim_seconds(ready.micros()));
     if (type == "EXECUTE_JOB") {
       out.push_back({BatsimDecision::Kind::kExecute, string_member(data, "job_id", where),
-                     parse_machine_intervals(string_member(data, "alloc", where), machines), at});
+                     parse_machine_intervals(string_member(data, "alloc", where), machines), at, 0});
     } else if (type == "REJECT_JOB") {
-      out.push_back({BatsimDecision::Kind::kReject, string_member(data, "job_id", where), MachineSet(), at});
+      out.push_back({BatsimDecision::Kind::kReject, string_member(data, "job_id", where), MachineSet(), at, 0});
+    } else if (type == "KILL_JOB") {
+      const nlohmann::json& ids = member(data, "job_ids", where);
+      if (!ids.is_array() || ids.empty()) throw std::runtime_error(where + ": \"job_ids\" should be a non-empty array");
+      for (const nlohmann::json& id : ids) {
+        if (!id.is_string()) throw std::runtime_error(where + ": \"job_ids\" should hold strings");
+        out.push_back({BatsimDecision::Kind::kKill, id.get<std::string>(), MachineSet(), at, static_cast<std::uint32_t>(k)});
+      }
     } else if (type == "CALL_ME_LATER") {
       const SimTime when = reply_time(member(data, "timestamp", where), "CALL_ME_LATER's \"timestamp\"");
-      out.push_back({BatsimDecision::Kind::kCallMeLater, std::string(), MachineSet(), when});
+      out.push_back({BatsimDecision::Kind::kCallMeLater, std::string(), MachineSet(), when, 0});
     } else {
       throw std::runtime_error(where + ": kubesim does not model " + type +
-                               " (it reads EXECUTE_JOB, REJECT_JOB, CALL_ME_LATER and NOTIFY)");
+                               " (it reads EXECUTE_JOB, REJECT_JOB, KILL_JOB, CALL_ME_LATER and NOTIFY)");
     }
   }
   return out;

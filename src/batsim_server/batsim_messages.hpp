@@ -1,7 +1,8 @@
 // The JSON of Batsim's v4 protocol (oar-team/batsim v4.2.1 docs/protocol.rst, src/protocol.cpp),
 // simulator side: the messages kubesim sends (`{"now": t, "events": [...]}` with
-// SIMULATION_BEGINS, JOB_SUBMITTED, JOB_COMPLETED, REQUESTED_CALL, NOTIFY, SIMULATION_ENDS) and
-// the scheduler's replies it reads (EXECUTE_JOB, REJECT_JOB, CALL_ME_LATER; NOTIFY ignored).
+// SIMULATION_BEGINS, JOB_SUBMITTED, JOB_COMPLETED, JOB_KILLED, REQUESTED_CALL, NOTIFY,
+// SIMULATION_ENDS) and the scheduler's replies it reads (EXECUTE_JOB, REJECT_JOB, KILL_JOB,
+// CALL_ME_LATER; NOTIFY ignored).
 // Times are written as Batsim writes them (std::to_string: six decimals, e.g. 16.000000), which
 // the scheduler parses to the double nearest the microsecond, as from Batsim. No ZeroMQ here
 // (batsim_server.hpp): the codec is tested on its own.
@@ -31,6 +32,7 @@ struct BatsimJobInfo {
   SimTime subtime;
   Duration walltime;        // zero: none (the field is left out, as batsched reads -1)
   std::uint32_t res = 1;    // machines
+  Duration run_time;        // its delay profile's delay (JOB_KILLED's progress)
   std::string final_state = "COMPLETED_SUCCESSFULLY";  // JOB_COMPLETED's job_state
   std::int32_t return_code = 0;
 };
@@ -42,6 +44,16 @@ class BatsimMessage {
   void simulation_begins(const BatsimPlatformInfo& info);
   void job_submitted(const BatsimJobInfo& job);
   void job_completed(const BatsimJobInfo& job, const MachineSet& alloc);
+  // JOB_KILLED of one KILL_JOB (Batsim v4.2.1 protocol.cpp append_job_killed): every id it
+  // named, and each one's progress (a delay profile's: the fraction of its delay done).
+  struct Progress {
+    const BatsimJobInfo* job;
+    double progress;  // in [0, 1]
+  };
+  void job_killed(const std::vector<Progress>& jobs);
+  // Dates the events appended from now on (Batsim stamps each event with when it happened; the
+  // message's "now" is when it is sent). Default: the message's date.
+  void stamp(SimTime at);
   void requested_call();
   void notify(const std::string& type);  // e.g. no_more_static_job_to_submit
   void simulation_ends();
@@ -51,23 +63,28 @@ class BatsimMessage {
  private:
   void event(const char* type, const std::string& data);
   std::string now_;
+  std::string stamp_;
   std::string out_;
   std::uint32_t events_ = 0;
 };
 
 // One decision of a reply, in reply order.
 struct BatsimDecision {
-  enum class Kind : std::uint8_t { kExecute, kReject, kCallMeLater };
+  enum class Kind : std::uint8_t { kExecute, kReject, kKill, kCallMeLater };
   Kind kind;
-  std::string job_id;   // kExecute, kReject
+  std::string job_id;   // kExecute, kReject, kKill (one decision per id, `group` tells its KILL_JOB)
   MachineSet alloc;     // kExecute: the machines (an interval set "0-3 7")
   SimTime at;           // the event's timestamp (kCallMeLater: when to call)
+  std::uint32_t group;  // kKill: the index of its KILL_JOB event in the reply
 };
 
-// Parses a reply to a message dated `now` on `machines` machines. Throws std::runtime_error
-// with what was wrong (not JSON, an event kubesim does not model such as KILL_JOB, an
-// allocation outside the machines, a decision dated after `now`).
-std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime now, std::uint32_t machines);
+// Parses a reply to a message dated `now` on `machines` machines; `reply_now` (if given) gets
+// the reply's "now": when the scheduler is ready for the next message. Decisions may be dated
+// later than `now` (Batsim applies each at its timestamp). Throws std::runtime_error with what
+// was wrong (not JSON, an event kubesim does not model such as REGISTER_JOB, an allocation
+// outside the machines, a decision dated before `now` or after the reply's "now").
+std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime now, std::uint32_t machines,
+                                               SimTime* reply_now = nullptr);
 
 // Batsim's interval set text ("0-3 7 9-10", IntervalSet::from_string_hyphen with " ") on
 // `machines` machines; throws std::runtime_error on bad text or an id out of range.

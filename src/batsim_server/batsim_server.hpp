@@ -17,14 +17,25 @@
 //   compute resources); EXECUTE_JOB's allocation binds the job's pod of rank k to the k-th
 //   machine of the allocation. An allocation must have `res` machines, all idle (Batsim refuses
 //   compute sharing by default).
-// - Time: a reply's decisions take effect at the message's date (batsched dates them so);
-//   decisions dated later are refused (the scheduler's own decision time is not modelled).
-//   CALL_ME_LATER becomes a REQUESTED_CALL message at that date (not under --model batsim).
-// - Not modelled: KILL_JOB, SET_RESOURCE_STATE, dynamic job registration, QUERY/ANSWER, energy,
-//   Redis; such a reply is an error that names the event.
+// - Time (Batsim v4.2.1 protocol.cpp JsonProtocolReader: each event is dispatched at its
+//   timestamp, then the scheduler is ready at the reply's "now"): a reply's decisions take
+//   effect at their own dates, and until the reply's "now" what happens (jobs ending, released,
+//   killed) is held and sent as one message at that date, each event with its own timestamp.
+//   CALL_ME_LATER becomes a REQUESTED_CALL message at that date. Under --model batsim only
+//   decisions dated at their message are modelled.
+// - KILL_JOB: the job's running pods are deleted at the decision's date (they end at once,
+//   COMPLETED_KILLED in jobs.csv); once the last running one ended, JOB_COMPLETED of each job
+//   it killed and JOB_KILLED naming every job of the KILL_JOB, with each one's progress, go
+//   with the next message, sent only then. A job already over is only named (Batsim
+//   v4.2.1 server.cpp server_on_kill_jobs / server_on_killing_done); a job never started is
+//   a protocol error, as in Batsim.
+// - Not modelled: SET_RESOURCE_STATE, dynamic job registration (REGISTER_JOB/PROFILE),
+//   SET_JOB_METADATA, CHANGE_JOB_STATE, TO_JOB_MSG, QUERY/ANSWER, energy, Redis; such a reply
+//   is an error that names the event.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -75,12 +86,30 @@ class BatsimServer {
   void make_decisions(SimTime date, const std::vector<std::uint32_t>& ended,
                       const std::vector<std::pair<std::uint32_t, MachineSchedule::Job>>& released, bool requested_call,
                       std::vector<MachineSchedule::Start>& starts, std::vector<std::uint32_t>& rejects);
-  SimTime requested_call() const { return calls_.empty() ? SimTime::never() : *calls_.begin(); }
+  SimTime requested_call() const;
+  void take_kills(std::vector<std::uint32_t>& kills);
 
  private:
-  enum class JobState : std::uint8_t { kUnknown, kWaiting, kRunning, kOver };
+  enum class JobState : std::uint8_t { kUnknown, kWaiting, kRunning, kKilling, kOver };
+  // What happened while the scheduler was busy, in order, sent at its next ready date.
+  struct Held {
+    enum class Kind : std::uint8_t { kCompleted, kSubmitted, kKilled, kCall, kNotify, kEnds } kind;
+    std::uint32_t index;  // kCompleted, kSubmitted: the job; kKilled: the kill group
+    SimTime at;
+  };
+  // One KILL_JOB: its jobs (by index) and how many of them still run.
+  struct KillGroup {
+    std::vector<std::uint32_t> jobs;
+    std::vector<std::uint32_t> killed;  // those it found running
+    std::uint32_t running = 0;
+    bool reported = false;
+  };
   void exchange(const BatsimMessage& message, SimTime date, std::vector<MachineSchedule::Start>& starts,
                 std::vector<std::uint32_t>& rejects);
+  void apply(BatsimDecision& d, SimTime date, std::vector<MachineSchedule::Start>& starts, std::vector<std::uint32_t>& rejects);
+  void kill(const std::string& id, std::uint32_t group);
+  void report_finished_kills(SimTime date);
+  void send_held(SimTime date, std::vector<MachineSchedule::Start>& starts, std::vector<std::uint32_t>& rejects);
   std::uint32_t job_index(const std::string& id, const char* event) const;
 
   BatsimEndpoint endpoint_;
@@ -91,6 +120,16 @@ class BatsimServer {
   std::vector<MachineSet> allocs_;
   std::vector<std::int64_t> machine_job_;  // by machine: the running job, -1 idle
   std::multiset<SimTime> calls_;           // CALL_ME_LATER dates not yet called
+  std::multimap<SimTime, BatsimDecision> later_;  // decisions dated after their message, in reply order
+  std::vector<Held> held_;
+  std::vector<KillGroup> kill_groups_;
+  std::vector<std::uint32_t> kill_group_of_;  // by job: its kill group while kKilling
+  std::vector<std::uint32_t> touched_groups_; // kill groups that got jobs since the last report
+  std::vector<SimTime> started_;              // by job: when EXECUTE_JOB took effect
+  std::vector<bool> kill_requested_;          // by job: named by a KILL_JOB already
+  std::vector<std::uint32_t> kills_;          // to kill now (take_kills)
+  SimTime ready_ = SimTime::zero();           // the last reply's "now"
+  std::uint32_t killing_ = 0;                 // kill groups with jobs still running
   std::uint32_t machines_ = 0;
   std::size_t released_ = 0;
   bool begun_ = false;

@@ -51,6 +51,29 @@ TEST(BatsimMessages, RepliesBecomeDecisionsInOrder) {
   EXPECT_EQ(d[2].at, at(20.5));
 }
 
+TEST(BatsimMessages, KillsAndLaterDecisionsKeepTheirDatesAndTheReplysNow) {
+  SimTime ready;
+  const auto d = parse_batsim_reply(
+      R"({"now":26.0,"events":[{"timestamp":16.0,"type":"EXECUTE_JOB","data":{"job_id":"w0!2","alloc":"0"}},)"
+      R"({"timestamp":26.0,"type":"KILL_JOB","data":{"job_ids":["w0!2","w0!1"]}}]})",
+      at(16), 4, &ready);
+  EXPECT_EQ(ready, at(26));
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[1].kind, BatsimDecision::Kind::kKill);
+  EXPECT_EQ(d[1].job_id, "w0!2");
+  EXPECT_EQ(d[2].job_id, "w0!1");
+  EXPECT_EQ(d[1].at, at(26));
+  EXPECT_EQ(d[1].group, d[2].group);
+  BatsimJobInfo job;
+  job.id = "w0!2";
+  job.profile = "d20";
+  BatsimMessage m(at(26));
+  m.stamp(at(21.5));
+  m.job_killed({{&job, 0.5}});
+  EXPECT_EQ(m.text(), R"({"now":26.000000,"events":[{"timestamp":21.500000,"type":"JOB_KILLED","data":)"
+                      R"({"job_ids":["w0!2"],"job_progress":{"w0!2":{"profile":"d20","progress":0.5}}}}]})");
+}
+
 TEST(BatsimMessages, BadRepliesAreRefusedWithTheReason) {
   auto error = [](const std::string& reply) {
     try {
@@ -61,14 +84,17 @@ TEST(BatsimMessages, BadRepliesAreRefusedWithTheReason) {
     return std::string("accepted");
   };
   EXPECT_NE(error("not json").find("not a JSON object"), std::string::npos);
-  EXPECT_NE(error(R"({"now":10,"events":[{"timestamp":10,"type":"KILL_JOB","data":{"job_ids":["w0!1"]}}]})")
-                .find("does not model KILL_JOB"),
+  EXPECT_NE(error(R"({"now":10,"events":[{"timestamp":10,"type":"REGISTER_JOB","data":{"job_id":"w0!9"}}]})")
+                .find("does not model REGISTER_JOB"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"now":10,"events":[{"timestamp":10,"type":"KILL_JOB","data":{"job_ids":[]}}]})")
+                .find("non-empty array"),
             std::string::npos);
   EXPECT_NE(error(R"({"now":10,"events":[{"timestamp":10,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"2-4"}}]})")
                 .find("names machine 4 of 4"),
             std::string::npos);
-  EXPECT_NE(error(R"({"now":11,"events":[{"timestamp":11,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"0"}}]})")
-                .find("after the message"),
+  EXPECT_NE(error(R"({"now":11,"events":[{"timestamp":12,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"0"}}]})")
+                .find("outside the message's 10.000000 .. the reply's now 11.000000"),
             std::string::npos);
   EXPECT_NE(error(R"({"now":9,"events":[]})").find("before the message"), std::string::npos);
   EXPECT_NE(error(R"({"now":10,"events":[{"timestamp":10,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"3-1"}}]})")

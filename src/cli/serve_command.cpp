@@ -16,6 +16,7 @@
 #include "api/clock.hpp"
 #include "api/http_server.hpp"
 #include "api/shimmed_scheduler.hpp"
+#include "cli/policy_option.hpp"
 #include "cli/version.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -295,6 +296,7 @@ ServeCommand::ServeCommand(CLI::App& app) {
   serve_cmd->add_option("--scheduler", serve.scheduler,
                         "scheduler setups run inside, as for run (several joined by +); pods of no setup's "
                         "schedulerName wait for an external scheduler");
+  add_policy_option(serve_cmd, serve.policies);
   serve_cmd->add_option("--cache-delay", serve.cache_delays, "SETUP=SECONDS, as for run (repeatable)");
   serve_cmd->add_option("--builtin-scheduler", serve.builtin_scheduler,
                         "on: pods of the built-in kube-scheduler's profiles are scheduled inside; off: it serves "

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "cli/policy_option.hpp"
 #include "core/file_lock.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -60,6 +61,7 @@ SweepCommand::SweepCommand(CLI::App& app, std::string version) : version_(std::m
   cmd_->add_option("--jobs,-j", threads_, "worker threads (0: one per hardware thread); outputs do not depend on it")
       ->capture_default_str();
   cmd_->add_option("--cells", chunk_, "run only chunk I of the cells (a Slurm array task or Kubernetes completion index)");
+  add_policy_option(cmd_, policies_);
   cmd_->add_option("--cells-per-task", cells_per_task_, "cells per chunk (default: the plan's cellsPerTask, else 1)");
   cmd_->add_flag("--slurm", slurm_, "write and submit (sbatch) one job array, one task per chunk");
   cmd_->add_option("--partition", partition_, "--slurm: the partition");
@@ -99,7 +101,14 @@ int SweepCommand::run_plan() {
   if (!slurm_ && (wait_ || !partition_.empty() || !time_.empty()))
     throw InputError("", 0, "--partition, --time and --wait go with --slurm");
   if (slurm_ && (!emit_.empty() || chunk_ >= 0)) throw InputError("", 0, "--slurm goes without --emit and --cells");
-  SweepPlan plan = read_sweep_plan(plan_);
+  // A Slurm task or completion index runs `kubesim sweep PLAN --cells I` without this command
+  // line's policies: they belong in the plan's pythonPolicies there.
+  if (!policies_.empty() && (slurm_ || !emit_.empty()))
+    throw InputError("", 0, "--policy goes without --slurm and --emit: declare the policies in the plan's pythonPolicies");
+  SweepPlan plan = read_sweep_plan(plan_, [&](std::vector<std::string> specs) {
+    specs.insert(specs.end(), policies_.begin(), policies_.end());
+    return load_policies(specs);
+  });
   if (cells_per_task_ > 0) plan.cells_per_task = cells_per_task_;
   const std::string out = out_.empty() ? "results/sweep/" + plan.name : out_;  // docs/reference/running.md
   SweepRunOptions options;

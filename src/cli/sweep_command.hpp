@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace kubesim {
 
@@ -20,6 +21,7 @@ class SweepCommand {
   std::string version_;
   CLI::App* cmd_ = nullptr;
   CLI::App* merge_cmd_ = nullptr;
+  std::vector<std::string> policies_;  // --policy NAME=FILE:CLASS (cli/policy_option.hpp)
   std::string plan_, out_, merge_out_, emit_, partition_, time_;
   unsigned threads_ = 0;
   long long chunk_ = -1;

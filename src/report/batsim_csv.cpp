@@ -206,10 +206,12 @@ JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const P
       // The kubelet sets reason DeadlineExceeded when activeDeadlineSeconds (the walltime) ends
       // the pod. A container that exits non-zero leaves status.reason empty, which is Batsim's
       // COMPLETED_FAILED (profile "ret" != 0); any other reason (eviction, preemption, ...) is
-      // an external kill.
+      // an external kill, and so is the plain deletion of a rank of a rigid Batsim job (what a
+      // Batsim scheduler's KILL_JOB does, batsim_server/).
       if (pod->reason == "DeadlineExceeded") {
         out.state = BatsimJobState::kWalltimeReached;
-      } else if (pod->reason.empty() && pod->exit_code != 0) {
+      } else if (pod->reason.empty() && pod->exit_code != 0 &&
+                 !(pod->machines > 0 && pod->disruption == DisruptionReason::kDeletionByUser)) {
         out.state = BatsimJobState::kFailed;
       } else {
         out.state = BatsimJobState::kKilled;

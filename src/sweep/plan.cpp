@@ -48,7 +48,8 @@ std::string value_label(const YAML::Node& n) {
 
 class PlanReader : YamlInput {
  public:
-  explicit PlanReader(std::string path) : YamlInput(std::move(path)), dir_(fs::path(this->path()).parent_path()) {}
+  PlanReader(std::string path, const PolicyLoader& load_policies)
+      : YamlInput(std::move(path)), dir_(fs::path(this->path()).parent_path()), load_policies_(load_policies) {}
 
   SweepPlan read() {
     const YAML::Node root = load_yaml_file(path());
@@ -86,7 +87,7 @@ class PlanReader : YamlInput {
     if (!root.IsDefined() || root.IsNull()) throw InputError(path(), 0, "expected a sweep plan map, got an empty document");
     require_map(root, "the sweep plan");
     check_keys(root, {"name", "scenarios", "schedulers", "models", "seeds", "overrides", "collect", "cellsPerTask", "kubernetes",
-                      "policies", "tune"},
+                      "policies", "tune", "pythonPolicies"},
                "the sweep plan");
     p_.path = path();
     p_.name = fs::path(path()).stem().string();
@@ -102,6 +103,7 @@ class PlanReader : YamlInput {
     } else {
       for (const char* key : {"policies", "tune"})
         if (const YAML::Node n = root[key]) fail(n, std::string(key) + " goes with openb traces ({openbNodes, openbPods} scenarios)");
+      read_python_policies(root["pythonPolicies"]);
       read_schedulers(root["schedulers"]);
       read_models(root["models"]);
     }
@@ -183,6 +185,29 @@ class PlanReader : YamlInput {
     if (!given.empty()) in.label += " (" + given + ")";  // run's defaults keep the label (and the cells' ids)
   }
 
+  // pythonPolicies: NAME: FILE:CLASS, loaded by the caller's loader (with sweep's --policy).
+  void read_python_policies(const YAML::Node& map) {
+    std::vector<std::string> specs;
+    if (map) {
+      require_map(map, "pythonPolicies");
+      if (!load_policies_) fail(map, "pythonPolicies: this command does not load Python policies (use kubesim sweep)");
+      for (const auto& entry : map) {
+        const std::string name = scalar(entry.first, "a pythonPolicies name");
+        const std::string value = scalar(entry.second, "pythonPolicies." + name);
+        const std::size_t colon = value.rfind(':');
+        if (name.empty() || colon == std::string::npos || colon == 0 || colon + 1 == value.size())
+          fail(entry.second, "expected pythonPolicies." + name + " to be FILE:CLASS, got \"" + value + "\"");
+        fs::path f(value.substr(0, colon));
+        if (f.is_relative()) f = dir_ / f;
+        std::error_code ec;
+        if (!fs::is_regular_file(f, ec))
+          fail(entry.second, "expected the policy file \"" + value.substr(0, colon) + "\" to be a file (looked for " + f.string() + ")");
+        specs.push_back(name + "=" + f.string() + value.substr(colon));
+      }
+    }
+    if (load_policies_) p_.policies = load_policies_(specs);
+  }
+
   void read_schedulers(const YAML::Node& list) {
     if (!list) {
       p_.schedulers.push_back({"scenario", {}});
@@ -210,7 +235,7 @@ class PlanReader : YamlInput {
         resolved += (resolved.empty() ? "" : "+") + piece;
       }
       try {
-        s.setups = parse_setup_choices(resolved, "schedulers");
+        s.setups = parse_setup_choices(resolved, "schedulers", p_.policies);
       } catch (const InputError& e) {
         fail(n, e.problem());
       }
@@ -416,6 +441,7 @@ class PlanReader : YamlInput {
   }
 
   fs::path dir_;
+  const PolicyLoader& load_policies_;
   SweepPlan p_;
 };
 
@@ -484,6 +510,8 @@ std::string SweepPlan::configuration_key(const SweepCell& c) const {
   return key;
 }
 
-SweepPlan read_sweep_plan(const std::string& path) { return PlanReader(path).read(); }
+SweepPlan read_sweep_plan(const std::string& path, const PolicyLoader& load_policies) {
+  return PlanReader(path, load_policies).read();
+}
 
 }  // namespace kubesim

@@ -20,6 +20,9 @@
 //   collect: [summary]             # run outputs each cell keeps: jobs, schedule, pods, timeseries,
 //                                  # queue, summary, charts, report (default: summary)
 //   cellsPerTask: 8                # cells per Slurm array task / Kubernetes completion index
+//   pythonPolicies:                # Python policies (kubesim.Policy, docs/python.md) as setups
+//     best-fit: ../python-policy/bin_packing.py:BestFit   # NAME: FILE:CLASS, as run's --policy;
+//                                  #   the schedulers axis names them like built-in setups
 //
 // A plan of openb traces runs the FGD paper's protocol (examples/openb/): every scenarios entry
 // is {openbNodes: F, openbPods: F}, `policies` (random, dotprod, gpuclustering, gpupacking,
@@ -39,6 +42,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -104,6 +108,9 @@ struct SweepPlan {
   std::size_t cells_per_task = 1;
   double openb_tune = 1.3;  // a plan of openb traces: `tune`
   SweepKubernetes kubernetes;
+  // The Python policies' setups (pythonPolicies and sweep's --policy): installed with the
+  // built-in ones; when the schedulers axis is absent they schedule as run's --policy does.
+  std::vector<SchedulerSetup> policies;
   std::vector<SweepCell> cells;      // in plan order
 
   // The column names of the axes in results.csv: scenario, scheduler, model, each override
@@ -122,7 +129,11 @@ inline constexpr const char* kCollectKinds[] = {"jobs", "schedule", "pods", "tim
 // Reads and checks a plan and expands its cells. Every axis is checked against its files:
 // scenario and model files exist, scheduler setups are known, every override path exists in
 // every scenario (or is a model parameter). Throws InputError(path, line, ...).
-SweepPlan read_sweep_plan(const std::string& path);
+// `load_policies` turns NAME=FILE:CLASS specs (pythonPolicies, files resolved against the plan's
+// folder) into setups (cli/policy_option.hpp; it embeds Python, which this layer does not); it is
+// called once, before the schedulers axis is read. Without it a plan's pythonPolicies is refused.
+using PolicyLoader = std::function<std::vector<SchedulerSetup>(const std::vector<std::string>& specs)>;
+SweepPlan read_sweep_plan(const std::string& path, const PolicyLoader& load_policies = {});
 
 // Applies overrides to a copy of a scenario document; returns the node at `keys` in `root`
 // (by map key, list index, or the list element whose namespace or name is the segment), or an

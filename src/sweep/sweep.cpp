@@ -25,6 +25,7 @@
 #include "report/batsim_csv.hpp"
 #include "report/svg_chart.hpp"
 #include "scenario/scenario.hpp"
+#include "setups/policy_setup.hpp"
 #include "study/compare.hpp"
 #include "study/openb/openb_results.hpp"
 #include "study/run_inputs.hpp"
@@ -101,6 +102,7 @@ Configuration configure(const SweepPlan& plan, const SweepCell& cell, std::map<s
   cfg.setups = sc.schedulers;
   cfg.inputs = std::move(sc.inputs);
   if (!plan.schedulers[cell.schedulers].setups.empty()) cfg.setups = plan.schedulers[cell.schedulers].setups;
+  else cfg.setups = with_policies(std::move(cfg.setups), plan.policies);  // no axis: as run's --policy
   cfg.options.model = ModelConfig::load(run.model(plan.models[cell.model]));
   YAML::Node model_overrides(YAML::NodeType::Map);
   for (std::size_t k = 0; k < plan.overrides.size(); ++k)
@@ -193,7 +195,7 @@ std::vector<Configuration> configure_cells(const SweepPlan& plan, const std::vec
         continue;
       }
       SimulationInputs check = copy_inputs(configs.back().inputs, configs.back().scheduler_config);
-      if (!configs.back().setups.empty()) install_setups(configs.back().setups, check);
+      if (!configs.back().setups.empty()) install_setups(configs.back().setups, check, plan.policies);
     }
     config_of_cell[i] = it->second;
   }
@@ -227,7 +229,7 @@ struct CellRunner {
     {
       const std::lock_guard<std::mutex> lock(install_mutex);
       in = copy_inputs(cfg.inputs, cfg.scheduler_config);
-      if (!cfg.setups.empty()) install_setups(cfg.setups, in);
+      if (!cfg.setups.empty()) install_setups(cfg.setups, in, plan.policies);
     }
     SimulationOptions options = cfg.options;
     options.seed = cell.seed;

@@ -1,5 +1,6 @@
 """Python policies and the scheduling environment (issue 29), end to end and quick:
-kubesim.run/compare with policies, the CLI's --policy (run, compare, a failing policy), waits
+kubesim.run/compare with policies, the CLI's --policy (run, compare, serve, sweep and the plan's
+pythonPolicies, a failing policy), waits
 and preemptions, determinism, the environment and its vectorised form.
 
     PYTHONPATH=build/python python3 tests/python_policy/test_policies.py build/kubesim
@@ -165,6 +166,48 @@ def test_cli(binary):
         check(r.returncode == 0 and os.path.exists(os.path.join(out3, "best-fit", "seed-2", "jobs.csv")), r.stderr)
 
 
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def test_cli_serve_sweep(binary):
+    """serve (cosim) and sweep run a --policy as run does: the same jobs.csv for the same seed."""
+    spec = "best-fit=" + BIN_PACKING + ":BestFit"
+    with tempfile.TemporaryDirectory() as tmp:
+        def kubesim_cli(*args):
+            r = subprocess.run([binary, *args, "--quiet"], capture_output=True, text=True, timeout=60)
+            check(r.returncode == 0, " ".join(args) + ": " + r.stderr)
+        ref = os.path.join(tmp, "run")
+        kubesim_cli("run", "--scenario", SMALL, "--policy", spec, "--seed", "1", "--out", ref)
+        jobs = _read(os.path.join(ref, "jobs.csv"))
+        kubesim_cli("serve", "--scenario", SMALL, "--policy", spec, "--seed", "1", "--clock", "cosim", "--port", "0",
+                    "--out", os.path.join(tmp, "serve"))
+        check(_read(os.path.join(tmp, "serve", "jobs.csv")) == jobs, "serve --policy gives run's jobs.csv")
+        # The shipped plan: its pythonPolicies beside default-scheduler on the schedulers axis.
+        plan = os.path.join(ROOT, "examples", "python-policy", "sweep-bin-packing.yaml")
+        kubesim_cli("sweep", plan, "--out", os.path.join(tmp, "sweep"), "-j", "2")
+        results = _read(os.path.join(tmp, "sweep", "results.csv"))
+        cell = [line.split(",")[0] for line in results.splitlines() if ",best-fit,scenario,1," in line]
+        check(len(cell) == 2 and ",default-scheduler,scenario,3," in results, results)
+        check(_read(os.path.join(tmp, "sweep", "cells", cell[0], "jobs.csv")) == jobs, "the sweep's cell is run's")
+        # No schedulers axis: the command line's --policy schedules every pod, as for run.
+        bare = os.path.join(tmp, "bare.yaml")
+        with open(bare, "w") as f:
+            f.write("name: bare\nscenarios: [" + SMALL + "]\nseeds: [1]\ncollect: [jobs]\n")
+        kubesim_cli("sweep", bare, "--policy", spec, "--out", os.path.join(tmp, "bare"))
+        cells = os.listdir(os.path.join(tmp, "bare", "cells"))
+        check(_read(os.path.join(tmp, "bare", "cells", cells[0], "jobs.csv")) == jobs, "sweep --policy is run --policy")
+        r = subprocess.run([binary, "sweep", bare, "--policy", spec, "--emit", "k8s-indexed-job", "--out",
+                            os.path.join(tmp, "emit")], capture_output=True, text=True)
+        check(r.returncode == 2 and "pythonPolicies" in r.stderr and not os.path.exists(os.path.join(tmp, "emit")),
+              r.stderr)
+        with open(bare, "a") as f:
+            f.write("pythonPolicies:\n  x: nowhere.py:X\n")
+        r = subprocess.run([binary, "sweep", bare, "--out", os.path.join(tmp, "bad")], capture_output=True, text=True)
+        check(r.returncode == 2 and "bare.yaml:6:" in r.stderr and "nowhere.py" in r.stderr, r.stderr)
+
+
 def _load_best_fit():
     sys.path.insert(0, os.path.dirname(BIN_PACKING))
     from bin_packing import BestFit
@@ -208,7 +251,7 @@ def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "kubesim")
     for name, fn in sorted(globals().items()):
         if name.startswith("test_"):
-            if name == "test_cli":
+            if name.startswith("test_cli"):
                 fn(binary)
             else:
                 fn()

@@ -168,8 +168,8 @@ void BatchScheduler::arm_requested_call(SimTime now) {
   const SimTime at = decider_->requested_call();
   if (at.is_never() || at == call_timer_at_) return;
   if (protocol_)
-    throw std::runtime_error("the external scheduler sent CALL_ME_LATER, which kubesim does not model with Batsim's "
-                             "message latencies (use --model ideal)");
+    throw std::runtime_error("the external scheduler sent CALL_ME_LATER or a decision dated after its message, which "
+                             "kubesim does not model with Batsim's message latencies (use --model ideal)");
   call_timer_at_ = std::max(at, now);
   host_.post(call_timer_at_, Phase::kScheduler, SchedulerEvent::timer(RequestedCallTimer{1, call_timer_at_.micros()}));
 }
@@ -184,11 +184,39 @@ void BatchScheduler::decide_machine_jobs(SimTime now) {
     decider_->make_decisions(now, machine_ended_, machine_released_, called, machine_starts_, machine_rejects_);
     machine_ended_.clear();
     machine_released_.clear();
+    kill_machine_jobs(now);
     arm_requested_call(now);
   } else {
     decide_builtin_machine_jobs(now);
   }
   apply_machine_decisions(now);
+}
+
+// A KILL_JOB's deletion of one job's pods, in the scheduler phase of its instant: after the
+// bindings and container starts of that instant, so that a job started and killed at the same
+// date ran (Batsim: for an epsilon) as in Batsim.
+struct KillTimer {
+  std::int64_t tag;  // 2 (1: RequestedCallTimer, 0: the decision timer)
+  std::int64_t job;
+};
+
+// Batsim's KILL_JOB: the job's pods that still run are deleted without grace (Batsim kills the
+// job's processes at once); their ends come back as the job's end (JOB_KILLED).
+void BatchScheduler::kill_machine_jobs(SimTime now) {
+  machine_kills_.clear();
+  decider_->take_kills(machine_kills_);
+  for (const std::uint32_t job : machine_kills_)
+    host_.post(now, Phase::kScheduler, SchedulerEvent::timer(KillTimer{2, job}));
+}
+
+void BatchScheduler::delete_machine_job(std::uint32_t job, SimTime now) {
+  const MachineJob& mj = machine_jobs_[job];
+  const std::uint32_t size = store_.pod(mj.first).machines;
+  for (std::uint32_t k = 0; k < size; ++k) {
+    const PodId pod(mj.first.value() + k);
+    const Pod& p = store_.pod(pod);
+    if (!p.deleted && !is_terminal(p.phase)) host_.client().delete_pod(pod, Duration(), DisruptionReason::kDeletionByUser, now);
+  }
 }
 
 void BatchScheduler::decide_builtin_machine_jobs(SimTime now) {
@@ -285,6 +313,10 @@ void BatchScheduler::on_event(const SchedulerEvent& event, SimTime now) {
     case SchedulerEvent::Kind::kTimer: {
       if (event.node.valid()) {
         run_protocol(now);
+        break;
+      }
+      if (const auto kill = event.payload.as<KillTimer>(); kill.tag == 2) {
+        delete_machine_job(static_cast<std::uint32_t>(kill.job), now);
         break;
       }
       if (const auto call = event.payload.as<RequestedCallTimer>(); call.tag != 0) {

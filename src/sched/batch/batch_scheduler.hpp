@@ -90,6 +90,8 @@ class BatchScheduler final : public SchedulerModel {
   // Rigid parallel jobs (machine mode).
   void on_machine_pod_change(const Change& change, const Pod& pod, SimTime now);
   void decide_machine_jobs(SimTime now);
+  void kill_machine_jobs(SimTime now);
+  void delete_machine_job(std::uint32_t job, SimTime now);
   void decide_builtin_machine_jobs(SimTime now);  // machine_schedule_'s decisions
   void apply_machine_decisions(SimTime now);      // machine_starts_ and machine_rejects_
   void bind_machine_job(std::uint32_t job, SimTime now);
@@ -123,6 +125,7 @@ class BatchScheduler final : public SchedulerModel {
   std::vector<std::pair<std::uint32_t, MachineSchedule::Job>> machine_released_;
   std::vector<MachineSchedule::Start> machine_starts_;  // scratch
   std::vector<std::uint32_t> machine_rejects_;          // scratch
+  std::vector<std::uint32_t> machine_kills_;  // the decider's KILL_JOBs (kill_machine_jobs)
   std::vector<bool> pod_ended_;                         // by PodId: its end was counted
   // With Batsim's message latencies (model batsim*): jobs go through the protocol model.
   std::unique_ptr<BatsimProtocol> protocol_;

@@ -23,8 +23,12 @@ class MachineDecider {
                               const std::vector<std::pair<std::uint32_t, MachineSchedule::Job>>& released,
                               bool requested_call, std::vector<MachineSchedule::Start>& starts,
                               std::vector<std::uint32_t>& rejects) = 0;
-  // The earliest call asked for (CALL_ME_LATER) and not yet made; never: none.
+  // The earliest call asked for (CALL_ME_LATER, a decision dated later, the end of a busy
+  // scheduler's wait) and not yet made; never: none.
   virtual SimTime requested_call() const { return SimTime::never(); }
+  // Appends the running jobs to kill now (Batsim's KILL_JOB), decided by the last call; their
+  // ends come back as `ended` of a later call.
+  virtual void take_kills(std::vector<std::uint32_t>& kills) { (void)kills; }
 };
 
 }  // namespace kubesim
