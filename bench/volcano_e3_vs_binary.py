@@ -3,7 +3,7 @@
 + vc-scheduler v1.7.0 on simulated time (issue 28; docs/volcano.md, "E3 with Volcano queues").
 
 Usage: volcano_e3_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--scale N] [--seeds K]
-Needs $KUBESIM_PEERS (else ../shared/peers beside the repository) with volcano/. Writes E3
+Needs $KUBESIM_PEERS, the folder of the oracle binaries, with volcano/. Writes E3
 (examples/multitenant/e3.yaml; cores and jobs divided by --scale, default 1) as explicit
 batch/v1 Jobs of schedulerName volcano whose pods carry scheduling.volcano.sh/queue-name =
 their tenant, and examples/volcano/tenants.yaml's queues (weights 4 : 2 : 1); runs the model
