@@ -123,8 +123,11 @@ std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& 
   const SimTime event = std::min(sim_.has_work() ? sim_.next_event_time() : SimTime::never(),
                                  held ? sim_.now() : SimTime::never());
   const SimTime timer = st->deadline_ns < 0 ? SimTime::never() : SimTime::at(Duration::micros((st->deadline_ns + 999) / 1000));
+  // A pod not yet decided holds the end too: a periodic scheduler (vc-scheduler's 1 s
+  // session) may not have looked at the last arrivals when its threads block on its timer.
   if (options_.end_with_workload && sim_.arrivals_done() && !sim_.has_work() && !held &&
-      (api_.given_up_external_pods() == 0 || sim_.now() - last_event_sim_ >= Duration::seconds(330)))
+      ((api_.given_up_external_pods() == 0 && api_.undecided_external_pods() == 0) ||
+       sim_.now() - last_event_sim_ >= Duration::seconds(330)))
     return "workload finished";
   // The timers due within the slack fire together, late by at most the slack.
   SimTime next = std::min(event, timer.is_never() ? timer : timer + options_.timer_slack);

@@ -56,6 +56,14 @@ std::int32_t Volcano::count_tasks(std::int32_t job, bool (*pred)(Status)) const 
   return n;
 }
 
+std::int32_t Volcano::running_tasks(std::int32_t job) const {
+  // api/helpers.go getTaskStatus: a bound pod in phase Running, not being deleted.
+  std::int32_t n = 0;
+  for (const PodId p : jobs_[static_cast<std::size_t>(job)].tasks)
+    n += tasks_[p.value()].status == Status::kBound && store_.pod(p).phase == PodPhase::kRunning ? 1 : 0;
+  return n;
+}
+
 std::int32_t Volcano::ready_tasks(std::int32_t job) const {
   // ReadyTaskNum (allocated statuses and Succeeded) + PendingBestEffortTaskNum.
   std::int32_t n = 0;

@@ -373,8 +373,7 @@ void Volcano::close_session(SimTime now) {
   memos_.clear();  // (the pipelined sums were reset)
   memo_next_ = 0;
   // session.go jobStatus (the phase written back), gang's OnSessionClose (the unschedulable
-  // condition of the pods of a job that is not ready). The Unknown phase (tasks running in a
-  // gang that became unschedulable) is not modelled.
+  // condition of the pods of a job that is not ready).
   for (const std::int32_t j : active_jobs_) {
     Job& job = jobs_[static_cast<std::size_t>(j)];
     // Allocated (bound, binding) and Succeeded tasks; a group below its minMember that is not
@@ -384,7 +383,14 @@ void Volcano::close_session(SimTime now) {
       job.phase = GroupPhase::kRunning;
       continue;
     }
-    if (job.phase != GroupPhase::kInqueue) job.phase = GroupPhase::kPending;
+    // A gang that is not ready (plugins/gang/gang.go OnSessionClose: ReadyTaskNum +
+    // PendingBestEffortTaskNum below minAvailable) is marked Unschedulable in this session;
+    // with a task whose pod runs, jobStatus then writes Unknown ("running tasks &&
+    // unschedulable").
+    // Unknown is neither Pending (enqueue passes it by, allocate keeps placing its tasks)
+    // nor Inqueue / Running (overcommit and proportion reserve nothing for it).
+    if (plugin_on(Plugin::kGang) && ready_tasks(j) < job.min_member && running_tasks(j) > 0) job.phase = GroupPhase::kUnknown;
+    else if (job.phase != GroupPhase::kInqueue) job.phase = GroupPhase::kPending;
     if (job.phase == GroupPhase::kPending || job.fit_message.empty()) continue;
     for (const PodId p : job.tasks) {
       if (tasks_[p.value()].status != Status::kPending) continue;

@@ -246,6 +246,8 @@ class Volcano final : public SchedulerModel {
   double node_score(const PodTemplate& spec, const NodeInfo& node) const;
   std::int32_t ready_tasks(std::int32_t job) const;
   std::int32_t count_tasks(std::int32_t job, bool (*pred)(Status)) const;
+  // Tasks whose pod runs (api.Running: bound, phase Running, not being deleted).
+  std::int32_t running_tasks(std::int32_t job) const;
   VRes allocated_of(std::int32_t job) const;
   bool plugin_on(Plugin p) const { return plugin_mask_ & (1u << static_cast<unsigned>(p)); }
 

@@ -154,6 +154,24 @@ TEST(VolcanoGang, BoundWholeOrNotAtAll) {
   }
 }
 
+// session.go jobStatus: a gang below its minMember with a running task is Unknown; allocate
+// still places its tasks (only Pending jobs are passed by), and it is Running again.
+TEST(VolcanoGang, RunningGangThatLostAMemberIsUnknown) {
+  GangSession g(with_group(2), 2, 3);
+  ASSERT_EQ(g.c.committed(g.pods), 2);
+  g.c.host.run_until(SimTime::from_seconds(1.5));  // the binds
+  for (const PodId p : g.pods) g.c.store.update_pod(p, [](Pod& pod) { pod.phase = PodPhase::kRunning; });
+  g.c.vc.run_session(SimTime::from_seconds(2));
+  EXPECT_EQ(g.phase(), GroupPhase::kRunning);
+  g.c.store.update_pod(g.pods[1], [](Pod& pod) { pod.phase = PodPhase::kFailed; });
+  g.c.vc.run_session(SimTime::from_seconds(3));
+  EXPECT_EQ(g.phase(), GroupPhase::kUnknown);
+  const PodId replacement = g.c.pod(3, "", "gang");  // as a job controller re-creates the member
+  g.c.vc.run_session(SimTime::from_seconds(4));
+  EXPECT_EQ(g.c.committed({replacement}), 1);
+  EXPECT_EQ(g.phase(), GroupPhase::kRunning);
+}
+
 TEST(VolcanoProportion, QueuesShareTheClusterByWeight) {
   // 8 cpu; queues a (weight 3) and b (weight 1), 8 one-cpu pods each (a PodGroup per pod,
   // minResources 1 cpu). enqueue admits a's 8 groups, then b's first (9 <= 9.6) but not its

@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""The study's E3 with Volcano queues: the built-in model against the real vc-controller-manager
++ vc-scheduler v1.7.0 on simulated time (issue 28; docs/volcano.md, "E3 with Volcano queues").
+
+Usage: volcano_e3_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--scale N] [--seeds K]
+Needs $KUBESIM_PEERS, the folder of the oracle binaries, with volcano/. Writes E3
+(examples/multitenant/e3.yaml; cores and jobs divided by --scale, default 1) as explicit
+batch/v1 Jobs of schedulerName volcano whose pods carry scheduling.volcano.sh/queue-name =
+their tenant, and examples/volcano/tenants.yaml's queues (weights 4 : 2 : 1); runs the model
+(`kubesim run --scheduler volcano --model ideal`, seeds 1..K) and the two binaries under one
+kubesim-timeshim (`/bin/sh -c "controller & exec scheduler"`: the shim follows forks), and
+prints each tenant's mean queue time on both sides. The real run takes 20-30 min of wall time
+on a loaded 2-core machine (--scale 8: about 20 min there).
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CRDS = ["scheduling.volcano.sh_queues.yaml", "scheduling.volcano.sh_podgroups.yaml",
+        "nodeinfo.volcano.sh_numatopologies.yaml", "batch.volcano.sh_jobs.yaml", "bus.volcano.sh_commands.yaml"]
+# E3's tenants (examples/multitenant/e3.yaml): bursts [start, cpu, memory, jobs, sleep], streams.
+TENANTS = {"tenant1": ([[0, 4, "8G", 96, 180], [90, 4, "8G", 96, 180]], []),
+           "tenant2": ([[30, 4, "8G", 32, 120], [120, 4, "8G", 32, 120]], []),
+           "tenant3": ([[150, 2, "4G", 96, 60]], [(60, 2, "4G", 25, 60, 5)])}
+WEIGHTS = {"tenant1": 4, "tenant2": 2, "tenant3": 1}
+
+
+def job(ns, name, at, cpu, memory, sleep):
+    res = {"cpu": str(cpu), "memory": memory}
+    pod = {"metadata": {"annotations": {"scheduling.volcano.sh/queue-name": ns}},
+           "spec": {"schedulerName": "volcano", "restartPolicy": "Never",
+                    "containers": [{"name": "c", "image": "busybox:1.36", "command": ["sleep", str(sleep)],
+                                    "resources": {"requests": res, "limits": res}}]}}
+    return at, {"at": at, "manifest": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": ns},
+                                       "spec": {"parallelism": 1, "completions": 1, "backoffLimit": 6, "template": pod}}}
+
+
+def write_inputs(work, scale):
+    """The scenario (bursts before streams per tenant, then stably by time, as scenario.hpp) and the queues."""
+    jobs = []
+    for ns, (bursts, streams) in TENANTS.items():
+        for b, (start, cpu, memory, n, sleep) in enumerate(bursts):
+            jobs += [job(ns, f"{ns}-b{b}-{i:03d}", start, cpu, memory, sleep) for i in range(n // scale)]
+        for s, (start, cpu, memory, n, sleep, interval) in enumerate(streams):
+            jobs += [job(ns, f"{ns}-s{s}-{i:03d}", start + i * interval, cpu, memory, sleep) for i in range(n // scale)]
+    jobs.sort(key=lambda j: j[0])
+    scenario = {"name": f"e3-volcano-{scale}", "cluster": {"nodes": 3, "cpu": 128 // scale, "memory": f"{512 // scale}Gi"},
+                "manifests": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in TENANTS],
+                "jobs": [j for _, j in jobs]}
+    queues = [{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": n},
+               "spec": {"weight": w, "reclaimable": True, "capability": {"cpu": 384 // scale, "memory": f"{1536 // scale}G"}}}
+              for n, w in WEIGHTS.items()]
+    os.makedirs(os.path.join(work, "conf"), exist_ok=True)
+    with open(os.path.join(work, "scenario.yaml"), "w") as f:
+        json.dump(scenario, f)
+    with open(os.path.join(work, "queues.yaml"), "w") as f:
+        f.write("\n---\n".join(json.dumps(q) for q in queues) + "\n")
+
+
+def waits(summary):
+    return {r["tenant"]: float(r["average_queue_time_s"]) for r in csv.DictReader(open(summary)) if r["tenant"] in TENANTS}
+
+
+def unpack(peers, work, name):
+    binary = os.path.join(work, name)
+    if not os.path.exists(binary):
+        with open(binary, "wb") as f:
+            subprocess.run(["xz", "-dc", os.path.join(peers, "volcano", f"{name}-volcano-v1.7.0-linux-amd64.xz")],
+                           stdout=f, check=True)
+        os.chmod(binary, 0o755)
+    return binary
+
+
+def main():
+    kubesim, timeshim, work = (os.path.abspath(a) for a in sys.argv[1:4])
+    args = sys.argv[4:]
+    scale = int(args[args.index("--scale") + 1]) if "--scale" in args else 1
+    seeds = int(args[args.index("--seeds") + 1]) if "--seeds" in args else 3
+    peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
+    os.makedirs(work, exist_ok=True)
+    write_inputs(work, scale)
+    scenario, queues = os.path.join(work, "scenario.yaml"), os.path.join(work, "queues.yaml")
+    model = {}
+    for seed in range(1, seeds + 1):
+        out = os.path.join(work, f"model-{seed}")
+        subprocess.run([kubesim, "run", "--scenario", scenario, "--scheduler", "volcano", "--scheduler-config", queues,
+                        "--model", "ideal", "--seed", str(seed), "--out", out, "--quiet"], check=True)
+        for t, w in waits(os.path.join(out, "summary.csv")).items():
+            model.setdefault(t, []).append(w)
+    controller, scheduler = unpack(peers, work, "vc-controller-manager"), unpack(peers, work, "vc-scheduler")
+    with open(os.path.join(work, "conf", "volcano-scheduler.conf"), "w") as f:  # alone in its folder: see docs
+        f.write(open(os.path.join(peers, "volcano", "volcano-scheduler.conf")).read())
+    # serve splits --scheduler-command on blanks: ${IFS} keeps the shell's command one word.
+    words = [controller, "--kubeconfig", "{kubeconfig}", "--logtostderr", "&exec", scheduler, "--kubeconfig",
+             "{kubeconfig}", "--scheduler-conf", os.path.join(work, "conf", "volcano-scheduler.conf"),
+             "--listen-address=127.0.0.1:0", "--logtostderr"]
+    command = "/bin/sh -c " + "${IFS}".join(words).replace("${IFS}&exec", "&exec")
+    applies = [a for c in CRDS for a in ("--apply", os.path.join(peers, "volcano", "crds", c))]
+    real = os.path.join(work, "real")
+    subprocess.run([kubesim, "serve", "--scenario", scenario, "--model", "ideal", "--builtin-scheduler", "off",
+                    "--clock", "cosim", "--port", "0", *applies, "--apply", queues, "--out", real,
+                    "--kubeconfig", os.path.join(work, "kubeconfig"), "--scheduler-log", os.path.join(work, "binaries.log"),
+                    "--timeshim", timeshim, "--scheduler-command", command], check=True)
+    got = waits(os.path.join(real, "summary.csv"))
+    print("tenant   real mean queue (s)   model mean queue (s), seeds 1-%d   model vs real" % seeds)
+    for t in TENANTS:
+        m = sum(model[t]) / len(model[t])
+        print(f"{t}  {got[t]:10.1f}  {m:10.1f}  {(m - got[t]) / got[t] * 100:+.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
