@@ -198,7 +198,9 @@ JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const P
   if (out.finish.is_never() || out.finish < out.start) out.finish = out.start;
   out.node = pod->node;
 
-  switch (pod->phase) {
+  // A pod that runs until its owner deletes it ended as planned when its owner did (a BSP
+  // task at a reconfiguration: Pod::ended_by_owner).
+  switch (pod->ended_by_owner() ? PodPhase::kSucceeded : pod->phase) {
     case PodPhase::kSucceeded:
       out.state = BatsimJobState::kSuccess;
       break;
@@ -576,6 +578,17 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
 std::string batsim_jobs_csv(const RunOutputs& run) { return jobs_csv_of(run, job_table(run)); }
 
 std::string batsim_schedule_csv(const RunOutputs& run) { return schedule_csv_of(run, job_table(run)); }
+
+std::vector<JobResult> job_results(const RunOutputs& run) {
+  const JobTable table = job_table(run);
+  std::vector<JobResult> out;
+  out.reserve(table.rows.size());
+  for (const JobTable::Row& row : table.rows) {
+    const JobOutcome& o = row.outcome;
+    out.push_back({row.job, o.submission, o.start, o.finish, o.rejected(), o.state == BatsimJobState::kSuccess});
+  }
+  return out;
+}
 
 std::vector<ReportFile> batsim_job_files(const RunOutputs& run, bool jobs, bool schedule) {
   std::vector<ReportFile> files;
