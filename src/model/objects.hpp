@@ -368,13 +368,6 @@ struct Pod {
   // its anonymous devices); empty for a pod given none.
   std::span<const DeviceGrant> devices() const { return scheduling_gates.devices(); }
   bool terminating() const { return !deletion_requested.is_never(); }
-  // A pod meant to run until its owner deletes it (run_time max: a BSP task, a server) that
-  // its owner deleted after it started: that deletion is its normal end, not a failure (the
-  // tenant summary counts it completed, jobs.csv COMPLETED_SUCCESSFULLY).
-  bool ended_by_owner() const {
-    return run_time == Duration::max() && disruption == DisruptionReason::kDeletionByUser && !started.is_never() &&
-           terminating();
-  }
 };
 
 // batch/v1 Job (non-indexed, restartPolicy Never), spec and status as the Job controller

@@ -15,6 +15,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/huge_pages.hpp"
+#include "model/pod_end.hpp"
 #include "report/csv_text.hpp"
 
 namespace kubesim {
@@ -199,8 +200,8 @@ JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const P
   out.node = pod->node;
 
   // A pod that runs until its owner deletes it ended as planned when its owner did (a BSP
-  // task at a reconfiguration: Pod::ended_by_owner).
-  switch (pod->ended_by_owner() ? PodPhase::kSucceeded : pod->phase) {
+  // task at a reconfiguration: model/pod_end.hpp).
+  switch (ended_by_owner(*pod) ? PodPhase::kSucceeded : pod->phase) {
     case PodPhase::kSucceeded:
       out.state = BatsimJobState::kSuccess;
       break;

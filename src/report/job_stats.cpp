@@ -14,8 +14,8 @@ double quantile_sorted(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
-Distribution distribution_of(std::vector<double> values) {
-  Distribution d;
+Quantiles quantiles_of(std::vector<double> values) {
+  Quantiles d;
   if (values.empty()) return d;
   std::sort(values.begin(), values.end());
   double sum = 0;
@@ -56,12 +56,29 @@ void for_each_running_interval(const RunOutputs& run, const Visit& visit) {
 
 }  // namespace
 
+std::vector<JobTime> started_job_times(const std::vector<JobResult>& jobs) {
+  std::vector<JobTime> out;
+  out.reserve(jobs.size());
+  for (const JobResult& j : jobs)
+    if (!j.rejected) out.push_back({(j.start - j.submission).to_seconds(), (j.finish - j.start).to_seconds()});
+  return out;
+}
+
+JobTimeQuantiles job_time_quantiles(const std::vector<JobTime>& times) {
+  std::vector<double> waits, slowdowns, bounded;
+  waits.reserve(times.size());
+  slowdowns.reserve(times.size());
+  bounded.reserve(times.size());
+  for (const JobTime& t : times) {
+    waits.push_back(t.wait_s);
+    if (t.run_s > 0) slowdowns.push_back((t.wait_s + t.run_s) / t.run_s);
+    bounded.push_back(bounded_slowdown(t.wait_s, t.run_s));
+  }
+  return {quantiles_of(std::move(waits)), quantiles_of(std::move(slowdowns)), quantiles_of(std::move(bounded))};
+}
+
 JobStats job_stats(const RunOutputs& run, const std::vector<JobResult>& jobs) {
   JobStats s;
-  std::vector<double> waits, slowdowns, bounded;
-  waits.reserve(jobs.size());
-  slowdowns.reserve(jobs.size());
-  bounded.reserve(jobs.size());
   for (const JobResult& j : jobs) {
     ++s.jobs;
     if (j.rejected) {
@@ -69,16 +86,9 @@ JobStats job_stats(const RunOutputs& run, const std::vector<JobResult>& jobs) {
       continue;
     }
     ++(j.success ? s.succeeded : s.ended_otherwise);
-    const double wait = (j.start - j.submission).to_seconds();
-    const double ran = (j.finish - j.start).to_seconds();
     s.makespan_s = std::max(s.makespan_s, j.finish.to_seconds());
-    waits.push_back(wait);
-    if (ran > 0) slowdowns.push_back((wait + ran) / ran);
-    bounded.push_back(bounded_slowdown(wait, ran));
   }
-  s.wait_s = distribution_of(std::move(waits));
-  s.slowdown = distribution_of(std::move(slowdowns));
-  s.bounded_slowdown = distribution_of(std::move(bounded));
+  s.times = job_time_quantiles(started_job_times(jobs));
   s.capacity_milli = cluster_capacity_milli(run.store);
   long double core_seconds = 0;  // milli-cores x seconds
   for_each_running_interval(run, [&](std::int64_t start, std::int64_t end, std::int64_t cpu) {

@@ -31,7 +31,7 @@ inline constexpr double kBoundedSlowdownTau = 10.0;  // seconds (Feitelson et al
 double quantile_sorted(const std::vector<double>& sorted, double q);
 
 // Mean and quantiles of some values (all 0 when there are none).
-struct Distribution {
+struct Quantiles {
   std::size_t n = 0;
   double mean = 0;
   double p50 = 0;
@@ -40,10 +40,26 @@ struct Distribution {
   double max = 0;
 };
 // Sorts `values` and summarises them.
-Distribution distribution_of(std::vector<double> values);
+Quantiles quantiles_of(std::vector<double> values);
 
 // A job's bounded slowdown (see the top of this header).
 double bounded_slowdown(double wait_s, double run_s, double tau_s = kBoundedSlowdownTau);
+
+// A started job's wait and run time (jobs.csv: start - submission, finish - start).
+struct JobTime {
+  double wait_s = 0;
+  double run_s = 0;
+};
+// The jobs that were not REJECTED, in jobs.csv's order.
+std::vector<JobTime> started_job_times(const std::vector<JobResult>& jobs);
+
+// The distributions of wait, slowdown (jobs that ran 0 s left out) and bounded slowdown.
+struct JobTimeQuantiles {
+  Quantiles wait_s;
+  Quantiles slowdown;
+  Quantiles bounded_slowdown;
+};
+JobTimeQuantiles job_time_quantiles(const std::vector<JobTime>& times);
 
 struct JobStats {
   std::uint64_t jobs = 0;
@@ -52,9 +68,7 @@ struct JobStats {
   std::uint64_t rejected = 0;   // REJECTED: never started
   std::uint32_t first_rejected = 0;  // workload index of the first REJECTED job in jobs.csv
   double makespan_s = 0;
-  Distribution wait_s;
-  Distribution slowdown;
-  Distribution bounded_slowdown;
+  JobTimeQuantiles times;
   double utilisation = 0;      // fraction, see above
   std::int64_t capacity_milli = 0;
 };

@@ -12,11 +12,11 @@ std::string run_headline(const JobStats& s) {
   const std::uint64_t ran = s.succeeded + s.ended_otherwise;
   std::string out;
   if (s.jobs == 0) return "The workload had no job.";
-  out = ran == s.jobs ? (s.jobs == 1 ? "The job ran" : "All " + count(s.jobs) + " jobs ran")
-                      : count(ran) + " of " + count(s.jobs) + " jobs ran";
+  out = ran == s.jobs ? (s.jobs == 1 ? "The job finished" : "All " + count(s.jobs) + " jobs finished")
+                      : count(ran) + " of " + count(s.jobs) + " jobs finished";
   if (ran == 0) return out + ": none started (" + count(s.rejected) + " REJECTED in jobs.csv).";
-  out += ": makespan " + duration(s.makespan_s) + ", mean wait " + duration(s.wait_s.mean) + " (p99 " +
-         duration(s.wait_s.p99) + "), utilisation " + human::percent(s.utilisation) + ".";
+  out += " in " + duration(s.makespan_s) + " (makespan); mean wait " + duration(s.times.wait_s.mean) + ", p99 " +
+         duration(s.times.wait_s.p99) + "; utilisation " + human::percent(s.utilisation) + ".";
   if (s.rejected > 0) out += " " + count(s.rejected) + " never started (REJECTED in jobs.csv).";
   if (s.ended_otherwise > 0)
     out += " " + count(s.ended_otherwise) + " ran but did not complete successfully (jobs.csv: failed, killed or walltime reached).";
@@ -26,7 +26,7 @@ std::string run_headline(const JobStats& s) {
 std::vector<std::pair<std::string, std::string>> job_figure_rows(const JobStats& s) {
   using human::duration;
   using human::sig3;
-  const auto dist = [](const Distribution& d, std::string (*f)(double)) {
+  const auto dist = [](const Quantiles& d, std::string (*f)(double)) {
     return "mean " + f(d.mean) + ", p50 " + f(d.p50) + ", p90 " + f(d.p90) + ", p99 " + f(d.p99) + ", max " + f(d.max);
   };
   return {{"jobs", human::count(s.jobs)},
@@ -34,9 +34,9 @@ std::vector<std::pair<std::string, std::string>> job_figure_rows(const JobStats&
           {"ran, then failed, killed or reached walltime", human::count(s.ended_otherwise)},
           {"never started (REJECTED)", human::count(s.rejected)},
           {"makespan", duration(s.makespan_s)},
-          {"wait (start - submission)", dist(s.wait_s, duration)},
-          {"slowdown ((wait + run) / run)", dist(s.slowdown, sig3)},
-          {"bounded slowdown (tau = 10 s)", dist(s.bounded_slowdown, sig3)},
+          {"wait (start - submission)", dist(s.times.wait_s, duration)},
+          {"slowdown ((wait + run) / run)", dist(s.times.slowdown, sig3)},
+          {"bounded slowdown (tau = 10 s)", dist(s.times.bounded_slowdown, sig3)},
           {"utilisation (requested cpu x time / capacity x makespan)", human::percent(s.utilisation)}};
 }
 

@@ -341,7 +341,7 @@ std::string tenant_headline(const RunSummary& summary) {
     if (!t.queue_times_s.empty() && (slowest == nullptr || t.average_queue_s > slowest->average_queue_s)) slowest = &t;
   }
   if (cluster.jobs == 0) return "No job was submitted.";
-  const Distribution q = distribution_of(std::move(queue));
+  const Quantiles q = quantiles_of(std::move(queue));
   std::string out = cluster.completed == cluster.jobs
                         ? (cluster.jobs == 1 ? "The job completed" : "All " + human::count(cluster.jobs) + " jobs completed")
                         : human::count(cluster.completed) + " of " + human::count(cluster.jobs) + " jobs completed";

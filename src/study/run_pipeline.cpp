@@ -68,6 +68,7 @@ std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kind
   std::vector<ReportFile> files = batsim_job_files(run, wanted("jobs"), wanted("schedule"));
   const std::vector<JobResult> jobs = job_results(run);
   stats_ = kubesim::job_stats(run, jobs);
+  job_times_ = started_job_times(jobs);
   if (wanted("pods")) {
     if (form == FileForm::kStreamed) {
       files.push_back({"pods.csv", "", [run](const TextSink& sink) { stream_pods_csv(run, sink); }});

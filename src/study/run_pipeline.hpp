@@ -85,6 +85,8 @@ class RunPipeline {
   // What jobs.csv says, summarised (valid after finish()): the summary line and the messages
   // read it so that they agree with the files.
   const JobStats& job_stats() const { return stats_; }
+  // Each started job's wait and run time, in jobs.csv's order (valid after finish()).
+  const std::vector<JobTime>& job_times() const { return job_times_; }
   // The tenant summary (valid after finish(); empty without report settings).
   const RunSummary& summary() const { return summary_; }
   // Job objects that had not finished at the end of the run.
@@ -109,6 +111,7 @@ class RunPipeline {
   std::string run_title_;
   std::vector<std::pair<std::string, std::string>> run_parameters_;
   JobStats stats_;
+  std::vector<JobTime> job_times_;
   std::vector<ReportFile> extra_files_;
 };
 
