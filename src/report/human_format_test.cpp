@@ -61,7 +61,7 @@ TEST(RunHeadline, AnswersInOneSentence) {
   s.succeeded = 198;
   s.rejected = 2;
   EXPECT_EQ(run_headline(s),
-            "198 of 200 jobs finished in 38 min (makespan); mean wait 67 s, p99 19 min; utilisation 74.3%. 2 never "
+            "198 of 200 jobs completed successfully in 38 min (makespan); mean wait 67 s, p99 19 min; utilisation 74.3%. 2 never "
             "started (REJECTED in jobs.csv).");
 }
 

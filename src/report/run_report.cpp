@@ -12,8 +12,8 @@ std::string run_headline(const JobStats& s) {
   const std::uint64_t ran = s.succeeded + s.ended_otherwise;
   std::string out;
   if (s.jobs == 0) return "The workload had no job.";
-  out = ran == s.jobs ? (s.jobs == 1 ? "The job finished" : "All " + count(s.jobs) + " jobs finished")
-                      : count(ran) + " of " + count(s.jobs) + " jobs finished";
+  out = s.succeeded == s.jobs ? (s.jobs == 1 ? "The job finished" : "All " + count(s.jobs) + " jobs finished")
+                             : count(s.succeeded) + " of " + count(s.jobs) + " jobs completed successfully";
   if (ran == 0) return out + ": none started (" + count(s.rejected) + " REJECTED in jobs.csv).";
   out += " in " + duration(s.makespan_s) + " (makespan); mean wait " + duration(s.times.wait_s.mean) + ", p99 " +
          duration(s.times.wait_s.p99) + "; utilisation " + human::percent(s.utilisation) + ".";
