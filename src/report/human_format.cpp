@@ -3,22 +3,16 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report/svg_chart.hpp"
+
 namespace kubesim::human {
 
 std::string sig3(double v) {
   if (!std::isfinite(v)) return std::isnan(v) ? "n/a" : (v > 0 ? "inf" : "-inf");
   const double a = std::fabs(v);
   // Decimals for 3 significant digits, chosen on the value as it will be rounded (99.96 -> "100").
-  int decimals = a >= 99.95 ? 0 : a >= 9.995 ? 1 : a >= 0.9995 ? 2 : 3;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  if (s == "-0") s = "0";
-  return s;
+  const int decimals = a >= 99.95 ? 0 : a >= 9.995 ? 1 : a >= 0.9995 ? 2 : 3;
+  return svg::num(v, decimals);  // trailing zeros removed, "-0" as "0"
 }
 
 std::string duration(double seconds) {
