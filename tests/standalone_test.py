@@ -85,8 +85,12 @@ def run_in_copy(kubesim, files):
         errors = []
         if r.returncode != 0:
             errors.append(f"scripts/run-example.sh exited {r.returncode}: {r.stderr.strip()[:500]}")
-        if "--- results/spaced/schedule.csv" not in r.stdout or "finished " not in r.stdout:
-            errors.append(f"scripts/run-example.sh printed no results:\n{r.stdout[:500]}")
+        # The human summary (headline with makespan and waits) and where the report is; no raw CSV.
+        if ("All 200 jobs finished in" not in r.stdout or "mean wait" not in r.stdout
+                or "results/spaced/report.html" not in r.stdout):
+            errors.append(f"scripts/run-example.sh printed no human summary:\n{r.stdout[:500]}")
+        if not os.path.exists(os.path.join(clone, "results", "spaced", "report.html")):
+            errors.append("scripts/run-example.sh wrote no results/spaced/report.html")
         return errors
 
 

@@ -498,6 +498,23 @@ std::string calibration_yaml(const Calibration& c) {
   return out;
 }
 
+std::string calibration_headline(const Calibration& c) {
+  if (c.latencies.empty()) return "No latency could be fitted from these measurements.";
+  std::size_t pods = 0;
+  std::string poor;
+  std::size_t n_poor = 0;
+  for (const auto& f : c.latencies) {
+    pods = std::max(pods, f.measured.size());
+    if (f.ks <= kPoorFitKs) continue;
+    poor += (n_poor++ ? ", " : "") + f.key + " (KS " + svg::num(f.ks, 3) + ")";
+  }
+  std::string out = "Fitted " + std::to_string(c.latencies.size()) + " latencies from up to " + std::to_string(pods) +
+                    " pods each; ";
+  if (n_poor == 0) return out + "every fit is close to its measurements (KS distance at most " + svg::num(kPoorFitKs, 1) + ").";
+  return out + std::to_string(n_poor) + " fit(s) poor (KS distance above " + svg::num(kPoorFitKs, 1) + "): " + poor +
+         "; check those measurements or set them by hand.";
+}
+
 std::string calibration_report_html(const Calibration& c) {
   const auto esc = [](const std::string& s) { return svg::escape(s); };
   std::string out =
@@ -509,18 +526,26 @@ std::string calibration_report_html(const Calibration& c) {
       "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;}\n"
       "th{background:#f0f0f0;}td:first-child,th:first-child{text-align:left;}\n"
       "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
-      "</style>\n</head>\n<body>\n<h1>kubesim calibration</h1>\n<section id=\"sources\"><h2>Measurements</h2>\n<ul>\n";
-  for (const auto& s : c.sources) out += "<li>" + esc(s) + "</li>\n";
-  out += "</ul>\n";
-  for (const auto& [reason, n] : c.skipped) out += "<p>Skipped: " + std::to_string(n) + " " + esc(reason) + "</p>\n";
-  out += "</section>\n<section id=\"fits\"><h2>Fitted latencies</h2>\n<table>\n<tr><th>key</th><th>measured as</th>"
+      ".poor{color:#b42318;font-weight:bold;}\n"
+      "</style>\n</head>\n<body>\n<h1>kubesim calibration</h1>\n";
+  out += "<section class=\"headline\" id=\"headline\"><p class=\"answer\" style=\"font-size:19px\">" +
+         esc(calibration_headline(c)) + "</p></section>\n";
+  std::string sources = "<section id=\"sources\"><h2>Measurements</h2>\n<ul>\n";
+  for (const auto& s : c.sources) sources += "<li>" + esc(s) + "</li>\n";
+  sources += "</ul>\n";
+  for (const auto& [reason, n] : c.skipped) sources += "<p>Skipped: " + std::to_string(n) + " " + esc(reason) + "</p>\n";
+  sources += "</section>\n";
+  out += "<section id=\"fits\"><h2>Fitted latencies</h2>\n<table>\n<tr><th>key</th><th>measured as</th>"
          "<th>pods</th><th>skipped</th><th>measured mean (s)</th><th>fit</th><th>method</th><th>KS</th></tr>\n";
   for (const auto& f : c.latencies)
     out += "<tr><td>" + esc(f.key) + "</td><td>" + esc(f.interval) + "</td><td>" + std::to_string(f.measured.size()) +
            "</td><td>" + std::to_string(f.skipped) + "</td><td>" + format_seconds_value(mean_of(f.measured)) +
-           "</td><td>" + esc(f.fit.spec) + "</td><td>" + esc(f.fit.method) + "</td><td>" + svg::num(f.ks, 3) +
+           "</td><td>" + esc(f.fit.spec) + "</td><td>" + esc(f.fit.method) + "</td><td" +
+           (f.ks > kPoorFitKs ? " class=\"poor\">" : ">") + svg::num(f.ks, 3) + (f.ks > kPoorFitKs ? " (poor)" : "") +
            "</td></tr>\n";
-  out += "</table>\n";
+  out += "</table>\n<p><small>KS: the largest gap between the measured and the fitted cumulative distributions; above " +
+         svg::num(kPoorFitKs, 1) + " the fit is poor (they differ by over " + svg::num(100 * kPoorFitKs, 0) +
+         " percentage points somewhere; with 50 or more pods the KS test rejects it at the 5% level).</small></p>\n";
   if (!c.probabilities.empty()) {
     out += "<table>\n<tr><th>key</th><th>counted</th><th>stalled</th><th>of</th><th>probability</th></tr>\n";
     for (const auto& p : c.probabilities)
@@ -570,7 +595,7 @@ std::string calibration_report_html(const Calibration& c) {
     spec.x_max = hi;
     out += "<figure class=\"chart\">" + svg::line_chart_svg(spec) + "</figure>\n</section>\n";
   }
-  out += "</body>\n</html>\n";
+  out += sources + "</body>\n</html>\n";
   return out;
 }
 

@@ -47,6 +47,13 @@
 
 namespace kubesim::calibrate {
 
+// A fit whose KS distance (the largest gap between the measured and the fitted cumulative
+// distributions) exceeds this is reported as poor (a warning on stderr, marked in the report):
+// the two distributions then differ by more than 20 percentage points somewhere, and with 50 or
+// more pods on each side the two-sample KS test rejects such a fit at the 5% level (critical
+// value 1.36 x sqrt(2/n) = 0.19 at n = 50).
+inline constexpr double kPoorFitKs = 0.2;
+
 struct FittedLatency {
   std::string key;          // model file key
   std::string interval;     // what was measured, e.g. "Scheduled -> Pulling"
@@ -84,5 +91,7 @@ std::string calibration_yaml(const Calibration& c);
 // The self-contained HTML report: per latency the measured and fitted histograms, the
 // candidates' AIC and the KS distance.
 std::string calibration_report_html(const Calibration& c);
+// The report's answering sentence: how many latencies were fitted, which fits are poor (KS > kPoorFitKs).
+std::string calibration_headline(const Calibration& c);
 
 }  // namespace kubesim::calibrate

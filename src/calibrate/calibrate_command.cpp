@@ -80,6 +80,13 @@ int CalibrateCommand::run() {
   for (const auto& f : c.latencies)
     std::printf("%-20s %-28s %5zu pods  mean %8.4f s  KS %.3f\n", f.key.c_str(), f.fit.spec.c_str(), f.measured.size(),
                 f.fit.distribution.mean(), f.ks);
+  for (const auto& f : c.latencies)
+    if (f.ks > kPoorFitKs)
+      std::fprintf(stderr,
+                   "kubesim: calibrate: warning: %s's fit %s is poor: KS distance %.3f > %.1f (the fitted and measured "
+                   "distributions differ by over %.0f percentage points somewhere; with 50 or more pods the KS test "
+                   "rejects such a fit at the 5%% level); check the measurements or set %s by hand\n",
+                   f.key.c_str(), f.fit.spec.c_str(), f.ks, kPoorFitKs, 100 * kPoorFitKs, f.key.c_str());
   return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "calibrate/fit.hpp"
 #include "calibrate/observer.hpp"
+#include "report/human_format.hpp"
 #include "report/svg_chart.hpp"
 
 namespace kubesim::calibrate {
@@ -167,6 +168,15 @@ std::string fidelity_csv(const FidelityResult& r) {
   return out;
 }
 
+std::string fidelity_headline(const FidelityResult& r) {
+  const auto where = [](bool inside) { return inside ? "inside" : "outside"; };
+  return "The replays' mean wait, " + human::duration(r.sim_mean_wait) + ", is " + where(r.wait_inside()) +
+         " the measured range (" + human::duration(r.measured_wait_min) + " to " + human::duration(r.measured_wait_max) +
+         "); their makespan, " + human::duration(r.sim_makespan) + ", " + where(r.makespan_inside()) + " it (" +
+         human::duration(r.measured_makespan_min) + " to " + human::duration(r.measured_makespan_max) +
+         "); per-pod waits KS distance " + svg::num(r.ks_wait, 3) + (r.ks_wait < 0.1 ? " (close, < 0.1)." : " (not close, >= 0.1).");
+}
+
 std::string fidelity_report_html(const FidelityResult& r) {
   const auto esc = [](const std::string& s) { return svg::escape(s); };
   auto n1 = [](double v) { return svg::num(v, 1); };
@@ -180,6 +190,8 @@ std::string fidelity_report_html(const FidelityResult& r) {
       ".inside{color:#1a7f37;}.outside{color:#b42318;font-weight:bold;}\n"
       "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
       "</style>\n</head>\n<body>\n<h1>kubesim fidelity: measured runs beside simulated replays</h1>\n";
+  out += "<section class=\"headline\" id=\"headline\"><p class=\"answer\" style=\"font-size:19px\">" +
+         esc(fidelity_headline(r)) + "</p></section>\n";
   out += "<p>Model <b>" + esc(r.model) + "</b>; each measured run replayed with its own submission times, seeds 1.." +
          std::to_string(r.seeds) +
          (r.stamped_by_batkube_submitter
@@ -200,12 +212,13 @@ std::string fidelity_report_html(const FidelityResult& r) {
          verdict(r.ks_wait < 0.1) + " (&lt; 0.1)</td></tr>\n";
   out += "<tr><td>KS distance, per-pod start-up (Scheduled → Started)</td><td colspan=\"2\">" + svg::num(r.ks_startup, 3) +
          "</td><td>" + verdict(r.ks_startup < 0.1) + " (&lt; 0.1)</td></tr>\n</table>\n</section>\n";
-  out += "<section id=\"runs\"><h2>Runs</h2>\n<table>\n<tr><th>run</th><th>makespan (s)</th><th>mean wait (s)</th><th>pods</th></tr>\n";
+  // The runs' table goes last (after the charts): the figures above answer.
+  std::string runs = "<section id=\"runs\"><h2>Runs</h2>\n<table>\n<tr><th>run</th><th>makespan (s)</th><th>mean wait (s)</th><th>pods</th></tr>\n";
   for (const auto* list : {&r.measured, &r.simulated})
     for (const auto& f : *list)
-      out += "<tr><td>" + esc(f.label) + "</td><td>" + n1(f.makespan) + "</td><td>" + n1(f.mean_wait) + "</td><td>" +
-             std::to_string(f.waits.size()) + "</td></tr>\n";
-  out += "</table>\n</section>\n";
+      runs += "<tr><td>" + esc(f.label) + "</td><td>" + n1(f.makespan) + "</td><td>" + n1(f.mean_wait) + "</td><td>" +
+              std::to_string(f.waits.size()) + "</td></tr>\n";
+  runs += "</table>\n</section>\n";
   for (const bool waits : {true, false}) {
     const std::string what = waits ? "wait (Started − submission)" : "start-up (Started − Scheduled)";
     const std::string id = waits ? "wait" : "startup";
@@ -255,7 +268,7 @@ std::string fidelity_report_html(const FidelityResult& r) {
     qq.x_max = qq.x.back();
     out += "<figure class=\"chart\">" + svg::line_chart_svg(qq) + "</figure>\n</section>\n";
   }
-  out += "</body>\n</html>\n";
+  out += runs + "</body>\n</html>\n";
   return out;
 }
 

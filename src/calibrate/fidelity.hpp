@@ -51,5 +51,7 @@ FidelityResult replay_measured_runs(const std::vector<MeasuredRun>& runs,
 
 std::string fidelity_csv(const FidelityResult& r);
 std::string fidelity_report_html(const FidelityResult& r);
+// The report's answering sentence: mean wait and makespan against the measured ranges, the KS distance.
+std::string fidelity_headline(const FidelityResult& r);
 
 }  // namespace kubesim::calibrate

@@ -18,6 +18,8 @@
 #include "core/error.hpp"
 #include "core/output_dir.hpp"
 #include "core/parse_number.hpp"
+#include "report/human_format.hpp"
+#include "report/run_report.hpp"
 #include "report/tenant_report.hpp"
 #include "sched/volcano/volcano.hpp"
 #include "setups/policy_setup.hpp"
@@ -58,27 +60,38 @@ void record_decisions(Simulation& sim, std::string& csv) {
     if (auto* vc = dynamic_cast<volcano::Volcano*>(&sim.scheduler_model(i))) vc->set_decision_observer(record);
 }
 
-// The summary on stdout (unless --quiet).
+// The summary on stdout (unless --quiet): what ran, how it went (makespan, mean wait,
+// utilisation: the headline of report.html), and where the outputs are.
 void print_summary(RunPipeline& run, const SimulationOptions& options, const RunArgs& a, const std::string& out,
                    const ReportSettings* report, std::size_t never_scheduled, double wall) {
   const Simulation& sim = run.sim();
   const RunSummary& summary = run.summary();
   std::printf("kubesim %s: %zu jobs, %zu nodes, model %s, seed %llu\n", KUBESIM_VERSION, sim.workload().jobs.size(),
               sim.store().node_count(), options.model.name.c_str(), static_cast<unsigned long long>(a.seed));
-  std::printf("finished %zu pods, %zu never scheduled, %llu scheduling attempts; simulated %s s in %.3f s wall\n",
-              sim.finished_pods(), never_scheduled, static_cast<unsigned long long>(sim.scheduling_attempts()),
+  std::printf("finished %zu pods, %zu never scheduled, %s scheduling attempts; simulated %s s in %.3f s wall\n",
+              sim.finished_pods(), never_scheduled, run.scheduling_attempts_text().c_str(),
               format_seconds(sim.now()).c_str(), wall);
-  if (report) {
-    std::printf("utilisation %.4f;", summary.utilisation);
+  if (report && report->tenant_files) {
+    // The tenant summary's figures (summary.csv, report.html): queue = container start - Job creation.
+    double queue_sum = 0;
+    std::size_t started = 0;
+    for (const auto& t : summary.tenants) {
+      for (const double q : t.queue_times_s) queue_sum += q;
+      started += t.queue_times_s.size();
+    }
+    std::printf("makespan %s, mean wait %s, utilisation %s;", human::duration(summary.makespan_s).c_str(),
+                human::duration(started ? queue_sum / static_cast<double>(started) : 0).c_str(),
+                human::percent(summary.utilisation).c_str());
     for (const auto& t : summary.tenants)
       std::printf(" %s: %llu/%llu jobs completed, mean queue %.1f s;", t.tenant.c_str(),
                   static_cast<unsigned long long>(t.completed), static_cast<unsigned long long>(t.jobs),
                   t.average_queue_s);
     std::printf("\n");
-    std::printf("outputs: %s/{jobs,schedule,pods,timeseries,queue,summary}.csv, %s/*.svg, %s/report.html\n",
+    std::printf("outputs: %s/report.html, %s/{jobs,schedule,pods,timeseries,queue,summary}.csv, %s/*.svg\n",
                 out.c_str(), out.c_str(), out.c_str());
   } else {
-    std::printf("outputs: %s/{jobs,schedule,pods}.csv\n", out.c_str());
+    std::printf("%s\n", run_headline(run.job_stats()).c_str());
+    std::printf("outputs: %s/report.html, %s/{jobs,schedule,pods}.csv\n", out.c_str(), out.c_str());
   }
 }
 
@@ -119,12 +132,14 @@ void report_problems(RunPipeline& run, const RunArgs& a, std::size_t never_sched
     std::fprintf(stderr,
                  "kubesim: %zu pod(s) could never be scheduled (a job none of whose pods ran is REJECTED in jobs.csv)\n",
                  never_scheduled);
-  if (const RunPipeline::Rejected rejected = run.rejected_jobs(); rejected.count > 0) {
-    // Batsim's REJECTED jobs, counted: e.g. batsched's rejection of a job larger than the cluster.
-    const PodId first = sim.job_pods()[rejected.first];
+  if (const JobStats& stats = run.job_stats(); stats.rejected > 0) {
+    // Batsim's REJECTED jobs, counted as jobs.csv counts them (report/job_stats.hpp): e.g.
+    // batsched's rejection of a job larger than the cluster.
+    const PodId first = sim.job_pods()[stats.first_rejected];
     const std::string why = first.valid() ? sim.store().pod(first).unschedulable_message : std::string();
-    std::fprintf(stderr, "kubesim: %zu job(s) REJECTED in jobs.csv, the first: job %s%s%s\n", rejected.count,
-                 sim.workload().jobs[rejected.first].id.c_str(), why.empty() ? "" : ": ", why.c_str());
+    std::fprintf(stderr, "kubesim: %llu job(s) REJECTED in jobs.csv, the first: job %s%s%s\n",
+                 static_cast<unsigned long long>(stats.rejected), sim.workload().jobs[stats.first_rejected].id.c_str(),
+                 why.empty() ? "" : ": ", why.c_str());
   }
   if (const Simulation::StuckJobs stuck = sim.stuck_parallel_jobs(); stuck.jobs > 0)
     std::fprintf(stderr,
@@ -134,19 +149,26 @@ void report_problems(RunPipeline& run, const RunArgs& a, std::size_t never_sched
                  stuck.jobs, stuck.waiting_pods, stuck.pending_pods, stuck.example.c_str());
 }
 
+// report.html's title and extra parameters for a run without tenants.
+struct RunReportHeader {
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> parameters;
+};
+
 // Runs one simulation and writes its outputs into `dir` (an OutputDirectory's staging folder
 // or a folder inside it), naming them as `out` (where they will be) in the summary, then
 // commits `whole` when given (the run's outputs are then complete); returns the tenant
 // summary rows when `report` is given.
 RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, const RunArgs& a, const std::string& dir,
                     const std::string& out, const ReportSettings* report, OutputDirectory* whole,
-                    const bsp::GangSpec* gang = nullptr) {
+                    const bsp::GangSpec* gang = nullptr, const RunReportHeader* header = nullptr) {
   const auto wall_start = std::chrono::steady_clock::now();
   for (const auto& [reason, count] : inputs.workload.skipped.by_reason)
     std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
                  inputs.workload.source.c_str(), reason.c_str());
   check_pod_budget(inputs.workload, options.max_pods);
   RunPipeline run(std::move(inputs), options, report, KUBESIM_VERSION);
+  if (header) run.set_run_report(header->title, header->parameters);
   Simulation& sim = run.sim();
   std::string decisions;
   if (!a.decisions.empty()) record_decisions(sim, decisions);
@@ -313,17 +335,25 @@ int run_simulation(const RunArgs& a) {
   if (in.from_scenario) return scenario_command(a, std::move(in), policies);
   SimulationInputs& inputs = in.scenario.inputs;
   std::shared_ptr<BatsimServer> batsim;  // --batsim-socket: a Batsim scheduler decides
+  RunReportHeader header{in.scenario.name, {}};
   if (!a.batsim_socket.empty()) {
     if (!a.scheduler.empty()) throw InputError("", 0, "--batsim-socket: the Batsim scheduler decides, give no --scheduler");
     batsim = std::make_shared<BatsimServer>(a.batsim_socket);
     BatsimServer::install(batsim, inputs);
+    header.parameters.emplace_back("scheduler", "a Batsim scheduler over --batsim-socket");
   } else if (const std::vector<SetupChoice> setups = chosen_setups(a, {}, policies); !setups.empty()) {
     install_setups(setups, inputs, policies);
+    header.parameters = setup_parameters(setups);
+  } else {
+    header.parameters.emplace_back("scheduler", "default-scheduler");
+    if (!in.scenario.scheduler_config.empty())
+      header.parameters.emplace_back("scheduler configuration",
+                                     std::filesystem::path(in.scenario.scheduler_config).filename().string());
   }
   if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
   const SimulationOptions options = run_options(a, in);
   OutputDirectory out(a.out);
-  simulate(std::move(inputs), options, a, out.staging(), a.out, nullptr, &out);
+  simulate(std::move(inputs), options, a, out.staging(), a.out, nullptr, &out, nullptr, &header);
   if (batsim) batsim->finish();
   return 0;
 }

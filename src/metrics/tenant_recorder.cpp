@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/pod_end.hpp"
+
 namespace kubesim {
 
 TenantRecorder::TenantRecorder(const Simulation& sim, Duration interval, std::int64_t capacity_milli,
@@ -175,7 +177,7 @@ RunSummary TenantRecorder::summary() const {
       ts.total_cores_milli += store.spec(j.spec).requests[kCpu] * j.parallelism;
     } else if (pod.valid()) {
       created = store.pod(pod).created;
-      if (store.pod(pod).phase == PodPhase::kSucceeded) ++ts.completed;
+      if (store.pod(pod).phase == PodPhase::kSucceeded || ended_by_owner(store.pod(pod))) ++ts.completed;
       // A rigid parallel job's ranks: one pod per machine.
       ts.total_cores_milli += store.spec_of(pod).requests[kCpu] * std::max<std::uint32_t>(store.pod(pod).machines, 1);
     } else {
@@ -197,7 +199,7 @@ RunSummary TenantRecorder::summary() const {
   // Failed pods (any cause), per tenant.
   for (std::size_t i = 0; i < store.pod_count(); ++i) {
     const Pod& p = store.pod(PodId(static_cast<std::uint32_t>(i)));
-    if (p.phase == PodPhase::kSucceeded) continue;
+    if (p.phase == PodPhase::kSucceeded || ended_by_owner(p)) continue;
     if (p.phase != PodPhase::kFailed && !p.deleted && !p.terminating()) continue;
     if (p.workload_job == kNoWorkloadJob) continue;  // a placeholder's deletion is no failure
     if (p.ns.value() >= tenant_by_namespace_.size() || tenant_by_namespace_[p.ns.value()] < 0) continue;

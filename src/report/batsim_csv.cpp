@@ -15,6 +15,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/huge_pages.hpp"
+#include "model/pod_end.hpp"
 #include "report/csv_text.hpp"
 
 namespace kubesim {
@@ -198,7 +199,9 @@ JobOutcome pod_outcome_of(const RunOutputs& run, const WorkloadJob& job, const P
   if (out.finish.is_never() || out.finish < out.start) out.finish = out.start;
   out.node = pod->node;
 
-  switch (pod->phase) {
+  // A pod that runs until its owner deletes it ended as planned when its owner did (a BSP
+  // task at a reconfiguration: model/pod_end.hpp).
+  switch (ended_by_owner(*pod) ? PodPhase::kSucceeded : pod->phase) {
     case PodPhase::kSucceeded:
       out.state = BatsimJobState::kSuccess;
       break;
@@ -578,6 +581,17 @@ std::string schedule_csv_of(const RunOutputs& run, const JobTable& table) {
 std::string batsim_jobs_csv(const RunOutputs& run) { return jobs_csv_of(run, job_table(run)); }
 
 std::string batsim_schedule_csv(const RunOutputs& run) { return schedule_csv_of(run, job_table(run)); }
+
+std::vector<JobResult> job_results(const RunOutputs& run) {
+  const JobTable table = job_table(run);
+  std::vector<JobResult> out;
+  out.reserve(table.rows.size());
+  for (const JobTable::Row& row : table.rows) {
+    const JobOutcome& o = row.outcome;
+    out.push_back({row.job, o.submission, o.start, o.finish, o.rejected(), o.state == BatsimJobState::kSuccess});
+  }
+  return out;
+}
 
 std::vector<ReportFile> batsim_job_files(const RunOutputs& run, bool jobs, bool schedule) {
   std::vector<ReportFile> files;

@@ -6,6 +6,7 @@
 // Batsim's job states as described in batsim_csv.cpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,20 @@ std::string batsim_jobs_csv(const RunOutputs& run);
 std::string batsim_schedule_csv(const RunOutputs& run);
 // jobs.csv and/or schedule.csv (in this order), the jobs' outcomes computed once for both.
 std::vector<ReportFile> batsim_job_files(const RunOutputs& run, bool jobs, bool schedule);
+
+// Each workload job's outcome as jobs.csv writes it, in jobs.csv's row order: its submission,
+// start and finish (start and finish unset when rejected), and whether Batsim would call it
+// REJECTED or COMPLETED_SUCCESSFULLY. The reports' statistics (report/job_stats.hpp) and the
+// run's messages read these, so that they say what jobs.csv says.
+struct JobResult {
+  std::uint32_t job = 0;  // workload index
+  SimTime submission;
+  SimTime start;
+  SimTime finish;
+  bool rejected = true;
+  bool success = false;
+};
+std::vector<JobResult> job_results(const RunOutputs& run);
 
 // pods.csv: one row per pod in creation (PodId) order with the Kubernetes lifecycle times.
 // Every pod of the cluster is listed, as `kubectl get pods` would: a pod that runs no workload

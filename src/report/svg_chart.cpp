@@ -15,12 +15,15 @@ constexpr double kNoteRow = 13;
 constexpr std::size_t kLegendLabelMax = 26;  // characters
 constexpr std::size_t kNoteLineMax = 34;
 
-// Shortens to at most `max` characters (UTF-8 aware enough not to split a sequence).
-std::string shorten(const std::string& s, std::size_t max) {
-  if (s.size() <= max) return s;
-  std::size_t cut = max - 1;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return s.substr(0, cut) + "\xE2\x80\xA6";  // U+2026 HORIZONTAL ELLIPSIS
+// The font size (at most `size`, at least 8) at which `text` fits `width` px, a character
+// taking about `em` x the size (Helvetica's mean advance is about 0.55 em; bold 0.6): a long
+// title shrinks rather than runs off the chart.
+double fitting_font_size(const std::string& text, double size, double em, double width) {
+  std::size_t chars = 0;
+  for (const char c : text) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  const double needed = static_cast<double>(chars) * em * size;
+  if (needed <= width) return size;
+  return std::max(8.0, std::floor(size * width / needed * 10) / 10);
 }
 
 // Greedy word wrap at `width` characters; words longer than that are cut.
@@ -137,11 +140,12 @@ void open_svg(std::string& out, const Frame& f, const std::string& id, const std
 void close_svg(std::string& out) { out += "</svg>\n"; }
 
 void draw_title(std::string& out, const Frame& f, const std::string& title, const std::string& subtitle) {
-  out += "<text class=\"chart-title\" x=\"" + num(f.width / 2) +
-         "\" y=\"22\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">" + escape(title) + "</text>\n";
+  out += "<text class=\"chart-title\" x=\"" + num(f.width / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"" +
+         num(fitting_font_size(title, 16, 0.62, f.width - 16)) + "\" font-weight=\"bold\">" + escape(title) + "</text>\n";
   if (!subtitle.empty())
-    out += "<text class=\"chart-subtitle\" x=\"" + num(f.width / 2) +
-           "\" y=\"40\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555555\">" + escape(subtitle) + "</text>\n";
+    out += "<text class=\"chart-subtitle\" x=\"" + num(f.width / 2) + "\" y=\"40\" text-anchor=\"middle\" font-size=\"" +
+           num(fitting_font_size(subtitle, 11, 0.58, f.width - 16)) + "\" fill=\"#555555\">" + escape(subtitle) +
+           "</text>\n";
 }
 
 void draw_plot_area(std::string& out, const Frame& f, const std::string& id, bool y_grid) {
@@ -205,9 +209,18 @@ void draw_legend(std::string& out, const Frame& f, const std::vector<LegendEntry
     for (auto& l : wrap(n, kNoteLineMax)) note_lines.push_back(std::move(l));
   const double x = f.plot_right() + 16;
   const double available = f.height - f.plot_top() - 8 - static_cast<double>(note_lines.size()) * kNoteRow;
-  std::size_t fit = static_cast<std::size_t>(std::max(0.0, std::floor(available / kLegendRow)));
+  // A label longer than a legend line wraps (never cut); entries are shown while they fit,
+  // keeping a row for "+N more".
+  std::vector<std::vector<std::string>> labels;
+  for (const LegendEntry& e : entries) labels.push_back(wrap(e.label, kLegendLabelMax));
+  const auto height_of = [&](std::size_t i) { return kLegendRow + static_cast<double>(labels[i].size() - 1) * kNoteRow; };
+  double total = 0;
+  for (std::size_t i = 0; i < entries.size(); ++i) total += height_of(i);
   std::size_t shown = entries.size();
-  if (shown > fit) shown = fit > 0 ? fit - 1 : 0;  // keep a row for "+N more"
+  if (total > available) {
+    double used = kLegendRow;  // the "+N more" row
+    for (shown = 0; shown < entries.size() && used + height_of(shown) <= available; ++shown) used += height_of(shown);
+  }
   double y = f.plot_top() + 6;
   out += "<g class=\"legend\">\n";
   for (std::size_t i = 0; i < shown; ++i) {
@@ -225,9 +238,11 @@ void draw_legend(std::string& out, const Frame& f, const std::vector<LegendEntry
       out += "/>";
       if (e.hatched && !hatch_id.empty()) out += "<rect " + geom + " fill=\"url(#" + escape(hatch_id) + ")\"/>";
     }
-    out += "<text x=\"" + num(x + 30) + "\" y=\"" + num(y + 10) + "\">" + escape(shorten(e.label, kLegendLabelMax)) +
-           "</text></g>\n";
-    y += kLegendRow;
+    for (std::size_t k = 0; k < labels[i].size(); ++k)
+      out += "<text x=\"" + num(x + 30) + "\" y=\"" + num(y + 10 + static_cast<double>(k) * kNoteRow) + "\">" +
+             escape(labels[i][k]) + "</text>";
+    out += "</g>\n";
+    y += height_of(i);
   }
   if (shown < entries.size()) {
     out += "<text class=\"legend-more\" x=\"" + num(x) + "\" y=\"" + num(y + 10) + "\" fill=\"#555555\">+" +

@@ -11,6 +11,9 @@
 #include "core/atomic_file.hpp"
 #include "report/batsim_csv.hpp"
 #include "report/gantt_chart.hpp"
+#include "report/html_page.hpp"
+#include "report/human_format.hpp"
+#include "report/job_stats.hpp"
 #include "report/svg_chart.hpp"
 
 namespace kubesim {
@@ -311,8 +314,16 @@ std::string queue_svg(const TenantReportInput& in) {
     q.label = "pending pods";
     q.color = svg::palette_color(4);
     q.y.reserve(s.pending_pods.size());
-    for (const std::int64_t v : s.pending_pods) q.y.push_back(static_cast<double>(v));
+    bool any = false;
+    for (const std::int64_t v : s.pending_pods) {
+      q.y.push_back(static_cast<double>(v));
+      any = any || v != 0;
+    }
     spec.series.push_back(std::move(q));
+    // An empty chart says why.
+    if (!any)
+      spec.notes.push_back("No pod was pending at any sample: each was bound within the sample interval (" +
+                           format_seconds_short(s.interval.micros()) + " s).");
   } else {
     spec.notes.push_back("No pending-pod samples.");
   }
@@ -320,31 +331,107 @@ std::string queue_svg(const TenantReportInput& in) {
   return svg::line_chart_svg(std::move(spec));
 }
 
+std::string tenant_headline(const RunSummary& summary) {
+  TenantSummary cluster;
+  std::vector<double> queue;
+  const TenantSummary* slowest = nullptr;
+  for (const TenantSummary& t : summary.tenants) {
+    cluster.add_totals(t);
+    queue.insert(queue.end(), t.queue_times_s.begin(), t.queue_times_s.end());
+    if (!t.queue_times_s.empty() && (slowest == nullptr || t.average_queue_s > slowest->average_queue_s)) slowest = &t;
+  }
+  if (cluster.jobs == 0) return "No job was submitted.";
+  const Quantiles q = quantiles_of(std::move(queue));
+  std::string out = cluster.completed == cluster.jobs
+                        ? (cluster.jobs == 1 ? "The job completed" : "All " + human::count(cluster.jobs) + " jobs completed")
+                        : human::count(cluster.completed) + " of " + human::count(cluster.jobs) + " jobs completed";
+  out += ": makespan " + human::duration(summary.makespan_s) + ", mean queue " + human::duration(q.mean) + " (p99 " +
+         human::duration(q.p99) + "), utilisation " + human::percent(summary.utilisation) + ".";
+  if (summary.tenants.size() > 1 && slowest != nullptr)
+    out += " " + slowest->tenant + " queued longest (mean " + human::duration(slowest->average_queue_s) + ").";
+  if (cluster.failed_pods > 0) out += " " + human::count(cluster.failed_pods) + " pod(s) failed.";
+  return out;
+}
+
+namespace {
+
+// The summary table's cells rounded for people (summary.csv keeps every digit).
+std::vector<std::string> human_row(const TenantSummary& t, const std::string& utilisation, bool cluster) {
+  return {t.tenant,
+          human::count(t.jobs),
+          human::count(t.completed),
+          human::count(t.failed_pods),
+          format_cores(t.total_cores_milli),
+          human::duration(t.total_queue_s),
+          cluster ? "" : human::duration(t.average_queue_s),
+          human::duration(t.total_run_s),
+          human::duration(t.total_queue_run_s),
+          cluster ? "" : human::duration(t.makespan_s),
+          utilisation};
+}
+
+std::string summary_table_html(const TenantReportInput& in) {
+  static const char* const kHeads[] = {"tenant",          "jobs",       "completed",   "failed pods",
+                                       "cores requested", "total queue", "mean queue", "total run",
+                                       "queue + run",     "makespan",   "utilisation"};
+  std::string out = "<div class=\"table-wrap\"><table id=\"summary-table\">\n<tr>";
+  for (const char* h : kHeads) out += std::string("<th>") + h + "</th>";
+  out += "</tr>\n";
+  TenantSummary cluster;
+  cluster.tenant = kClusterRow;
+  std::vector<std::vector<std::string>> rows;
+  for (const TenantSummary& t : in.summary.tenants) {
+    rows.push_back(human_row(t, "", false));
+    cluster.add_totals(t);
+  }
+  rows.push_back(human_row(cluster, human::percent(in.summary.utilisation), true));
+  for (const auto& row : rows) {
+    out += row[0] == kClusterRow ? "<tr class=\"cluster\">" : "<tr>";
+    for (const auto& cell : row) out += "<td>" + svg::escape(cell) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</table></div>\n";
+}
+
+}  // namespace
+
 std::string tenant_report_html(const TenantReportInput& in, const std::vector<ReportFile>& charts) {
   const auto esc = [](const std::string& s) { return svg::escape(s); };
   const std::string title = in.title.empty() ? "kubesim multi-tenant report" : in.title;
-  std::string out;
-  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title) +
-         "</title>\n<style>\n"
-         "body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1100px;padding:0 12px;color:#222;}\n"
-         ".table-wrap{overflow-x:auto;}\n"
-         "h1{font-size:24px;margin-bottom:4px;}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc;}\n"
-         "table{border-collapse:collapse;font-size:13px;margin:8px 0;}\n"
-         "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;}\n"
-         "th{background:#f0f0f0;}td:first-child,th:first-child{text-align:left;}\n"
-         "table.params td{text-align:left;}\n"
-         "tr.cluster td{font-weight:bold;background:#f7f7f7;}\n"
-         ".utilisation{font-size:18px;}\n"
-         "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
-         "</style>\n</head>\n<body>\n";
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title) +
+                    "</title>\n<style>\n" + html_report_css() +
+                    "tr.cluster td{font-weight:bold;background:#f7f7f7;}\n</style>\n</head>\n<body>\n";
   out += "<h1>" + esc(title) + "</h1>\n";
+  // The decisive chart: running cores per tenant against the capacity (else the first chart).
+  const ReportFile* lead = nullptr;
+  for (const ReportFile& c : charts)
+    if (c.name == "cores_running.svg") lead = &c;
+  if (lead == nullptr && !charts.empty()) lead = &charts.front();
+  out += html_headline(tenant_headline(in.summary),
+                       lead ? std::string(svg::strip_xml_declaration(lead->content)) : std::string(),
+                       lead ? lead->name + ": what each tenant ran over time, against the capacity." : std::string());
+
+  out += "<section id=\"summary\"><h2>Per-tenant summary</h2>\n" + summary_table_html(in) +
+         "<p>Queue time = container start &#8722; Job creation; run time = container finish &#8722; start; "
+         "makespan = last finish &#8722; first creation; utilisation = integral of running cores over the run / "
+         "(capacity &#215; run time). Every digit is in summary.csv.</p>\n</section>\n";
+  out += in.extra_sections_html;
+
+  out += "<section id=\"charts\"><h2>Charts</h2>\n";
+  for (const ReportFile& c : charts) {
+    if (&c == lead || c.name.size() < 4 || c.name.compare(c.name.size() - 4, 4, ".svg") != 0) continue;
+    out += "<figure class=\"chart\" id=\"fig-" + esc(c.name.substr(0, c.name.size() - 4)) + "\">\n";
+    out += svg::strip_xml_declaration(c.content);
+    out += "<figcaption>" + esc(c.name) + "</figcaption>\n</figure>\n";
+  }
+  out += "</section>\n";
 
   out += "<section id=\"parameters\"><h2>Parameters</h2>\n<table class=\"params\">\n";
   std::vector<std::pair<std::string, std::string>> params = {
       {"scenario", in.scenario},
       {"seed", std::to_string(in.seed)},
       {"model", in.model},
-      {"end of run (s)", in.summary.end.is_never() ? "" : format_seconds_short(in.summary.end.micros())},
+      {"end of run", in.summary.end.is_never() ? "" : human::duration(in.summary.end.to_seconds())},
       {"sample interval (s)", format_seconds_short(in.series.interval.micros())},
       {"capacity (cores)", format_cores(in.series.capacity_milli)},
       {"nodes", std::to_string(in.store.node_count())},
@@ -357,33 +444,6 @@ std::string tenant_report_html(const TenantReportInput& in, const std::vector<Re
   for (const auto& [k, v] : params) out += "<tr><th>" + esc(k) + "</th><td>" + esc(v) + "</td></tr>\n";
   out += "</table>\n</section>\n";
 
-  out += "<section id=\"utilisation\"><h2>Utilisation</h2>\n<p class=\"utilisation\">Mean cluster utilisation: "
-         "<strong>" +
-         svg::num(100.0 * in.summary.utilisation, 2) +
-         "%</strong> (integral of running cores over the run / (capacity &#215; run time))</p>\n</section>\n";
-
-  out += "<section id=\"summary\"><h2>Per-tenant summary</h2>\n<div class=\"table-wrap\"><table id=\"summary-table\">\n<tr>";
-  for (const auto& c : kSummaryColumns) out += "<th>" + esc(c) + "</th>";
-  out += "</tr>\n";
-  for (const auto& row : summary_rows(in)) {
-    out += row[0] == kClusterRow ? "<tr class=\"cluster\">" : "<tr>";
-    for (const auto& cell : row) out += "<td>" + esc(cell) + "</td>";
-    out += "</tr>\n";
-  }
-  out += "</table></div>\n<p>Times in seconds; cores are requested CPU cores. Queue time = container start &#8722; Job "
-         "creation; run time = container finish &#8722; start; makespan = last finish &#8722; first creation.</p>\n"
-         "</section>\n";
-
-  out += "<section id=\"charts\"><h2>Charts</h2>\n";
-  for (const ReportFile& c : charts) {
-    if (c.name.size() < 4 || c.name.compare(c.name.size() - 4, 4, ".svg") != 0) continue;
-    out += "<figure class=\"chart\" id=\"fig-" + esc(c.name.substr(0, c.name.size() - 4)) + "\">\n";
-    out += svg::strip_xml_declaration(c.content);
-    out += "<figcaption>" + esc(c.name) + "</figcaption>\n</figure>\n";
-  }
-  out += "</section>\n";
-
-  out += in.extra_sections_html;
   out += "<section id=\"files\"><h2>Files</h2>\n<ul>\n";
   for (const char* f : {"timeseries.csv", "queue.csv", "summary.csv"})
     out += std::string("<li><a href=\"") + f + "\">" + f + "</a></li>\n";

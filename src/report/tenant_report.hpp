@@ -34,8 +34,10 @@
 //                        pods still running at the end drawn lighter. Bounded: at most
 //                        gantt_max_nodes rows (first nodes by id) and gantt_max_bars bars (the
 //                        first by start time); the chart says when it is capped.
-//   report.html      title, parameters, mean utilisation, the summary table and every chart
-//                    inlined (inline CSS, no script, no external resource).
+//   report.html      the headline (tenant_headline's sentence and cores_running.svg), the
+//                    summary table rounded for people (report/human_format.hpp), the extra
+//                    sections, the other charts, the parameters last (inline CSS and SVG, no
+//                    script, no external resource).
 //
 // Number formats: cores are millicores / 1000 as exact decimals without trailing zeros
 // (4000 -> "4", 500 -> "0.5", 1250 -> "1.25"); times are seconds from the integer
@@ -96,6 +98,9 @@ std::string tenant_report_subtitle(const TenantReportInput& in);
 // The HTML page, inlining the given SVG documents (ReportFile names ending in ".svg", in the
 // given order).
 std::string tenant_report_html(const TenantReportInput& in, const std::vector<ReportFile>& charts);
+// report.html's answering sentence: how many Jobs completed, the makespan, the mean and p99
+// queue time, the utilisation, the tenant that queued longest, failed pods.
+std::string tenant_headline(const RunSummary& summary);
 
 // Every file, in writing order (CSVs, SVGs, report.html last).
 std::vector<ReportFile> build_tenant_reports(const TenantReportInput& in);

@@ -284,11 +284,15 @@ TEST_F(TenantReportTest, HtmlInlinesTablesAndCharts) {
   EXPECT_NE(html.find("<tr><th>scenario</th><td>e9.yaml</td></tr>"), std::string::npos);
   EXPECT_NE(html.find("<tr><th>scheduler</th><td>default-scheduler</td></tr>"), std::string::npos);
   EXPECT_NE(html.find("<table id=\"summary-table\">"), std::string::npos);
-  EXPECT_NE(html.find("<tr><td>tenant1</td><td>3</td><td>1</td><td>1</td><td>12</td><td>1.5</td><td>0.5</td>"
-                      "<td>3</td><td>4.5</td><td>4</td><td></td></tr>"),
+  // Rounded for people, with units (summary.csv keeps every digit); utilisation as a percent.
+  EXPECT_NE(html.find("<tr><td>tenant1</td><td>3</td><td>1</td><td>1</td><td>12</td><td>1.5 s</td><td>0.5 s</td>"
+                      "<td>3 s</td><td>4.5 s</td><td>4 s</td><td></td></tr>"),
             std::string::npos);
   EXPECT_NE(html.find("<tr class=\"cluster\"><td>(cluster)</td><td>5</td>"), std::string::npos);
-  EXPECT_NE(html.find("<strong>60%</strong>"), std::string::npos);
+  EXPECT_NE(html.find("<td>60.0%</td></tr>"), std::string::npos);
+  // The headline comes first: the answering sentence before the summary table and parameters.
+  EXPECT_LT(html.find("<p class=\"answer\">"), html.find("<table id=\"summary-table\">"));
+  EXPECT_LT(html.find("<table id=\"summary-table\">"), html.find("<section id=\"parameters\">"));
   // Every chart inlined verbatim (without its XML declaration), nothing external.
   for (const auto& f : files) {
     if (f.name.size() < 4 || f.name.substr(f.name.size() - 4) != ".svg") continue;

@@ -58,6 +58,7 @@ RunRecord run_one(SimulationInputs inputs, SimulationOptions options, const Comp
   r.summary = pipeline.summary();
   r.scheduling_attempts = pipeline.sim().scheduling_attempts();
   r.never_scheduled = pipeline.sim().pending_pods();
+  r.job_times = pipeline.job_times();
   const TenantTimeSeries& s = pipeline.tenants()->series();
   r.running_cores.reserve(s.times.size());
   for (std::size_t t = 0; t < s.times.size(); ++t) {

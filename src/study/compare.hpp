@@ -12,6 +12,7 @@
 
 #include "engine/simulation.hpp"
 #include "metrics/tenant_metrics.hpp"
+#include "report/job_stats.hpp"
 #include "report/run_outputs.hpp"
 #include "report/svg_chart.hpp"
 #include "study/run_pipeline.hpp"
@@ -60,6 +61,7 @@ struct RunRecord {
   svg::ChartSpec cores_chart;          // running cores per tenant (seed 1 only)
   std::uint64_t scheduling_attempts = 0;
   std::size_t never_scheduled = 0;     // pods still pending at the end
+  std::vector<JobTime> job_times;      // each started job's wait and run time (jobs.csv)
 };
 
 struct Comparison {

@@ -7,15 +7,28 @@
 
 #include "report/batsim_csv.hpp"
 #include "report/html_page.hpp"
+#include "report/human_format.hpp"
 #include "report/measured_results.hpp"
 #include "report/svg_chart.hpp"
 #include "report/tenant_report.hpp"
+#include "study/compare_distributions.hpp"
 
 namespace kubesim {
 
 namespace {
 
 std::string decimal(double v) { return svg::num(v, 6); }
+
+// The chart the headline shows.
+constexpr const char* kWaitChart = "wait_quantiles.svg";
+
+// A summary.csv column's name for people: "average_queue_time_s" -> "average queue time".
+std::string column_title(std::size_t column) {
+  std::string name = kCompareColumns[column];
+  if (name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0) name.resize(name.size() - 2);
+  std::replace(name.begin(), name.end(), '_', ' ');
+  return name;
+}
 
 // ---- charts ----
 
@@ -35,7 +48,10 @@ std::string range_chart_svg(const std::string& id, const std::string& title, con
                             const std::vector<std::string>& notes) {
   constexpr double kRow = 34;
   svg::Frame f;
-  f.left = 200;
+  // The label column fits the longest label (about 7 px a character at 12 px): none is cut.
+  std::size_t longest = 0;
+  for (const RangeRow& r : rows) longest = std::max(longest, r.label.size());
+  f.left = std::max(200.0, 7.0 * static_cast<double>(longest) + 24);
   f.height = f.top + f.bottom + kRow * static_cast<double>(std::max<std::size_t>(rows.size(), 1));
   double lo = 0, hi = 0;
   for (const RangeRow& r : rows) {
@@ -59,7 +75,7 @@ std::string range_chart_svg(const std::string& id, const std::string& title, con
     const double cy = f.plot_top() + (static_cast<double>(i) + 0.5) * kRow;
     const std::string y = svg::num(cy);
     const std::string c = svg::escape(r.color);
-    std::string label = r.label.size() > 28 ? r.label.substr(0, 27) + "\u2026" : r.label;
+    const std::string& label = r.label;
     out += "<g class=\"range-row\" data-series=\"" + svg::escape(r.label) + "\" data-min=\"" + decimal(r.lo) +
            "\" data-max=\"" + decimal(r.hi) + "\" data-mean=\"" + decimal(r.mean) + "\">\n";
     out += "<text x=\"" + svg::num(f.plot_left() - 8) + "\" y=\"" + svg::num(cy + 4) + "\" text-anchor=\"end\">" +
@@ -157,6 +173,24 @@ ReportFile per_run_chart(const Comparison& cmp, const std::string& id, const std
                                                  {"Bar: min\u2013max over seeds.", "Dot: mean."})};
 }
 
+// Sorted values per scheduler against their quantile (0-100 %), one line per scheduler.
+ReportFile quantile_lines_chart(const Comparison& cmp, const std::string& id, const std::string& what,
+                                const std::string& y_label, const std::vector<std::vector<double>>& pooled) {
+  svg::ChartSpec s = comparison_chart(cmp, id, what, "Quantile (%) of Jobs (all tenants and seeds)", y_label);
+  for (int i = 0; i <= 100; ++i) s.x.push_back(i);
+  s.x_max = 100;
+  for (std::size_t c = 0; c < cmp.contenders.size(); ++c) {
+    svg::Series line;
+    line.label = cmp.contenders[c].label;
+    line.color = svg::palette_color(c);
+    for (int i = 0; i <= 100; ++i) line.y.push_back(quantile_sorted(pooled[c], i / 100.0));
+    s.series.push_back(std::move(line));
+  }
+  std::string name = id;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return {name + ".svg", svg::line_chart_svg(std::move(s))};
+}
+
 // Queue-time distributions of the Jobs pooled over tenants and seeds (`pooled`, sorted, per
 // scheduler): box plots, then quantile lines.
 void add_queue_time_charts(const Comparison& cmp, const std::vector<std::vector<double>>& pooled,
@@ -176,18 +210,16 @@ void add_queue_time_charts(const Comparison& cmp, const std::vector<std::vector<
                                     "Queue time (s)", rows,
                                     {"Jobs of all tenants and seeds.", "Whiskers: min\u2013max.", "Box: p25\u2013p75.",
                                      "Line: median.", "Dot: mean."})});
-  svg::ChartSpec s = comparison_chart(cmp, "queue-time-quantiles", "queue time quantiles",
-                                      "Quantile (%) of Jobs (all tenants and seeds)", "Queue time (s)");
-  for (int i = 0; i <= 100; ++i) s.x.push_back(i);
-  s.x_max = 100;
-  for (std::size_t c = 0; c < n; ++c) {
-    svg::Series line;
-    line.label = cmp.contenders[c].label;
-    line.color = svg::palette_color(c);
-    for (int i = 0; i <= 100; ++i) line.y.push_back(quantile_sorted(pooled[c], i / 100.0));
-    s.series.push_back(std::move(line));
-  }
-  charts.push_back({"queue_time_quantiles.svg", svg::line_chart_svg(std::move(s))});
+  charts.push_back(quantile_lines_chart(cmp, "queue-time-quantiles", "queue time quantiles", "Queue time (s)", pooled));
+}
+
+// The waits of the jobs (jobs.csv), all seeds pooled, per scheduler.
+std::vector<std::vector<double>> pooled_waits(const Comparison& cmp) {
+  std::vector<std::vector<double>> out(cmp.contenders.size());
+  for (const RunRecord& r : cmp.runs)
+    for (const JobTime& t : r.job_times) out[r.contender].push_back(t.wait_s);
+  for (auto& v : out) std::sort(v.begin(), v.end());
+  return out;
 }
 
 std::vector<ReportFile> build_charts(const Comparison& cmp) {
@@ -202,12 +234,23 @@ std::vector<ReportFile> build_charts(const Comparison& cmp) {
   std::vector<std::vector<double>> pooled;
   for (std::size_t c = 0; c < cmp.contenders.size(); ++c) pooled.push_back(pooled_queue_times(cmp, c));
   add_queue_time_charts(cmp, pooled, charts);
+  charts.push_back(quantile_lines_chart(cmp, "wait-quantiles", "wait quantiles (jobs.csv)", "Wait (s)", pooled_waits(cmp)));
   return charts;
 }
-std::string cell(const SeedStat& s) {
-  if (s.min == s.max) return svg::escape(decimal(s.mean));
-  return svg::escape(decimal(s.mean)) + "<br><small>" + svg::escape(decimal(s.min)) + "&#8211;" +
-         svg::escape(decimal(s.max)) + "</small>";
+// A value of a compare column rounded for people (summary.csv keeps every digit).
+std::string human_value(std::size_t column, double v) {
+  if (column == compare_column::kUtilisation) return human::percent(v);
+  const std::string& name = kCompareColumns[column];
+  if (name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0) return human::duration(v);
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return human::count(static_cast<std::uint64_t>(std::fabs(v)));
+  return human::sig3(v);
+}
+
+// Mean over seeds, and min-max when the seeds differ.
+std::string cell(const SeedStat& s, std::size_t column) {
+  if (s.min == s.max) return svg::escape(human_value(column, s.mean));
+  return svg::escape(human_value(column, s.mean)) + "<br><small>" + svg::escape(human_value(column, s.min)) +
+         "&#8211;" + svg::escape(human_value(column, s.max)) + "</small>";
 }
 
 }  // namespace
@@ -281,46 +324,40 @@ std::string side_by_side_table(const Comparison& cmp, const std::vector<std::vec
   out += "</tr>\n";
   for (std::size_t j = 0; j < kCompareColumns.size(); ++j) {
     if (!rows.front()[r].cols[j]) continue;
-    out += "<tr><td>" + esc(kCompareColumns[j]) + "</td>";
-    for (const auto& cr : rows) out += "<td>" + cell(*cr[r].cols[j]) + "</td>";
+    out += "<tr><td>" + esc(column_title(j)) + "</td>";
+    for (const auto& cr : rows) out += "<td>" + cell(*cr[r].cols[j], j) + "</td>";
     out += "</tr>\n";
   }
   if (name == kCompareClusterRow) {
     out += "<tr><td>pods never scheduled</td>";
     for (std::size_t c = 0; c < cmp.contenders.size(); ++c)
-      out += "<td>" + cell(over_seeds(cmp, c, [](const RunRecord& x) { return static_cast<double>(x.never_scheduled); })) + "</td>";
+      out += "<td>" + cell(over_seeds(cmp, c, [](const RunRecord& x) { return static_cast<double>(x.never_scheduled); }), compare_column::kCompleted) + "</td>";
     out += "</tr>\n<tr><td>scheduling attempts</td>";
     for (std::size_t c = 0; c < cmp.contenders.size(); ++c)
-      out += "<td>" + cell(over_seeds(cmp, c, [](const RunRecord& x) { return static_cast<double>(x.scheduling_attempts); })) + "</td>";
+      out += "<td>" + cell(over_seeds(cmp, c, [](const RunRecord& x) { return static_cast<double>(x.scheduling_attempts); }), compare_column::kCompleted) + "</td>";
     out += "</tr>\n";
   }
   out += "</table></div>\n";
   return out;
 }
 
-// queue_times.csv as a table.
+// queue_times.csv as a table, rounded for people.
 std::string queue_times_table(const Comparison& cmp) {
-  std::string out = "<h3>Queue time per Job (all tenants, all seeds)</h3>\n<div class=\"table-wrap\"><table id=\"queue-times\">\n";
-  const std::string q = queue_times_csv(cmp);
-  bool header = true;
-  for (std::size_t pos = 0; pos < q.size();) {
-    const std::size_t nl = q.find('\n', pos);
-    const std::string line = q.substr(pos, nl - pos);
-    pos = nl + 1;
-    out += "<tr>";
-    std::size_t start = 0;
-    while (true) {
-      const std::size_t comma = line.find(',', start);
-      const std::string field = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      out += (header ? "<th>" : "<td>") + esc(field) + (header ? "</th>" : "</td>");
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+  std::string out = "<h3>Queue time per Job (all tenants, all seeds)</h3>\n<div class=\"table-wrap\"><table "
+                    "id=\"queue-times\">\n<tr><th>scheduler</th><th>jobs</th>";
+  for (const char* h : {"mean", "min", "p25", "p50", "p75", "p90", "p99", "max"}) out += std::string("<th>") + h + "</th>";
+  out += "</tr>\n";
+  for (std::size_t c = 0; c < cmp.contenders.size(); ++c) {
+    const std::vector<double> q = pooled_queue_times(cmp, c);
+    double sum = 0;
+    for (const double v : q) sum += v;
+    out += "<tr><td>" + esc(cmp.contenders[c].label) + "</td><td>" + human::count(q.size()) + "</td><td>" +
+           human::duration(q.empty() ? 0 : sum / static_cast<double>(q.size())) + "</td>";
+    for (const double p : {0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0})
+      out += "<td>" + human::duration(quantile_sorted(q, p)) + "</td>";
     out += "</tr>\n";
-    header = false;
   }
-  out += "</table></div>\n";
-  return out;
+  return out + "</table></div>\n";
 }
 
 // The scenario's measured results beside each single-setup contender's figures.
@@ -340,9 +377,10 @@ std::string measured_html(const Comparison& cmp, const std::vector<std::vector<S
   return measured_results_section_html(cmp.measured, figures, cmp.seeds);
 }
 
-std::string charts_html(const std::vector<ReportFile>& charts) {
+std::string charts_html(const std::vector<ReportFile>& charts, const ReportFile* lead) {
   std::string out = "<section id=\"charts\"><h2>Charts</h2>\n";
   for (const ReportFile& c : charts) {
+    if (&c == lead) continue;
     out += "<figure class=\"chart\" id=\"fig-" + esc(c.name.substr(0, c.name.size() - 4)) + "\">\n";
     out += svg::strip_xml_declaration(c.content);
     out += "<figcaption>" + esc(c.name) + "</figcaption>\n</figure>\n";
@@ -369,20 +407,35 @@ std::string files_html(const Comparison& cmp) {
 
 std::string compare_html(const Comparison& cmp, const std::vector<ReportFile>& charts) {
   std::string out = html_report_head(cmp.title + ": scheduler comparison");
-  out += parameters_html(cmp);
-  out += "<section id=\"differences\"><h2>What differed</h2>\n<ul>\n";
-  for (const std::string& s : what_differed(cmp)) out += "<li>" + esc(s) + "</li>\n";
+  // The headline: the answer and the decisive chart (the jobs' wait against its quantile).
+  const ReportFile* lead = nullptr;
+  for (const ReportFile& c : charts)
+    if (c.name == kWaitChart) lead = &c;
+  out += html_headline(compare_headline(cmp), lead ? std::string(svg::strip_xml_declaration(lead->content)) : "",
+                       "Wait (jobs.csv: start \u2212 submission) of the jobs of all seeds against its quantile: the "
+                       "right end is the tail (p99).");
+  out += "<section id=\"verdict\"><h2>Verdict on the distributions</h2>\n" + distribution_table_html(cmp) +
+         "<p><small>Each cell: the figure per seed, mean over seeds (and min&#8211;max when the seeds differ). Slowdown "
+         "= (wait + run) / run; bounded slowdown = max(1, (wait + run) / max(run, 10 s)), Feitelson, Rudolph, "
+         "Schwiegelshohn, Sevcik and Wong, &#8220;Theory and Practice in Parallel Job Scheduling&#8221;, JSSPP 1997. "
+         "A gap is beyond the seed-to-seed spread when the two schedulers&#8217; ranges over seeds do not "
+         "overlap.</small></p>\n<ul>\n";
+  for (const std::string& s : distribution_verdict(cmp)) out += "<li>" + esc(s) + "</li>\n";
   out += "</ul>\n</section>\n";
   std::vector<std::vector<StatRow>> rows;
   for (std::size_t c = 0; c < cmp.contenders.size(); ++c) rows.push_back(contender_rows(cmp, c));
+  if (!cmp.measured.empty()) out += measured_html(cmp, rows);
+  out += "<section id=\"differences\"><h2>What differed (means and totals)</h2>\n<ul>\n";
+  for (const std::string& s : what_differed(cmp)) out += "<li>" + esc(s) + "</li>\n";
+  out += "</ul>\n</section>\n";
   out += "<section id=\"tables\"><h2>Per-tenant tables</h2>\n<p>Each cell: mean over seeds, and min&#8211;max when "
          "the seeds differ. Queue time = container start &#8722; Job creation; makespan = last finish &#8722; first "
-         "creation.</p>\n";
+         "creation. Every digit is in summary.csv and queue_times.csv.</p>\n";
   for (std::size_t r = 0; r < rows.front().size(); ++r) out += side_by_side_table(cmp, rows, r);
   out += queue_times_table(cmp);
   out += "</section>\n";
-  if (!cmp.measured.empty()) out += measured_html(cmp, rows);
-  out += charts_html(charts);
+  out += charts_html(charts, lead);
+  out += parameters_html(cmp);
   out += files_html(cmp);
   out += "</body>\n</html>\n";
   return out;

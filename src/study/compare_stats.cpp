@@ -30,14 +30,6 @@ SeedStat seed_stat(const std::vector<double>& values) {
   return s;
 }
 
-double quantile_sorted(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double h = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 namespace {
 
 TenantSummary tenant_of(const RunSummary& s, const std::string& tenant) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "report/job_stats.hpp"
 #include "study/compare.hpp"
 
 namespace kubesim {
@@ -19,8 +20,7 @@ struct SeedStat {
 };
 SeedStat seed_stat(const std::vector<double>& values);
 
-// Linear-interpolation quantile (q in [0, 1]) of sorted values (R type 7); 0 when empty.
-double quantile_sorted(const std::vector<double>& sorted, double q);
+// quantile_sorted: report/job_stats.hpp.
 
 // The tenant name of the rows summed over the tenants.
 inline constexpr const char* kCompareClusterRow = "(cluster)";

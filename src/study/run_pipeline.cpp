@@ -7,6 +7,7 @@
 #include "report/batsim_csv.hpp"
 #include "report/gpu_report.hpp"
 #include "report/measured_results.hpp"
+#include "report/run_report.hpp"
 #include "report/tenant_report.hpp"
 
 namespace kubesim {
@@ -65,6 +66,9 @@ std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kind
   }
   const RunOutputs run{sim_.store(), sim_.workload(), completions_.completion_order(), sim_.job_pods(), sim_.now(), version_};
   std::vector<ReportFile> files = batsim_job_files(run, wanted("jobs"), wanted("schedule"));
+  const std::vector<JobResult> jobs = job_results(run);
+  stats_ = kubesim::job_stats(run, jobs);
+  job_times_ = started_job_times(jobs);
   if (wanted("pods")) {
     if (form == FileForm::kStreamed) {
       files.push_back({"pods.csv", "", [run](const TextSink& sink) { stream_pods_csv(run, sink); }});
@@ -83,7 +87,7 @@ std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kind
                          options_.model.name};
     in.parameters = {{"kubesim", version_},
                      {"jobs", std::to_string(sim_.workload().jobs.size())},
-                     {"scheduling attempts", std::to_string(sim_.scheduling_attempts())},
+                     {"scheduling attempts", scheduling_attempts_text()},
                      {"pod creations refused by quota", std::to_string(sim_.job_controller().failed_creates())}};
     for (const auto& p : report_.parameters) in.parameters.push_back(p);
     in.extra_sections_html = extra_html_;
@@ -117,10 +121,38 @@ std::vector<ReportFile> RunPipeline::finish(const std::vector<std::string>& kind
       }
     }
   }
+  if (wanted("report") && !(tenants_ && report_.tenant_files)) files.push_back({"report.html", run_report(run, jobs)});
   if (wanted("gpu"))
     for (auto& f : gpu_files) files.push_back(std::move(f));
   for (auto& f : extra_files_) files.push_back(std::move(f));
   return files;
+}
+
+void RunPipeline::set_run_report(std::string title, std::vector<std::pair<std::string, std::string>> parameters) {
+  run_title_ = std::move(title);
+  run_parameters_ = std::move(parameters);
+}
+
+std::string RunPipeline::run_report(const RunOutputs& run, const std::vector<JobResult>& jobs) const {
+  std::string title = run_title_;
+  std::vector<std::pair<std::string, std::string>> extra = run_parameters_;
+  if (title.empty() && has_report_) {
+    title = report_.name;
+    extra = report_.parameters;
+  }
+  if (title.empty()) title = std::filesystem::path(sim_.workload().source).filename().string();
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"kubesim", version_},
+      {"model", options_.model.name},
+      {"seed", std::to_string(options_.seed)},
+      {"nodes", std::to_string(sim_.store().node_count())},
+      {"capacity (cores)", format_cores(stats_.capacity_milli)},
+      {"jobs", std::to_string(sim_.workload().jobs.size())},
+      {"pods", std::to_string(sim_.store().pod_count())},
+      {"scheduling attempts", scheduling_attempts_text()},
+      {"end of run (s)", format_seconds_short(sim_.now().micros())}};
+  for (auto& p : extra) params.push_back(std::move(p));
+  return run_report_html({run, jobs, stats_, "kubesim run: " + title, std::move(params), extra_html_});
 }
 
 void RunPipeline::run(const bsp::GangSpec* gang, const std::function<void(double)>& progress) {
@@ -146,22 +178,16 @@ std::size_t RunPipeline::unfinished_jobs() const {
   return n;
 }
 
-RunPipeline::Rejected RunPipeline::rejected_jobs() const {
-  Rejected r;
+std::string RunPipeline::scheduling_attempts_text() const {
+  const std::uint64_t attempts = sim_.scheduling_attempts();
+  std::size_t bound = 0;
   const ObjectStore& store = sim_.store();
-  const std::vector<PodId>& first_pods = sim_.job_pods();
-  for (std::uint32_t j = 0; j < first_pods.size(); ++j) {
-    const WorkloadJob& wj = sim_.workload().jobs[j];
-    if (wj.as_job) continue;  // Job objects: unfinished_jobs()
-    bool started = first_pods[j].valid();
-    // A parallel job's pods follow its first one in PodId order (Simulation::submit).
-    for (std::uint32_t k = 0; started && k < std::max<std::uint32_t>(wj.machines, 1); ++k) {
-      const PodId id(first_pods[j].value() + k);
-      started = id.value() < store.pod_count() && store.pod(id).workload_job == j && !store.pod(id).started.is_never();
-    }
-    if (!started && r.count++ == 0) r.first = j;
-  }
-  return r;
+  for (std::uint32_t i = 0; i < store.pod_count(); ++i) bound += store.pod(PodId(i)).scheduled.is_never() ? 0 : 1;
+  // serve with an external scheduler (kube-scheduler against the API, --builtin-scheduler off):
+  // kubesim's schedulers made no attempt, yet pods were bound; say who bound them.
+  if (attempts == 0 && bound > 0)
+    return "0 by kubesim's schedulers; " + std::to_string(bound) + " pod(s) bound through the API (an external scheduler)";
+  return std::to_string(attempts);
 }
 
 }  // namespace kubesim

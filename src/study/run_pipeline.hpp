@@ -15,6 +15,7 @@
 #include "metrics/completion_recorder.hpp"
 #include "metrics/gpu_recorder.hpp"
 #include "metrics/tenant_recorder.hpp"
+#include "report/job_stats.hpp"
 #include "report/measured_results.hpp"
 #include "report/run_outputs.hpp"
 #include "setups/scheduler_setup.hpp"
@@ -77,20 +78,26 @@ class RunPipeline {
   // files of a cluster with GPUs, report/gpu_report.hpp), in the same
   // order: `kubesim sweep` keeps what its plan collects without building the rest.
   std::vector<ReportFile> finish(const std::vector<std::string>& kinds, FileForm form = FileForm::kInMemory);
+  // report.html of a run without tenant files (report/run_report.hpp): its title and the
+  // parameter rows after the standard ones. Without it, the report settings' name and
+  // parameters (compare's platform/workload runs), else the workload's file name.
+  void set_run_report(std::string title, std::vector<std::pair<std::string, std::string>> parameters);
+  // What jobs.csv says, summarised (valid after finish()): the summary line and the messages
+  // read it so that they agree with the files.
+  const JobStats& job_stats() const { return stats_; }
+  // Each started job's wait and run time, in jobs.csv's order (valid after finish()).
+  const std::vector<JobTime>& job_times() const { return job_times_; }
   // The tenant summary (valid after finish(); empty without report settings).
   const RunSummary& summary() const { return summary_; }
   // Job objects that had not finished at the end of the run.
   std::size_t unfinished_jobs() const;
-  // Workload jobs of which some pod never started (jobs.csv: REJECTED, Batsim's state for a
-  // job it never ran, e.g. batsched's rejection of a job larger than the cluster), and the
-  // first one's index (count 0: none).
-  struct Rejected {
-    std::size_t count = 0;
-    std::uint32_t first = 0;
-  };
-  Rejected rejected_jobs() const;
+  // "scheduling attempts" as the report's parameters show them: the built-in scheduler's, or,
+  // when pods were bound by others (serve's external schedulers), how many they bound.
+  std::string scheduling_attempts_text() const;
 
  private:
+  std::string run_report(const RunOutputs& run, const std::vector<JobResult>& jobs) const;
+
   SimulationOptions options_;
   std::string version_;
   Simulation sim_;
@@ -101,6 +108,10 @@ class RunPipeline {
   bool has_report_ = false;
   RunSummary summary_;
   std::string extra_html_;
+  std::string run_title_;
+  std::vector<std::pair<std::string, std::string>> run_parameters_;
+  JobStats stats_;
+  std::vector<JobTime> job_times_;
   std::vector<ReportFile> extra_files_;
 };
 

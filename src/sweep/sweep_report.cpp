@@ -6,6 +6,7 @@
 
 #include "core/parse_number.hpp"
 #include "report/html_page.hpp"
+#include "report/human_format.hpp"
 #include "report/svg_chart.hpp"
 
 namespace kubesim {
@@ -29,11 +30,11 @@ namespace {
 struct CellMetrics {
   double queue_s = 0, utilisation = 0, makespan_s = 0, completed_pct = 0;
 };
-constexpr const char* kMetricNames[] = {"mean queue time (s)", "utilisation", "makespan (s)", "jobs completed (%)"};
+constexpr const char* kMetricNames[] = {"mean queue time (s)", "utilisation (%)", "makespan (s)", "jobs completed (%)"};
 double metric(const CellMetrics& m, std::size_t k) {
   switch (k) {
     case 0: return m.queue_s;
-    case 1: return m.utilisation;
+    case 1: return 100.0 * m.utilisation;
     case 2: return m.makespan_s;
     default: return m.completed_pct;
   }
@@ -85,7 +86,10 @@ std::string show(const Estimate& e) {
 // Means with their intervals as horizontal bars with whiskers.
 std::string effect_chart(const std::string& id, const std::string& title, const std::vector<std::string>& labels,
                          const std::vector<Estimate>& es) {
-  const double label_w = 280, plot_w = 520, row_h = 26, top = 30;
+  // The label column fits the longest label (about 7 px a character at 12 px), so none is cut.
+  std::size_t longest = 0;
+  for (const std::string& l : labels) longest = std::max(longest, l.size());
+  const double label_w = std::max(120.0, 7.0 * static_cast<double>(longest) + 16), plot_w = 520, row_h = 26, top = 30;
   const double height = top + row_h * static_cast<double>(labels.size()) + 24;
   double hi = 0;
   for (const Estimate& e : es) hi = std::max(hi, e.mean + e.half_width);
@@ -102,7 +106,7 @@ std::string effect_chart(const std::string& id, const std::string& title, const 
   }
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const double y = top + row_h * static_cast<double>(i);
-    std::string label = labels[i].size() > 44 ? labels[i].substr(0, 43) + "\u2026" : labels[i];
+    const std::string& label = labels[i];
     out += "<g class=\"effect\" data-value=\"" + svg::escape(labels[i]) + "\" data-mean=\"" + svg::num(es[i].mean, 6) + "\">";
     out += "<text x=\"" + svg::num(label_w - 8) + "\" y=\"" + svg::num(y + 16) + "\" text-anchor=\"end\">" + svg::escape(label) + "</text>";
     out += "<rect x=\"" + svg::num(px(0)) + "\" y=\"" + svg::num(y + 5) + "\" width=\"" + svg::num(px(es[i].mean) - px(0)) +
@@ -162,8 +166,9 @@ std::string axes_html(const SweepView& v) {
 // Axis a's table (each value's metrics over the seeds) and its queue-time chart.
 std::string axis_effect_html(const SweepView& v, std::size_t a) {
   const SweepTable& t = v.t;
-  std::string out = "<h3>" + esc(t.axes[a]) + "</h3>\n<div class=\"table-wrap\"><table class=\"effect\" data-axis=\"" +
-                    esc(t.axes[a]) + "\">\n<tr><th>" + esc(t.axes[a]) + "</th>";
+  // The chart first (the answer), then its table.
+  std::string out = "<div class=\"table-wrap\"><table class=\"effect\" data-axis=\"" + esc(t.axes[a]) +
+                    "\">\n<tr><th>" + esc(t.axes[a]) + "</th>";
   for (const char* m : kMetricNames) out += "<th>" + esc(m) + "</th>";
   out += "</tr>\n";
   std::vector<Estimate> queue_estimates;
@@ -187,10 +192,10 @@ std::string axis_effect_html(const SweepView& v, std::size_t a) {
     }
     out += "</tr>\n";
   }
-  out += "</table></div>\n<figure class=\"chart\">" +
+  out += "</table></div>\n";
+  return "<h3>" + esc(t.axes[a]) + "</h3>\n<figure class=\"chart\">" +
          effect_chart("effect-" + std::to_string(a), "mean queue time (s) by " + t.axes[a], v.values[a], queue_estimates) +
-         "</figure>\n";
-  return out;
+         "</figure>\n" + out;
 }
 
 std::string effects_html(const SweepView& v) {
@@ -206,13 +211,16 @@ std::string effects_html(const SweepView& v) {
   return out;
 }
 
-// Configurations (all axes but the seed), ranked by mean queue time over their seeds.
-std::string best_html(const SweepView& v) {
+// A configuration (all axes but the seed) and its metrics' samples over its seeds.
+struct Config {
+  std::vector<std::string> values;
+  std::vector<std::vector<double>> samples = std::vector<std::vector<double>>(std::size(kMetricNames));
+};
+
+// The configurations, ranked by mean queue time over their seeds (lowest first; ties in plan
+// order).
+std::vector<Config> ranked_configs(const SweepView& v) {
   const SweepTable& t = v.t;
-  struct Config {
-    std::vector<std::string> values;
-    std::vector<std::vector<double>> samples = std::vector<std::vector<double>>(std::size(kMetricNames));
-  };
   std::vector<Config> configs;
   std::map<std::vector<std::string>, std::size_t> index;
   for (std::size_t i = 0; i < t.cells.size(); ++i) {
@@ -221,20 +229,44 @@ std::string best_html(const SweepView& v) {
     if (fresh) configs.push_back(Config{key});
     for (std::size_t k = 0; k < std::size(kMetricNames); ++k) configs[it->second].samples[k].push_back(metric(v.metrics[i], k));
   }
-  std::vector<std::size_t> order(configs.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::vector<double> mean_queue(configs.size());
-  for (std::size_t i = 0; i < configs.size(); ++i) mean_queue[i] = estimate(configs[i].samples[0]).mean;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return mean_queue[x] < mean_queue[y]; });
-  const std::size_t shown = std::min<std::size_t>(order.size(), 10);
+  std::stable_sort(configs.begin(), configs.end(), [](const Config& x, const Config& y) {
+    return estimate(x.samples[0]).mean < estimate(y.samples[0]).mean;
+  });
+  return configs;
+}
+
+std::string config_name(const SweepView& v, const Config& c) {
+  std::string out;
+  for (std::size_t a = 0; a < c.values.size(); ++a) out += (a ? ", " : "") + v.t.axes[a] + " = " + c.values[a];
+  return out.empty() ? "the only configuration" : out;
+}
+
+// The answering sentence: the best and the worst configuration by mean queue time.
+std::string sweep_headline(const SweepView& v, const std::vector<Config>& configs) {
+  if (configs.empty()) return "The sweep has no cell.";
+  const Config& best = configs.front();
+  const auto queue = [](const Config& c) { return human::duration(estimate(c.samples[0]).mean); };
+  std::string out = "Lowest mean queue time with " + config_name(v, best) + ": " + queue(best) + " over " +
+                    std::to_string(best.samples[0].size()) + " seed(s), utilisation " +
+                    human::sig3(estimate(best.samples[1]).mean) + "%";
+  if (configs.size() > 1)
+    out += "; highest with " + config_name(v, configs.back()) + ": " + queue(configs.back()) + " (" +
+           std::to_string(configs.size()) + " configurations)";
+  return out + ".";
+}
+
+// Configurations (all axes but the seed), ranked by mean queue time over their seeds.
+std::string best_html(const SweepView& v, const std::vector<Config>& ranked) {
+  const SweepTable& t = v.t;
+  const std::size_t shown = std::min<std::size_t>(ranked.size(), 10);
   std::string out = "<section id=\"best\"><h2>Best configurations</h2>\n<p>" + std::to_string(shown) + " of " +
-                    std::to_string(configs.size()) + " configuration(s), by mean queue time over their seeds (lowest first).</p>\n<div class=\"table-wrap\"><table class=\"best\">\n<tr><th>rank</th>";
+                    std::to_string(ranked.size()) + " configuration(s), by mean queue time over their seeds (lowest first).</p>\n<div class=\"table-wrap\"><table class=\"best\">\n<tr><th>rank</th>";
   for (std::size_t a = 0; a < v.seed_axis; ++a) out += "<th>" + esc(t.axes[a]) + "</th>";
   out += "<th>seeds</th>";
   for (const char* m : kMetricNames) out += "<th>" + esc(m) + "</th>";
   out += "</tr>\n";
   for (std::size_t r = 0; r < shown; ++r) {
-    const Config& c = configs[order[r]];
+    const Config& c = ranked[r];
     out += "<tr><td>" + std::to_string(r + 1) + "</td>";
     for (const auto& x : c.values) out += "<td>" + esc(x) + "</td>";
     out += "<td>" + std::to_string(c.samples[0].size()) + "</td>";
@@ -249,10 +281,12 @@ std::string best_html(const SweepView& v) {
 
 std::string sweep_html(const SweepTable& t) {
   const SweepView v = sweep_view(t);
+  const std::vector<Config> ranked = ranked_configs(v);
   std::string out = html_report_head(t.name + ": sweep");
-  out += axes_html(v);
+  out += html_headline(sweep_headline(v, ranked), "", "");
   out += effects_html(v);
-  out += best_html(v);
+  out += best_html(v, ranked);
+  out += axes_html(v);
   out += "<p><small>Every cell's rows are in results.csv; each cell's outputs in cells/&lt;id&gt;/.</small></p>\n</body>\n</html>\n";
   return out;
 }
