@@ -389,7 +389,6 @@ class Simulation final : public ChangeListener,
   SimTime frozen_since_ = SimTime::never();
   std::uint64_t frozen_version_ = 0;
   std::vector<std::pair<std::uint32_t, std::string>> rejected_pods_;
-  std::uint32_t next_job_ = 0;
   SimTime now_;
   std::uint64_t events_processed_ = 0;
   std::uint64_t queue_entries_processed_ = 0;

@@ -99,7 +99,6 @@ class BatsimProtocol {
   Duration submitter_offset_;        // the last put's duration: the next wake is subtime + it
   // REQ-REP actor of the current call.
   std::deque<Decision> reply_;
-  bool reqrep_active_ = false;
 };
 
 }  // namespace kubesim

@@ -47,10 +47,10 @@ void Scheduler::scan_fitting_nodes(const PodTemplate& spec, std::uint32_t to_fin
     const auto& allocatable = ni.allocatable.amount;
     const auto& requested = ni.requested.amount;
     // insufficient_resources(spec, ni) == 0 for a pod of these three slots, without branches.
-    const bool fits = (ni.pod_count < ni.allowed_pods) & (cpu <= allocatable[kCpu] - requested[kCpu]) &
-                      
-                      (memory <= allocatable[kMemory] - requested[kMemory]) &
-                      (storage <= allocatable[kEphemeralStorage] - requested[kEphemeralStorage]);
+    // Bitwise & of ints, not &&: no branch per comparison (the node scan's hot loop).
+    const bool fits = (static_cast<int>(ni.pod_count < ni.allowed_pods) & static_cast<int>(cpu <= allocatable[kCpu] - requested[kCpu]) &
+                       static_cast<int>(memory <= allocatable[kMemory] - requested[kMemory]) &
+                       static_cast<int>(storage <= allocatable[kEphemeralStorage] - requested[kEphemeralStorage])) != 0;
     if (!fits) {
       node_code_[ni.id.value()] = static_cast<std::uint8_t>(kFitFailureCode);
       tally_fit_failure(insufficient_resources(spec, ni));
