@@ -48,7 +48,8 @@ void Scheduler::scan_fitting_nodes(const PodTemplate& spec, std::uint32_t to_fin
     const auto& requested = ni.requested.amount;
     // insufficient_resources(spec, ni) == 0 for a pod of these three slots, without branches.
     // Bitwise & of ints, not &&: no branch per comparison (the node scan's hot loop).
-    const bool fits = (static_cast<int>(ni.pod_count < ni.allowed_pods) & static_cast<int>(cpu <= allocatable[kCpu] - requested[kCpu]) &
+    const bool fits = (static_cast<int>(ni.pod_count < ni.allowed_pods) &
+                       static_cast<int>(cpu <= allocatable[kCpu] - requested[kCpu]) &
                        static_cast<int>(memory <= allocatable[kMemory] - requested[kMemory]) &
                        static_cast<int>(storage <= allocatable[kEphemeralStorage] - requested[kEphemeralStorage])) != 0;
     if (!fits) {
