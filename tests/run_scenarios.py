@@ -204,15 +204,17 @@ def check_rejected_jobs(binary, tmp):
 
 def check_bad_inputs(binary, tmp):
     """tests/bad/<case>.<ext> with a first-line comment or sidecar <case>.expect holding the
-    text the error must contain."""
+    text the error must contain; the error names the case's file, or the file of an "@FILE" line
+    (relative to tests/bad: a file the case names, kept in tests/bad/files/)."""
     failures = 0
     bad_dir = os.path.join(ROOT, "tests", "bad")
     for entry in sorted(os.listdir(bad_dir)):
-        if entry.endswith(".expect"):
+        if entry.endswith(".expect") or os.path.isdir(os.path.join(bad_dir, entry)):
             continue
         path = os.path.join(bad_dir, entry)
         expect = read(path + ".expect").decode().strip().split("\n")
-        kind, want = expect[0], expect[1:]
+        kind, want = expect[0], [w for w in expect[1:] if not w.startswith("@")]
+        named = [os.path.join(bad_dir, w[1:]) for w in expect[1:] if w.startswith("@")] or [path]
         base = {
             "workload": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload", path],
             "platform": ["--platform", path, "--workload", f"{DATA}/batkube/200_delay170.json"],
@@ -237,8 +239,8 @@ def check_bad_inputs(binary, tmp):
             problems.append("exit status 0")
         if len(lines) != 1:
             problems.append(f"{len(lines)} lines on stderr")
-        if path not in r.stderr:
-            problems.append("error does not name the file")
+        if named[0] not in r.stderr:
+            problems.append(f"error does not name {os.path.basename(named[0])}")
         for w in want:
             if w not in r.stderr:
                 problems.append(f"error lacks {w!r}")

@@ -1,5 +1,7 @@
 #include "api/http_server.hpp"
 
+#include "api/request_head.hpp"
+
 #include <httplib.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -178,10 +180,12 @@ class ConnectionStream final : public httplib::Stream {
 struct WorkerRequest {
   int fd = -1;                              // the connection (serve_connection)
   std::atomic<int>* seat = nullptr;         // the max-in-flight counter this request counts in
+  bool seat_from_gate = false;              // `seat` was taken by the gate for the next request
   bool close_after_answer = false;          // refused before its body: the connection ends
   void release_seat() {
     if (seat) seat->fetch_sub(1);
     seat = nullptr;
+    seat_from_gate = false;
   }
 };
 thread_local WorkerRequest t_request;
@@ -226,7 +230,17 @@ std::unique_ptr<httplib::Server> make_tls_server(const std::optional<TlsIdentity
   return server;
 }
 
-bool is_public_path(const std::string& path) {
+// The reason phrases of the refusals the gate writes itself (RFC 9110, as httplib's).
+std::string status_phrase(int code) {
+  switch (code) {
+    case 401: return "Unauthorized";
+    case 413: return "Payload Too Large";
+    case 429: return "Too Many Requests";
+    default: return "Error";
+  }
+}
+
+bool is_public_path(std::string_view path) {
   return path == "/version" || path == "/version/" || path == "/healthz" || path == "/livez" || path == "/readyz";
 }
 
@@ -311,16 +325,15 @@ HttpServer::HttpServer(ApiServer& api, Options options)
 }
 
 bool HttpServer::refuse_before_body(const httplib::Request& req, httplib::Response& res) {
-  // As kube-apiserver's handler chain (staging/src/k8s.io/apiserver/pkg/server/config.go
-  // DefaultBuildHandlerChain): authentication and the max-in-flight filter come before the
-  // handler reads the body, and a body beyond --max-request-bytes (3 MiB) is refused unread
-  // (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go limitedReadBody), so a client
-  // without the token, or beyond the limits, holds no worker while it trickles a body.
-  t_request.release_seat();
+  // The first request of a connection the gate handed on may hold the seat the gate took for it.
+  const bool seated = std::exchange(t_request.seat_from_gate, false);
+  if (!seated) t_request.release_seat();
   t_request.close_after_answer = false;
-  auto refuse = [&](int code, const char* reason, const std::string& message) {
-    res.status = code;
-    res.set_content(error_body(code, reason, message), "application/json");
+  auto refuse = [&](const Refusal& r) {
+    t_request.release_seat();
+    res.status = r.code;
+    res.set_content(error_body(r.code, r.reason, r.message), "application/json");
+    if (r.code == 429) res.set_header("Retry-After", "1");
     // A body that is never read ends the connection (the gate drains it; with TLS the reading
     // side is shut, which ends httplib's keep-alive loop).
     if (req.has_header("Content-Length") ? req.get_header_value("Content-Length") != "0"
@@ -331,26 +344,45 @@ bool HttpServer::refuse_before_body(const httplib::Request& req, httplib::Respon
     }
     return true;
   };
-  if (!options_.bearer_token.empty() && !is_public_path(req.path) &&
-      req.get_header_value("Authorization") != "Bearer " + options_.bearer_token)
-    return refuse(401, "Unauthorized", "Unauthorized");
-  if (req.has_header("Content-Length")) {
-    const std::string& text = req.get_header_value("Content-Length");
-    std::size_t length = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), length);
-    if (ec != std::errc() || end != text.data() + text.size() || length > kMaxRequestBytes)
-      return refuse(413, "RequestEntityTooLarge", "Request entity too large: limit is " + std::to_string(kMaxRequestBytes));
+  std::optional<std::string> length;
+  if (req.has_header("Content-Length")) length = req.get_header_value("Content-Length");
+  if (const auto r = refusal_before_seat(req.path, req.get_header_value("Authorization"), length)) return refuse(*r);
+  if (is_watch_request(req)) {  // long-running: not limited
+    t_request.release_seat();
+    return false;
   }
-  if (is_watch_request(req)) return false;  // long-running: not limited
+  if (seated) return false;
   const bool mutating = req.method != "GET";
   std::atomic<int>& counter = mutating ? mutating_in_flight_ : read_only_in_flight_;
   if (counter.fetch_add(1) >= (mutating ? kMaxMutatingInFlight : kMaxReadOnlyInFlight)) {
     counter.fetch_sub(1);
-    res.set_header("Retry-After", "1");
-    return refuse(429, "TooManyRequests", "Too many requests, please try again later.");
+    return refuse(too_many_requests());
   }
   t_request.seat = &counter;
   return false;
+}
+
+std::optional<HttpServer::Refusal> HttpServer::refusal_before_seat(std::string_view path, std::string_view authorization,
+                                                                   const std::optional<std::string_view>& length) const {
+  // As kube-apiserver's handler chain (staging/src/k8s.io/apiserver/pkg/server/config.go
+  // DefaultBuildHandlerChain): authentication and the max-in-flight filter come before the
+  // handler reads the body, and a body beyond --max-request-bytes (3 MiB) is refused unread
+  // (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go limitedReadBody), so a client
+  // without the token, or beyond the limits, holds no worker while it trickles a body.
+  if (!options_.bearer_token.empty() && !is_public_path(path) &&
+      (!authorization.starts_with("Bearer ") || authorization.substr(7) != options_.bearer_token))
+    return Refusal{401, "Unauthorized", "Unauthorized"};
+  if (length) {
+    std::size_t bytes = 0;
+    const auto [end, ec] = std::from_chars(length->data(), length->data() + length->size(), bytes);
+    if (ec != std::errc() || end != length->data() + length->size() || bytes > kMaxRequestBytes)
+      return Refusal{413, "RequestEntityTooLarge", "Request entity too large: limit is " + std::to_string(kMaxRequestBytes)};
+  }
+  return std::nullopt;
+}
+
+HttpServer::Refusal HttpServer::too_many_requests() {
+  return Refusal{429, "TooManyRequests", "Too many requests, please try again later."};
 }
 
 void HttpServer::serve_request(const httplib::Request& req, httplib::Response& res) {
@@ -674,9 +706,58 @@ void HttpServer::gate_peek(GateConnections& gate, int fd, std::vector<char>& pee
     if (auto& w = gate.waiting[fd]; !w.reading) w = {std::chrono::steady_clock::now() + kReadHeaderTimeout, true};
     return;
   }
+  if (!options_.tls && gate_refuse(gate, fd, seen)) return;
+  hand_to_worker(gate, fd, nullptr);
+}
+
+void HttpServer::hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   gate.waiting.erase(fd);
-  pool_->enqueue([this, fd] { serve_connection(fd); });
+  pool_->enqueue([this, fd, seat] {
+    t_request.seat = seat;
+    t_request.seat_from_gate = seat != nullptr;
+    serve_connection(fd);
+  });
+}
+
+bool HttpServer::gate_refuse(GateConnections& gate, int fd, std::string_view header) {
+  const std::optional<RequestHead> head = parse_request_head(header);
+  if (!head) return false;  // unusual: httplib parses it on a worker, and the same checks apply
+  std::optional<Refusal> refusal = refusal_before_seat(head->path, head->authorization, head->content_length);
+  // The max-in-flight seat of a request the worker will answer is taken here, so that a burst
+  // beyond the limit is refused before it takes workers; anything that may be a watch (not
+  // limited) goes on without one.
+  if (!refusal && head->query.find("watch") == head->query.npos && head->path.find("/watch/") == head->path.npos) {
+    const bool mutating = head->method != "GET";
+    std::atomic<int>& counter = mutating ? mutating_in_flight_ : read_only_in_flight_;
+    if (counter.fetch_add(1) >= (mutating ? kMaxMutatingInFlight : kMaxReadOnlyInFlight)) {
+      counter.fetch_sub(1);
+      refusal = too_many_requests();
+    } else {
+      hand_to_worker(gate, fd, &counter);
+      return true;
+    }
+  }
+  if (!refusal) return false;
+  // The answer as httplib writes it (Server::write_response), always closing the connection.
+  const std::string body = error_body(refusal->code, refusal->reason, refusal->message);
+  const std::string text = "HTTP/1.1 " + std::to_string(refusal->code) + " " + status_phrase(refusal->code) +
+                           "\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) +
+                           "\r\nContent-Type: application/json\r\n" + (refusal->code == 429 ? "Retry-After: 1\r\n" : "") +
+                           "\r\n" + body;
+  ssize_t sent;
+  do sent = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  while (sent < 0 && errno == EINTR);
+  if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;  // a full send buffer: a worker answers
+  if (sent != static_cast<ssize_t>(text.size())) {
+    gate.close(fd);
+    return true;
+  }
+  // As a worker's refusal (linger_in_gate): half-closed, what the client still sends dropped.
+  ::shutdown(fd, SHUT_WR);
+  gate.waiting[fd] = GateConnections::Waiting{std::chrono::steady_clock::now() + kLingerTimeout, false, true};
+  gate_peek(gate, fd, peek_);
+  return true;
 }
 
 void HttpServer::serve_connection(int fd) {

@@ -25,6 +25,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -107,6 +108,15 @@ class HttpServer {
   // Before the body is read (httplib's pre-routing handler): the bearer token, the body's
   // declared size and the max-in-flight filter; true when `res` holds the refusal.
   bool refuse_before_body(const httplib::Request& req, httplib::Response& res);
+  // Its first two checks, shared with the gate (gate_refuse): the token, the declared size.
+  struct Refusal {
+    int code;
+    const char* reason;
+    std::string message;
+  };
+  std::optional<Refusal> refusal_before_seat(std::string_view path, std::string_view authorization,
+                                             const std::optional<std::string_view>& length) const;
+  static Refusal too_many_requests();
   // One request that passed them: the ApiServer (a watch's events streamed by chunks).
   void serve_request(const httplib::Request& req, httplib::Response& res);
   // The gate (a thread): accepts connections and hands each to a worker once its request
@@ -116,6 +126,14 @@ class HttpServer {
   bool gate_woken(GateConnections& gate);  // false: stopping
   void gate_accept(GateConnections& gate);
   void gate_peek(GateConnections& gate, int fd, std::vector<char>& peek);
+  // Plain HTTP: answers a complete request header the gate can refuse on its own (no or a
+  // wrong token, a declared body over the limit, max-in-flight full), so that such a client
+  // never takes a worker; true when it did (the connection then lingers and closes) or when
+  // it handed the connection on with a seat.
+  bool gate_refuse(GateConnections& gate, int fd, std::string_view header);
+  // Hands a connection whose request header is complete to a worker, with the in-flight seat
+  // the gate took for that request (or none).
+  void hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat);
   void serve_connection(int fd);
   void return_to_gate(int fd, bool lingering = false);
   void linger_in_gate(int fd);  // half-closes, then the gate drops what the client still sends

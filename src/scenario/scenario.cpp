@@ -18,6 +18,7 @@
 #include "core/parse_number.hpp"
 #include "core/quantity.hpp"
 #include "core/yaml_input.hpp"
+#include "engine/model_config.hpp"
 #include "platform/cluster_yaml.hpp"
 #include "platform/simgrid_platform.hpp"
 #include "workload/k8s_manifest.hpp"
@@ -59,8 +60,8 @@ struct TenantTemplate {
 
 class ScenarioReader : YamlInput {
  public:
-  explicit ScenarioReader(std::string path)
-      : YamlInput(std::move(path)), dir_(fs::path(this->path()).parent_path()) {}
+  explicit ScenarioReader(std::string path, ScenarioCheck check = {})
+      : YamlInput(std::move(path)), dir_(fs::path(this->path()).parent_path()), check_(std::move(check)) {}
 
   Scenario read() { return read(load_yaml_file(path())); }
 
@@ -150,6 +151,8 @@ class ScenarioReader : YamlInput {
       s_.tenants.push_back(name);
       m_.intern_namespace(name);
     }
+    references(root);
+    if (check_) check_(s_);
     for (std::size_t i = 0; i < tenant_nodes.size(); ++i) tenant(tenant_nodes[i], i, names);
 
     if (const YAML::Node ms = root["manifests"]; ms && !ms.IsNull()) {
@@ -170,17 +173,8 @@ class ScenarioReader : YamlInput {
       for (std::size_t i = 0; i < js.size(); ++i) job_entry(js[i], "jobs[" + std::to_string(i) + "]", names);
     }
 
-    if (const YAML::Node sc = root["schedulerConfig"]; sc && !sc.IsNull()) {
-      s_.scheduler_config = file(sc, "schedulerConfig");
-      s_.inputs.scheduler = load_scheduler_config(s_.scheduler_config, names);
-    } else {
-      s_.inputs.scheduler = default_scheduler_config(names);
-    }
-    if (const YAML::Node list = root["schedulers"]; list && !list.IsNull()) schedulers(list);
-    if (const YAML::Node m = root["model"]; m && !m.IsNull()) {
-      const std::string v = scalar(m, "model");
-      s_.model = (v == "realistic" || v == "ideal") ? v : file(m, "model");
-    }
+    s_.inputs.scheduler = s_.scheduler_config.empty() ? default_scheduler_config(names)
+                                                      : load_scheduler_config(s_.scheduler_config, names);
     for (const Node& n : s_.inputs.nodes) s_.capacity_milli += n.allocatable[kCpu];
     if (const YAML::Node c = root["capacityCores"]; c && !c.IsNull()) s_.capacity_milli = cpu_milli(c, "capacityCores");
     if (const YAML::Node n = root["sampleInterval"]; n && !n.IsNull())
@@ -189,6 +183,43 @@ class ScenarioReader : YamlInput {
     if (const YAML::Node n = root["eachTenantAlone"]; n && !n.IsNull()) {
       s_.each_tenant_alone = boolean(n, "eachTenantAlone");
       if (s_.each_tenant_alone && s_.tenants.empty()) fail(n, "expected tenants when eachTenantAlone is true");
+    }
+    if (const YAML::Node b = root["bsp"]; b && !b.IsNull())
+      s_.bsp_section = ScenarioSection{std::make_shared<const YAML::Node>(b), path(), dir_.string(), line_of(b)};
+
+    assemble();
+  }
+
+  // ---- the files it names -------------------------------------------------------------
+  // Every file the scenario names beyond its workload (schedulerConfig, the setups' configs,
+  // the model, measuredResults) and the node failures, read and checked once the cluster is
+  // known and before any job is generated: a bad one is refused at once, not after seconds
+  // and gigabytes of a million generated jobs (issue 32). What is read here for checking only
+  // (the scheduler configurations, the model) is read again where it is used.
+  void references(const YAML::Node& root) {
+    if (const YAML::Node sc = root["schedulerConfig"]; sc && !sc.IsNull()) {
+      s_.scheduler_config = file(sc, "schedulerConfig");
+      ResourceNames names = s_.inputs.resource_names;  // the real load interns in the workload's order
+      (void)load_scheduler_config(s_.scheduler_config, names);
+    }
+    if (const YAML::Node list = root["schedulers"]; list && !list.IsNull()) {
+      schedulers(list);
+      // The setups installed on a cluster without a workload: each reads its configuration file.
+      SimulationInputs scratch;
+      scratch.resource_names = s_.inputs.resource_names;
+      scratch.nodes.swap(s_.inputs.nodes);
+      struct Restore {
+        std::vector<Node>& from;
+        std::vector<Node>& to;
+        ~Restore() { to.swap(from); }
+      } restore{scratch.nodes, s_.inputs.nodes};
+      install_setups(s_.schedulers, scratch);
+    }
+    if (const YAML::Node m = root["model"]; m && !m.IsNull()) {
+      const std::string v = scalar(m, "model");
+      const bool builtin = v == "realistic" || v == "ideal";
+      s_.model = builtin ? v : file(m, "model");
+      if (!builtin) (void)ModelConfig::load(s_.model);
     }
     if (const YAML::Node f = root["failures"]; f && !f.IsNull()) failures(f);
     if (const YAML::Node m = root["measuredResults"]; m && !m.IsNull()) {
@@ -199,10 +230,6 @@ class ScenarioReader : YamlInput {
       s_.measured_experiment = scalar(m["experiment"], "measuredResults.experiment");
       if (s_.measured_experiment.empty()) fail(m["experiment"], "expected measuredResults.experiment to be non-empty");
     }
-    if (const YAML::Node b = root["bsp"]; b && !b.IsNull())
-      s_.bsp_section = ScenarioSection{std::make_shared<const YAML::Node>(b), path(), dir_.string(), line_of(b)};
-
-    assemble();
   }
 
   // ---- schedulers --------------------------------------------------------------------
@@ -507,6 +534,7 @@ class ScenarioReader : YamlInput {
   }
 
   fs::path dir_;
+  ScenarioCheck check_;  // read_scenario's check, called before any job is generated
   // The GPU models of the cluster's nodes (read after the cluster), for the manifests' checks.
   const std::set<std::string>& gpu_models() {
     if (!gpu_models_) {
@@ -528,9 +556,11 @@ class ScenarioReader : YamlInput {
 
 }  // namespace
 
-Scenario read_scenario(const std::string& path) { return ScenarioReader(path).read(); }
+Scenario read_scenario(const std::string& path, ScenarioCheck check) { return ScenarioReader(path, std::move(check)).read(); }
 
-Scenario read_scenario(const std::string& path, const YAML::Node& root) { return ScenarioReader(path).read(root); }
+Scenario read_scenario(const std::string& path, const YAML::Node& root, ScenarioCheck check) {
+  return ScenarioReader(path, std::move(check)).read(root);
+}
 
 SimulationInputs copy_inputs(const SimulationInputs& src, const std::string& scheduler_config) {
   SimulationInputs in;

@@ -51,6 +51,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -98,10 +99,15 @@ struct Scenario {
   std::string measured_experiment;  // the experiment of that file shown
 };
 
-Scenario read_scenario(const std::string& path);
+// Checks a layer above makes of the files a scenario names (the measured results' reader is in
+// report/), called with the scenario read so far: its cluster, the files it names and its
+// failures read and checked, no job generated yet. Throws InputError.
+using ScenarioCheck = std::function<void(const Scenario&)>;
+
+Scenario read_scenario(const std::string& path, ScenarioCheck check = {});
 // The scenario of the document `root` as if read from `path` (relative paths resolve against
 // its folder): `kubesim sweep` reads a scenario file once and overrides keys in copies.
-Scenario read_scenario(const std::string& path, const YAML::Node& root);
+Scenario read_scenario(const std::string& path, const YAML::Node& root, ScenarioCheck check = {});
 
 // A copy of `src` with kube-scheduler configured from `scheduler_config` (empty: the default
 // profile): a SchedulerConfig owns its plugins and cannot be copied.

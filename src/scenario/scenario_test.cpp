@@ -323,7 +323,7 @@ namespace {
 
 TEST(Scenario, SchedulersListWithConfigFilesAndCacheDelays) {
   const testing::ScratchDir dir;
-  dir.write("flux.yaml", "policy: hinode\n");
+  dir.write("flux.yaml", "matchPolicy: hinode\n");  // read (and checked) with the scenario
   const Scenario s = read_scenario(dir.write("s.yaml",
                                              "schedulers:\n"
                                              "  - setup: default-scheduler\n"
@@ -339,6 +339,33 @@ TEST(Scenario, SchedulersListWithConfigFilesAndCacheDelays) {
   const Scenario shipped =
       read_scenario(kubesim::testing::source_dir() + "/examples/multi-scheduler/shared-cluster.yaml");
   EXPECT_EQ(setups_label(shipped.schedulers), "default-scheduler+fluxion");
+}
+
+TEST(Scenario, NamedFilesAreCheckedBeforeAnyJobIsGenerated) {
+  const testing::ScratchDir dir;
+  dir.write("flux.yaml", "policy: hinode\n");
+  const std::string s = dir.write("s.yaml",
+                                  "tenants:\n"
+                                  "  - namespace: t1\n"
+                                  "    streams: [{start: 0, cpu: 1, memory: 1Gi, jobs: 2000000, sleep: 60, interval: 1}]\n"
+                                  "schedulers: [{setup: fluxion, config: flux.yaml}]\n");
+  int checked = 0;
+  try {
+    read_scenario(s, [&](const Scenario&) { ++checked; });
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), dir.path() + "/flux.yaml");
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_NE(e.problem().find("unknown key \"policy\""), std::string::npos) << e.problem();
+  }
+  EXPECT_EQ(checked, 0);  // refused before the caller's check, and before the stream's jobs
+  const std::string small = dir.write("t.yaml", "failures: [{at: 1, node: node-0, action: fail}]\n");
+  (void)read_scenario(small, [&](const Scenario& sc) {
+    ++checked;
+    EXPECT_EQ(sc.inputs.actions.size(), 1u);  // the failures are read by then
+    EXPECT_TRUE(sc.inputs.workload.jobs.empty());
+  });
+  EXPECT_EQ(checked, 1);
 }
 
 TEST(Scenario, SchedulersListErrorsNameTheLine) {

@@ -97,7 +97,11 @@ RunInputs read_run_inputs(const InputFiles& files, const YAML::Node& scenario_ro
   if (scenario_root.IsMap())
     if (const YAML::Node b = scenario_root["bsp"]; b && !b.IsNull())
       (void)bsp::read_gang_spec(YamlInput(files.scenario), b, std::filesystem::path(files.scenario).parent_path());
-  return scenario_inputs(files, read_scenario(files.scenario, scenario_root));
+  // measuredResults' reader is in report/ (above scenario/): checked before any job is generated.
+  const auto check_measured = [](const Scenario& sc) {
+    if (!sc.measured_results_file.empty()) (void)read_measured_results(sc.measured_results_file, sc.measured_experiment);
+  };
+  return scenario_inputs(files, read_scenario(files.scenario, scenario_root, check_measured));
 }
 
 }  // namespace kubesim

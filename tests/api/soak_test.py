@@ -21,8 +21,10 @@ whose create got 201 is listed at the end; SIGTERM ends the server within a seco
 Then (issue 32) a second server with `--auth token`:
   6. slow bodies, twice: --slow-bodies connections without the token, then as many with it,
      each sending a complete POST header announcing a 64 KiB body and then trickling it, a
-     byte a second; probe GETs carry the token and must answer within 100 ms; once both
-     rounds are over the server's thread count returns to its idle level within a minute;
+     byte a second; probe GETs carry the token and must answer within 100 ms; the round
+     without the token takes no worker thread (the gate refuses it), the one with it at most
+     max-in-flight; once both rounds are over the thread count returns to its idle level
+     within a minute;
   7. a large object and many watchers: a pod of --large-pod-mib MiB watched by --watchers
      watches: the server's RSS stays under 300 MB; a body over 3 MiB is refused (413).
 The defaults are CI's short version; scripts/soak-long.sh runs the issue's full sizes (4,200
@@ -435,6 +437,11 @@ def slow_body_rounds(srv, token, count):
     minute (one wait for both: the pool shrinks on its idle timeout, ~10 s)."""
     idle = server_threads(srv)
     busiest = [slow_bodies(srv, token, count, tokened=False), slow_bodies(srv, token, count, tokened=True)]
+    # The gate answers a request without the token itself (no worker thread), and refuses a
+    # create beyond max-in-flight (200) before it takes one; the probe's GETs use idle workers.
+    check("soak: slow bodies without the token take no worker thread; with it, at most max-in-flight",
+          None not in (idle, *busiest) and busiest[0] <= idle + 2 and busiest[1] <= idle + 200 + 2,
+          f"idle {idle}, {busiest[0]} without the token, {busiest[1]} with it (max-in-flight 200)")
     t0 = time.monotonic()
     threads = server_threads(srv)
     while threads is not None and idle is not None and threads > idle and time.monotonic() - t0 < 60:
