@@ -77,7 +77,6 @@ void ApiServer::shutdown() {
   std::lock_guard<std::mutex> lock(mutex_);
   stopping_ = true;
   events_cv_.notify_all();
-  write_gate_.wake_all();
 }
 
 void ApiServer::touch() {
@@ -160,20 +159,8 @@ void ApiServer::on_change(const Change& change) {
 // ---- Requests --------------------------------------------------------------------------
 
 ApiResponse ApiServer::handle(const ApiRequest& request, std::shared_ptr<Watch>* watch) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_) return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
-  const bool gated = write_gate_.enabled() && request.method != "GET";
-  if (gated) {
-    touch();  // the clock driver looks: it opens the gate once the programs are blocked
-    if (!write_gate_.wait_turn(lock, request.method + ' ' + request.path + '\n' + request.body, stopping_))
-      return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
-  }
-  struct Turn {
-    WriteGate* gate;
-    ~Turn() {
-      if (gate) gate->done();
-    }
-  } turn{gated ? &write_gate_ : nullptr};
   if (before_request_) before_request_(request);
   // The count is released however the request ends: a request that escaped with an
   // exception once left it raised, and cosim then waited for it forever.

@@ -37,7 +37,6 @@
 #include "api/pod_events.hpp"
 #include "api/resources.hpp"
 #include "api/watch_cache.hpp"
-#include "api/write_gate.hpp"
 #include "core/random.hpp"
 #include "engine/simulation.hpp"
 
@@ -174,12 +173,6 @@ class ApiServer final : public ChangeListener {
   void hold_request_changes();
   bool watch_events_held() const { return hold_ && visible_end_ < cache_.end_index(); }
   void release_watch_events();
-  // Cosim with programs on simulated time: writes wait at a gate that the clock opens once
-  // the programs are blocked, then go in a fixed order (api/write_gate.hpp). Under the lock.
-  void gate_writes() { write_gate_.enable(); }
-  std::size_t writes_waiting() const { return write_gate_.waiting(); }
-  bool writes_arrived() const { return write_gate_.has_arrivals(); }
-  void open_write_gate() { write_gate_.open(); }
 
   void on_change(const Change& change) override;
 
@@ -285,7 +278,6 @@ class ApiServer final : public ChangeListener {
   // recorded since is news to them.
   std::size_t notified_end_ = 0;
   bool hold_ = false;             // see hold_request_changes()
-  WriteGate write_gate_;          // see gate_writes()
   std::size_t visible_end_ = 0;   // with hold_: the watch log's end the watches may send up to
   bool stopping_ = false;
   int in_flight_ = 0;

@@ -1,7 +1,6 @@
 #include "api/clock.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "core/parse_number.hpp"
 
@@ -28,10 +27,7 @@ void ClockDriver::set_shimmed_scheduler(ShimmedScheduler* scheduler) {
   // A write takes effect one tick (1 us, the simulation's resolution) after the instant the
   // scheduler acted at: its cycles take no simulated time under the shim, but a real API
   // request lands after the events it answers, never at their instant (clock.hpp).
-  api_.locked([&] {  // serve is already listening
-    api_.hold_request_changes();
-    api_.gate_writes();
-  });
+  api_.locked([&] { api_.hold_request_changes(); });  // serve is already listening
   api_.set_before_request([this](const ApiRequest& request) {
     if (request.method == "GET") return;
     const SimTime t = std::min(options_.until, shim_time_ + Duration::micros(1));
@@ -91,9 +87,7 @@ std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& 
   };
   // Pods waiting for a decision do not hold the clock here: a quiet scheduler waits for one
   // of its timers (the informers' 100 ms sync poll, a back-off), which must be let fire.
-  // Writes waiting at the gate (api/write_gate.hpp) are in flight but hold nothing up: they
-  // go once the programs are blocked.
-  if (api_.in_flight() > static_cast<int>(api_.writes_waiting()) || !api_.watches_delivered()) return busy();
+  if (api_.in_flight() != 0 || !api_.watches_delivered()) return busy();
   const Clock::time_point last = std::max(api_.last_activity(), shim_advanced_);
   if (now - last < options_.quiet) {
     shim_quiet_since_ = {};
@@ -121,13 +115,6 @@ std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& 
     return {};
   }
   shim_quiet_since_ = {};
-  if (api_.writes_arrived()) {
-    // The programs wait for answers to these writes: they go now, in their fixed order, at
-    // this instant; time moves at a later look.
-    api_.open_write_gate();
-    shim_advanced_ = Clock::now();
-    return look_again();
-  }
   // Quiet: move to the earlier of the next cluster event and the scheduler's next timer
   // (rounded up to the simulation's microsecond).
   // The changes of the scheduler's own writes, held back from its watches, are events of
@@ -157,7 +144,6 @@ std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& 
     api_.release_watch_events();
   }
   api_.notify_watchers();
-  if (std::getenv("KUBESIM_STEP_DEBUG")) std::fprintf(stderr, "STEP %s %lld %.3f\n", timer <= event ? "timer" : "event", (long long)next.micros(), std::chrono::duration<double, std::milli>(now - shim_advanced_).count());
   shimmed_->advance(next.micros() * 1000);
   ++shim_steps_;
   shim_time_ = next;

@@ -435,14 +435,7 @@ void Shim::on_seccomp(pid_t tid) {
     }
     case SYS_epoll_wait:
     case SYS_epoll_pwait: {
-      // Go's netpoll waits for its next timer with the delay truncated to whole ms (runtime/
-      // netpoll_epoll.go netpoll: waitms = delay / 1e6, or 1 below 1 ms), then, woken a
-      // fraction of a ms early, waits 1 ms more: the timer fires at the wait's start + (ms + 1)
-      // ms unless its delay was a whole number of ms. For a Go program a wait of ms >= 2 ends
-      // there at once: the same virtual time, one step of the controller fewer (each Go timer
-      // took two). A wait of 1 ms is left as it is (its delay may have been below 1 ms).
-      const std::int64_t ms = static_cast<int>(regs.r10);
-      std::int64_t deadline = v + (go_runtime_ && ms >= 2 ? ms + 1 : ms) * 1'000'000;
+      std::int64_t deadline = v + static_cast<std::int64_t>(static_cast<int>(regs.r10)) * 1'000'000;
       regs.r10 = static_cast<unsigned long long>(-1);
       log(tid, "epoll wait until", deadline);
       return start_wait(tid, regs, Wait::epoll, deadline);
