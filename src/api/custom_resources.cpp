@@ -307,6 +307,36 @@ void validate_value(const Json& v, const Json& schema, const std::string& path, 
 
 }  // namespace
 
+namespace {
+
+void prune_nulls(Json& v, const Json& schema, int depth) {
+  if (!schema.is_object() || depth > kMaxSchemaDepth) return;
+  if (v.is_array()) {
+    if (const auto items = schema.find("items"); items != schema.end())
+      for (Json& item : v) prune_nulls(item, *items, depth + 1);
+    return;
+  }
+  if (!v.is_object()) return;
+  const auto props = schema.find("properties");
+  const auto additional = schema.find("additionalProperties");
+  for (auto it = v.begin(); it != v.end();) {
+    const Json* child = nullptr;
+    if (props != schema.end() && props->is_object() && props->contains(it.key())) child = &(*props)[it.key()];
+    else if (additional != schema.end() && additional->is_object()) child = &*additional;
+    if (child != nullptr && child->is_object() && it->is_null() && child->value("nullable", false) != true &&
+        !child->contains("default")) {
+      it = v.erase(it);
+      continue;
+    }
+    if (child != nullptr) prune_nulls(*it, *child, depth + 1);
+    ++it;
+  }
+}
+
+}  // namespace
+
+void prune_non_nullable_nulls(Json& object, const Json& schema) { prune_nulls(object, schema, 0); }
+
 std::vector<std::string> validate_against_schema(const Json& object, const Json& schema) {
   std::vector<std::string> errs;
   validate_value(object, schema, "", 0, errs);

@@ -62,6 +62,11 @@ nlohmann::json invalid_status(const std::string& group, const std::string& kind,
 // ("spec.minMember: Invalid value: \"string\": spec.minMember in body must be of type
 // integer: \"string\""). Schemas nested deeper than 64 levels are not followed further.
 std::vector<std::string> validate_against_schema(const nlohmann::json& object, const nlohmann::json& schema);
+// Removes the fields whose value is null where the schema neither allows null (nullable) nor
+// gives a default, as the apiserver does before it defaults and validates
+// (apiextensions-apiserver pkg/apiserver/schema/defaulting/prunenulls.go): Go clients send
+// `"field": null` for an unset struct (Kueue's ClusterQueue status.pendingWorkloadsStatus).
+void prune_non_nullable_nulls(nlohmann::json& object, const nlohmann::json& schema);
 
 // metadata.name of an object: a DNS-1123 subdomain (apimachinery validation
 // NameIsDNSSubdomain); the error's text, or "" when valid.

@@ -12,6 +12,7 @@
 
 #include "api/api_responses.hpp"
 #include "api/api_server.hpp"
+#include "api/custom_resources.hpp"
 #include "api/request_path.hpp"
 #include "model/object_store.hpp"
 
@@ -102,6 +103,8 @@ ApiResponse ApiServer::create_registered(const ResourcePath& t, Json body) {
   // write; generation starts at 1.
   if (has_status_subresource(t.info())) body.erase("status");
   body["metadata"]["generation"] = 1;
+  // The schema's nulls are pruned before it is checked (custom_resources.hpp).
+  if (const auto c = custom_.find(t.resource); c != custom_.end()) prune_non_nullable_nulls(body, c->second.spec.schema);
   if (auto refused = refused_custom_object(t, body)) return *refused;
   return store_registered(t, std::move(body), nullptr);
 }
@@ -130,6 +133,7 @@ ApiResponse ApiServer::update_registered(const ResourcePath& t, const SnapshotPt
     const std::int64_t generation = old["metadata"].value("generation", std::int64_t{1});
     updated["metadata"]["generation"] = rest(updated) == rest(old) ? generation : generation + 1;
   }
+  if (const auto c = custom_.find(t.resource); c != custom_.end()) prune_non_nullable_nulls(updated, c->second.spec.schema);
   if (auto refused = refused_custom_object(t, updated)) return *refused;
   return store_registered(t, std::move(updated), current);
 }

@@ -27,6 +27,9 @@ const std::vector<ResourceInfo>& served_resources() {
        "rc", "status"},
       {"", "v1", "configmaps", "configmap", "ConfigMap", true, Backend::kGeneric, "cm", ""},
       {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, Backend::kGeneric, "sa", ""},
+      // Kueue's manager indexes and watches these (pkg/controller/core/indexer, workload_controller.go).
+      {"", "v1", "limitranges", "limitrange", "LimitRange", true, Backend::kGeneric, "limits", ""},
+      {"node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", false, Backend::kGeneric, "", ""},
       {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", true, Backend::kGeneric, "rs", "status"},
       {"apps", "v1", "statefulsets", "statefulset", "StatefulSet", true, Backend::kGeneric, "sts", "status"},
       {"batch", "v1", "jobs", "job", "Job", true, Backend::kJob, "", "status"},

@@ -198,6 +198,15 @@ RunSummary simulate(SimulationInputs inputs, const SimulationOptions& options, c
   return run.summary();
 }
 
+// --builtin-scheduler off: the built-in kube-scheduler serves no profile (an external scheduler
+// binds); --builtin-controllers off: the setups' controllers (Kueue's admission) do not run,
+// while what the setups did to the workload stays (Jobs created suspended and labelled for a
+// queue), so that a real controller under --scheduler-command does their work.
+void drop_builtins(const RunArgs& a, SimulationInputs& in) {
+  if (a.builtin_scheduler == "off") in.scheduler.profiles.clear();
+  if (a.builtin_controllers == "off") in.controllers.clear();
+}
+
 SimulationOptions run_options(const RunArgs& a, const RunInputs& in) {
   SimulationOptions options;
   options.seed = a.seed;
@@ -232,7 +241,7 @@ void run_each_tenant_alone(const RunArgs& a, const Scenario& sc, const Simulatio
     SimulationInputs in = tenant_inputs(sc, tenant);
     // Setups are installed on each run's own inputs.
     if (!setups.empty()) install_setups(setups, in, policies);
-    if (a.builtin_scheduler == "off") in.scheduler.profiles.clear();
+    drop_builtins(a, in);
     const RunSummary s =
         simulate(std::move(in), options, a, out.staging() + "/" + tenant, a.out + "/" + tenant, &alone, nullptr);
     for (const auto& t : s.tenants)
@@ -265,7 +274,7 @@ int scenario_command(const RunArgs& a, RunInputs in, const std::vector<Scheduler
     return 0;
   }
   if (!setups.empty()) install_setups(setups, sc.inputs, policies);
-  if (a.builtin_scheduler == "off") sc.inputs.scheduler.profiles.clear();
+  drop_builtins(a, sc.inputs);
   simulate(std::move(sc.inputs), options, a, out.staging(), a.out, &report, &out, in.gang ? &*in.gang : nullptr);
   return 0;
 }
@@ -350,7 +359,7 @@ int run_simulation(const RunArgs& a) {
       header.parameters.emplace_back("scheduler configuration",
                                      std::filesystem::path(in.scenario.scheduler_config).filename().string());
   }
-  if (a.builtin_scheduler == "off") inputs.scheduler.profiles.clear();
+  drop_builtins(a, inputs);
   const SimulationOptions options = run_options(a, in);
   OutputDirectory out(a.out);
   simulate(std::move(inputs), options, a, out.staging(), a.out, nullptr, &out, nullptr, &header);

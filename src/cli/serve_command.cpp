@@ -303,6 +303,12 @@ ServeCommand::ServeCommand(CLI::App& app) {
                         "none (they wait for an external scheduler; other schedulers given with --scheduler still run)")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
+  serve_cmd->add_option("--builtin-controllers", serve.builtin_controllers,
+                        "on: the setups' controllers run inside (Kueue's admission); off: they do not, the "
+                        "workload stays as the setups made it (Jobs suspended and labelled for their queue) for "
+                        "an external controller, e.g. the real Kueue manager under --scheduler-command")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   add_clock_options(serve_cmd, serve);
   add_access_options(serve_cmd, serve);
   serve_cmd->add_option("--seed", serve.seed, "seed of all random streams")->capture_default_str();

@@ -61,6 +61,7 @@ struct JobOutcome {
 struct JobRow {
   std::uint32_t job = 0;
   const Pod* pod = nullptr;
+  SimTime submitted = SimTime::never();  // a single-pod Job: its first pod's creation
 };
 
 const Pod* pod_or_null(const ObjectStore& store, PodId id) {
@@ -71,24 +72,63 @@ const Pod* pod_or_null(const ObjectStore& store, PodId id) {
 // JobsTracer::write_job is called from the job-completion handlers), so rows follow completion
 // order. Batsim never ends with incomplete jobs (write_job xbt_die()s on them); kubesim can,
 // and reports those after the completed ones, in workload order.
+// Single-pod Jobs, whose pod may be replaced: a Job whose pod failed (a preemption victim, an
+// evicted or deleted pod) gets a new pod from the Job controller until its backoffLimit, so
+// the Job completes with the pod that succeeded, or else fails with its last failed pod
+// (pkg/controller/job/job_controller.go, syncJob: Complete once succeeded >= completions,
+// Failed once failed > backoffLimit). It was submitted when its first pod was created.
+// Both empty when no job is a single-pod Job.
+struct JobPods {
+  std::vector<PodId> final_pod;   // by workload job; invalid: none ended, or not such a Job
+  std::vector<SimTime> first_created;  // by workload job; never: not such a Job
+};
+
+JobPods single_pod_jobs(const RunOutputs& run) {
+  const std::vector<WorkloadJob>& jobs = run.workload.jobs;
+  const auto single_pod_job = [](const WorkloadJob& j) { return j.as_job && j.machines <= 1 && j.pods_asked() == 1; };
+  JobPods out;
+  if (std::none_of(jobs.begin(), jobs.end(), single_pod_job)) return out;
+  out.final_pod.resize(jobs.size());
+  out.first_created.assign(jobs.size(), SimTime::never());
+  for (std::uint32_t i = 0; i < run.store.pod_count(); ++i) {
+    const Pod& p = run.store.pod(PodId(i));
+    if (p.workload_job < jobs.size() && single_pod_job(jobs[p.workload_job]))
+      out.first_created[p.workload_job] = std::min(out.first_created[p.workload_job], p.created);
+  }
+  for (const PodId id : run.completion_order) {
+    const Pod* pod = pod_or_null(run.store, id);
+    if (pod == nullptr || pod->workload_job >= jobs.size() || !single_pod_job(jobs[pod->workload_job])) continue;
+    PodId& final_pod = out.final_pod[pod->workload_job];
+    if (!final_pod.valid() || run.store.pod(final_pod).phase != PodPhase::kSucceeded) final_pod = id;
+  }
+  return out;
+}
+
 std::vector<JobRow> jobs_in_output_order(const RunOutputs& run) {
   const std::size_t n = run.workload.jobs.size();
   std::vector<JobRow> rows;
   rows.reserve(n);
   std::vector<bool> emitted(n, false);
   std::vector<std::uint32_t> ended(n, 0);  // a parallel job completes with its last pod
+  const JobPods job_pods = single_pod_jobs(run);
+  const auto submitted = [&](std::uint32_t job) {
+    return job_pods.first_created.empty() ? SimTime::never() : job_pods.first_created[job];
+  };
   for (const PodId id : run.completion_order) {
     const Pod* pod = pod_or_null(run.store, id);
     if (pod == nullptr || pod->workload_job >= n || emitted[pod->workload_job]) continue;
+    if (!job_pods.final_pod.empty() && job_pods.final_pod[pod->workload_job].valid() &&
+        job_pods.final_pod[pod->workload_job] != id)
+      continue;
     if (++ended[pod->workload_job] < std::max<std::uint32_t>(pod->machines, 1)) continue;
     emitted[pod->workload_job] = true;
     const std::uint32_t job = pod->workload_job;
-    rows.push_back(JobRow{job, pod});
+    rows.push_back(JobRow{job, pod, submitted(job)});
   }
   for (std::uint32_t j = 0; j < n; ++j) {
     if (emitted[j]) continue;
     const Pod* pod = j < run.job_pods.size() ? pod_or_null(run.store, run.job_pods[j]) : nullptr;
-    rows.push_back(JobRow{j, pod});
+    rows.push_back(JobRow{j, pod, submitted(j)});
   }
   return rows;
 }
@@ -362,7 +402,8 @@ JobTable job_table(const RunOutputs& run) {
   table.machines.reserve(run.store.pod_count());  // at most a machine per pod
   std::vector<std::uint32_t> nodes;
   for (const JobRow& row : order) {
-    const JobOutcome o = outcome_of(run, ranks, run.workload.jobs[row.job], row.pod, nodes);
+    JobOutcome o = outcome_of(run, ranks, run.workload.jobs[row.job], row.pod, nodes);
+    if (!row.submitted.is_never()) o.submission = row.submitted;
     first_machine.push_back(table.machines.size());
     table.machines.insert(table.machines.end(), o.machines.begin(), o.machines.end());
     table.rows.push_back({row.job, o});
