@@ -10,6 +10,7 @@ kube-scheduler (and kubesim's model of it) POSTs the pod and the candidate nodes
               fills the nodes one after the other instead of spreading (LeastAllocated).
 
   first_fit_extender.py PORT            (listens on 127.0.0.1:PORT; 0: any free port, printed)
+  first_fit_extender.py PORT CERT KEY   (the same over HTTPS, with that PEM certificate and key)
 """
 import json
 import re
@@ -76,5 +77,10 @@ class Handler(BaseHTTPRequestHandler):
 
 if __name__ == "__main__":
     server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1]) if len(sys.argv) > 1 else 8888), Handler)
+    if len(sys.argv) > 3:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(sys.argv[2], sys.argv[3])
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()

@@ -6,7 +6,10 @@ the extender in one `kubesim compare` on examples/compare/small.yaml. Checks tha
 was called and changed the placements as it should: the burst's first pods fill node-0 before
 any goes to node-1, where the default profile spreads them.
 
-  run_example.py KUBESIM
+  run_example.py KUBESIM [--https]
+
+--https: the same over HTTPS, with a self-signed certificate made by `openssl req` and given
+to kubesim as the extender's tlsConfig.caFile (docs/own-scheduler.md, "Extenders over HTTPS").
 """
 import csv
 import os
@@ -30,32 +33,46 @@ def first_nodes(pods_csv, k):
 
 def main():
     kubesim = os.path.abspath(sys.argv[1])
-    ext = subprocess.Popen([sys.executable, os.path.join(HERE, "first_fit_extender.py"), "0"], stdout=subprocess.PIPE,
-                           text=True)
+    https = "--https" in sys.argv[2:]
+    with tempfile.TemporaryDirectory(prefix="extender_example_") as work:
+        run(kubesim, work, https)
+    return 0
+
+
+def run(kubesim, work, https):
+    tls = []
+    if https:
+        cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        tls = [cert, key]
+    ext = subprocess.Popen([sys.executable, os.path.join(HERE, "first_fit_extender.py"), "0"] + tls,
+                           stdout=subprocess.PIPE, text=True)
     try:
         port = int(ext.stdout.readline())
-        with tempfile.TemporaryDirectory(prefix="extender_example_") as work:
-            with open(os.path.join(HERE, "extender.yaml")) as f:
-                config = f.read().replace("127.0.0.1:8888", f"127.0.0.1:{port}")
-            conf = os.path.join(work, "extender.yaml")
-            with open(conf, "w") as f:
-                f.write(config)
-            out = os.path.join(work, "out")
-            r = subprocess.run([kubesim, "compare", "--scenario", SCENARIO, "--schedulers",
-                                f"default-scheduler,default-scheduler={conf}", "--seeds", "2", "--out", out],
-                               capture_output=True, text=True, timeout=300)
-            if r.returncode != 0:
-                sys.exit(f"kubesim compare failed: {r.stderr.strip()}")
-            default = first_nodes(os.path.join(out, "default-scheduler", "seed-1", "pods.csv"), 5)
-            packed = first_nodes(os.path.join(out, "default-scheduler+extender", "seed-1", "pods.csv"), 5)
-            print(f"first 5 pods: default profile on {default}; with the first-fit extender on {packed}")
-            if len(set(packed)) != 1 or len(set(default)) == 1:
-                sys.exit("the extender did not pack the first pods onto one node (or the default did not spread)")
-            print(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "")
+        with open(os.path.join(HERE, "extender.yaml")) as f:
+            config = f.read().replace("127.0.0.1:8888", f"127.0.0.1:{port}")
+        if https:
+            config = config.replace("http://", "https://") + "  tlsConfig:\n    caFile: cert.pem\n"
+        conf = os.path.join(work, "extender.yaml")
+        with open(conf, "w") as f:
+            f.write(config)
+        out = os.path.join(work, "out")
+        r = subprocess.run([kubesim, "compare", "--scenario", SCENARIO, "--schedulers",
+                            f"default-scheduler,default-scheduler={conf}", "--seeds", "2", "--out", out],
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            sys.exit(f"kubesim compare failed: {r.stderr.strip()}")
+        default = first_nodes(os.path.join(out, "default-scheduler", "seed-1", "pods.csv"), 5)
+        packed = first_nodes(os.path.join(out, "default-scheduler+extender", "seed-1", "pods.csv"), 5)
+        print(f"first 5 pods: default profile on {default}; with the first-fit extender on {packed}")
+        if len(set(packed)) != 1 or len(set(default)) == 1:
+            sys.exit("the extender did not pack the first pods onto one node (or the default did not spread)")
+        print(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "")
     finally:
         ext.kill()
         ext.wait()
-    return 0
 
 
 if __name__ == "__main__":

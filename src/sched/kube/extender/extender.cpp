@@ -59,7 +59,7 @@ class HttpExtender {
     // urlPrefix "http://host:port/path": the client for scheme://host:port, the path before the verb.
     const std::size_t host_start = c_.url_prefix.find("://") + 3;
     const std::size_t path_start = c_.url_prefix.find('/', host_start);
-    client_ = std::make_unique<httplib::Client>(c_.url_prefix.substr(0, path_start));
+    client_ = make_extender_client(c_.url_prefix.substr(0, path_start), c_.tls);
     path_ = path_start == std::string::npos ? std::string() : c_.url_prefix.substr(path_start);
     while (!path_.empty() && path_.back() == '/') path_.pop_back();  // strings.TrimRight(url, "/")
     const auto us = c_.http_timeout.micros();
@@ -104,7 +104,7 @@ class HttpExtender {
   json send(const std::string& verb, const json& body) {
     const std::string path = path_ + "/" + verb;
     const httplib::Result r = client_->Post(path, body.dump(), "application/json");
-    if (!r) throw std::runtime_error("POST " + c_.url_prefix + "/" + verb + ": " + httplib::to_string(r.error()) + " error");
+    if (!r) throw std::runtime_error("POST " + c_.url_prefix + "/" + verb + ": " + extender_client_error(*client_, r.error()));
     if (r->status != 200)
       throw std::runtime_error("failed " + verb + " with extender at URL " + c_.url_prefix + "/" + verb + ", code " +
                                std::to_string(r->status));
@@ -128,7 +128,7 @@ class HttpExtender {
   ExtenderConfig c_;
   const ObjectStore& store_;
   api::TimeFormat tf_;
-  std::unique_ptr<httplib::Client> client_;
+  std::unique_ptr<httplib::ClientImpl> client_;
   std::string path_;
   bool reported_ = false;
 };
@@ -307,11 +307,10 @@ std::vector<ExtenderConfig> read_extender_configs(const YAML::Node& list, const 
     ExtenderConfig c;
     if (!e["urlPrefix"]) in.fail(e, "extenders[].urlPrefix is required");
     c.url_prefix = in.scalar(e["urlPrefix"], "extenders[].urlPrefix");
-    if ((e["enableHTTPS"] && in.boolean(e["enableHTTPS"], "extenders[].enableHTTPS")) || c.url_prefix.rfind("https://", 0) == 0 ||
-        e["tlsConfig"])
-      in.fail(e, "extenders[]: HTTPS (enableHTTPS, tlsConfig, an https:// urlPrefix) is not supported by kubesim's extender client");
-    if (c.url_prefix.rfind("http://", 0) != 0 || c.url_prefix.size() <= 7)
-      in.fail(e["urlPrefix"], "extenders[].urlPrefix must be an http:// URL");
+    const std::size_t scheme = c.url_prefix.rfind("https://", 0) == 0 ? 8 : c.url_prefix.rfind("http://", 0) == 0 ? 7 : 0;
+    if (scheme == 0 || c.url_prefix.size() <= scheme)
+      in.fail(e["urlPrefix"], "extenders[].urlPrefix must be an http:// or https:// URL");
+    c.tls = read_extender_tls(e, in);
     auto verb = [&](const char* key) { return e[key] ? in.string_or_null(e[key], std::string("extenders[].") + key) : std::string(); };
     c.filter_verb = verb("filterVerb");
     c.prioritize_verb = verb("prioritizeVerb");

@@ -17,8 +17,8 @@
 // Pods and nodes are sent as the API serves them (model/object_json.hpp).
 //
 // Time: the calls are synchronous and take no simulated time (the extender's latency is not
-// modelled; a latency model's scheduling-cycle distribution can include it). Not supported:
-// enableHTTPS/tlsConfig (kubesim's HTTP client has no TLS; such a configuration is refused). A
+// modelled; a latency model's scheduling-cycle distribution can include it). HTTPS
+// (enableHTTPS, tlsConfig, an https:// urlPrefix): extender_tls.hpp. A
 // managed resource with ignoredByScheduler: true is added to every profile's NodeResourcesFit
 // ignored resources (scheduler.go buildExtenders; sched/kube/profile.cpp).
 #pragma once
@@ -33,6 +33,7 @@
 #include "core/time.hpp"
 #include "core/yaml_input.hpp"
 #include "model/object_store.hpp"
+#include "sched/kube/extender/extender_tls.hpp"
 
 namespace kubesim {
 
@@ -46,6 +47,7 @@ struct ExtenderConfig {
   std::vector<std::string> managed_resources;  // ExtenderManagedResource.name
   std::vector<std::string> ignored_by_scheduler;  // those with ignoredByScheduler: true
   bool ignorable = false;
+  ExtenderTls tls;  // enableHTTPS, tlsConfig
 };
 
 // Reads `extenders:` (a list); fails through `in` (file:line) as validateExtenders does.

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "api/tls.hpp"  // a self-signed certificate for the HTTPS extender
 #include "core/error.hpp"
 #include "model/object_json.hpp"
 #include "sched/kube/scheduler.hpp"
@@ -29,10 +30,13 @@ namespace {
 using nlohmann::json;
 
 // An extender on 127.0.0.1: `answer(verb, body)` replies to POST /ext/<verb>; bodies are kept.
+// Over HTTPS when `server` is an httplib::SSLServer.
 class FakeExtender {
  public:
-  explicit FakeExtender(std::function<json(const std::string&, const json&)> answer) : answer_(std::move(answer)) {
-    server_.Post(R"(/ext/(\w+))", [this](const httplib::Request& req, httplib::Response& res) {
+  explicit FakeExtender(std::function<json(const std::string&, const json&)> answer,
+                        std::unique_ptr<httplib::Server> server = std::make_unique<httplib::Server>())
+      : answer_(std::move(answer)), server_(std::move(server)), https_(dynamic_cast<httplib::SSLServer*>(server_.get())) {
+    server_->Post(R"(/ext/(\w+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::string verb = req.matches[1];
       const json body = json::parse(req.body);
       {
@@ -41,15 +45,15 @@ class FakeExtender {
       }
       res.set_content(answer_(verb, body).dump(), "application/json");
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::yield();
+    port_ = server_->bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    while (!server_->is_running()) std::this_thread::yield();
   }
   ~FakeExtender() {
-    server_.stop();
+    server_->stop();
     thread_.join();
   }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/ext"; }
+  std::string url() const { return (https_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_) + "/ext"; }
   std::vector<json> calls(const std::string& verb) {
     std::lock_guard<std::mutex> lock(mu_);
     return calls_[verb];
@@ -57,7 +61,8 @@ class FakeExtender {
 
  private:
   std::function<json(const std::string&, const json&)> answer_;
-  httplib::Server server_;
+  std::unique_ptr<httplib::Server> server_;
+  bool https_;
   int port_ = 0;
   std::thread thread_;
   std::mutex mu_;
@@ -347,8 +352,72 @@ TEST(KubeExtender, ConfigurationIsValidatedAsUpstream) {
   EXPECT_EQ(error("- urlPrefix: http://x\n  prioritizeVerb: p\n"), "extenders[].weight: must have a positive weight applied to it");
   EXPECT_NE(error("- urlPrefix: http://x\n  bindVerb: b\n- urlPrefix: http://y\n  bindVerb: b\n").find("only one extender can implement bind"),
             std::string::npos);
-  EXPECT_NE(error("- urlPrefix: https://x\n").find("HTTPS"), std::string::npos);
+  EXPECT_EQ(error("- urlPrefix: ftp://x\n"), "extenders[].urlPrefix must be an http:// or https:// URL");
   EXPECT_EQ(error("- urlPrefix: http://x\n  filterVerb: f\n  httpTimeout: 30s\n  ignorable: true\n"), "accepted");
+}
+
+// HTTPS (extender_tls.hpp): a self-signed certificate for 127.0.0.1; the extender keeps n2.
+struct TlsExtender {
+  testing::ScratchDir dir;
+  api::TlsIdentity server_id = api::make_self_signed_identity("127.0.0.1");
+  std::string cert = dir.write("server.pem", server_id.certificate_pem);
+  std::string key = dir.write("server-key.pem", server_id.private_key_pem);
+  std::unique_ptr<FakeExtender> ext;
+  TlsExtender() {
+    ext = std::make_unique<FakeExtender>(
+        [](const std::string&, const json&) { return json{{"NodeNames", {"n2"}}}; },
+        std::make_unique<httplib::SSLServer>(cert.c_str(), key.c_str()));
+  }
+  // The pod's decision under the extender entry's extra lines; "" when it went to n2.
+  std::string decide(const std::string& more) {
+    ExtendedCluster c(config(ext->url(), "  filterVerb: filter\n  nodeCacheCapable: true\n  httpTimeout: 2s\n" + more));
+    const auto d = c.scheduler->decide(c.pod);
+    return d.node == c.n2 ? std::string() : d.message.empty() ? std::string("not n2") : d.message;
+  }
+};
+
+TEST(KubeExtender, HttpsVerifiesTheServerAsClientGoDoes) {
+  TlsExtender t;
+  const std::string ca_data = api::base64(t.server_id.certificate_pem);
+  EXPECT_EQ(t.decide("  tlsConfig:\n    caData: " + ca_data + "\n"), "");
+  // makeTransport: enableHTTPS without a CA skips verification; tlsConfig.insecure likewise.
+  EXPECT_EQ(t.decide("  enableHTTPS: true\n"), "");
+  EXPECT_EQ(t.decide("  tlsConfig:\n    insecure: true\n"), "");
+  // serverName: SNI and the name checked, the connection still to the URL's host.
+  EXPECT_EQ(t.decide("  tlsConfig:\n    caData: " + ca_data + "\n    serverName: localhost\n"), "");
+  const std::string wrong = t.decide("  tlsConfig:\n    caData: " + ca_data + "\n    serverName: other.example\n");
+  EXPECT_NE(wrong.find("SSLServerVerification"), std::string::npos) << wrong;
+  // No CA and not insecure: the system's roots, which do not know a self-signed certificate.
+  const std::string unknown = t.decide("");
+  EXPECT_NE(unknown.find("SSLServerVerification"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("self-signed"), std::string::npos) << unknown;
+}
+
+TEST(KubeExtender, TlsConfigurationIsValidatedWhenRead) {
+  testing::ScratchDir dir;
+  const api::TlsIdentity a = api::make_self_signed_identity("a"), b = api::make_self_signed_identity("b");
+  const std::string cert_a = dir.write("a.pem", a.certificate_pem), key_b = dir.write("b-key.pem", b.private_key_pem);
+  ResourceNames names;
+  auto error = [&](const std::string& tls) {
+    try {
+      load_scheduler_config(dir.write("c.yaml", "kind: KubeSchedulerConfiguration\nextenders:\n"
+                                                "- urlPrefix: https://x\n  filterVerb: f\n  tlsConfig:\n" + tls),
+                            names);
+    } catch (const InputError& e) {
+      return std::to_string(e.line()) + ": " + e.problem();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error("    caFile: a.pem\n"), "accepted");  // relative to the configuration's folder
+  EXPECT_EQ(error("    caFile: a.pem\n    insecure: true\n"),
+            "6: extenders[].tlsConfig: specifying a root certificates file with the insecure flag is not allowed");
+  EXPECT_EQ(error("    caFile: missing.pem\n"), "6: extenders[].tlsConfig.caFile: cannot read " + dir.path() + "/missing.pem");
+  EXPECT_EQ(error("    caData: not*base64\n"),
+            "6: extenders[].tlsConfig.caData: expected base64 (the PEM's bytes, as a []byte field is written)");
+  EXPECT_EQ(error("    caData: " + api::base64("hello") + "\n"), "6: extenders[].tlsConfig: caFile/caData holds no PEM certificate");
+  EXPECT_EQ(error("    certFile: " + cert_a + "\n    keyFile: " + key_b + "\n"),
+            "6: extenders[].tlsConfig: the private key does not match the client certificate");
+  EXPECT_EQ(error("    sni: x\n").substr(0, 3), "6: ");
 }
 
 }  // namespace
