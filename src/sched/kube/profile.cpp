@@ -262,6 +262,12 @@ class ConfigReader : YamlInput {
       if (!a) continue;
       if (name == "NodeResourcesFit") {
         expect_keys(a, {"apiVersion", "kind", "scoringStrategy", "ignoredResources", "ignoredResourceGroups"});
+        // fit.go fitsRequest skips the extended resources whose prefix (before "/") is in
+        // ignoredResourceGroups, including resources first seen after the profile is built;
+        // kubesim's filter ignores resource slots fixed here, so the key is refused, not dropped.
+        if (const auto groups = a["ignoredResourceGroups"]; groups && !(groups.IsSequence() && groups.size() == 0))
+          fail(groups, "NodeResourcesFit's ignoredResourceGroups is not modelled by kubesim: list the resources "
+                       "under ignoredResources instead");
         if (const auto ig = a["ignoredResources"]) {
           if (!ig.IsSequence()) fail(ig, "ignoredResources: expected a list of resource names");
           for (const auto& r : ig) args.fit_ignored_slots |= ignored_slot_bit(r, r.as<std::string>());
