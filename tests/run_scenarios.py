@@ -29,13 +29,16 @@ def scenarios():
             if not line or line.startswith("#"):
                 continue
             name, args = (part.strip() for part in line.split("|", 1))
-            yield name, args.replace("${DATA}", DATA).replace("${ROOT}", ROOT).split()
+            # ${ROOT}: the repository as a relative path (runs start there): reports show a
+            # model file's path as given, and goldens must not depend on where the clone is.
+            yield name, args.replace("${DATA}", DATA).replace("${ROOT}", ".").split()
 
 
 def run(binary, args, out):
     """`kubesim run ARGS`, or `kubesim compare ...` when ARGS start with "compare"."""
     command = ["run"] if not args or args[0].startswith("-") else []
-    return subprocess.run([binary, *command, *args, "--out", out, "--quiet"], capture_output=True, text=True)
+    return subprocess.run([binary, *command, *args, "--out", out, "--quiet"], capture_output=True, text=True,
+                          cwd=ROOT)
 
 
 def option(args, name):
