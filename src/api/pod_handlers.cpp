@@ -85,8 +85,25 @@ ApiResponse ApiServer::update_pod(const ResourcePath& t, const SnapshotPtr& curr
 }
 
 ApiResponse ApiServer::update_job(const ResourcePath& t, const SnapshotPtr& current, Json updated) {
+  // pkg/apis/batch/validation ValidateJobSpecUpdate (v1.26): of the spec, suspend and
+  // parallelism may change (e.g. Kueue's startJob/stopJob merge patches); the rest is
+  // immutable (the template's scheduling directives of a suspended Job are not modelled).
+  const Json& before = current->object["spec"];
+  Json& after = updated["spec"];
+  const Json* suspend = nullptr;
+  const Json* parallelism = nullptr;
+  for (const auto& [field, value] : after.items()) {
+    if (field == "suspend" && value.is_boolean()) suspend = &value;
+    else if (field == "parallelism" && value.is_number_integer() && value.get<std::int64_t>() >= 0) parallelism = &value;
+    else if (before.value(field, Json()) != value)
+      return status_response(422, "Invalid", "Job.batch \"" + t.name + "\" is invalid: spec." + field +
+                             ": Invalid value: field is immutable", t.name, t.info().plural, t.info().group);
+  }
   keep_metadata(job_originals_, current->model_id, *current, updated);
-  sim_.store().update_job(JobId(current->model_id), [](Job&) {});
+  sim_.store().update_job(JobId(current->model_id), [&](Job& j) {
+    if (suspend) j.suspend = suspend->get<bool>();
+    if (parallelism) j.parallelism = static_cast<std::int32_t>(parallelism->get<std::int64_t>());
+  });
   return stored(t, t.name, 200);
 }
 

@@ -651,7 +651,9 @@ nlohmann::json job_to_json(const ObjectStore& store, JobId id, const TimeFormat&
   json template_labels = labels_json(t.labels);
   template_labels["controller-uid"] = job_uid(id);
   template_labels["job-name"] = j.name;
-  if (!md.contains("labels") || !md["labels"].is_object() || md["labels"].empty()) md["labels"] = template_labels;
+  // pkg/apis/batch/v1/defaults.go SetDefaults_Job: a Job without labels takes its template's.
+  if (!md.contains("labels") || !md["labels"].is_object() || md["labels"].empty())
+    md["labels"] = j.labels.empty() ? template_labels : labels_json(j.labels);
   json& spec = ensure_object(out, "spec");
   spec["parallelism"] = j.parallelism;
   spec["completions"] = j.completions;
