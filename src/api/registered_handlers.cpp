@@ -60,6 +60,23 @@ std::pair<Json, Json> split_client_object(Json object) {
   return {std::move(object), std::move(meta)};
 }
 
+// An update that changes nothing is not written: no new resourceVersion, no watch event
+// (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go GuaranteedUpdate: "if the new
+// object is the same as the existing one, skip the write"). Controllers that update status
+// on every reconcile rely on it (Kueue v0.9.5's ClusterQueue reconciler compares a status
+// with a pointer to its copy, so it always updates; each stored update would wake it again).
+bool same_object(Json updated, const Json& old) {
+  const Json& meta = old["metadata"];
+  Json& m = updated["metadata"];
+  for (const char* owned : {"resourceVersion", "uid", "creationTimestamp"}) {
+    if (meta.contains(owned)) m[owned] = meta[owned];
+    else m.erase(owned);
+  }
+  if (!updated.contains("apiVersion")) updated["apiVersion"] = old.value("apiVersion", Json());
+  if (!updated.contains("kind")) updated["kind"] = old.value("kind", Json());
+  return updated == old;
+}
+
 }  // namespace
 
 Json ApiServer::registered_object_json(ObjectKind kind, std::uint32_t id) {
@@ -135,6 +152,7 @@ ApiResponse ApiServer::update_registered(const ResourcePath& t, const SnapshotPt
   }
   if (const auto c = custom_.find(t.resource); c != custom_.end()) prune_non_nullable_nulls(updated, c->second.spec.schema);
   if (auto refused = refused_custom_object(t, updated)) return *refused;
+  if (same_object(updated, old)) return ApiResponse{200, current->text, "application/json"};
   return store_registered(t, std::move(updated), current);
 }
 
