@@ -27,6 +27,8 @@ const std::vector<ResourceInfo>& served_resources() {
        "rc", "status"},
       {"", "v1", "configmaps", "configmap", "ConfigMap", true, Backend::kGeneric, "cm", ""},
       {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, Backend::kGeneric, "sa", ""},
+      // Kueue's MultiKueue controller watches them (pkg/controller/admissionchecks/multikueue).
+      {"", "v1", "secrets", "secret", "Secret", true, Backend::kGeneric, "", ""},
       // Kueue's manager indexes and watches these (pkg/controller/core/indexer, workload_controller.go).
       {"", "v1", "limitranges", "limitrange", "LimitRange", true, Backend::kGeneric, "limits", ""},
       {"node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", false, Backend::kGeneric, "", ""},

@@ -234,10 +234,11 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
   // (see the end) until the process exits.
   auto server_owner = std::make_unique<api::ApiServer>(sim, options);
   api::ApiServer& server = *server_owner;
+  // Before the HTTP server's threads exist: a refused object ends serve with FILE:LINE.
+  for (const std::string& path : a.apply) api::apply_manifests(server, path);
   const api::HttpServer::Options access = http_options(a);
   auto http_owner = std::make_unique<api::HttpServer>(server, access);
   api::HttpServer& http = *http_owner;
-  for (const std::string& path : a.apply) api::apply_manifests(server, path);
   const int port = http.start(a.address, a.port);
   const std::string authority = url_authority(a.address, port);
   const std::string url = (a.tls ? "https://" : "http://") + authority;
