@@ -262,6 +262,31 @@ TEST_F(ApiServerTest, JobsRunAndDeleteWithTheirPods) {
   EXPECT_EQ(json(call("GET", "/api/v1/namespaces/default/pods"))["items"].size(), 0u);
 }
 
+// What Kueue's manager does to a Job it admits (jobframework startJob): a merge patch with
+// the resourceVersion and spec.suspend false. The Job's own labels are its metadata.labels.
+TEST_F(ApiServerTest, JobUnsuspendedByMergePatchAndOtherSpecChangesRefused) {
+  const Json job = {{"apiVersion", "batch/v1"}, {"kind", "Job"},
+                    {"metadata", {{"name", "j"}, {"labels", {{"kueue.x-k8s.io/queue-name", "lq"}}}}},
+                    {"spec", {{"suspend", true}, {"template", {{"spec", pod_body("x", "default-scheduler", 1, 30)["spec"]}}}}}};
+  const ApiResponse created = call("POST", "/apis/batch/v1/namespaces/default/jobs", job);
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string path = "/apis/batch/v1/namespaces/default/jobs/j";
+  EXPECT_EQ(json(call("GET", path))["metadata"]["labels"], (Json{{"kueue.x-k8s.io/queue-name", "lq"}}));
+  advance(5);
+  EXPECT_EQ(json(call("GET", "/api/v1/namespaces/default/pods"))["items"].size(), 0u);  // suspended
+  const Json immutable = {{"spec", {{"completions", 3}}}};
+  const ApiResponse refused = call("PATCH", path, immutable, {}, "application/merge-patch+json");
+  EXPECT_EQ(refused.status, 422) << refused.body;
+  const Json patch = {{"metadata", {{"resourceVersion", json(call("GET", path))["metadata"]["resourceVersion"]}}},
+                      {"spec", {{"suspend", false}}}};
+  ASSERT_EQ(call("PATCH", path, patch, {}, "application/merge-patch+json").status, 200);
+  EXPECT_EQ(json(call("GET", path))["spec"]["suspend"], false);
+  advance(1);
+  EXPECT_EQ(json(call("GET", "/api/v1/namespaces/default/pods"))["items"].size(), 1u);
+  // The same resourceVersion again: the object has changed since.
+  EXPECT_EQ(call("PATCH", path, patch, {}, "application/merge-patch+json").status, 409);
+}
+
 TEST_F(ApiServerTest, QuotaRefusalIsForbidden) {
   ASSERT_EQ(call("POST", "/api/v1/namespaces", {{"metadata", {{"name", "t1"}}}}).status, 201);
   const Json quota = {{"apiVersion", "v1"}, {"kind", "ResourceQuota"}, {"metadata", {{"name", "q"}}},
@@ -510,6 +535,26 @@ TEST_F(RegisteredKindTest, ServedGenericallyFromTheRegistry) {
   EXPECT_EQ(call("DELETE", path + "/w-1").status, 200);
   EXPECT_EQ(call("GET", path + "/w-1").status, 404);
   EXPECT_EQ(events(), (Seen{{"ADDED", "w-2"}, {"MODIFIED", "w-2"}, {"DELETED", "w-1"}}));
+}
+
+// etcd3 GuaranteedUpdate: an update that changes nothing keeps the resourceVersion and sends
+// no watch event (Kueue's ClusterQueue reconciler writes an unchanged status every time).
+TEST_F(RegisteredKindTest, UpdateThatChangesNothingIsNotWritten) {
+  const std::string path = "/apis/example.com/v1/namespaces/default/widgets/w-1";
+  const Json before = json(call("GET", path));
+  ASSERT_EQ(call("GET", "/apis/example.com/v1/namespaces/default/widgets", nullptr, {{"watch", "true"}}).status, 200);
+  using Seen = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(events(), (Seen{{"ADDED", "w-1"}}));
+  const ApiResponse same = call("PUT", path, before);
+  ASSERT_EQ(same.status, 200);
+  EXPECT_EQ(json(same)["metadata"]["resourceVersion"], before["metadata"]["resourceVersion"]);
+  EXPECT_EQ(call("PUT", path + "/status", before).status, 200);
+  EXPECT_EQ(json(call("GET", path))["metadata"]["resourceVersion"], before["metadata"]["resourceVersion"]);
+  EXPECT_EQ(events(), Seen{});
+  Json changed = before;
+  changed["spec"]["size"] = 4;
+  ASSERT_EQ(call("PUT", path, changed).status, 200);
+  EXPECT_EQ(events(), (Seen{{"MODIFIED", "w-1"}}));
 }
 
 }  // namespace

@@ -887,8 +887,8 @@ class Reader : YamlInput {
       if (s == "Indexed" && !comp) fail(cm, "spec.completions: Required value: when completion mode is Indexed");
       j.indexed = s == "Indexed";
     }
-    if (const YAML::Node s = spec["suspend"]; s && boolean(s, "spec.suspend"))
-      fail(s, "spec.suspend: true is not supported by kubesim");
+    // A suspended Job gets no pods until a client (e.g. Kueue's manager) sets it false.
+    if (const YAML::Node s = spec["suspend"]) j.suspend = boolean(s, "spec.suspend");
     const YAML::Node tmpl = spec["template"];
     if (!tmpl) fail(spec, "expected Job \"" + m.name + "\" to have spec.template");
     require_map(tmpl, "spec.template");
