@@ -381,7 +381,9 @@ RunCommand::RunCommand(CLI::App& app) {
                      "SimGrid/Batsim platform XML (hosts become nodes)", "kubesim cluster YAML (node groups)",
                      "Batsim v4 JSON workload", "SWF trace (Parallel Workloads Archive)"});
   run_cmd->add_option("--scheduler-config", run.scheduler_config,
-                      "KubeSchedulerConfiguration YAML (with --scheduler: that scheduler's configuration file)")
+                      "KubeSchedulerConfiguration YAML of kube-scheduler (for a scenario: in place of its "
+                      "schedulerConfig; refused if it names its schedulers); with --scheduler: that setup's "
+                      "configuration file")
       ->check(CLI::ExistingFile);
   run_cmd->add_option("--scheduler", run.scheduler,
                       "schedule every pod with this scheduler setup (" + setup_names() +

@@ -7,6 +7,8 @@ from the command line, in an empty working folder:
 - the default output folder results/<subcommand>/<input name>; -o and --output aliases of --out;
 - calibrate's renamed --jobs: the same model as --measured, with a deprecation note;
 - run --decisions: no FILE gives OUT/decisions.csv, a relative FILE is under --out;
+- run --scheduler-config without --scheduler: configures a scenario's kube-scheduler (as with
+  --scheduler default-scheduler), refused (FILE:LINE, exit 2) for a scenario naming its schedulers;
 - serve: the default kubeconfig is OUT/kubesim.kubeconfig and --builtin-scheduler off says so;
 - the generated man pages name every option of --help, and the bash completion completes.
 
@@ -84,6 +86,23 @@ def calibrate(cwd):
           new.stderr + old.stderr)
 
 
+def scheduler_config(cwd):
+    small = os.path.join(ROOT, "examples/compare/small.yaml")
+    config = os.path.join(ROOT, "examples/scheduler-config/most-allocated.yaml")
+    runs = [kubesim("run", "--scenario", small, *extra, "--out", out, "--quiet", cwd=cwd)
+            for out, extra in [("sc0", []), ("sc1", ["--scheduler-config", config]),
+                               ("sc2", ["--scheduler", "default-scheduler", "--scheduler-config", config])]]
+    pods = [open(os.path.join(cwd, out, "pods.csv")).read() if r.returncode == 0 else out
+            for out, r in zip(("sc0", "sc1", "sc2"), runs)]
+    check("run --scheduler-config without --scheduler: applied to the scenario's kube-scheduler",
+          pods[1] == pods[2] and pods[0] != pods[1], " ".join(r.stderr for r in runs))
+    shared = os.path.join(ROOT, "examples/multi-scheduler/shared-cluster.yaml")
+    p = kubesim("run", "--scenario", shared, "--scheduler-config", config, "--out", "sc3", cwd=cwd)
+    check("run --scheduler-config on a scenario naming its schedulers: refused with FILE:LINE",
+          p.returncode == 2 and len(p.stderr.splitlines()) == 1 and "shared-cluster.yaml:16:" in p.stderr
+          and not os.path.exists(os.path.join(cwd, "sc3")), "exit %d: %s" % (p.returncode, p.stderr))
+
+
 def serve(cwd):
     proc = subprocess.Popen([KUBESIM, "serve", "--cluster", os.path.join(ROOT, "examples/serve/cluster.yaml"),
                              "--port", "0", "--builtin-scheduler", "off", "--out", "srv"], cwd=cwd,
@@ -122,6 +141,7 @@ def main():
         errors(cwd)
         outputs(cwd)
         calibrate(cwd)
+        scheduler_config(cwd)
         serve(cwd)
         reference(cwd)
     print("%d failure(s)" % len(failures))
