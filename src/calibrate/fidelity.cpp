@@ -70,7 +70,7 @@ std::vector<double> pooled(const std::vector<RunFigures>& runs, bool waits) {
 
 FidelityResult replay_measured_runs(const std::vector<MeasuredRun>& runs,
                                     const std::function<SimulationInputs()>& make_inputs, const ModelConfig& model,
-                                    std::uint64_t seeds) {
+                                    std::uint64_t seeds, const std::function<void()>& on_replay_done) {
   FidelityResult r;
   r.model = model.name;
   r.seeds = seeds;
@@ -139,6 +139,7 @@ FidelityResult replay_measured_runs(const std::vector<MeasuredRun>& runs,
       f.mean_wait = f.waits.empty() ? 0 : sum / static_cast<double>(f.waits.size());
       sim.store().remove_listener(&completions);
       r.simulated.push_back(std::move(f));
+      if (on_replay_done) on_replay_done();
     }
   }
   r.measured_makespan_min = r.measured_wait_min = 1e300;
