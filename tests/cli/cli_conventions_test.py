@@ -4,7 +4,7 @@ from the command line, in an empty working folder:
 
 - `kubesim version` prints what `kubesim --version` prints;
 - unknown subcommands and flags: exit 2, one line with "did you mean NAME?";
-- the default output folder results/<subcommand>/<input name>; -o and --output aliases of --out;
+- the default output folder results/<subcommand>/<input name> (run, bsp); -o and --output aliases of --out;
 - calibrate's renamed --jobs: the same model as --measured, with a deprecation note;
 - run --decisions: no FILE gives OUT/decisions.csv, a relative FILE is under --out;
 - run --scheduler-config without --scheduler: configures a scenario's kube-scheduler (as with
@@ -66,6 +66,9 @@ def outputs(cwd):
     p = kubesim("run", "--scenario", E2, "--quiet", "--decisions", "mine.csv", "--out", "d2", cwd=cwd)
     check("run --decisions mine.csv: under --out", p.returncode == 0 and os.path.exists(os.path.join(cwd, "d2/mine.csv"))
           and not os.path.exists(os.path.join(cwd, "mine.csv")), p.stderr)
+    p = kubesim("bsp", "--data", os.path.join(ROOT, "data/gang"), "--steps", "5", "--quiet", cwd=cwd)
+    check("bsp: default --out results/bsp/gang", p.returncode == 0 and
+          os.path.exists(os.path.join(cwd, "results/bsp/gang/results.csv")), p.stderr)
     swf = os.path.join(ROOT, "data/swf/KIT-10-80.swf")
     p = kubesim("convert", "swf-to-batsim", swf, "--out", "a.json", cwd=cwd)
     q = kubesim("convert", "swf-to-batsim", swf, "--output", "b.json", cwd=cwd)
