@@ -39,7 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "peers"))
 from checks import summary  # noqa: E402  tests/checks.py
-from real_scheduler import real_kube_scheduler  # noqa: E402  the peers' unpacking, shared
+from real_scheduler import real_kube_scheduler, stop  # noqa: E402  the peers' unpacking, shared
 
 PAGES = ["README.md", "docs/getting-started.md"] + sorted(
     os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "tutorials", "*.md")))
@@ -129,15 +129,8 @@ GOLDEN = golden_runs()
 
 def without_out(argv):
     """argv without its --out/-o/--output FILE."""
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a in ("--out", "-o", "--output"):
-            skip = True
-        else:
-            out.append(a)
-    return tuple(out)
+    dropped = {i + d for i, a in enumerate(argv) if a in ("--out", "-o", "--output") for d in (0, 1)}
+    return tuple(a for i, a in enumerate(argv) if i not in dropped)
 
 
 def registered_tests():
@@ -264,13 +257,7 @@ class Page:
                               f"{'written' if os.path.exists(os.path.join(out, 'jobs.csv')) else 'missing'}: "
                               f"{err.strip()[-300:]}")
         for proc, _, _ in self.schedulers:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop(proc)
         self.servers, self.schedulers = [], []
         return errors
 

@@ -103,13 +103,18 @@ def run_pair(kubesim, scheduler, outdir, serve_args, configs=(None,), timeout=No
             server.send_signal(signal.SIGTERM)
             server.wait()
         for s in schedulers:
-            if s.poll() is None:
-                s.send_signal(signal.SIGTERM)
-                try:
-                    s.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    s.kill()
-                    s.wait()
+            stop(s)
+
+
+def stop(proc, timeout=10):
+    """SIGTERM to a process still running, then SIGKILL after `timeout` seconds; waits for it."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def main(argv):
