@@ -633,7 +633,10 @@ std::string latency_html(const FittedLatency& f) {
 // The answer first (the sentence and every fit's KS distance), then the fits rounded for
 // people, each latency's histograms, and the measurements last.
 std::string calibration_report_html(const Calibration& c) {
-  std::string out = html_report_head("kubesim calibration", ".poor{color:#b42318;font-weight:bold;}\n");
+  // The fits table's text columns (what was measured, the fit, the method) read left-aligned.
+  std::string out = html_report_head("kubesim calibration",
+                                     ".poor{color:#b42318;font-weight:bold;}#fits tr>:nth-child(2),#fits tr>:nth-child(6),"
+                                     "#fits tr>:nth-child(7){text-align:left;}\n");
   out += html_headline(calibration_headline(c), c.latencies.empty() ? "" : ks_chart_svg(c),
                        c.latencies.empty() ? "" : "Each fitted latency's KS distance; the dashed line marks a poor fit.");
   out += fits_table_html(c);

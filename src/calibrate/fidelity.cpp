@@ -211,7 +211,7 @@ DistributionCharts distribution_charts(const FidelityResult& r, bool waits) {
     ss.y.push_back(cdf(s, x));
   }
   ecdf.series = {sm, ss};
-  ecdf.x_min = lo;
+  ecdf.x_min = std::min(0.0, lo);  // from 0 (round ticks) unless a value is negative
   ecdf.x_max = hi;
   ecdf.y_fixed_top = 1;
   svg::ChartSpec qq;
