@@ -27,6 +27,12 @@ install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/examples ${CMAKE_CURRENT_SOURCE_DI
         DESTINATION ${CMAKE_INSTALL_DATADIR}/kubesim)
 install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/README.md ${CMAKE_CURRENT_SOURCE_DIR}/ARCHITECTURE.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The documentation as Markdown (the site's sources, pictures included) beside the README, so that
+# the README's links (docs/...) resolve in /usr/share/doc/kubesim; the HTML site is built by
+# scripts/docs.sh (mkdocs), which a package build does not need. commands.md is the site's
+# copy of the man pages (generated, git-ignored): not shipped.
+install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/docs DESTINATION ${CMAKE_INSTALL_DOCDIR}
+        PATTERN commands.md EXCLUDE)
 
 # The Python package (python/kubesim and its native module) where the interpreter it was built
 # for finds it: Debian's python3 reads /usr/lib/python3/dist-packages (the package's prefix)

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The reports as a person sees them: report.html (a Batsim-style run), compare.html and
-sweep.html open in headless Chromium at 1400 px width, and nothing in them is clipped: no chart
-title, legend entry, row label or axis text runs off its SVG, no text is cut with an ellipsis,
-no heading, cell or headline overflows its box. Each page opens with its headline (the
-answering sentence) within the first screen.
+"""The reports as a person sees them: report.html (a Batsim-style run), compare.html,
+sweep.html, calibrate's report and fidelity.html open in headless Chromium at 1400 px width, and
+nothing in them is clipped: no chart title, legend entry, row label or axis text runs off its
+SVG, no text is cut with an ellipsis, no heading, cell or headline overflows its box, no table
+is wider than the page. Each page opens with its headline (the answering sentence) and a chart
+within the first screen (1400 x 900).
 
 Chromium is a test dependency (scripts/install-deps.sh); KUBESIM_CHROMIUM overrides its path.
 With --screens DIR, the first screen (1400 x 900) of each report is saved there as PNG.
@@ -42,9 +43,19 @@ window.addEventListener('load', () => {
     if (e.scrollWidth > e.clientWidth + 1)
       problems.push(e.tagName.toLowerCase() + ' overflows its box: "' + name(e) + '"');
   }
+  // A table wider than the page hides columns behind a scrollbar (or past the window).
+  const page = document.body.getBoundingClientRect();
+  for (const t of document.querySelectorAll('table')) {
+    if (t.getBoundingClientRect().right > page.right + 1)
+      problems.push('table wider than the page: "' + name(t.querySelector('tr') || t) + '"');
+  }
   const answer = document.querySelector('p.answer');
   if (!answer) problems.push('no headline (p.answer)');
   else if (answer.getBoundingClientRect().bottom > 900) problems.push('the headline is below the first screen');
+  const chart = document.querySelector('svg');
+  if (!chart) problems.push('no chart (svg)');
+  else if (chart.getBoundingClientRect().top + 0.5 * chart.getBoundingClientRect().height > 900)
+    problems.push('no chart in the first screen (the first chart is mostly below it)');
   const out = document.createElement('pre');
   out.id = 'layout-problems';
   out.textContent = JSON.stringify(problems);
@@ -67,8 +78,8 @@ def browse(browser, profile, args, url):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
-def kubesim(binary, args):
-    r = subprocess.run([binary, *args, "--quiet"], capture_output=True, text=True, cwd=ROOT)
+def kubesim(binary, args, quiet=True):
+    r = subprocess.run([binary, *args, *(["--quiet"] if quiet else [])], capture_output=True, text=True, cwd=ROOT)
     if r.returncode != 0:
         sys.exit(f"report_layout: kubesim {' '.join(args)} failed: {r.stderr.strip()[:500]}")
 
@@ -86,9 +97,17 @@ def main():
                          "--out", os.path.join(tmp, "compare")])
         kubesim(binary, ["sweep", os.path.join(ROOT, "examples", "sweep", "e3-schedulers.yaml"),
                          "--out", os.path.join(tmp, "sweep")])
+        measured = [os.path.join(DATA, "real-k3s", f"200_delay170_{i}_jobs.csv") for i in (1, 2)]
+        kubesim(binary, ["calibrate", "--workload", os.path.join(DATA, "200_delay170.json"), "--measured", *measured,
+                         "--out", os.path.join(tmp, "k3s.yaml"), "--report", os.path.join(tmp, "calibrate.html")], quiet=False)
+        kubesim(binary, ["fidelity", "--platform", os.path.join(DATA, "platform_graphene_16nodes.xml"),
+                         "--workload", os.path.join(DATA, "200_delay170.json"), "--measured", measured[0],
+                         "--model", "k3s-batkube", "--seeds", "1", "--out", os.path.join(tmp, "fidelity")])
         pages = [("report", os.path.join(tmp, "run", "report.html")),
                  ("compare", os.path.join(tmp, "compare", "compare.html")),
-                 ("sweep", os.path.join(tmp, "sweep", "sweep.html"))]
+                 ("sweep", os.path.join(tmp, "sweep", "sweep.html")),
+                 ("calibrate", os.path.join(tmp, "calibrate.html")),
+                 ("fidelity", os.path.join(tmp, "fidelity", "fidelity.html"))]
         for name, page in pages:
             with open(page, encoding="utf-8") as f:
                 html = f.read()
@@ -110,7 +129,7 @@ def main():
                        "file://" + page)
     for f in failures:
         print("FAIL", f)
-    print(f"report_layout: {3 * 1} pages checked at 1400 px, {len(failures)} problem(s)")
+    print(f"report_layout: {len(pages)} pages checked at 1400 px, {len(failures)} problem(s)")
     return 1 if failures else 0
 
 

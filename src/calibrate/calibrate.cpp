@@ -8,6 +8,8 @@
 #include "calibrate/observer.hpp"
 #include "core/error.hpp"
 #include "engine/model_config.hpp"
+#include "report/html_page.hpp"
+#include "report/human_format.hpp"
 #include "report/svg_chart.hpp"
 
 namespace kubesim::calibrate {
@@ -515,88 +517,135 @@ std::string calibration_headline(const Calibration& c) {
          "; check those measurements or set them by hand.";
 }
 
-std::string calibration_report_html(const Calibration& c) {
+namespace {
+
+// A fitted distribution for people: "normal, mean 0.081 s, sd 0.0701 s" (the model file keeps
+// every digit of its spec).
+std::string human_fit(const std::string& spec) {
+  const Distribution d = Distribution::parse(spec, "calibrate", 0);
+  const std::string family = spec.substr(0, spec.find(':'));
+  if (family == "fixed") return "fixed " + human::duration(d.mean());
+  return family + ", mean " + human::duration(d.mean()) + ", sd " + human::duration(std::sqrt(d.variance()));
+}
+
+// The decisive chart: each latency's KS distance as a bar, with the poor-fit line.
+std::string ks_chart_svg(const Calibration& c) {
+  std::size_t longest = 0;
+  for (const auto& f : c.latencies) longest = std::max(longest, f.key.size());
+  // About 7 px a character at 12 px, so that no label is cut.
+  const double label_w = 7.0 * static_cast<double>(longest) + 16, plot_w = 520, row_h = 22, top = 34;
+  const double height = top + row_h * static_cast<double>(c.latencies.size()) + 26;
+  const auto px = [&](double v) { return label_w + v * plot_w; };
+  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"ks-chart\" width=\"" + svg::num(label_w + plot_w + 24) +
+                    "\" height=\"" + svg::num(height) + "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"12\">\n";
+  out += "<text x=\"8\" y=\"18\" font-weight=\"bold\">KS distance, fitted against measured (poor above " +
+         svg::num(kPoorFitKs, 1) + ")</text>\n";
+  for (int t = 0; t <= 5; ++t) {
+    const double v = t / 5.0, x = px(v);
+    out += "<line x1=\"" + svg::num(x) + "\" y1=\"" + svg::num(top - 4) + "\" x2=\"" + svg::num(x) + "\" y2=\"" +
+           svg::num(height - 22) + "\" stroke=\"#e0e0e0\"/>\n<text x=\"" + svg::num(x) + "\" y=\"" + svg::num(height - 8) +
+           "\" text-anchor=\"middle\" fill=\"#555\">" + svg::num(v, 1) + "</text>\n";
+  }
+  for (std::size_t i = 0; i < c.latencies.size(); ++i) {
+    const FittedLatency& f = c.latencies[i];
+    const double y = top + row_h * static_cast<double>(i);
+    out += "<g class=\"ks\" data-key=\"" + svg::escape(f.key) + "\"><text x=\"" + svg::num(label_w - 8) + "\" y=\"" +
+           svg::num(y + 15) + "\" text-anchor=\"end\">" + svg::escape(f.key) + "</text><rect x=\"" + svg::num(px(0)) +
+           "\" y=\"" + svg::num(y + 4) + "\" width=\"" + svg::num(std::min(1.0, f.ks) * plot_w) + "\" height=\"14\" fill=\"" +
+           (f.ks > kPoorFitKs ? "#b42318" : svg::palette_color(0)) + "\"/></g>\n";
+  }
+  // Over the bars, so that a bar past it shows where poor begins.
+  out += "<line x1=\"" + svg::num(px(kPoorFitKs)) + "\" y1=\"" + svg::num(top - 4) + "\" x2=\"" + svg::num(px(kPoorFitKs)) +
+         "\" y2=\"" + svg::num(height - 22) + "\" stroke=\"#222\" stroke-dasharray=\"5 3\"/>\n";
+  return out + "</svg>\n";
+}
+
+std::string fits_table_html(const Calibration& c) {
   const auto esc = [](const std::string& s) { return svg::escape(s); };
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>kubesim calibration</title>\n"
-      "<style>\n"
-      "body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1100px;padding:0 12px;color:#222;}\n"
-      "h1{font-size:24px;margin-bottom:4px;}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc;}\n"
-      "table{border-collapse:collapse;font-size:13px;margin:8px 0;}\n"
-      "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;}\n"
-      "th{background:#f0f0f0;}td:first-child,th:first-child{text-align:left;}\n"
-      "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
-      ".poor{color:#b42318;font-weight:bold;}\n"
-      "</style>\n</head>\n<body>\n<h1>kubesim calibration</h1>\n";
-  out += "<section class=\"headline\" id=\"headline\"><p class=\"answer\" style=\"font-size:19px\">" +
-         esc(calibration_headline(c)) + "</p></section>\n";
-  std::string sources = "<section id=\"sources\"><h2>Measurements</h2>\n<ul>\n";
-  for (const auto& s : c.sources) sources += "<li>" + esc(s) + "</li>\n";
-  sources += "</ul>\n";
-  for (const auto& [reason, n] : c.skipped) sources += "<p>Skipped: " + std::to_string(n) + " " + esc(reason) + "</p>\n";
-  sources += "</section>\n";
-  out += "<section id=\"fits\"><h2>Fitted latencies</h2>\n<table>\n<tr><th>key</th><th>measured as</th>"
-         "<th>pods</th><th>skipped</th><th>measured mean (s)</th><th>fit</th><th>method</th><th>KS</th></tr>\n";
+  std::string out = "<section id=\"fits\"><h2>Fitted latencies</h2>\n<table>\n<tr><th>key</th><th>measured as</th>"
+                    "<th>pods</th><th>skipped</th><th>measured mean</th><th>fit</th><th>method</th><th>KS</th></tr>\n";
   for (const auto& f : c.latencies)
-    out += "<tr><td>" + esc(f.key) + "</td><td>" + esc(f.interval) + "</td><td>" + std::to_string(f.measured.size()) +
-           "</td><td>" + std::to_string(f.skipped) + "</td><td>" + format_seconds_value(mean_of(f.measured)) +
-           "</td><td>" + esc(f.fit.spec) + "</td><td>" + esc(f.fit.method) + "</td><td" +
+    out += "<tr><td>" + esc(f.key) + "</td><td>" + esc(f.interval) + "</td><td>" + human::count(f.measured.size()) +
+           "</td><td>" + human::count(f.skipped) + "</td><td>" + human::duration(mean_of(f.measured)) + "</td><td>" +
+           esc(human_fit(f.fit.spec)) + "</td><td>" + esc(f.fit.method) + "</td><td" +
            (f.ks > kPoorFitKs ? " class=\"poor\">" : ">") + svg::num(f.ks, 3) + (f.ks > kPoorFitKs ? " (poor)" : "") +
            "</td></tr>\n";
   out += "</table>\n<p><small>KS: the largest gap between the measured and the fitted cumulative distributions; above " +
          svg::num(kPoorFitKs, 1) + " the fit is poor (they differ by over " + svg::num(100 * kPoorFitKs, 0) +
-         " percentage points somewhere; with 50 or more pods the KS test rejects it at the 5% level).</small></p>\n";
+         " percentage points somewhere; with 50 or more pods the KS test rejects it at the 5% level). The model file "
+         "holds each fit with every digit.</small></p>\n";
   if (!c.probabilities.empty()) {
     out += "<table>\n<tr><th>key</th><th>counted</th><th>stalled</th><th>of</th><th>probability</th></tr>\n";
     for (const auto& p : c.probabilities)
-      out += "<tr><td>" + esc(p.key) + "</td><td>" + esc(p.counted) + "</td><td>" + std::to_string(p.hits) + "</td><td>" +
-             std::to_string(p.trials) + "</td><td>" + svg::num(p.value(), 3) + "</td></tr>\n";
+      out += "<tr><td>" + esc(p.key) + "</td><td>" + esc(p.counted) + "</td><td>" + human::count(p.hits) + "</td><td>" +
+             human::count(p.trials) + "</td><td>" + human::percent(p.value()) + "</td></tr>\n";
     out += "</table>\n";
   }
-  out += "</section>\n";
-  for (const auto& f : c.latencies) {
-    out += "<section class=\"latency\" id=\"" + esc(f.key) + "\"><h2>" + esc(f.key) + "</h2>\n";
-    if (!f.fit.candidates.empty()) {
-      out += "<table><tr><th>candidate (maximum likelihood)</th><th>AIC</th></tr>\n";
-      for (const auto& cand : f.fit.candidates)
-        out += "<tr><td>" + esc(cand.spec) + (cand.spec == f.fit.spec ? " (chosen)" : "") + "</td><td>" +
-               (std::isfinite(cand.aic) ? svg::num(cand.aic, 1) : "-inf") + "</td></tr>\n";
-      out += "</table>\n";
-    }
-    // Histogram of the measured interval and of the fitted model's, over the central
-    // 99% of the measurements (a heavy tail would squeeze the rest into one bin).
-    std::vector<double> m = f.measured;
-    std::sort(m.begin(), m.end());
-    const double lo = m.front();
-    double hi = m[static_cast<std::size_t>(0.99 * static_cast<double>(m.size() - 1))];
-    if (hi <= lo) hi = lo + 1e-3;
-    constexpr int kBins = 40;
-    const double width = (hi - lo) / kBins;
-    auto histogram = [&](const std::vector<double>& v) {
-      std::vector<double> h(kBins, 0.0);
-      for (double x : v) {
-        // Compared as a double: a modelled value far outside the bins (or NaN) has no int.
-        const double b = std::floor((x - lo) / width);
-        if (b >= 0 && b < kBins) h[static_cast<std::size_t>(b)] += 1.0;
-      }
-      for (double& x : h) x = x / static_cast<double>(v.size()) / width;  // density
-      return h;
-    };
-    svg::ChartSpec spec;
-    spec.id = "hist-" + f.key;
-    spec.title = f.key + ": " + f.interval;
-    spec.subtitle = "density per second; fit " + f.fit.spec + ", KS distance " + svg::num(f.ks, 3);
-    spec.x_label = "seconds";
-    spec.y_label = "density";
-    for (int b = 0; b < kBins; ++b) spec.x.push_back(lo + (b + 0.5) * width);
-    spec.series.push_back({"measured", svg::palette_color(0), svg::Series::Style::kLine, "", histogram(f.measured)});
-    spec.series.push_back({"fitted model", svg::palette_color(1), svg::Series::Style::kLine, "6 3", histogram(f.modelled)});
-    spec.x_min = lo;
-    spec.x_max = hi;
-    out += "<figure class=\"chart\">" + svg::line_chart_svg(spec) + "</figure>\n</section>\n";
+  return out + "</section>\n";
+}
+
+// One latency's section: the candidates' AIC and the measured and fitted histograms.
+std::string latency_html(const FittedLatency& f) {
+  const auto esc = [](const std::string& s) { return svg::escape(s); };
+  std::string out = "<section class=\"latency\" id=\"" + esc(f.key) + "\"><h2>" + esc(f.key) + "</h2>\n";
+  if (!f.fit.candidates.empty()) {
+    out += "<table><tr><th>candidate (maximum likelihood)</th><th>AIC</th></tr>\n";
+    for (const auto& cand : f.fit.candidates)
+      out += "<tr><td>" + esc(human_fit(cand.spec)) + (cand.spec == f.fit.spec ? " (chosen)" : "") + "</td><td>" +
+             (std::isfinite(cand.aic) ? svg::num(cand.aic, 1) : "-inf") + "</td></tr>\n";
+    out += "</table>\n";
   }
-  out += sources + "</body>\n</html>\n";
-  return out;
+  // Histogram of the measured interval and of the fitted model's, over the central
+  // 99% of the measurements (a heavy tail would squeeze the rest into one bin).
+  std::vector<double> m = f.measured;
+  std::sort(m.begin(), m.end());
+  const double lo = m.front();
+  double hi = m[static_cast<std::size_t>(0.99 * static_cast<double>(m.size() - 1))];
+  if (hi <= lo) hi = lo + 1e-3;
+  constexpr int kBins = 40;
+  const double width = (hi - lo) / kBins;
+  auto histogram = [&](const std::vector<double>& v) {
+    std::vector<double> h(kBins, 0.0);
+    for (double x : v) {
+      // Compared as a double: a modelled value far outside the bins (or NaN) has no int.
+      const double b = std::floor((x - lo) / width);
+      if (b >= 0 && b < kBins) h[static_cast<std::size_t>(b)] += 1.0;
+    }
+    for (double& x : h) x = x / static_cast<double>(v.size()) / width;  // density
+    return h;
+  };
+  svg::ChartSpec spec;
+  spec.id = "hist-" + f.key;
+  spec.title = f.key + ": measured and fitted";
+  spec.subtitle = "density per second; fit " + human_fit(f.fit.spec) + "; KS distance " + svg::num(f.ks, 3);
+  spec.x_label = "seconds";
+  spec.y_label = "density";
+  for (int b = 0; b < kBins; ++b) spec.x.push_back(lo + (b + 0.5) * width);
+  spec.series.push_back({"measured", svg::palette_color(0), svg::Series::Style::kLine, "", histogram(f.measured)});
+  spec.series.push_back({"fitted model", svg::palette_color(1), svg::Series::Style::kLine, "6 3", histogram(f.modelled)});
+  spec.x_min = lo;
+  spec.x_max = hi;
+  return out + "<p>" + esc(f.interval) + ".</p>\n<figure class=\"chart\">" + svg::line_chart_svg(spec) + "</figure>\n</section>\n";
+}
+
+}  // namespace
+
+// The answer first (the sentence and every fit's KS distance), then the fits rounded for
+// people, each latency's histograms, and the measurements last.
+std::string calibration_report_html(const Calibration& c) {
+  // The fits table's text columns (what was measured, the fit, the method) read left-aligned.
+  std::string out = html_report_head("kubesim calibration",
+                                     ".poor{color:#b42318;font-weight:bold;}#fits tr>:nth-child(2),#fits tr>:nth-child(6),"
+                                     "#fits tr>:nth-child(7){text-align:left;}\n");
+  out += html_headline(calibration_headline(c), c.latencies.empty() ? "" : ks_chart_svg(c),
+                       c.latencies.empty() ? "" : "Each fitted latency's KS distance; the dashed line marks a poor fit.");
+  out += fits_table_html(c);
+  for (const auto& f : c.latencies) out += latency_html(f);
+  out += "<section id=\"sources\"><h2>Measurements</h2>\n<ul>\n";
+  for (const auto& s : c.sources) out += "<li>" + svg::escape(s) + "</li>\n";
+  out += "</ul>\n";
+  for (const auto& [reason, n] : c.skipped) out += "<p>Skipped: " + human::count(n) + " " + svg::escape(reason) + "</p>\n";
+  return out + "</section>\n</body>\n</html>\n";
 }
 
 }  // namespace kubesim::calibrate

@@ -9,6 +9,7 @@
 #include "calibrate/live_cluster.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/task_progress.hpp"
 #include "model/resources.hpp"
 #include "platform/cluster_yaml.hpp"
 #include "platform/simgrid_platform.hpp"
@@ -135,7 +136,10 @@ int FidelityCommand::run() {
   const SimulationInputs first = make_inputs();  // reads (and checks) the inputs once up front
   std::vector<MeasuredRun> runs;
   for (const auto& path : measured_) runs.push_back(read_measured_jobs_csv(path, first.workload));
-  const FidelityResult r = replay_measured_runs(runs, make_inputs, model, seeds_);
+  TaskProgress progress("fidelity", "replays", quiet_);
+  const std::size_t replays = runs.size() * seeds_;
+  const FidelityResult r = replay_measured_runs(runs, make_inputs, model, seeds_, [&] { progress.done_one(replays); });
+  progress.finish();
   const std::string csv = fidelity_csv(r), html = fidelity_report_html(r);
   std::filesystem::create_directories(out_);
   write_file_atomically(out_ + "/fidelity.csv", csv);

@@ -336,6 +336,13 @@ TEST(CalibrateFidelity, K3sBatkubeModelLandsInsideTheMeasuredRuns) {
   // The realistic guesses were outside (docs/evidence/simulated.md, "Latency model"): the check can fail.
   const FidelityResult guess = replay_measured_runs({runs[0]}, make_inputs, ModelConfig::realistic(), 1);
   EXPECT_FALSE(guess.makespan_inside());
+  // The report answers first (sentence, then the waits' ECDF), with durations rounded for
+  // people: "40.7 min", not "2466.6".
+  const std::string html = fidelity_report_html(guess);
+  EXPECT_LT(html.find("<p class=\"answer\">"), html.find("id=\"ecdf-wait\""));
+  EXPECT_LT(html.find("id=\"ecdf-wait\""), html.find("<section id=\"summary\">"));
+  EXPECT_NE(html.find(" min</td>"), std::string::npos);
+  EXPECT_EQ(html.find("(s)</th>"), std::string::npos);
 }
 
 // A family whose fit the model file cannot hold is not chosen, however small its AIC: half the
@@ -366,6 +373,12 @@ TEST(CalibrateReport, HistogramsTakeValuesFarOutsideTheBins) {
   c.latencies.push_back(f);
   const std::string html = calibration_report_html(c);
   EXPECT_NE(html.find("podStartup"), std::string::npos);
+  // The headline's chart (every fit's KS distance) comes before the tables; fits are rounded
+  // for people (the model file keeps every digit).
+  EXPECT_LT(html.find("<p class=\"answer\">"), html.find("id=\"ks-chart\""));
+  EXPECT_LT(html.find("id=\"ks-chart\""), html.find("<section id=\"fits\">"));
+  EXPECT_NE(html.find(", mean 2 s, sd "), std::string::npos) << html.substr(0, 3000);
+  EXPECT_EQ(html.find(f.fit.spec), std::string::npos);
 }
 
 // A server's answer of any shape is refused or read, never undefined behaviour: nlohmann's

@@ -8,6 +8,7 @@
 
 #include "calibrate/fit.hpp"
 #include "calibrate/observer.hpp"
+#include "report/html_page.hpp"
 #include "report/human_format.hpp"
 #include "report/svg_chart.hpp"
 
@@ -69,7 +70,7 @@ std::vector<double> pooled(const std::vector<RunFigures>& runs, bool waits) {
 
 FidelityResult replay_measured_runs(const std::vector<MeasuredRun>& runs,
                                     const std::function<SimulationInputs()>& make_inputs, const ModelConfig& model,
-                                    std::uint64_t seeds) {
+                                    std::uint64_t seeds, const std::function<void()>& on_replay_done) {
   FidelityResult r;
   r.model = model.name;
   r.seeds = seeds;
@@ -138,6 +139,7 @@ FidelityResult replay_measured_runs(const std::vector<MeasuredRun>& runs,
       f.mean_wait = f.waits.empty() ? 0 : sum / static_cast<double>(f.waits.size());
       sim.store().remove_listener(&completions);
       r.simulated.push_back(std::move(f));
+      if (on_replay_done) on_replay_done();
     }
   }
   r.measured_makespan_min = r.measured_wait_min = 1e300;
@@ -177,99 +179,114 @@ std::string fidelity_headline(const FidelityResult& r) {
          "); per-pod waits KS distance " + svg::num(r.ks_wait, 3) + (r.ks_wait < 0.1 ? " (close, < 0.1)." : " (not close, >= 0.1).");
 }
 
-std::string fidelity_report_html(const FidelityResult& r) {
-  const auto esc = [](const std::string& s) { return svg::escape(s); };
-  auto n1 = [](double v) { return svg::num(v, 1); };
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>kubesim fidelity</title>\n<style>\n"
-      "body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1100px;padding:0 12px;color:#222;}\n"
-      "h1{font-size:24px;margin-bottom:4px;}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc;}\n"
-      "table{border-collapse:collapse;font-size:13px;margin:8px 0;}\n"
-      "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;}\n"
-      "th{background:#f0f0f0;}td:first-child,th:first-child{text-align:left;}\n"
-      ".inside{color:#1a7f37;}.outside{color:#b42318;font-weight:bold;}\n"
-      "figure.chart{margin:12px 0;}figure.chart svg{max-width:100%;height:auto;border:1px solid #ddd;}\n"
-      "</style>\n</head>\n<body>\n<h1>kubesim fidelity: measured runs beside simulated replays</h1>\n";
-  out += "<section class=\"headline\" id=\"headline\"><p class=\"answer\" style=\"font-size:19px\">" +
-         esc(fidelity_headline(r)) + "</p></section>\n";
-  out += "<p>Model <b>" + esc(r.model) + "</b>; each measured run replayed with its own submission times, seeds 1.." +
-         std::to_string(r.seeds) +
-         (r.stamped_by_batkube_submitter
-              ? "; the replays' pods stamped as the Batkube submitter stamped the measured ones (one Event "
-                "handler, its Scheduled GETs through a 5 QPS / burst 10 client: src/calibrate/observer.hpp)"
-              : "") +
-         ".</p>\n";
-  auto verdict = [](bool inside) {
-    return std::string(inside ? "<span class=\"inside\">inside</span>" : "<span class=\"outside\">outside</span>");
+namespace {
+
+// The per-pod waits (or start-ups) measured and simulated: their ECDFs, and the QQ plot.
+struct DistributionCharts {
+  std::string ecdf, qq;
+};
+
+DistributionCharts distribution_charts(const FidelityResult& r, bool waits) {
+  const std::string what = waits ? "wait (Started − submission)" : "start-up (Started − Scheduled)";
+  const std::string id = waits ? "wait" : "startup";
+  const auto m = pooled(r.measured, waits), s = pooled(r.simulated, waits);
+  if (m.empty() || s.empty()) return {};
+  svg::ChartSpec ecdf;
+  ecdf.id = "ecdf-" + id;
+  ecdf.title = "ECDF of the per-pod " + what;
+  ecdf.subtitle = "KS distance " + svg::num(waits ? r.ks_wait : r.ks_startup, 3);
+  ecdf.x_label = "seconds";
+  ecdf.y_label = "fraction of pods";
+  const double hi = std::max(quantile(m, 0.995), quantile(s, 0.995));
+  const double lo = std::min(m.front(), s.front());
+  auto cdf = [](const std::vector<double>& v, double x) {
+    return static_cast<double>(std::upper_bound(v.begin(), v.end(), x) - v.begin()) / static_cast<double>(v.size());
   };
-  out += "<section id=\"summary\"><h2>Summary</h2>\n<table>\n<tr><th>figure</th><th>measured range</th>"
-         "<th>simulated (mean of replays)</th><th>verdict</th></tr>\n";
-  out += "<tr><td>makespan (s)</td><td>" + n1(r.measured_makespan_min) + " – " + n1(r.measured_makespan_max) + "</td><td>" +
-         n1(r.sim_makespan) + "</td><td>" + verdict(r.makespan_inside()) + "</td></tr>\n";
-  out += "<tr><td>mean wait (s)</td><td>" + n1(r.measured_wait_min) + " – " + n1(r.measured_wait_max) + "</td><td>" +
-         n1(r.sim_mean_wait) + "</td><td>" + verdict(r.wait_inside()) + "</td></tr>\n";
+  svg::Series sm{"measured", svg::palette_color(0), svg::Series::Style::kLine, "", {}};
+  svg::Series ss{"simulated", svg::palette_color(1), svg::Series::Style::kLine, "6 3", {}};
+  for (int i = 0; i <= 300; ++i) {
+    const double x = lo + (hi - lo) * i / 300.0;
+    ecdf.x.push_back(x);
+    sm.y.push_back(cdf(m, x));
+    ss.y.push_back(cdf(s, x));
+  }
+  ecdf.series = {sm, ss};
+  ecdf.x_min = std::min(0.0, lo);  // from 0 (round ticks) unless a value is negative
+  ecdf.x_max = hi;
+  ecdf.y_fixed_top = 1;
+  svg::ChartSpec qq;
+  qq.id = "qq-" + id;
+  qq.title = "QQ plot of the per-pod " + what;
+  qq.subtitle = "simulated quantile against measured quantile, 1st to 99th percentile";
+  qq.x_label = "measured (s)";
+  qq.y_label = "simulated (s)";
+  svg::Series qs{"simulated", svg::palette_color(1), svg::Series::Style::kLine, "", {}};
+  svg::Series id_line{"y = x", "#888888", svg::Series::Style::kLine, "4 4", {}};
+  for (int i = 1; i <= 99; ++i) {
+    const double x = quantile(m, i / 100.0);
+    qq.x.push_back(x);
+    qs.y.push_back(quantile(s, i / 100.0));
+    id_line.y.push_back(x);
+  }
+  qq.series = {qs, id_line};
+  qq.x_min = qq.x.front();
+  qq.x_max = qq.x.back();
+  return {svg::line_chart_svg(ecdf), svg::line_chart_svg(qq)};
+}
+
+std::string verdict(bool inside) {
+  return inside ? "<span class=\"inside\">inside</span>" : "<span class=\"outside\">outside</span>";
+}
+
+// The summary table: durations rounded for people (human_format), KS distances to 3 decimals.
+std::string fidelity_summary_html(const FidelityResult& r) {
+  const auto range = [](double lo, double hi) { return human::duration(lo) + " – " + human::duration(hi); };
+  std::string out = "<section id=\"summary\"><h2>Summary</h2>\n<table>\n<tr><th>figure</th><th>measured range</th>"
+                    "<th>simulated (mean of replays)</th><th>verdict</th></tr>\n";
+  out += "<tr><td>makespan</td><td>" + range(r.measured_makespan_min, r.measured_makespan_max) + "</td><td>" +
+         human::duration(r.sim_makespan) + "</td><td>" + verdict(r.makespan_inside()) + "</td></tr>\n";
+  out += "<tr><td>mean wait</td><td>" + range(r.measured_wait_min, r.measured_wait_max) + "</td><td>" +
+         human::duration(r.sim_mean_wait) + "</td><td>" + verdict(r.wait_inside()) + "</td></tr>\n";
   out += "<tr><td>KS distance, per-pod wait</td><td colspan=\"2\">" + svg::num(r.ks_wait, 3) + "</td><td>" +
          verdict(r.ks_wait < 0.1) + " (&lt; 0.1)</td></tr>\n";
   out += "<tr><td>KS distance, per-pod start-up (Scheduled → Started)</td><td colspan=\"2\">" + svg::num(r.ks_startup, 3) +
          "</td><td>" + verdict(r.ks_startup < 0.1) + " (&lt; 0.1)</td></tr>\n</table>\n</section>\n";
-  // The runs' table goes last (after the charts): the figures above answer.
-  std::string runs = "<section id=\"runs\"><h2>Runs</h2>\n<table>\n<tr><th>run</th><th>makespan (s)</th><th>mean wait (s)</th><th>pods</th></tr>\n";
+  return out;
+}
+
+std::string fidelity_runs_html(const FidelityResult& r) {
+  std::string out = "<section id=\"runs\"><h2>Runs</h2>\n<table>\n<tr><th>run</th><th>makespan</th><th>mean wait</th>"
+                    "<th>pods</th></tr>\n";
   for (const auto* list : {&r.measured, &r.simulated})
     for (const auto& f : *list)
-      runs += "<tr><td>" + esc(f.label) + "</td><td>" + n1(f.makespan) + "</td><td>" + n1(f.mean_wait) + "</td><td>" +
-              std::to_string(f.waits.size()) + "</td></tr>\n";
-  runs += "</table>\n</section>\n";
-  for (const bool waits : {true, false}) {
-    const std::string what = waits ? "wait (Started − submission)" : "start-up (Started − Scheduled)";
-    const std::string id = waits ? "wait" : "startup";
-    const auto m = pooled(r.measured, waits), s = pooled(r.simulated, waits);
-    if (m.empty() || s.empty()) continue;
-    out += "<section id=\"" + id + "\"><h2>Per-pod " + esc(what) + "</h2>\n";
-    svg::ChartSpec ecdf;
-    ecdf.id = "ecdf-" + id;
-    ecdf.title = "ECDF of the per-pod " + what;
-    ecdf.subtitle = "KS distance " + svg::num(waits ? r.ks_wait : r.ks_startup, 3);
-    ecdf.x_label = "seconds";
-    ecdf.y_label = "fraction of pods";
-    const double hi = std::max(quantile(m, 0.995), quantile(s, 0.995));
-    const double lo = std::min(m.front(), s.front());
-    auto cdf = [](const std::vector<double>& v, double x) {
-      return static_cast<double>(std::upper_bound(v.begin(), v.end(), x) - v.begin()) / static_cast<double>(v.size());
-    };
-    svg::Series sm{"measured", svg::palette_color(0), svg::Series::Style::kLine, "", {}};
-    svg::Series ss{"simulated", svg::palette_color(1), svg::Series::Style::kLine, "6 3", {}};
-    for (int i = 0; i <= 300; ++i) {
-      const double x = lo + (hi - lo) * i / 300.0;
-      ecdf.x.push_back(x);
-      sm.y.push_back(cdf(m, x));
-      ss.y.push_back(cdf(s, x));
-    }
-    ecdf.series = {sm, ss};
-    ecdf.x_min = lo;
-    ecdf.x_max = hi;
-    ecdf.y_fixed_top = 1;
-    out += "<figure class=\"chart\">" + svg::line_chart_svg(ecdf) + "</figure>\n";
-    svg::ChartSpec qq;
-    qq.id = "qq-" + id;
-    qq.title = "QQ plot of the per-pod " + what;
-    qq.subtitle = "simulated quantile against measured quantile, 1st to 99th percentile";
-    qq.x_label = "measured (s)";
-    qq.y_label = "simulated (s)";
-    svg::Series qs{"simulated", svg::palette_color(1), svg::Series::Style::kLine, "", {}};
-    svg::Series id_line{"y = x", "#888888", svg::Series::Style::kLine, "4 4", {}};
-    for (int i = 1; i <= 99; ++i) {
-      const double x = quantile(m, i / 100.0);
-      qq.x.push_back(x);
-      qs.y.push_back(quantile(s, i / 100.0));
-      id_line.y.push_back(x);
-    }
-    qq.series = {qs, id_line};
-    qq.x_min = qq.x.front();
-    qq.x_max = qq.x.back();
-    out += "<figure class=\"chart\">" + svg::line_chart_svg(qq) + "</figure>\n</section>\n";
-  }
-  out += runs + "</body>\n</html>\n";
-  return out;
+      out += "<tr><td>" + svg::escape(f.label) + "</td><td>" + human::duration(f.makespan) + "</td><td>" +
+             human::duration(f.mean_wait) + "</td><td>" + human::count(f.waits.size()) + "</td></tr>\n";
+  return out + "</table>\n</section>\n";
+}
+
+}  // namespace
+
+// The answer first (the sentence and the per-pod waits' ECDFs), then the summary table, the
+// other charts, the runs, and what was replayed how.
+std::string fidelity_report_html(const FidelityResult& r) {
+  const DistributionCharts waits = distribution_charts(r, true), startups = distribution_charts(r, false);
+  std::string out = html_report_head("kubesim fidelity: measured runs beside simulated replays",
+                                     ".inside{color:#1a7f37;}.outside{color:#b42318;font-weight:bold;}\n");
+  out += html_headline(fidelity_headline(r), waits.ecdf, waits.ecdf.empty() ? "" : "Per-pod waits, measured and simulated.");
+  out += fidelity_summary_html(r);
+  if (!waits.qq.empty()) out += "<section id=\"wait\"><h2>Per-pod wait (Started − submission)</h2>\n<figure class=\"chart\">" + waits.qq + "</figure>\n</section>\n";
+  if (!startups.ecdf.empty())
+    out += "<section id=\"startup\"><h2>Per-pod start-up (Started − Scheduled)</h2>\n<figure class=\"chart\">" + startups.ecdf +
+           "</figure>\n<figure class=\"chart\">" + startups.qq + "</figure>\n</section>\n";
+  out += fidelity_runs_html(r);
+  out += "<section id=\"parameters\"><h2>Replays</h2>\n<p>Model <b>" + svg::escape(r.model) +
+         "</b>; each measured run replayed with its own submission times, seeds 1.." + std::to_string(r.seeds) +
+         (r.stamped_by_batkube_submitter
+              ? "; the replays' pods stamped as the Batkube submitter stamped the measured ones (one Event "
+                "handler, its Scheduled GETs through a 5 QPS / burst 10 client: src/calibrate/observer.hpp)"
+              : "") +
+         ".</p>\n</section>\n";
+  return out + "</body>\n</html>\n";
 }
 
 }  // namespace kubesim::calibrate

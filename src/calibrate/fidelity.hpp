@@ -44,10 +44,11 @@ struct FidelityResult {
 };
 
 // `make_inputs` builds a fresh cluster + workload for each replay (the replay then sets the
-// submission times). Runs sequentially (deterministic order).
+// submission times). Runs sequentially (deterministic order). `on_replay_done` (if any) is
+// called after each replay, for a progress display.
 FidelityResult replay_measured_runs(const std::vector<MeasuredRun>& runs,
                                     const std::function<SimulationInputs()>& make_inputs, const ModelConfig& model,
-                                    std::uint64_t seeds);
+                                    std::uint64_t seeds, const std::function<void()>& on_replay_done = {});
 
 std::string fidelity_csv(const FidelityResult& r);
 std::string fidelity_report_html(const FidelityResult& r);

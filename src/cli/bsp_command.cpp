@@ -25,7 +25,8 @@ CLI::App* add_bsp_command(CLI::App& app, BspArgs& a) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--horizon", a.horizon, "Dynamic MPC horizon H and the largest static window + 1 (default: config.ini window_size)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--out", a.out, "write results.csv (the study's format) and steps.csv here");
+  // Its default is rewritten as every subcommand's (cli_conventions: results/bsp/<--data's name>).
+  cmd->add_option("--out", a.out, "output folder: results.csv (the study's format) and steps.csv")->capture_default_str();
   cmd->add_flag("--quiet", a.quiet, "print no table");
   cmd->footer(
       "Example (the study's forecast_400_results.csv):\n"
@@ -42,16 +43,14 @@ int bsp_command(const BspArgs& a) {
   if (a.horizon > 0) settings.window_size = a.horizon;
   const auto results = bsp::run_study_table(data.model, data.trace(a.plan), data.trace(a.execute), settings);
   const std::string table = bsp::results_csv(results);
-  if (!a.out.empty()) {
-    const auto dir = make_output_directory(a.out);
-    write_file_atomically((dir / "results.csv").string(), table);
-    write_file_atomically((dir / "steps.csv").string(), bsp::steps_csv(results, data.model));
-  }
+  const auto dir = make_output_directory(a.out);
+  write_file_atomically((dir / "results.csv").string(), table);
+  write_file_atomically((dir / "steps.csv").string(), bsp::steps_csv(results, data.model));
   if (!a.quiet) {
     std::fputs(table.c_str(), stdout);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "kubesim bsp: %zu strategies x %d steps in %.3f s wall time\n", results.size(),
-                 settings.simulation_length, seconds);
+    std::fprintf(stderr, "kubesim bsp: %zu strategies x %d steps in %.3f s wall time; outputs: %s/results.csv, %s/steps.csv\n",
+                 results.size(), settings.simulation_length, seconds, a.out.c_str(), a.out.c_str());
   }
   return 0;
 }

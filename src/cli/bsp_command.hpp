@@ -13,7 +13,7 @@ struct BspArgs {
   int steps = -1;                    // -1: config.ini's simulation_length
   double penalty = -1;               // -1: config.ini's checkpoint_penalty
   int horizon = -1;                  // -1: config.ini's window_size
-  std::string out;                   // "" : print only
+  std::string out = "results/bsp";   // the default output rule: results/bsp/<data folder name>
   bool quiet = false;
 };
 

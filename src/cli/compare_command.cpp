@@ -8,6 +8,7 @@
 #include "cli/version.hpp"
 #include "core/error.hpp"
 #include "core/output_dir.hpp"
+#include "core/task_progress.hpp"
 #include "study/compare.hpp"
 #include "study/compare_report.hpp"
 
@@ -55,7 +56,10 @@ int compare_command(const RunArgs& a, const std::string& schedulers, std::uint64
     std::fprintf(stderr, "kubesim: skipped %llu job(s) of %s: %s\n", static_cast<unsigned long long>(count),
                  spec.inputs.workload.source.c_str(), reason.c_str());
   OutputDirectory out(a.out);
+  TaskProgress progress("compare", "runs", a.quiet);
+  spec.on_run_done = [&progress](std::size_t total) { progress.done_one(total); };
   const Comparison cmp = run_comparison(std::move(spec));
+  progress.finish();
   const std::vector<ReportFile> files = build_comparison_files(cmp);
   write_report_files(out.staging(), files);
   out.commit();

@@ -68,8 +68,12 @@ void print_summary(RunPipeline& run, const SimulationOptions& options, const Run
   const RunSummary& summary = run.summary();
   std::printf("kubesim %s: %zu jobs, %zu nodes, model %s, seed %llu\n", KUBESIM_VERSION, sim.workload().jobs.size(),
               sim.store().node_count(), options.model.name.c_str(), static_cast<unsigned long long>(a.seed));
-  std::printf("finished %zu pods, %zu never scheduled, %s scheduling attempts; simulated %s s in %.3f s wall\n",
-              sim.finished_pods(), never_scheduled, run.scheduling_attempts_text().c_str(),
+  // A count reads "N scheduling attempts"; with an external scheduler the text says who bound
+  // the pods ("0 by kubesim's schedulers; 200 pod(s) bound through the API ...").
+  const std::string attempts = run.scheduling_attempts_text();
+  const bool count_only = attempts.find_first_not_of("0123456789") == std::string::npos;
+  std::printf("finished %zu pods, %zu never scheduled, %s%s; simulated %s s in %.3f s wall\n", sim.finished_pods(),
+              never_scheduled, count_only ? "" : "scheduling attempts: ", (attempts + (count_only ? " scheduling attempts" : "")).c_str(),
               format_seconds(sim.now()).c_str(), wall);
   if (report && report->tenant_files) {
     // The tenant summary's figures (summary.csv, report.html): queue = container start - Job creation.
@@ -377,7 +381,9 @@ RunCommand::RunCommand(CLI::App& app) {
                      "SimGrid/Batsim platform XML (hosts become nodes)", "kubesim cluster YAML (node groups)",
                      "Batsim v4 JSON workload", "SWF trace (Parallel Workloads Archive)"});
   run_cmd->add_option("--scheduler-config", run.scheduler_config,
-                      "KubeSchedulerConfiguration YAML (with --scheduler: that scheduler's configuration file)")
+                      "KubeSchedulerConfiguration YAML of kube-scheduler (for a scenario: in place of its "
+                      "schedulerConfig; refused if it names its schedulers); with --scheduler: that setup's "
+                      "configuration file")
       ->check(CLI::ExistingFile);
   run_cmd->add_option("--scheduler", run.scheduler,
                       "schedule every pod with this scheduler setup (" + setup_names() +

@@ -72,6 +72,7 @@ SweepCommand::SweepCommand(CLI::App& app, std::string version) : version_(std::m
   cmd_->add_flag("--quiet", quiet_, "print no summary and no progress bar");
   merge_cmd_ = cmd_->add_subcommand("merge", "merge the finished cells of OUT into OUT/results.csv and OUT/sweep.html");
   merge_cmd_->add_option("out", merge_out_, "the sweep's output folder")->required();
+  merge_cmd_->add_flag("--quiet", quiet_, "print no summary");  // as every subcommand that prints one
   cmd_->footer(
       "Writes OUT/cells/<id>/ per cell (complete or absent: a re-run skips finished cells), OUT/results.csv (one\n"
       "row per cell and tenant, the axes as columns) and OUT/sweep.html (effect of each axis, best cells).\n"

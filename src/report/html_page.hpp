@@ -24,9 +24,11 @@ inline const char* html_report_css() {
          "section.headline figure{margin:8px 0;}section.headline figcaption{color:#555;font-size:13px;}\n";
 }
 
-inline std::string html_report_head(const std::string& title) {
+// `extra_css`: the page's own rules after the shared ones (as is).
+inline std::string html_report_head(const std::string& title, const std::string& extra_css = "") {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + svg::escape(title) +
-         "</title>\n<style>\n" + html_report_css() + "</style>\n</head>\n<body>\n<h1>" + svg::escape(title) + "</h1>\n";
+         "</title>\n<style>\n" + html_report_css() + extra_css + "</style>\n</head>\n<body>\n<h1>" + svg::escape(title) +
+         "</h1>\n";
 }
 
 // The headline section: the answering sentence (escaped) and the decisive chart (an inline SVG

@@ -111,6 +111,7 @@ Comparison run_comparison(CompareSpec spec) {
         SimulationInputs in = seed == 1 ? std::move(*first[c]) : install(c);
         if (seed == 1) first[c].reset();
         cmp.runs[i] = run_one(std::move(in), spec.options, spec, c, seed);
+        if (spec.on_run_done) spec.on_run_done(total);
       } catch (...) {
         errors[i] = std::current_exception();
       }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ struct CompareSpec {
   std::string version;            // kubesim version for the run outputs
   // Setups beside the built-in ones that contenders may name (policies: setups/policy_setup.hpp).
   std::vector<SchedulerSetup> extra_setups;
+  // Called after each run with the number of runs, from the worker threads (progress display
+  // only: nothing the comparison computes depends on it). Empty: none.
+  std::function<void(std::size_t total)> on_run_done;
 };
 
 struct RunRecord {

@@ -18,6 +18,12 @@ std::string file_name(const std::string& path) { return std::filesystem::path(pa
 std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 RunInputs scenario_inputs(const InputFiles& files, Scenario sc) {
+  // --scheduler-config without --scheduler configures the scenario's kube-scheduler, in place
+  // of its schedulerConfig: (read_run_inputs refused it for a scenario with `schedulers:`).
+  if (!files.scheduler_config.empty()) {
+    sc.scheduler_config = files.scheduler_config;
+    sc.inputs.scheduler = load_scheduler_config(sc.scheduler_config, sc.inputs.resource_names);
+  }
   RunInputs r;
   r.gang = bsp::read_gang_spec(sc);
   r.scenario = std::move(sc);
@@ -97,6 +103,14 @@ RunInputs read_run_inputs(const InputFiles& files, const YAML::Node& scenario_ro
   if (scenario_root.IsMap())
     if (const YAML::Node b = scenario_root["bsp"]; b && !b.IsNull())
       (void)bsp::read_gang_spec(YamlInput(files.scenario), b, std::filesystem::path(files.scenario).parent_path());
+  // A scenario that names its schedulers has no one kube-scheduler for --scheduler-config to
+  // configure: refused, not silently ignored.
+  if (!files.scheduler_config.empty() && scenario_root.IsMap())
+    for (const auto& kv : scenario_root)
+      if (kv.first.Scalar() == "schedulers" && !kv.second.IsNull())
+        throw InputError(files.scenario, kv.first.Mark().line + 1,
+                         "this scenario names its schedulers, so --scheduler-config has no one scheduler to configure: "
+                         "give --scheduler NAME with it, or the file as config: in the scenario's schedulers entry");
   // measuredResults' reader is in report/ (above scenario/): checked before any job is generated.
   const auto check_measured = [](const Scenario& sc) {
     if (!sc.measured_results_file.empty()) (void)read_measured_results(sc.measured_results_file, sc.measured_experiment);

@@ -30,7 +30,8 @@ namespace {
 struct CellMetrics {
   double queue_s = 0, utilisation = 0, makespan_s = 0, completed_pct = 0;
 };
-constexpr const char* kMetricNames[] = {"mean queue time (s)", "utilisation (%)", "makespan (s)", "jobs completed (%)"};
+// The table headers: the cells carry their units (durations and percents rounded for people).
+constexpr const char* kMetricNames[] = {"mean queue time", "utilisation", "makespan", "jobs completed"};
 double metric(const CellMetrics& m, std::size_t k) {
   switch (k) {
     case 0: return m.queue_s;
@@ -77,9 +78,12 @@ Estimate estimate(const std::vector<double>& xs) {
   return e;
 }
 
-std::string show(const Estimate& e) {
-  std::string s = svg::num(e.mean, 3);
-  if (e.n >= 2) s += " \u00b1 " + svg::num(e.half_width, 3);
+// Metric k's estimate rounded for people: durations with their unit, percents with one decimal.
+std::string show(const Estimate& e, std::size_t k) {
+  const bool is_duration = k == 0 || k == 2;
+  const auto one = [&](double x) { return is_duration ? human::duration(x) : human::percent(x / 100.0); };
+  std::string s = one(e.mean);
+  if (e.n >= 2) s += " \u00b1 " + one(e.half_width);
   return s;
 }
 
@@ -188,7 +192,7 @@ std::string axis_effect_html(const SweepView& v, std::size_t a) {
       }
       const Estimate e = estimate(per_seed);
       if (k == 0) queue_estimates.push_back(e);
-      out += "<td>" + esc(show(e)) + "</td>";
+      out += "<td>" + esc(show(e, k)) + "</td>";
     }
     out += "</tr>\n";
   }
@@ -235,10 +239,23 @@ std::vector<Config> ranked_configs(const SweepView& v) {
   return configs;
 }
 
+// Whether axis a (not the seed) takes more than one value: only those tell configurations
+// apart; the others are stated once.
+bool varies(const SweepView& v, std::size_t a) { return v.values[a].size() > 1; }
+
 std::string config_name(const SweepView& v, const Config& c) {
   std::string out;
-  for (std::size_t a = 0; a < c.values.size(); ++a) out += (a ? ", " : "") + v.t.axes[a] + " = " + c.values[a];
+  for (std::size_t a = 0; a < c.values.size(); ++a)
+    if (varies(v, a)) out += (out.empty() ? "" : ", ") + v.t.axes[a] + " = " + c.values[a];
   return out.empty() ? "the only configuration" : out;
+}
+
+// "scenario = e3.yaml, model = scenario": the axes with one value, the same in every row.
+std::string constant_axes(const SweepView& v) {
+  std::string out;
+  for (std::size_t a = 0; a < v.seed_axis; ++a)
+    if (!varies(v, a)) out += (out.empty() ? "" : ", ") + v.t.axes[a] + " = " + v.values[a].front();
+  return out;
 }
 
 // The answering sentence: the best and the worst configuration by mean queue time.
@@ -260,17 +277,23 @@ std::string best_html(const SweepView& v, const std::vector<Config>& ranked) {
   const SweepTable& t = v.t;
   const std::size_t shown = std::min<std::size_t>(ranked.size(), 10);
   std::string out = "<section id=\"best\"><h2>Best configurations</h2>\n<p>" + std::to_string(shown) + " of " +
-                    std::to_string(ranked.size()) + " configuration(s), by mean queue time over their seeds (lowest first).</p>\n<div class=\"table-wrap\"><table class=\"best\">\n<tr><th>rank</th>";
-  for (std::size_t a = 0; a < v.seed_axis; ++a) out += "<th>" + esc(t.axes[a]) + "</th>";
+                    std::to_string(ranked.size()) + " configuration(s), by mean queue time over their seeds (lowest first)";
+  // Only the axes that vary get a column, so that the table fits the page.
+  const std::string fixed = constant_axes(v);
+  out += fixed.empty() ? "." : "; in every row " + esc(fixed) + ".";
+  out += "</p>\n<div class=\"table-wrap\"><table class=\"best\">\n<tr><th>rank</th>";
+  for (std::size_t a = 0; a < v.seed_axis; ++a)
+    if (varies(v, a)) out += "<th>" + esc(t.axes[a]) + "</th>";
   out += "<th>seeds</th>";
   for (const char* m : kMetricNames) out += "<th>" + esc(m) + "</th>";
   out += "</tr>\n";
   for (std::size_t r = 0; r < shown; ++r) {
     const Config& c = ranked[r];
     out += "<tr><td>" + std::to_string(r + 1) + "</td>";
-    for (const auto& x : c.values) out += "<td>" + esc(x) + "</td>";
+    for (std::size_t a = 0; a < c.values.size(); ++a)
+      if (varies(v, a)) out += "<td>" + esc(c.values[a]) + "</td>";
     out += "<td>" + std::to_string(c.samples[0].size()) + "</td>";
-    for (std::size_t k = 0; k < std::size(kMetricNames); ++k) out += "<td>" + esc(show(estimate(c.samples[k]))) + "</td>";
+    for (std::size_t k = 0; k < std::size(kMetricNames); ++k) out += "<td>" + esc(show(estimate(c.samples[k]), k)) + "</td>";
     out += "</tr>\n";
   }
   out += "</table></div>\n</section>\n";

@@ -177,6 +177,10 @@ TEST_F(SweepTest, RunsResumesAndMergesTheSameWhateverTheThreads) {
   EXPECT_NE(html.find("data-axis=\"scheduler\""), std::string::npos);
   EXPECT_NE(html.find("data-axis=\"model.podStartup\""), std::string::npos);
   EXPECT_NE(html.find("<section id=\"best\">"), std::string::npos);
+  // The one scenario is named once, not in a column of every row (the table fits the page).
+  EXPECT_NE(html.find("; in every row scenario = "), std::string::npos);
+  const std::string best = html.substr(html.find("<section id=\"best\">"));
+  EXPECT_EQ(best.substr(0, best.find("</section>")).find("<th>scenario</th>"), std::string::npos);
   // No temporary folder is left.
   for (const auto& e : fs::directory_iterator(dir_ / "one" / "cells")) EXPECT_NE(e.path().filename().string()[0], '.');
 }

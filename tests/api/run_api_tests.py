@@ -498,6 +498,15 @@ def part_c(kubesim, tmp, data):
             check(f"c{run}: jobs.csv written", False, srv.out)
             return
         rows, done, ms = makespan_of(srv.out)
+        # The summary says who bound the pods, as pods.csv and the scheduler's own count do
+        # (it once read "0 scheduling attempts").
+        bound = sum(1 for r in read_csv(os.path.join(srv.out, "pods.csv")) if r.get("scheduled"))
+        said = re.search(r"scheduling attempts: 0 by kubesim's schedulers; (\d+) pod\(s\) bound through the API",
+                         srv.stdout())
+        check(f"c{run}: the summary's bound pods agree with pods.csv and the scheduler",
+              said is not None and int(said.group(1)) == bound == stats.get("bindings"),
+              f"summary {said.group(0) if said else short(srv.stdout(), 600)!r}; pods.csv {bound} bound; "
+              f"scheduler {stats.get('bindings')} bindings")
         check(f"c{run}: every job completed", len(rows) == 200 and len(done) == 200,
               f"{len(done)} of {len(rows)} rows COMPLETED_SUCCESSFULLY (workload: 200 jobs); "
               f"bindings {stats.get('bindings')}, unschedulable patches "

@@ -4,9 +4,11 @@ from the command line, in an empty working folder:
 
 - `kubesim version` prints what `kubesim --version` prints;
 - unknown subcommands and flags: exit 2, one line with "did you mean NAME?";
-- the default output folder results/<subcommand>/<input name>; -o and --output aliases of --out;
+- the default output folder results/<subcommand>/<input name> (run, bsp); -o and --output aliases of --out;
 - calibrate's renamed --jobs: the same model as --measured, with a deprecation note;
 - run --decisions: no FILE gives OUT/decisions.csv, a relative FILE is under --out;
+- run --scheduler-config without --scheduler: configures a scenario's kube-scheduler (as with
+  --scheduler default-scheduler), refused (FILE:LINE, exit 2) for a scenario naming its schedulers;
 - serve: the default kubeconfig is OUT/kubesim.kubeconfig and --builtin-scheduler off says so;
 - the generated man pages name every option of --help, and the bash completion completes.
 
@@ -64,6 +66,9 @@ def outputs(cwd):
     p = kubesim("run", "--scenario", E2, "--quiet", "--decisions", "mine.csv", "--out", "d2", cwd=cwd)
     check("run --decisions mine.csv: under --out", p.returncode == 0 and os.path.exists(os.path.join(cwd, "d2/mine.csv"))
           and not os.path.exists(os.path.join(cwd, "mine.csv")), p.stderr)
+    p = kubesim("bsp", "--data", os.path.join(ROOT, "data/gang"), "--steps", "5", "--quiet", cwd=cwd)
+    check("bsp: default --out results/bsp/gang", p.returncode == 0 and
+          os.path.exists(os.path.join(cwd, "results/bsp/gang/results.csv")), p.stderr)
     swf = os.path.join(ROOT, "data/swf/KIT-10-80.swf")
     p = kubesim("convert", "swf-to-batsim", swf, "--out", "a.json", cwd=cwd)
     q = kubesim("convert", "swf-to-batsim", swf, "--output", "b.json", cwd=cwd)
@@ -82,6 +87,23 @@ def calibrate(cwd):
         open(os.path.join(cwd, "new.yaml")).read() == open(os.path.join(cwd, "old.yaml")).read()
     check("calibrate --jobs: alias of --measured with a note", same and "--jobs is deprecated: use --measured" in old.stderr,
           new.stderr + old.stderr)
+
+
+def scheduler_config(cwd):
+    small = os.path.join(ROOT, "examples/compare/small.yaml")
+    config = os.path.join(ROOT, "examples/scheduler-config/most-allocated.yaml")
+    runs = [kubesim("run", "--scenario", small, *extra, "--out", out, "--quiet", cwd=cwd)
+            for out, extra in [("sc0", []), ("sc1", ["--scheduler-config", config]),
+                               ("sc2", ["--scheduler", "default-scheduler", "--scheduler-config", config])]]
+    pods = [open(os.path.join(cwd, out, "pods.csv")).read() if r.returncode == 0 else out
+            for out, r in zip(("sc0", "sc1", "sc2"), runs)]
+    check("run --scheduler-config without --scheduler: applied to the scenario's kube-scheduler",
+          pods[1] == pods[2] and pods[0] != pods[1], " ".join(r.stderr for r in runs))
+    shared = os.path.join(ROOT, "examples/multi-scheduler/shared-cluster.yaml")
+    p = kubesim("run", "--scenario", shared, "--scheduler-config", config, "--out", "sc3", cwd=cwd)
+    check("run --scheduler-config on a scenario naming its schedulers: refused with FILE:LINE",
+          p.returncode == 2 and len(p.stderr.splitlines()) == 1 and "shared-cluster.yaml:16:" in p.stderr
+          and not os.path.exists(os.path.join(cwd, "sc3")), "exit %d: %s" % (p.returncode, p.stderr))
 
 
 def serve(cwd):
@@ -122,6 +144,7 @@ def main():
         errors(cwd)
         outputs(cwd)
         calibrate(cwd)
+        scheduler_config(cwd)
         serve(cwd)
         reference(cwd)
     print("%d failure(s)" % len(failures))

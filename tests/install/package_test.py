@@ -11,6 +11,8 @@ Usage: package_test.py BUILD_DIR [--dpkg-install]   (or KUBESIM_TEST_DPKG_INSTAL
    - ROOT/usr/bin/kubesim run --scenario ROOT/usr/share/kubesim/examples/multitenant/e2.yaml
      writes results/run/e2/ (the default output rule) with report.html and jobs.csv;
    - the man pages and the bash completion are there and the completion completes `kubesim ru`;
+   - the documentation is in /usr/share/doc/kubesim (README.md, docs/ as Markdown with its
+     pictures) and every relative link of the installed README names an installed file;
    - python3 with ROOT/usr/lib/python3/dist-packages imports kubesim and runs the example.
 4. With --dpkg-install (as root, e.g. on CI's throwaway machine: .ci/run): a real `dpkg -i`, which
    checks Depends against the system, then `kubesim run` from PATH in an empty folder and
@@ -53,12 +55,29 @@ def needed_packages(root):
     return owners
 
 
+def check_docs(doc):
+    """README.md, the docs' Markdown and pictures under DOC, and the README's links resolve there."""
+    for rel in ["README.md", "docs/index.md", "docs/getting-started.md", "docs/tutorials/first-scenario.md",
+                "docs/img/e3-running-cores.png"]:
+        if not os.path.exists(os.path.join(doc, rel)):
+            sys.exit("package_test: the package has no /usr/share/doc/kubesim/" + rel)
+    with open(os.path.join(doc, "README.md"), encoding="utf-8") as f:
+        links = {t.split("#", 1)[0] for t in re.findall(r"\]\(([^)\s]+)\)", f.read()) if "://" not in t}
+    broken = sorted(t for t in links if t.startswith("docs/") and not os.path.exists(os.path.join(doc, t)))
+    if broken:
+        sys.exit("package_test: the installed README links to files the package lacks: %s" % broken)
+    pages = len(glob.glob(os.path.join(doc, "docs", "**", "*.md"), recursive=True))
+    print("package_test: /usr/share/doc/kubesim: README.md and %d Markdown pages; the README's %d docs/ links resolve"
+          % (pages, sum(1 for t in links if t.startswith("docs/"))))
+
+
 def check_files(root, work):
     usr = os.path.join(root, "usr")
     for rel in ["bin/kubesim", "bin/kubesim-timeshim", "share/man/man1/kubesim.1", "share/man/man1/kubesim-run.1",
                 "share/bash-completion/completions/kubesim", EXAMPLE]:
         if not os.path.exists(os.path.join(usr, rel)):
             sys.exit("package_test: the package has no /usr/" + rel)
+    check_docs(os.path.join(usr, "share/doc/kubesim"))
     cwd = tempfile.mkdtemp(dir=work)
     run([os.path.join(usr, "bin/kubesim"), "run", "--scenario", os.path.join(usr, EXAMPLE), "--quiet"], cwd=cwd)
     for name in ["report.html", "jobs.csv", "pods.csv"]:

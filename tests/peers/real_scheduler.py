@@ -18,24 +18,35 @@ import sys
 import time
 
 
-def real_kube_scheduler(kubesim_repo, peers, work, what):
-    """The real kube-scheduler v1.26.7 unpacked into WORK (once) from PEERS (`-`: $KUBESIM_PEERS or
-    ../shared/peers beside the repository), or None after a SKIP line naming `what` when the packed
-    binary is absent (a clone without the oracle binaries)."""
+def peers_dir(kubesim_repo, peers):
+    """PEERS, or for `-` $KUBESIM_PEERS, else ../shared/peers beside the repository."""
     if peers == "-":
-        peers = os.environ.get("KUBESIM_PEERS", os.path.join(kubesim_repo, "..", "shared", "peers"))
-    packed = os.path.join(peers, "kube-scheduler-v1.26.7.xz")
+        return os.environ.get("KUBESIM_PEERS", os.path.join(kubesim_repo, "..", "shared", "peers"))
+    return peers
+
+
+def unpack_peer(kubesim_repo, peers, packed_name, work, binary_name, what):
+    """The peer binary PEERS/PACKED_NAME (xz) unpacked into WORK/BINARY_NAME (once, atomically), or
+    None after one SKIP line naming `what` when the packed binary is absent (a clone without the
+    oracle binaries). PEERS as peers_dir()."""
+    packed = os.path.join(peers_dir(kubesim_repo, peers), packed_name)
     if not os.path.exists(packed):
         print(f"SKIP {what}: {packed} not found (the oracle binaries live in ../shared/peers)")
         return None
     os.makedirs(work, exist_ok=True)
-    scheduler = os.path.join(work, "kube-scheduler")
-    if not os.path.exists(scheduler):
-        with open(scheduler + ".tmp", "wb") as f:
+    binary = os.path.join(work, binary_name)
+    if not os.path.exists(binary):
+        with open(binary + ".tmp", "wb") as f:
             subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
-        os.chmod(scheduler + ".tmp", 0o755)
-        os.replace(scheduler + ".tmp", scheduler)
-    return scheduler
+        os.chmod(binary + ".tmp", 0o755)
+        os.replace(binary + ".tmp", binary)
+    return binary
+
+
+def real_kube_scheduler(kubesim_repo, peers, work, what):
+    """The real kube-scheduler v1.26.7 unpacked into WORK (once) from PEERS, or None after a SKIP
+    line naming `what` (unpack_peer)."""
+    return unpack_peer(kubesim_repo, peers, "kube-scheduler-v1.26.7.xz", work, "kube-scheduler", what)
 
 
 def scheduler_command(binary, kubeconfig, config=None, verbosity=1):
@@ -92,13 +103,18 @@ def run_pair(kubesim, scheduler, outdir, serve_args, configs=(None,), timeout=No
             server.send_signal(signal.SIGTERM)
             server.wait()
         for s in schedulers:
-            if s.poll() is None:
-                s.send_signal(signal.SIGTERM)
-                try:
-                    s.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    s.kill()
-                    s.wait()
+            stop(s)
+
+
+def stop(proc, timeout=10):
+    """SIGTERM to a process still running, then SIGKILL after `timeout` seconds; waits for it."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def main(argv):

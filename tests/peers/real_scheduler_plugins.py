@@ -24,26 +24,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 EX = os.path.join(REPO, "tests", "peers", "scheduler-plugins-case")
 sys.path.insert(0, HERE)
 from run_peer_tests import check, failures  # noqa: E402
+from real_scheduler import unpack_peer  # noqa: E402
 
 PACKED = "scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz"
-
-
-def unpack(peers, work):
-    if peers == "-":
-        peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
-    packed = os.path.join(peers, PACKED)
-    if not os.path.exists(packed):
-        print(f"SKIP the real scheduler-plugins scheduler: {packed} not found (the oracle binaries live in "
-              "../shared/peers)")
-        return None
-    os.makedirs(work, exist_ok=True)
-    binary = os.path.join(work, "sp-scheduler")
-    if not os.path.exists(binary):
-        with open(binary + ".tmp", "wb") as f:
-            subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
-        os.chmod(binary + ".tmp", 0o755)
-        os.replace(binary + ".tmp", binary)
-    return binary
 
 
 def run(kubesim, timeshim, binary, out):
@@ -72,7 +55,7 @@ def figures(path):
 
 def main():
     kubesim, timeshim, peers, work = (os.path.abspath(a) if a != "-" else a for a in sys.argv[1:5])
-    binary = unpack(peers, work)
+    binary = unpack_peer(REPO, peers, PACKED, work, "sp-scheduler", "the real scheduler-plugins scheduler")
     if binary is None:
         return 0
     results = []

@@ -30,6 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from checks import check, failures  # noqa: E402
+sys.path.insert(0, HERE)
+from real_scheduler import peers_dir, unpack_peer  # noqa: E402
 
 PACKED = "volcano/vc-scheduler-volcano-v1.7.0-linux-amd64.xz"
 CRDS = ["scheduling.volcano.sh_queues.yaml", "scheduling.volcano.sh_podgroups.yaml",
@@ -160,19 +162,10 @@ def run_case(kubesim, timeshim, scheduler, peers, d, queue_of):
 
 def main():
     kubesim, timeshim, peers, work = (os.path.abspath(a) if a != "-" else a for a in sys.argv[1:5])
-    if peers == "-":
-        peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
-    packed = os.path.join(peers, PACKED)
-    if not os.path.exists(packed):
-        print(f"SKIP the real vc-scheduler: {packed} not found (the oracle binaries live in ../shared/peers)")
+    scheduler = unpack_peer(REPO, peers, PACKED, work, "vc-scheduler", "the real vc-scheduler")
+    if scheduler is None:
         return 0
-    os.makedirs(work, exist_ok=True)
-    scheduler = os.path.join(work, "vc-scheduler")
-    if not os.path.exists(scheduler):
-        with open(scheduler + ".tmp", "wb") as f:
-            subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
-        os.chmod(scheduler + ".tmp", 0o755)
-        os.replace(scheduler + ".tmp", scheduler)
+    peers = peers_dir(REPO, peers)
     names = sys.argv[5:] or list(CASES)
     for name in names:
         d = write_case(name, CASES[name], os.path.join(work, "volcano-oracle"))
