@@ -183,8 +183,13 @@ void Volcano::on_new_pod(PodId pod, SimTime now) {
     if (it == job_index_.end()) return;
     j = it->second;
   } else {
-    j = controller_group(pod, now);
+    controller_enqueue(pod, now);
+    return;
   }
+  join_group(pod, j, now);
+}
+
+void Volcano::join_group(PodId pod, std::int32_t j, SimTime now) {
   Task& t = task(pod);
   t.job = j;
   t.status = Status::kPending;
@@ -313,7 +318,12 @@ void Volcano::on_event(const SchedulerEvent& event, SimTime now) {
     arm(now);
     return;
   }
-  if (event.kind != SchedulerEvent::Kind::kTimer || now != armed_) return;
+  if (event.kind != SchedulerEvent::Kind::kTimer) return;
+  if (event.payload.as<std::uint8_t>() == controller_timer_tag()) {
+    controller_run(now);
+    return;
+  }
+  if (now != armed_) return;
   armed_ = SimTime::never();
   run_session(now);
   arm(now);

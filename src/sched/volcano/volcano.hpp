@@ -21,8 +21,8 @@
 // (else default), priorityClassName = the pod's.
 //
 // Deliberate simplifications (said where they matter):
-// - the podgroup controller acts at the instant the scheduler sees the pod (its own informer
-//   and API round trip are not modelled);
+// - the podgroup controller's API round trips take no time; its start-up (informer sync) and
+//   its client's rate limit are modelled (volcano_controller.cpp);
 // - a PodGroup whose pods have all ended leaves the sessions (upstream keeps it until its
 //   pods are deleted; it only weighs in proportion's water-filling with a zero request);
 // - scores that are the same on every node in kubesim's clusters are left out (image
@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -180,6 +181,12 @@ class Volcano final : public SchedulerModel {
   Task& task(PodId pod);
   void on_new_pod(PodId pod, SimTime now);
   std::int32_t controller_group(PodId pod, SimTime now);
+  // volcano_controller.cpp: the podgroup controller's queue of pods waiting for their group.
+  void controller_enqueue(PodId pod, SimTime now);
+  void controller_run(SimTime now);
+  SimTime take_token(SimTime at);
+  static std::uint8_t controller_timer_tag();
+  void join_group(PodId pod, std::int32_t job, SimTime now);
   std::int32_t new_job(std::string name, NamespaceId ns, const std::string& queue, SimTime now);
   void set_group_spec(std::int32_t job, const PodGroupSpec& g);
   void activate(std::int32_t job);
@@ -285,6 +292,17 @@ class Volcano final : public SchedulerModel {
   std::map<std::tuple<std::uint32_t, std::string>, std::int32_t> job_index_;  // (ns, name)
   std::map<std::uint32_t, std::int32_t> owner_groups_;  // batch Job id -> its pods' group
   std::vector<QueueAttr> queue_attrs_;  // by queue index
+  // The podgroup controller (volcano_controller.cpp): its kube client's token bucket (the
+  // instant it is full again, on the binary's clock), when its worker is free, and the pods
+  // waiting for their group with the instant each joins (non-decreasing: one worker).
+  struct ControllerItem {
+    SimTime at;
+    PodId pod;
+    std::int32_t job = -1;
+  };
+  SimTime bucket_full_ = SimTime::zero();
+  SimTime controller_free_ = SimTime::zero();
+  std::deque<ControllerItem> controller_queue_;
   std::vector<std::int64_t> queue_created_;
 
   // Session state.

@@ -185,6 +185,7 @@ TEST(VolcanoProportion, QueuesShareTheClusterByWeight) {
   std::vector<PodId> a, b;
   for (int i = 0; i < 8; ++i) a.push_back(c.pod(1, "a"));
   for (int i = 0; i < 8; ++i) b.push_back(c.pod(1, "b"));
+  c.host.run_until(SimTime::from_seconds(0.5));  // the controller makes their groups
   c.vc.run_session(SimTime::from_seconds(1));
   EXPECT_EQ(c.committed(a), 6);
   EXPECT_EQ(c.committed(b), 1);
@@ -244,6 +245,7 @@ TEST(VolcanoPreempt, AHigherPriorityJobEvictsJustEnoughOfALowerOne) {
   c.node("n0", 4, 16 * Gi);
   std::vector<PodId> low;
   for (int i = 0; i < 4; ++i) low.push_back(c.pod(1));
+  c.host.run_until(SimTime::from_seconds(0.5));
   c.vc.run_session(SimTime::from_seconds(1));
   ASSERT_EQ(c.committed(low), 4);
   bind_and_run(c, low, 2);
@@ -254,6 +256,25 @@ TEST(VolcanoPreempt, AHigherPriorityJobEvictsJustEnoughOfALowerOne) {
   for (const PodId p : low) deleting += c.store.pod(p).terminating() ? 1 : 0;
   EXPECT_EQ(deleting, 2);
   EXPECT_FALSE(c.vc.committed_node(high).valid());  // pipelined: bound once the victims are gone
+}
+
+TEST(VolcanoController, ItsClientRateLimitSpreadsABurstOverSessions) {
+  // 160 plain pods at 0: the controller starts 100 ms (+1 us) in, on the binary's clock; one
+  // PATCH each, 100 tokens at once then one per 20 ms. Pod i (token i + 1) is annotated at
+  // 0.100001 + max(0, i - 99) x 0.02 s and joins the model 100 ms earlier (the sessions'
+  // phase): none before the session at 0, pods 0-148 before the one at 1 s, 149 after it.
+  Cluster c(default_config());
+  c.node("n0", 4, 8 * Gi);
+  std::vector<PodId> pods;
+  for (int i = 0; i < 160; ++i) pods.push_back(c.pod(0));
+  EXPECT_EQ(c.vc.group_of(pods[0]), "");
+  c.host.run_until(SimTime::from_seconds(1));
+  EXPECT_EQ(c.vc.group_of(pods[0]), "podgroup-" + c.store.pod(pods[0]).name);
+  EXPECT_EQ(c.vc.group_of(pods[148]), "podgroup-" + c.store.pod(pods[148]).name);
+  EXPECT_EQ(c.vc.group_of(pods[149]), "");
+  c.host.run_until(SimTime::from_seconds(1.25));
+  EXPECT_EQ(c.vc.group_of(pods[149]), "podgroup-" + c.store.pod(pods[149]).name);
+  EXPECT_EQ(c.vc.group_of(pods[159]), "podgroup-" + c.store.pod(pods[159]).name);  // joins at 1.200001
 }
 
 TEST(VolcanoSession, APodNamingAMissingPodGroupIsNotScheduled) {
