@@ -88,6 +88,8 @@ class Volcano final : public SchedulerModel {
   void on_node_change(const Change& change, SimTime now) override;
   void on_event(const SchedulerEvent& event, SimTime now) override;
   bool busy() const override { return !armed_.is_never(); }
+  // The podgroup controller's pending annotations make pods schedulable.
+  bool expects_change() const override { return !controller_queue_.empty(); }
   std::uint64_t attempts() const override { return attempts_; }
   std::uint64_t bindings() const override { return bindings_; }
 
@@ -137,6 +139,8 @@ class Volcano final : public SchedulerModel {
     std::string priority_class;  // a PodGroup's spec.priorityClassName, resolved each session
     GroupPhase phase = GroupPhase::kPending;
     std::int64_t created_second = 0;  // creationTimestamp (whole seconds, as the API keeps it)
+    SimTime created;                  // when the PodGroup exists (it joins the sessions then)
+    bool had_task = false;            // a task has joined it
     std::uint64_t uid = 0;            // a random UID: upstream's tie-break after the timestamp
     std::vector<PodId> tasks;
     bool active = false;  // in active_jobs_
@@ -190,6 +194,7 @@ class Volcano final : public SchedulerModel {
   std::int32_t new_job(std::string name, NamespaceId ns, const std::string& queue, SimTime now);
   void set_group_spec(std::int32_t job, const PodGroupSpec& g);
   void activate(std::int32_t job);
+  void activate_created(SimTime now);
   void arm(SimTime now);
   bool has_work() const;
   void open_session();
@@ -288,7 +293,10 @@ class Volcano final : public SchedulerModel {
   VRes total_;                        // Σ node allocatable (ssn.TotalResource)
   std::vector<Task> tasks_;           // by PodId
   std::vector<Job> jobs_;
-  std::vector<std::int32_t> active_jobs_;  // jobs with a task that has not ended
+  std::vector<std::int32_t> active_jobs_;  // jobs with a task that has not ended, or none yet
+  // PodGroups made before any pod (the file's, a Volcano Job's, a BSP set's) not yet in the
+  // sessions, by creation time: cache.go Snapshot takes every job that has its PodGroup.
+  std::vector<std::int32_t> taskless_jobs_;
   std::map<std::tuple<std::uint32_t, std::string>, std::int32_t> job_index_;  // (ns, name)
   std::map<std::uint32_t, std::int32_t> owner_groups_;  // batch Job id -> its pods' group
   std::vector<QueueAttr> queue_attrs_;  // by queue index

@@ -277,6 +277,29 @@ TEST(VolcanoController, ItsClientRateLimitSpreadsABurstOverSessions) {
   EXPECT_EQ(c.vc.group_of(pods[159]), "podgroup-" + c.store.pod(pods[159]).name);  // joins at 1.200001
 }
 
+TEST(VolcanoEnqueue, APodGroupWithoutPodsIsEnqueuedAndHoldsItsMinResources) {
+  // cache.go Snapshot takes every PodGroup: "early" (minResources 8 cpu, no pod yet) is
+  // enqueued in the session at 0 (8 <= 1.2 x 8); a plain 2-cpu pod's group comes at 1 s and
+  // overcommit refuses it (8 + 2 > 9.6): it waits although the cluster is empty.
+  Config cfg = default_config();
+  PodGroupSpec g;
+  g.name = "early";
+  g.min_member = 4;
+  g.has_min_resources = true;
+  g.min_resources[kCpu] = 8000;
+  cfg.pod_groups.push_back(g);
+  Cluster c(std::move(cfg));
+  c.node("n0", 4, 16 * Gi);
+  c.node("n1", 4, 16 * Gi);
+  const PodId p = c.pod(2);
+  c.vc.run_session(SimTime::zero());
+  EXPECT_EQ(c.vc.group_phase("default", "early"), GroupPhase::kInqueue);
+  c.host.run_until(SimTime::from_seconds(0.5));
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_FALSE(c.vc.committed_node(p).valid());
+  EXPECT_EQ(c.vc.group_phase("default", c.vc.group_of(p)), GroupPhase::kPending);
+}
+
 TEST(VolcanoSession, APodNamingAMissingPodGroupIsNotScheduled) {
   Cluster c(default_config());
   c.node("n0", 4, 8 * Gi);
