@@ -41,7 +41,7 @@ void install_volcano(SimulationInputs& in, const SetupOptions& o) {
   }
   in.other_schedulers.push_back(SchedulerFactory{
       [config](ObjectStore& store, SchedulerHost& host, const SimulationOptions& options) -> std::unique_ptr<SchedulerModel> {
-        return std::make_unique<volcano::Volcano>(*config, store, host, options.seed, options.model.scheduler.bind);
+        return std::make_unique<volcano::Volcano>(*config, store, host, options.seed);
       },
       Duration()});
 }
