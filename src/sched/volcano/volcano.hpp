@@ -79,6 +79,11 @@ const char* to_string(GroupPhase p);
 
 class Volcano final : public SchedulerModel {
  public:
+  // bind_latency: from the session's instant to the binding. Not the latency model's
+  // bindLatency (0 under --model ideal): the binary's binds leave after its session has run
+  // a while, so a pod running whole seconds ends just after the session of the same phase;
+  // binding at the session's instant made the model one session early against the binary
+  // (tests/peers/volcano_oracle.py gang, proportion, early).
   Volcano(Config config, ObjectStore& store, SchedulerHost& host, std::uint64_t seed,
           Distribution bind_latency = Distribution::parse("uniform:0.002:0.006", "", 0),
           std::string scheduler_name = "volcano");
