@@ -110,6 +110,9 @@ void Volcano::set_group_spec(std::int32_t j, const PodGroupSpec& g) {
   job.has_min_resources = g.has_min_resources;
   job.min_resources = VRes::of(g.min_resources);
   job.priority_class = g.priority_class;
+  job.task_min = g.min_task_member;
+  job.task_min_total = 0;
+  for (const auto& [task, min] : g.min_task_member) job.task_min_total += min;
 }
 
 bool Volcano::add_pod_group(const PodGroupSpec& g, SimTime now) {

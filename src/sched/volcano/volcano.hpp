@@ -54,6 +54,8 @@ inline constexpr Duration kSchedulePeriod = Duration::seconds(1);
 // QueueNameAnnotationKey.
 inline constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";
 inline constexpr const char* kQueueNameAnnotation = "scheduling.volcano.sh/queue-name";
+// volcano.sh/apis batch/v1alpha1 TaskSpecKey: a Volcano Job pod's task (api/job_info.go getTaskID).
+inline constexpr const char* kTaskSpecAnnotation = "volcano.sh/task-spec";
 
 // api.Resource (pkg/scheduler/api/resource_info.go): float64 amounts, milli-cpu, bytes, and
 // scalar resources (kubesim's extended slots; ephemeral-storage is not a Volcano dimension).
@@ -142,6 +144,8 @@ class Volcano final : public SchedulerModel {
     bool has_min_resources = false;
     std::int32_t priority = 0;
     std::string priority_class;  // a PodGroup's spec.priorityClassName, resolved each session
+    std::vector<std::pair<std::string, std::int32_t>> task_min;  // spec.minTaskMember
+    std::int32_t task_min_total = 0;                              // its sum
     GroupPhase phase = GroupPhase::kPending;
     std::int64_t created_second = 0;  // creationTimestamp (whole seconds, as the API keeps it)
     SimTime created;                  // when the PodGroup exists (it joins the sessions then)
@@ -249,6 +253,10 @@ class Volcano final : public SchedulerModel {
   bool queue_less(std::int32_t l, std::int32_t r) const;  // QueueOrderFn
   bool task_less(PodId l, PodId r) const;                 // TaskOrderFn
   bool job_valid(std::int32_t job) const;
+  // job_info.go CheckTaskValid / Ready / Pipelined: each task's count of tasks in `counted`
+  // statuses (with `best_effort_pending`, also its pending tasks without a request) reaches
+  // its minTaskMember; skipped when minMember < their sum.
+  bool task_minimums_met(std::int32_t job, bool (*counted)(Status), bool best_effort_pending) const;
   bool job_ready(std::int32_t job) const;
   bool job_pipelined(std::int32_t job) const;
   bool job_enqueueable(std::int32_t job);

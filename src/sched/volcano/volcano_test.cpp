@@ -106,6 +106,9 @@ TEST(VolcanoConfig, ErrorsNameTheLineInsideAConfigMap) {
             ":4: expected Queue q.spec.weight to be an integer from 1 to 65535, got \"0\"");
   EXPECT_EQ(load_error("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {queue: nope}\n"),
             ":4: PodGroup names queue \"nope\", which is not defined");
+  EXPECT_EQ(load_error("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
+                       "spec:\n  minTaskMember: {ps: -1}\n"),
+            ":5: expected PodGroup default/g.spec.minTaskMember.ps to be an integer from 0 to 1000000, got \"-1\"");
 }
 
 // Two nodes of 4 cpu and `n` pods of `cores` cpu in PodGroup "gang", after one session.
@@ -298,6 +301,31 @@ TEST(VolcanoEnqueue, APodGroupWithoutPodsIsEnqueuedAndHoldsItsMinResources) {
   c.vc.run_session(SimTime::from_seconds(1));
   EXPECT_FALSE(c.vc.committed_node(p).valid());
   EXPECT_EQ(c.vc.group_phase("default", c.vc.group_of(p)), GroupPhase::kPending);
+}
+
+TEST(VolcanoGang, MinTaskMemberHoldsAJobWhoseTaskFallsShort) {
+  // PodGroup tf: minMember 3, minTaskMember {ps: 1, worker: 2}; one node of 4 cpu; three
+  // 1-cpu workers (priority 10: allocated first) and a 2-cpu ps. After the workers, 3 tasks
+  // are allocated but no ps (CheckTaskReady fails) and the ps does not fit the 1 cpu left:
+  // the job is neither ready nor pipelined, its statement is discarded, nothing binds.
+  // Without the task minimums the three workers would have been a ready gang.
+  Config cfg = default_config();
+  PodGroupSpec g;
+  g.name = "tf";
+  g.min_member = 3;
+  g.min_task_member = {{"ps", 1}, {"worker", 2}};
+  cfg.pod_groups.push_back(g);
+  Cluster c(std::move(cfg));
+  c.node("n0", 4, 16 * Gi);
+  auto task_pod = [&](const std::string& task, std::int64_t cores, std::int32_t priority) {
+    testing::PodTemplateBuilder t;
+    t.cpu_milli(cores * 1000).memory_bytes(Gi).scheduler("volcano").priority(priority);
+    t.annotation(kGroupNameAnnotation, "tf").annotation(kTaskSpecAnnotation, task);
+    return c.store.create_pod(testing::PodBuilder(c.store.add_template(t)).name(task + std::to_string(c.store.pod_count())));
+  };
+  std::vector<PodId> pods{task_pod("worker", 1, 10), task_pod("worker", 1, 10), task_pod("worker", 1, 10), task_pod("ps", 2, 0)};
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_EQ(c.committed(pods), 0);
 }
 
 TEST(VolcanoSession, APodNamingAMissingPodGroupIsNotScheduled) {
