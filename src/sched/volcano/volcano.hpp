@@ -95,6 +95,9 @@ class Volcano final : public SchedulerModel {
   void on_node_change(const Change& change, SimTime now) override;
   void on_event(const SchedulerEvent& event, SimTime now) override;
   bool busy() const override { return !armed_.is_never(); }
+  // The payload of the podgroup controller's timers (volcano_controller.cpp), for a host
+  // that delivers them alone (bench/volcano_bench.cpp).
+  static std::uint8_t controller_timer_tag();
   // The podgroup controller's pending annotations make pods schedulable.
   bool expects_change() const override { return !controller_queue_.empty(); }
   std::uint64_t attempts() const override { return attempts_; }
@@ -198,7 +201,6 @@ class Volcano final : public SchedulerModel {
   void controller_enqueue(PodId pod, SimTime now);
   void controller_run(SimTime now);
   SimTime take_token(SimTime at);
-  static std::uint8_t controller_timer_tag();
   void join_group(PodId pod, std::int32_t job, SimTime now);
   std::int32_t new_job(std::string name, NamespaceId ns, const std::string& queue, SimTime now);
   void set_group_spec(std::int32_t job, const PodGroupSpec& g);
