@@ -2,14 +2,15 @@
 """The study's E3 with Volcano queues: the built-in model against the real vc-controller-manager
 + vc-scheduler v1.7.0 on simulated time (issue 28; docs/volcano.md, "E3 with Volcano queues").
 
-Usage: volcano_e3_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--scale N] [--seeds K]
+Usage: volcano_e3_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--scale N] [--seeds K] [--reuse-real]
 Needs $KUBESIM_PEERS, the folder of the oracle binaries, with volcano/. Writes E3
 (examples/multitenant/e3.yaml; cores and jobs divided by --scale, default 1) as explicit
 batch/v1 Jobs of schedulerName volcano whose pods carry scheduling.volcano.sh/queue-name =
 their tenant, and examples/volcano/tenants.yaml's queues (weights 4 : 2 : 1); runs the model
 (`kubesim run --scheduler volcano --model ideal`, seeds 1..K) and the two binaries under one
 kubesim-timeshim (`/bin/sh -c "controller & exec scheduler"`: the shim follows forks), and
-prints each tenant's mean queue time on both sides. The real run takes 20-30 min of wall time
+prints each tenant's mean queue time on both sides and the first session whose starts per
+tenant differ (model seed 1). --reuse-real keeps WORK_DIR/real from an earlier call. The real run takes 20-30 min of wall time
 on a loaded 2-core machine (--scale 8: about 20 min there).
 """
 import csv
@@ -64,6 +65,26 @@ def waits(summary):
     return {r["tenant"]: float(r["average_queue_time_s"]) for r in csv.DictReader(open(summary)) if r["tenant"] in TENANTS}
 
 
+def starts(pods):
+    """{second: {tenant: pods started in that second}}: the sessions' decisions (a real session
+    runs 0.1 s after the whole second, the model's on it: the same index)."""
+    out = {}
+    for r in csv.DictReader(open(pods)):
+        if r["started"] and r["namespace"] in TENANTS:
+            by = out.setdefault(int(float(r["started"])), {})
+            by[r["namespace"]] = by.get(r["namespace"], 0) + 1
+    return out
+
+
+def first_divergence(real, model):
+    """The first second whose starts per tenant differ, as a line (or that none differ)."""
+    for t in sorted(set(real) | set(model)):
+        if real.get(t, {}) != model.get(t, {}):
+            fmt = lambda d: ", ".join(f"{n} {d.get(n, 0)}" for n in TENANTS)  # noqa: E731
+            return f"first different session: {t} s: real {fmt(real.get(t, {}))}; model {fmt(model.get(t, {}))}"
+    return f"every session starts the same pods per tenant ({len(real)} sessions with starts)"
+
+
 def unpack(peers, work, name):
     binary = os.path.join(work, name)
     if not os.path.exists(binary):
@@ -100,15 +121,18 @@ def main():
     command = "/bin/sh -c " + "${IFS}".join(words).replace("${IFS}&exec", "&exec")
     applies = [a for c in CRDS for a in ("--apply", os.path.join(peers, "volcano", "crds", c))]
     real = os.path.join(work, "real")
-    subprocess.run([kubesim, "serve", "--scenario", scenario, "--model", "ideal", "--builtin-scheduler", "off",
-                    "--clock", "cosim", "--port", "0", *applies, "--apply", queues, "--out", real,
-                    "--kubeconfig", os.path.join(work, "kubeconfig"), "--scheduler-log", os.path.join(work, "binaries.log"),
-                    "--timeshim", timeshim, "--scheduler-command", command], check=True)
+    # --reuse-real: the binaries' run of an earlier call (same inputs); only the model runs again.
+    if "--reuse-real" not in args or not os.path.exists(os.path.join(real, "summary.csv")):
+        subprocess.run([kubesim, "serve", "--scenario", scenario, "--model", "ideal", "--builtin-scheduler", "off",
+                        "--clock", "cosim", "--port", "0", *applies, "--apply", queues, "--out", real,
+                        "--kubeconfig", os.path.join(work, "kubeconfig"), "--scheduler-log", os.path.join(work, "binaries.log"),
+                        "--timeshim", timeshim, "--scheduler-command", command], check=True)
     got = waits(os.path.join(real, "summary.csv"))
     print("tenant   real mean queue (s)   model mean queue (s), seeds 1-%d   model vs real" % seeds)
     for t in TENANTS:
         m = sum(model[t]) / len(model[t])
         print(f"{t}  {got[t]:10.1f}  {m:10.1f}  {(m - got[t]) / got[t] * 100:+.1f}%")
+    print(first_divergence(starts(os.path.join(real, "pods.csv")), starts(os.path.join(work, "model-1", "pods.csv"))))
     return 0
 
 

@@ -11,8 +11,9 @@
 //   pkg/webhooks/admission/jobs/mutate/mutate_job.go (queue "default", schedulerName
 //     "volcano", minAvailable = Σ replicas when unset)
 // kubesim names the PodGroup after the Job (upstream: <job>-<uid>; kubesim has no UIDs; v1.7
-// also looks the group up by the Job's name). Not modelled: per-task minAvailable
-// (minTaskMember), lifecycle policies (rejected), plugins (svc, ssh, env), maxRetry.
+// also looks the group up by the Job's name; minTaskMember = each task's minAvailable, else
+// its replicas). Not modelled: lifecycle policies (rejected), plugins (svc, ssh, env),
+// maxRetry.
 #include <algorithm>
 
 #include "core/yaml_input.hpp"
@@ -51,6 +52,7 @@ class VolcanoJobReader : YamlInput {
     require_list(spec["tasks"], w + ".spec.tasks");
     const std::size_t first = manifests_.jobs.size();
     std::int64_t replicas_total = 0;
+    task_min_.clear();
     for (const YAML::Node& task : spec["tasks"]) replicas_total += this->task(task, d, name, ns, scheduler, w);
     volcano::PodGroupSpec g;
     g.name = name;
@@ -60,6 +62,8 @@ class VolcanoJobReader : YamlInput {
         spec["minAvailable"] ? integer(spec["minAvailable"], w + ".spec.minAvailable", 0, replicas_total) : replicas_total);
     if (spec["priorityClassName"]) g.priority_class = scalar(spec["priorityClassName"], w + ".spec.priorityClassName");
     g.has_min_resources = true;
+    g.min_task_member = task_min_;  // createOrUpdatePodGroup: each task's minAvailable, else its replicas
+    std::sort(g.min_task_member.begin(), g.min_task_member.end());
     for (std::size_t i = first; i < first + static_cast<std::size_t>(g.min_member); ++i) g.min_resources += manifests_.jobs[i].spec.requests;
     const ManifestJob& pod0 = manifests_.jobs[first];
     g.created = pod0.submit_at.value_or(SimTime::zero());
@@ -91,6 +95,9 @@ class VolcanoJobReader : YamlInput {
     if (!t["name"] || !t["template"]) fail(t, "expected a task of " + w + " to have a name and a template");
     const std::string task = scalar(t["name"], "task name");
     const std::int64_t replicas = t["replicas"] ? integer(t["replicas"], w + " task " + task + ".replicas", 0, 100000) : 1;
+    const std::int64_t min_available =
+        t["minAvailable"] ? integer(t["minAvailable"], w + " task " + task + ".minAvailable", 0, replicas) : replicas;
+    task_min_.emplace_back(task, static_cast<std::int32_t>(min_available));
     const YAML::Node tmpl = t["template"];
     require_map(tmpl, w + " task " + task + ".template");
     for (std::int64_t i = 0; i < replicas; ++i) {
@@ -113,7 +120,7 @@ class VolcanoJobReader : YamlInput {
       ManifestJob& mj = manifests_.jobs[before];
       if (!(tmpl["spec"] && tmpl["spec"]["schedulerName"])) mj.spec.scheduler_name = scheduler;
       set_label(mj.spec.annotations, volcano::kGroupNameAnnotation, name);
-      set_label(mj.spec.annotations, "volcano.sh/task-spec", task);
+      set_label(mj.spec.annotations, volcano::kTaskSpecAnnotation, task);
       mj.line = line_of(job);
     }
     return replicas;
@@ -122,6 +129,7 @@ class VolcanoJobReader : YamlInput {
   SimulationInputs& in_;
   volcano::Config& config_;
   Manifests manifests_;
+  std::vector<std::pair<std::string, std::int32_t>> task_min_;  // the current Job's tasks' minimum
 };
 
 }  // namespace

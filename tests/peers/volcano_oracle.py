@@ -48,7 +48,8 @@ def conf(actions, factor=None):
 
 
 # A case: nodes [(cpu, memory Gi)], queues {name: (weight, reclaimable)}, priority classes
-# {name: value}, groups [(name, queue, minMember, pods, cpu, submit at, duration, priorityClass)].
+# {name: value}, min_resources (the PodGroups carry minResources; default: none), groups
+# [(name, queue, minMember, pods, cpu, submit at, duration, priorityClass)].
 CASES = {
     # A gang of 6 that does not fit waits (Inqueue) for one that does; a small job of another
     # queue passes it.
@@ -69,6 +70,13 @@ CASES = {
     "preempt": dict(conf=conf("enqueue, allocate, preempt, backfill", 2.0), nodes=[(16, 32)], queues={},
                     classes={"urgent": 1000}, groups=[("batch", "default", 1, 8, 2, 0, 4, ""),
                                                       ("urgent", "default", 2, 2, 2, 1, 1, "urgent")]),
+    # A PodGroup takes part in enqueue before its pods exist (cache.go Snapshot): "late"
+    # (minResources 8 cpu, pods at 2 s; first by priority) is enqueued at 0 and holds
+    # overcommit's room (8 + 2 > 1.2 x 8), so "now", whose pod is there at 0, waits until
+    # late's pods have run.
+    "early": dict(conf=conf("enqueue, allocate, backfill"), nodes=[(8, 32)], queues={}, classes={"urgent": 1000},
+                  min_resources=True, groups=[("late", "default", 4, 4, 2, 2, 1, "urgent"),
+                                              ("now", "default", 1, 1, 2, 0, 1, "")]),
 }
 
 
@@ -90,6 +98,8 @@ def write_case(name, case, work):
         spec = {"minMember": min_member, "queue": queue}
         if pclass:
             spec["priorityClassName"] = pclass
+        if case.get("min_resources"):  # as the job controller sets it: the first minMember pods' requests
+            spec["minResources"] = {"cpu": str(min_member * cpu), "memory": f"{min_member}Gi"}
         objects.append({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
                         "metadata": {"name": g, "namespace": "default"}, "spec": spec})
         for i in range(pods):

@@ -250,7 +250,7 @@ class ObjectReader : public YamlInput {
       if (other.name == g.name && other.ns == g.ns) fail(d, "duplicate " + w);
     if (const YAML::Node s = d["spec"]) {
       require_map(s, w + ".spec");
-      check_keys(s, {"minMember", "minResources", "queue", "priorityClassName"}, {}, {"minTaskMember"}, w + ".spec");
+      check_keys(s, {"minMember", "minResources", "queue", "priorityClassName", "minTaskMember"}, {}, {}, w + ".spec");
       if (s["minMember"]) g.min_member = static_cast<std::int32_t>(integer(s["minMember"], w + ".spec.minMember", 0, 1000000));
       if (s["minResources"]) {
         std::uint32_t slots = 0;
@@ -259,6 +259,14 @@ class ObjectReader : public YamlInput {
       }
       if (s["queue"]) g.queue = scalar(s["queue"], w + ".spec.queue");
       if (s["priorityClassName"]) g.priority_class = scalar(s["priorityClassName"], w + ".spec.priorityClassName");
+      if (const YAML::Node m = s["minTaskMember"]) {
+        require_map(m, w + ".spec.minTaskMember");
+        for (const auto& kv : m) {
+          const std::string task = scalar(kv.first, w + ".spec.minTaskMember key");
+          g.min_task_member.emplace_back(task, static_cast<std::int32_t>(integer(kv.second, w + ".spec.minTaskMember." + task, 0, 1000000)));
+        }
+        std::sort(g.min_task_member.begin(), g.min_task_member.end());
+      }
     }
     pending_queues_.emplace_back(g.queue, d["spec"] && d["spec"]["queue"] ? d["spec"]["queue"] : d);
     c.pod_groups.push_back(std::move(g));

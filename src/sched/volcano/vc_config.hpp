@@ -86,6 +86,9 @@ struct PodGroupSpec {
   std::string queue = "default";
   std::string priority_class;
   SimTime created = SimTime::zero();  // creationTimestamp (the job order's fallback)
+  // spec.minTaskMember: task name (a pod's volcano.sh/task-spec annotation) -> its minimum,
+  // by name.
+  std::vector<std::pair<std::string, std::int32_t>> min_task_member;
 };
 
 struct Config {

@@ -87,16 +87,36 @@ VRes Volcano::allocated_of(std::int32_t job) const {
 bool Volcano::job_valid(std::int32_t job) const {
   // gang.go validJobFn: ValidTaskNum (allocated, Succeeded, Pipelined, Pending) >= minAvailable.
   if (!plugin_on(Plugin::kGang)) return true;
-  const std::int32_t valid = count_tasks(job, [](Status s) {
+  constexpr auto counted = [](Status s) {
     return allocated_status(s) || s == Status::kSucceeded || s == Status::kPipelined || s == Status::kPending;
-  });
-  return valid >= jobs_[static_cast<std::size_t>(job)].min_member;
+  };
+  if (!task_minimums_met(job, counted, false)) return false;  // CheckTaskValid first
+  return count_tasks(job, counted) >= jobs_[static_cast<std::size_t>(job)].min_member;
+}
+
+bool Volcano::task_minimums_met(std::int32_t j, bool (*counted)(Status), bool best_effort_pending) const {
+  const Job& job = jobs_[static_cast<std::size_t>(j)];
+  if (job.task_min.empty() || job.min_member < job.task_min_total) return true;
+  for (const auto& [name, min] : job.task_min) {
+    if (min == 0) continue;
+    std::int32_t n = 0;
+    for (const PodId p : job.tasks) {
+      const Status s = tasks_[p.value()].status;
+      const PodTemplate& spec = store_.spec_of(p);
+      if (!counted(s) && !(best_effort_pending && s == Status::kPending && VRes::of(spec.requests).is_empty())) continue;
+      const std::string* task = find_label(spec.annotations, kTaskSpecAnnotation);
+      if (task && *task == name) ++n;
+    }
+    if (n < min) return false;
+  }
+  return true;
 }
 
 bool Volcano::job_ready(std::int32_t job) const {
   const PluginOption* g = config_.conf.find(Plugin::kGang);
   if (!g || !g->job_ready) return true;  // no JobReadyFn: every job is ready
-  return ready_tasks(job) >= jobs_[static_cast<std::size_t>(job)].min_member;
+  const bool tasks_ready = task_minimums_met(job, [](Status s) { return allocated_status(s) || s == Status::kSucceeded; }, true);
+  return tasks_ready && ready_tasks(job) >= jobs_[static_cast<std::size_t>(job)].min_member;
 }
 
 bool Volcano::job_pipelined(std::int32_t job) const {
@@ -104,7 +124,9 @@ bool Volcano::job_pipelined(std::int32_t job) const {
   const PluginOption* g = config_.conf.find(Plugin::kGang);
   if (!g || !g->job_pipelined) return true;
   const std::int32_t waiting = count_tasks(job, [](Status s) { return s == Status::kPipelined; });
-  return waiting + ready_tasks(job) >= jobs_[static_cast<std::size_t>(job)].min_member;
+  const bool tasks_pipelined = task_minimums_met(
+      job, [](Status s) { return allocated_status(s) || s == Status::kSucceeded || s == Status::kPipelined; }, true);
+  return tasks_pipelined && waiting + ready_tasks(job) >= jobs_[static_cast<std::size_t>(job)].min_member;
 }
 
 // ---- Orders ----

@@ -82,6 +82,9 @@ void Volcano::preempt(SimTime now) {
       }
     }
   }
+  // preempt.go's last pass, victimTasks, evicts what the plugins' VictimTasksFns name: only
+  // tdm and rescheduling register one (v1.7.0), and the model refuses both, so it evicts
+  // nothing here.
 }
 
 bool Volcano::preempt_task(PodId preemptor, std::vector<Op>& stmt, bool same_job) {

@@ -95,7 +95,13 @@ Volcano::Volcano(Config config, ObjectStore& store, SchedulerHost& host, std::ui
   queue_attrs_.resize(config_.queues.size());
   // Queues are ordered by creationTimestamp then UID after the plugins: the file's order.
   for (std::size_t i = 0; i < config_.queues.size(); ++i) queue_created_.push_back(static_cast<std::int64_t>(i));
-  for (const PodGroupSpec& g : config_.pod_groups) set_group_spec(new_job(g.name, store_.ensure_namespace(g.ns), g.queue, g.created), g);
+  for (const PodGroupSpec& g : config_.pod_groups) {
+    const std::int32_t j = new_job(g.name, store_.ensure_namespace(g.ns), g.queue, g.created);
+    set_group_spec(j, g);
+    taskless_jobs_.push_back(j);
+  }
+  std::stable_sort(taskless_jobs_.begin(), taskless_jobs_.end(),
+                   [&](std::int32_t a, std::int32_t b) { return jobs_[static_cast<std::size_t>(a)].created < jobs_[static_cast<std::size_t>(b)].created; });
 }
 
 void Volcano::set_group_spec(std::int32_t j, const PodGroupSpec& g) {
@@ -104,12 +110,17 @@ void Volcano::set_group_spec(std::int32_t j, const PodGroupSpec& g) {
   job.has_min_resources = g.has_min_resources;
   job.min_resources = VRes::of(g.min_resources);
   job.priority_class = g.priority_class;
+  job.task_min = g.min_task_member;
+  job.task_min_total = 0;
+  for (const auto& [task, min] : g.min_task_member) job.task_min_total += min;
 }
 
 bool Volcano::add_pod_group(const PodGroupSpec& g, SimTime now) {
   const NamespaceId ns = store_.ensure_namespace(g.ns);
   if (job_index_.contains({ns.value(), g.name})) return false;
-  set_group_spec(new_job(g.name, ns, g.queue, now), g);
+  const std::int32_t j = new_job(g.name, ns, g.queue, now);
+  set_group_spec(j, g);
+  taskless_jobs_.push_back(j);  // created now: no later than those already waiting
   return true;
 }
 
@@ -145,6 +156,7 @@ std::int32_t Volcano::new_job(std::string name, NamespaceId ns, const std::strin
   job.ns = ns;
   job.queue = config_.find_queue(queue);
   job.created_second = now.micros() / 1'000'000;
+  job.created = now;
   job.uid = uid_rng_.next_u64();
   job_index_.emplace(std::make_tuple(ns.value(), job.name), j);
   jobs_.push_back(std::move(job));
@@ -183,14 +195,27 @@ void Volcano::on_new_pod(PodId pod, SimTime now) {
     if (it == job_index_.end()) return;
     j = it->second;
   } else {
-    j = controller_group(pod, now);
+    controller_enqueue(pod, now);
+    return;
   }
+  join_group(pod, j, now);
+}
+
+void Volcano::join_group(PodId pod, std::int32_t j, SimTime now) {
   Task& t = task(pod);
   t.job = j;
   t.status = Status::kPending;
   jobs_[static_cast<std::size_t>(j)].tasks.push_back(pod);
+  jobs_[static_cast<std::size_t>(j)].had_task = true;
   activate(j);
   arm(now);
+}
+
+void Volcano::activate_created(SimTime now) {
+  // The PodGroups created by now enter the session, with or without pods.
+  std::size_t n = 0;
+  while (n < taskless_jobs_.size() && jobs_[static_cast<std::size_t>(taskless_jobs_[n])].created <= now) activate(taskless_jobs_[n++]);
+  taskless_jobs_.erase(taskless_jobs_.begin(), taskless_jobs_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 void Volcano::activate(std::int32_t job) {
@@ -277,6 +302,7 @@ void Volcano::on_node_change(const Change& c, SimTime now) {
 // ---- The loop ----
 
 bool Volcano::has_work() const {
+  if (!taskless_jobs_.empty()) return true;
   for (const std::int32_t j : active_jobs_) {
     const Job& job = jobs_[static_cast<std::size_t>(j)];
     if (job.phase == GroupPhase::kPending) return true;
@@ -313,7 +339,12 @@ void Volcano::on_event(const SchedulerEvent& event, SimTime now) {
     arm(now);
     return;
   }
-  if (event.kind != SchedulerEvent::Kind::kTimer || now != armed_) return;
+  if (event.kind != SchedulerEvent::Kind::kTimer) return;
+  if (event.payload.as<std::uint8_t>() == controller_timer_tag()) {
+    controller_run(now);
+    return;
+  }
+  if (now != armed_) return;
   armed_ = SimTime::never();
   run_session(now);
   arm(now);
@@ -322,10 +353,12 @@ void Volcano::on_event(const SchedulerEvent& event, SimTime now) {
 void Volcano::run_session(SimTime now) {
   ++sessions_;
   last_session_ = now;
-  // Drop the jobs whose tasks have all ended (see the header).
+  activate_created(now);
+  // Drop the jobs whose tasks have all ended (see the header); a group no pod has joined yet
+  // stays.
   std::erase_if(active_jobs_, [&](std::int32_t j) {
     Job& job = jobs_[static_cast<std::size_t>(j)];
-    const bool live = std::any_of(job.tasks.begin(), job.tasks.end(), [&](PodId p) {
+    const bool live = !job.had_task || std::any_of(job.tasks.begin(), job.tasks.end(), [&](PodId p) {
       const Status s = tasks_[p.value()].status;
       return s != Status::kSucceeded && s != Status::kFailed;
     });

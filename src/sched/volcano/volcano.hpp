@@ -21,8 +21,8 @@
 // (else default), priorityClassName = the pod's.
 //
 // Deliberate simplifications (said where they matter):
-// - the podgroup controller acts at the instant the scheduler sees the pod (its own informer
-//   and API round trip are not modelled);
+// - the podgroup controller's API round trips take no time; its start-up (informer sync) and
+//   its client's rate limit are modelled (volcano_controller.cpp);
 // - a PodGroup whose pods have all ended leaves the sessions (upstream keeps it until its
 //   pods are deleted; it only weighs in proportion's water-filling with a zero request);
 // - scores that are the same on every node in kubesim's clusters are left out (image
@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -53,6 +54,8 @@ inline constexpr Duration kSchedulePeriod = Duration::seconds(1);
 // QueueNameAnnotationKey.
 inline constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";
 inline constexpr const char* kQueueNameAnnotation = "scheduling.volcano.sh/queue-name";
+// volcano.sh/apis batch/v1alpha1 TaskSpecKey: a Volcano Job pod's task (api/job_info.go getTaskID).
+inline constexpr const char* kTaskSpecAnnotation = "volcano.sh/task-spec";
 
 // api.Resource (pkg/scheduler/api/resource_info.go): float64 amounts, milli-cpu, bytes, and
 // scalar resources (kubesim's extended slots; ephemeral-storage is not a Volcano dimension).
@@ -78,6 +81,11 @@ const char* to_string(GroupPhase p);
 
 class Volcano final : public SchedulerModel {
  public:
+  // bind_latency: from the session's instant to the binding. Not the latency model's
+  // bindLatency (0 under --model ideal): the binary's binds leave after its session has run
+  // a while, so a pod running whole seconds ends just after the session of the same phase;
+  // binding at the session's instant made the model one session early against the binary
+  // (tests/peers/volcano_oracle.py gang, proportion, early).
   Volcano(Config config, ObjectStore& store, SchedulerHost& host, std::uint64_t seed,
           Distribution bind_latency = Distribution::parse("uniform:0.002:0.006", "", 0),
           std::string scheduler_name = "volcano");
@@ -87,6 +95,11 @@ class Volcano final : public SchedulerModel {
   void on_node_change(const Change& change, SimTime now) override;
   void on_event(const SchedulerEvent& event, SimTime now) override;
   bool busy() const override { return !armed_.is_never(); }
+  // The payload of the podgroup controller's timers (volcano_controller.cpp), for a host
+  // that delivers them alone (bench/volcano_bench.cpp).
+  static std::uint8_t controller_timer_tag();
+  // The podgroup controller's pending annotations make pods schedulable.
+  bool expects_change() const override { return !controller_queue_.empty(); }
   std::uint64_t attempts() const override { return attempts_; }
   std::uint64_t bindings() const override { return bindings_; }
 
@@ -134,8 +147,12 @@ class Volcano final : public SchedulerModel {
     bool has_min_resources = false;
     std::int32_t priority = 0;
     std::string priority_class;  // a PodGroup's spec.priorityClassName, resolved each session
+    std::vector<std::pair<std::string, std::int32_t>> task_min;  // spec.minTaskMember
+    std::int32_t task_min_total = 0;                              // its sum
     GroupPhase phase = GroupPhase::kPending;
     std::int64_t created_second = 0;  // creationTimestamp (whole seconds, as the API keeps it)
+    SimTime created;                  // when the PodGroup exists (it joins the sessions then)
+    bool had_task = false;            // a task has joined it
     std::uint64_t uid = 0;            // a random UID: upstream's tie-break after the timestamp
     std::vector<PodId> tasks;
     bool active = false;  // in active_jobs_
@@ -180,9 +197,15 @@ class Volcano final : public SchedulerModel {
   Task& task(PodId pod);
   void on_new_pod(PodId pod, SimTime now);
   std::int32_t controller_group(PodId pod, SimTime now);
+  // volcano_controller.cpp: the podgroup controller's queue of pods waiting for their group.
+  void controller_enqueue(PodId pod, SimTime now);
+  void controller_run(SimTime now);
+  SimTime take_token(SimTime at);
+  void join_group(PodId pod, std::int32_t job, SimTime now);
   std::int32_t new_job(std::string name, NamespaceId ns, const std::string& queue, SimTime now);
   void set_group_spec(std::int32_t job, const PodGroupSpec& g);
   void activate(std::int32_t job);
+  void activate_created(SimTime now);
   void arm(SimTime now);
   bool has_work() const;
   void open_session();
@@ -232,6 +255,10 @@ class Volcano final : public SchedulerModel {
   bool queue_less(std::int32_t l, std::int32_t r) const;  // QueueOrderFn
   bool task_less(PodId l, PodId r) const;                 // TaskOrderFn
   bool job_valid(std::int32_t job) const;
+  // job_info.go CheckTaskValid / Ready / Pipelined: each task's count of tasks in `counted`
+  // statuses (with `best_effort_pending`, also its pending tasks without a request) reaches
+  // its minTaskMember; skipped when minMember < their sum.
+  bool task_minimums_met(std::int32_t job, bool (*counted)(Status), bool best_effort_pending) const;
   bool job_ready(std::int32_t job) const;
   bool job_pipelined(std::int32_t job) const;
   bool job_enqueueable(std::int32_t job);
@@ -281,10 +308,24 @@ class Volcano final : public SchedulerModel {
   VRes total_;                        // Σ node allocatable (ssn.TotalResource)
   std::vector<Task> tasks_;           // by PodId
   std::vector<Job> jobs_;
-  std::vector<std::int32_t> active_jobs_;  // jobs with a task that has not ended
+  std::vector<std::int32_t> active_jobs_;  // jobs with a task that has not ended, or none yet
+  // PodGroups made before any pod (the file's, a Volcano Job's, a BSP set's) not yet in the
+  // sessions, by creation time: cache.go Snapshot takes every job that has its PodGroup.
+  std::vector<std::int32_t> taskless_jobs_;
   std::map<std::tuple<std::uint32_t, std::string>, std::int32_t> job_index_;  // (ns, name)
   std::map<std::uint32_t, std::int32_t> owner_groups_;  // batch Job id -> its pods' group
   std::vector<QueueAttr> queue_attrs_;  // by queue index
+  // The podgroup controller (volcano_controller.cpp): its kube client's token bucket (the
+  // instant it is full again, on the binary's clock), when its worker is free, and the pods
+  // waiting for their group with the instant each joins (non-decreasing: one worker).
+  struct ControllerItem {
+    SimTime at;
+    PodId pod;
+    std::int32_t job = -1;
+  };
+  SimTime bucket_full_ = SimTime::zero();
+  SimTime controller_free_ = SimTime::zero();
+  std::deque<ControllerItem> controller_queue_;
   std::vector<std::int64_t> queue_created_;
 
   // Session state.

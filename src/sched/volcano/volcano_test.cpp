@@ -106,6 +106,9 @@ TEST(VolcanoConfig, ErrorsNameTheLineInsideAConfigMap) {
             ":4: expected Queue q.spec.weight to be an integer from 1 to 65535, got \"0\"");
   EXPECT_EQ(load_error("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {queue: nope}\n"),
             ":4: PodGroup names queue \"nope\", which is not defined");
+  EXPECT_EQ(load_error("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
+                       "spec:\n  minTaskMember: {ps: -1}\n"),
+            ":5: expected PodGroup default/g.spec.minTaskMember.ps to be an integer from 0 to 1000000, got \"-1\"");
 }
 
 // Two nodes of 4 cpu and `n` pods of `cores` cpu in PodGroup "gang", after one session.
@@ -185,6 +188,7 @@ TEST(VolcanoProportion, QueuesShareTheClusterByWeight) {
   std::vector<PodId> a, b;
   for (int i = 0; i < 8; ++i) a.push_back(c.pod(1, "a"));
   for (int i = 0; i < 8; ++i) b.push_back(c.pod(1, "b"));
+  c.host.run_until(SimTime::from_seconds(0.5));  // the controller makes their groups
   c.vc.run_session(SimTime::from_seconds(1));
   EXPECT_EQ(c.committed(a), 6);
   EXPECT_EQ(c.committed(b), 1);
@@ -244,6 +248,7 @@ TEST(VolcanoPreempt, AHigherPriorityJobEvictsJustEnoughOfALowerOne) {
   c.node("n0", 4, 16 * Gi);
   std::vector<PodId> low;
   for (int i = 0; i < 4; ++i) low.push_back(c.pod(1));
+  c.host.run_until(SimTime::from_seconds(0.5));
   c.vc.run_session(SimTime::from_seconds(1));
   ASSERT_EQ(c.committed(low), 4);
   bind_and_run(c, low, 2);
@@ -254,6 +259,73 @@ TEST(VolcanoPreempt, AHigherPriorityJobEvictsJustEnoughOfALowerOne) {
   for (const PodId p : low) deleting += c.store.pod(p).terminating() ? 1 : 0;
   EXPECT_EQ(deleting, 2);
   EXPECT_FALSE(c.vc.committed_node(high).valid());  // pipelined: bound once the victims are gone
+}
+
+TEST(VolcanoController, ItsClientRateLimitSpreadsABurstOverSessions) {
+  // 160 plain pods at 0: the controller starts 100 ms (+1 us) in, on the binary's clock; one
+  // PATCH each, 100 tokens at once then one per 20 ms. Pod i (token i + 1) is annotated at
+  // 0.100001 + max(0, i - 99) x 0.02 s and joins the model 100 ms earlier (the sessions'
+  // phase): none before the session at 0, pods 0-148 before the one at 1 s, 149 after it.
+  Cluster c(default_config());
+  c.node("n0", 4, 8 * Gi);
+  std::vector<PodId> pods;
+  for (int i = 0; i < 160; ++i) pods.push_back(c.pod(0));
+  EXPECT_EQ(c.vc.group_of(pods[0]), "");
+  c.host.run_until(SimTime::from_seconds(1));
+  EXPECT_EQ(c.vc.group_of(pods[0]), "podgroup-" + c.store.pod(pods[0]).name);
+  EXPECT_EQ(c.vc.group_of(pods[148]), "podgroup-" + c.store.pod(pods[148]).name);
+  EXPECT_EQ(c.vc.group_of(pods[149]), "");
+  c.host.run_until(SimTime::from_seconds(1.25));
+  EXPECT_EQ(c.vc.group_of(pods[149]), "podgroup-" + c.store.pod(pods[149]).name);
+  EXPECT_EQ(c.vc.group_of(pods[159]), "podgroup-" + c.store.pod(pods[159]).name);  // joins at 1.200001
+}
+
+TEST(VolcanoEnqueue, APodGroupWithoutPodsIsEnqueuedAndHoldsItsMinResources) {
+  // cache.go Snapshot takes every PodGroup: "early" (minResources 8 cpu, no pod yet) is
+  // enqueued in the session at 0 (8 <= 1.2 x 8); a plain 2-cpu pod's group comes at 1 s and
+  // overcommit refuses it (8 + 2 > 9.6): it waits although the cluster is empty.
+  Config cfg = default_config();
+  PodGroupSpec g;
+  g.name = "early";
+  g.min_member = 4;
+  g.has_min_resources = true;
+  g.min_resources[kCpu] = 8000;
+  cfg.pod_groups.push_back(g);
+  Cluster c(std::move(cfg));
+  c.node("n0", 4, 16 * Gi);
+  c.node("n1", 4, 16 * Gi);
+  const PodId p = c.pod(2);
+  c.vc.run_session(SimTime::zero());
+  EXPECT_EQ(c.vc.group_phase("default", "early"), GroupPhase::kInqueue);
+  c.host.run_until(SimTime::from_seconds(0.5));
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_FALSE(c.vc.committed_node(p).valid());
+  EXPECT_EQ(c.vc.group_phase("default", c.vc.group_of(p)), GroupPhase::kPending);
+}
+
+TEST(VolcanoGang, MinTaskMemberHoldsAJobWhoseTaskFallsShort) {
+  // PodGroup tf: minMember 3, minTaskMember {ps: 1, worker: 2}; one node of 4 cpu; three
+  // 1-cpu workers (priority 10: allocated first) and a 2-cpu ps. After the workers, 3 tasks
+  // are allocated but no ps (CheckTaskReady fails) and the ps does not fit the 1 cpu left:
+  // the job is neither ready nor pipelined, its statement is discarded, nothing binds.
+  // Without the task minimums the three workers would have been a ready gang.
+  Config cfg = default_config();
+  PodGroupSpec g;
+  g.name = "tf";
+  g.min_member = 3;
+  g.min_task_member = {{"ps", 1}, {"worker", 2}};
+  cfg.pod_groups.push_back(g);
+  Cluster c(std::move(cfg));
+  c.node("n0", 4, 16 * Gi);
+  auto task_pod = [&](const std::string& task, std::int64_t cores, std::int32_t priority) {
+    testing::PodTemplateBuilder t;
+    t.cpu_milli(cores * 1000).memory_bytes(Gi).scheduler("volcano").priority(priority);
+    t.annotation(kGroupNameAnnotation, "tf").annotation(kTaskSpecAnnotation, task);
+    return c.store.create_pod(testing::PodBuilder(c.store.add_template(t)).name(task + std::to_string(c.store.pod_count())));
+  };
+  std::vector<PodId> pods{task_pod("worker", 1, 10), task_pod("worker", 1, 10), task_pod("worker", 1, 10), task_pod("ps", 2, 0)};
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_EQ(c.committed(pods), 0);
 }
 
 TEST(VolcanoSession, APodNamingAMissingPodGroupIsNotScheduled) {
