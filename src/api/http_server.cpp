@@ -447,11 +447,11 @@ void HttpServer::WorkerPool::start_thread() {
   *self = std::thread([this, self] { work(self); });
 }
 
-void HttpServer::WorkerPool::enqueue(std::function<void()> task) {
+void HttpServer::WorkerPool::enqueue(std::function<void()> task, bool first) {
   std::unique_lock lock(mutex_);
   join_finished(lock);
-  tasks_.push_back(std::move(task));
-  if (idle_ >= tasks_.size() || threads_.size() >= max_threads_) {
+  (first ? first_tasks_ : tasks_).push_back(std::move(task));
+  if (idle_ >= tasks_.size() + first_tasks_.size() || threads_.size() >= max_threads_) {
     ready_.notify_one();
     return;
   }
@@ -476,16 +476,18 @@ void HttpServer::WorkerPool::work(std::list<std::thread>::iterator self) {
   std::unique_lock lock(mutex_);
   for (;;) {
     ++idle_;
-    const bool woken = ready_.wait_for(lock, idle_timeout_, [this] { return stopping_ || !tasks_.empty(); });
+    const bool woken = ready_.wait_for(lock, idle_timeout_,
+                                       [this] { return stopping_ || !tasks_.empty() || !first_tasks_.empty(); });
     --idle_;
     if (!woken) {
       if (threads_.size() <= idle_threads_) continue;
       finished_.splice(finished_.end(), threads_, self);  // joined by the next enqueue or shutdown
       return;
     }
-    if (tasks_.empty()) return;  // stopping
-    std::function<void()> task = std::move(tasks_.front());
-    tasks_.pop_front();
+    std::deque<std::function<void()>>& from = first_tasks_.empty() ? tasks_ : first_tasks_;
+    if (from.empty()) return;  // stopping
+    std::function<void()> task = std::move(from.front());
+    from.pop_front();
     lock.unlock();
     task();
     lock.lock();
@@ -773,14 +775,16 @@ void HttpServer::gate_peek(GateConnections& gate, int fd, std::vector<char>& pee
   hand_to_worker(gate, fd, nullptr);
 }
 
-void HttpServer::hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat) {
+void HttpServer::hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat, bool first) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   gate.waiting.erase(fd);
-  pool_->enqueue([this, fd, seat] {
-    t_request.seat = seat;
-    t_request.seat_from_gate = seat != nullptr;
-    serve_connection(fd);
-  });
+  pool_->enqueue(
+      [this, fd, seat] {
+        t_request.seat = seat;
+        t_request.seat_from_gate = seat != nullptr;
+        serve_connection(fd);
+      },
+      first);
 }
 
 bool HttpServer::gate_refuse(GateConnections& gate, int fd, std::string_view header) {
@@ -797,7 +801,11 @@ bool HttpServer::gate_refuse(GateConnections& gate, int fd, std::string_view hea
       counter.fetch_sub(1);
       refusal = too_many_requests();
     } else {
-      hand_to_worker(gate, fd, &counter);
+      // A request without a body goes before those with one (a body may trickle, the
+      // worker's thread may have yet to be made): a GET is not queued behind a flood of
+      // admitted slow bodies.
+      const bool bodiless = !head->transfer_encoding && (!head->content_length || *head->content_length == "0");
+      hand_to_worker(gate, fd, &counter, bodiless);
       return true;
     }
   }

@@ -84,7 +84,8 @@ class HttpServer {
    public:
     // Starts the idle threads at once: the pool's size at rest, before and after any load.
     WorkerPool(std::size_t max_threads, std::size_t idle_threads, std::chrono::milliseconds idle_timeout);
-    void enqueue(std::function<void()> task);
+    // `first`: ahead of every task queued without it (FIFO among each kind).
+    void enqueue(std::function<void()> task, bool first = false);
     void shutdown();  // runs the queued tasks, then joins every thread
     std::size_t threads() const;
 
@@ -98,6 +99,7 @@ class HttpServer {
     mutable std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<std::function<void()>> tasks_;
+    std::deque<std::function<void()>> first_tasks_;
     std::list<std::thread> threads_;   // running
     std::list<std::thread> finished_;  // ended (or ending) on their own, to be joined
     std::size_t idle_ = 0;
@@ -135,8 +137,8 @@ class HttpServer {
   void gate_write_refusals(GateConnections& gate, std::size_t budget);
   static const std::string& refusal_text(int code);  // the whole response of a 401, 413 or 429
   // Hands a connection whose request header is complete to a worker, with the in-flight seat
-  // the gate took for that request (or none).
-  void hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat);
+  // the gate took for that request (or none); `first`: ahead of the queued others.
+  void hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat, bool first = false);
   void serve_connection(int fd);
   void return_to_gate(int fd, bool lingering = false);
   void linger_in_gate(int fd);  // half-closes, then the gate closes it after kLingerTimeout
