@@ -149,6 +149,48 @@ void ResourceGraph::free_ids_into(const std::vector<std::uint64_t>& owner, std::
   }
 }
 
+void ResourceGraph::order_best(PolicyKind kind, std::uint32_t slots) {
+  // dom_finish_graph: choose_accum_best_k(slot, count, comparator) -- std::sort; ties in
+  // insertion (node, then slot) order: only the best slots are ordered.
+  std::vector<Candidate>& cands = candidates_;
+  const auto chosen = cands.begin() + static_cast<std::ptrdiff_t>(slots);
+  auto in_order = [](const Candidate& a, const Candidate& b) { return a.node != b.node ? a.node < b.node : a.k < b.k; };
+  switch (kind) {
+    case PolicyKind::kLow:
+      std::partial_sort(cands.begin(), chosen, cands.end(), [&](const Candidate& a, const Candidate& b) {
+        return a.score != b.score ? a.score < b.score : in_order(a, b);
+      });
+      break;
+    case PolicyKind::kHigh:
+      std::partial_sort(cands.begin(), chosen, cands.end(), [&](const Candidate& a, const Candidate& b) {
+        return a.score != b.score ? a.score > b.score : in_order(a, b);
+      });
+      break;
+    case PolicyKind::kLoNode:  // node factor (node.id + 2) * 10000 dominates: visited in order
+    case PolicyKind::kHiNode:
+    case PolicyKind::kFirst:  // see the header: modelled as hinode
+      break;
+    case PolicyKind::kLocality: {
+      // fold::to_interval + boost::icl::interval_set: each score becomes [s, s]; runs of
+      // consecutive integers join. interval_greater: the higher interval first.
+      std::vector<std::int64_t> scores;
+      scores.reserve(cands.size());
+      for (const auto& c : cands) scores.push_back(c.score);
+      std::sort(scores.begin(), scores.end());
+      scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
+      for (auto& c : cands) {
+        auto it = std::lower_bound(scores.begin(), scores.end(), c.score);
+        while (it != scores.begin() && *(it - 1) == *it - 1) --it;
+        c.key = *it;
+      }
+      std::partial_sort(cands.begin(), chosen, cands.end(), [&](const Candidate& a, const Candidate& b) {
+        return a.key != b.key ? a.key > b.key : in_order(a, b);
+      });
+      break;
+    }
+  }
+}
+
 std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPolicy& p) {
   const std::uint64_t job = next_job_;
   const SlotRequest& r = spec.per_slot;
@@ -197,44 +239,7 @@ std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPoli
                        });
   }
   if (cands.size() < spec.slots) return 0;
-  // dom_finish_graph: choose_accum_best_k(slot, count, comparator) -- std::sort; ties in
-  // insertion (node, then slot) order: only the best spec.slots are ordered.
-  const auto chosen = cands.begin() + static_cast<std::ptrdiff_t>(spec.slots);
-  auto in_order = [](const Candidate& a, const Candidate& b) { return a.node != b.node ? a.node < b.node : a.k < b.k; };
-  switch (p.kind) {
-    case PolicyKind::kLow:
-      std::partial_sort(cands.begin(), chosen, cands.end(), [&](const Candidate& a, const Candidate& b) {
-        return a.score != b.score ? a.score < b.score : in_order(a, b);
-      });
-      break;
-    case PolicyKind::kHigh:
-      std::partial_sort(cands.begin(), chosen, cands.end(), [&](const Candidate& a, const Candidate& b) {
-        return a.score != b.score ? a.score > b.score : in_order(a, b);
-      });
-      break;
-    case PolicyKind::kLoNode:  // node factor (node.id + 2) * 10000 dominates: visited in order
-    case PolicyKind::kHiNode:
-    case PolicyKind::kFirst:  // see the header: modelled as hinode
-      break;
-    case PolicyKind::kLocality: {
-      // fold::to_interval + boost::icl::interval_set: each score becomes [s, s]; runs of
-      // consecutive integers join. interval_greater: the higher interval first.
-      std::vector<std::int64_t> scores;
-      scores.reserve(cands.size());
-      for (const auto& c : cands) scores.push_back(c.score);
-      std::sort(scores.begin(), scores.end());
-      scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
-      for (auto& c : cands) {
-        auto it = std::lower_bound(scores.begin(), scores.end(), c.score);
-        while (it != scores.begin() && *(it - 1) == *it - 1) --it;
-        c.key = *it;
-      }
-      std::partial_sort(cands.begin(), chosen, cands.end(), [&](const Candidate& a, const Candidate& b) {
-        return a.key != b.key ? a.key > b.key : in_order(a, b);
-      });
-      break;
-    }
-  }
+  order_best(p.kind, spec.slots);
   cands.resize(spec.slots);
   // The writer emits the matched vertices in traversal (node) order.
   std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.node < b.node; });

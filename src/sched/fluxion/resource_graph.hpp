@@ -151,6 +151,8 @@ class ResourceGraph {
   // Free vertex ids of `owner`, lowest first (or highest first).
   static std::vector<std::uint32_t> free_ids(const std::vector<std::uint64_t>& owner, bool high);
   // The same into `ids`, left empty when every vertex is free (`free` == owner.size()).
+  // Puts the best `slots` of candidates_ first, in the policy's order (dom_finish_graph).
+  void order_best(PolicyKind kind, std::uint32_t slots);
   static void free_ids_into(const std::vector<std::uint64_t>& owner, std::uint32_t free, bool high,
                             std::vector<std::uint32_t>& ids);
   // A slot match_allocate may choose: its node, its rank among the node's slots, its score.
