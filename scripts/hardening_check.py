@@ -326,7 +326,7 @@ def items2_3(kubesim, tmp):
                        capture_output=True, text=True, timeout=600)
     for line in r.stdout.splitlines():
         if line.startswith(("PASS soak: ", "FAIL soak: ")):
-            name, _, detail = line[len("PASS soak: "):].partition(": ")
+            name, _, detail = line[len("PASS soak: "):].rpartition(": ")  # names may hold ": "
             report(line.startswith("PASS"), f"2-3 {name}", detail)
     if r.returncode != 0 and not any(row[0] == "FAIL" for row in rows if row[1].startswith("2-3")):
         report(False, "2-3 soak_test.py", f"exit {r.returncode}: {r.stderr.strip()[-200:]}")
