@@ -28,7 +28,7 @@ seeds() {
     cluster_yaml_fuzz) ls examples/*/cluster.yaml tests/bad/yaml-*.yaml ;;
     scenario_yaml_fuzz) ls examples/multitenant/*.yaml examples/*/*.yaml tests/bad/scenario-*.yaml ;;
     manifest_yaml_fuzz) ls examples/multitenant/manifests/*.yaml examples/serve/job.yaml ;;
-    model_yaml_fuzz) ls examples/model/*.yaml tests/bad/model-*.yaml ;;
+    model_yaml_fuzz) ls examples/model/*.yaml src/engine/models/*.yaml tests/bad/model-*.yaml ;;
     scheduler_config_fuzz) ls examples/scheduler-config/*.yaml tests/bad/scheduler-*.yaml ;;
     scheduler_plugins_objects_fuzz) ls examples/scheduler-plugins/*.yaml ;;
     yunikorn_config_fuzz) ls examples/yunikorn/yunikorn-configs.yaml ;;
@@ -36,8 +36,7 @@ seeds() {
     fluxion_config_fuzz) ls examples/kubeflux/*.yaml ;;
     quantity_fuzz) printf '%s\n' 1 500m 4Gi 1.5 8G 1e3 12Mi ;;
     label_selector_fuzz) printf '%s\n' 'app=demo' 'a in (x,y),!b' 'tier notin (web)' 'x!=y,z' ;;
-    patch_fuzz|api_request_fuzz) ls examples/serve/job.yaml ;;
-    sweep_plan_fuzz) ls examples/sweep/*.yaml ;;
+    sweep_plan_fuzz) ls examples/sweep/*.yaml examples/openb/small.yaml examples/python-policy/sweep-bin-packing.yaml ;;
   esac
 }
 failed=0
@@ -55,6 +54,28 @@ for t in "${targets[@]}"; do
       { printf '\0'; cat data/batkube/real-k3s/200_delay170_0_jobs.csv; } >"$corpus/jobs.csv"
       { printf '\1'; cat fuzz/seeds/podlist.json; printf '\0'; cat fuzz/seeds/eventlist.json; } >"$corpus/cluster.json"
       { printf '\2'; cat fuzz/seeds/kubeconfig.yaml; } >"$corpus/kubeconfig.yaml" ;;
+    patch_fuzz)  # type byte 0 a merge patch, 1 a strategic merge patch, 2 a JSON patch
+      printf '\x00%s' '{"metadata":{"labels":{"a":null,"c":"d"}},"spec":{"tolerations":[{"key":"k"}]}}' >"$corpus/merge"
+      printf '\x01%s' '{"spec":{"containers":[{"name":"c","image":"nginx"}],"$setElementOrder/containers":[{"name":"c"}]}}' \
+        >"$corpus/strategic"
+      printf '\x02%s' '[{"op":"replace","path":"/spec/containers/0/image","value":"nginx"},{"op":"add","path":"/metadata/labels/x","value":"y"},{"op":"test","path":"/kind","value":"Pod"},{"op":"remove","path":"/status/conditions/0"}]' \
+        >"$corpus/json-patch" ;;
+    api_request_fuzz)  # method byte (0 POST, 1 PUT, 2 PATCH, 3 DELETE), path byte (fuzz/api_request_fuzz.cpp kPaths), body
+      pod='{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"1","memory":"1Gi"}}}]}}'
+      printf '\x00\x00%s' "$pod" >"$corpus/create-pod"
+      printf '\x01\x01%s' "$pod" >"$corpus/replace-pod"
+      printf '\x02\x01%s' '{"metadata":{"labels":{"app":"b"}}}' >"$corpus/patch-pod"
+      printf '\x00\x02%s' '{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"kind":"Node","name":"node-0"}}' \
+        >"$corpus/binding"
+      printf '\x00\x03%s' '{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"}}}' \
+        >"$corpus/node"
+      printf '\x00\x04%s' '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{"completions":2,"parallelism":2,"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}' \
+        >"$corpus/job"
+      printf '\x00\x06%s' '{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"requests.cpu":"2"}}}' \
+        >"$corpus/quota"
+      printf '\x00\x08%s' '{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"high"},"value":1000}' \
+        >"$corpus/priorityclass"
+      printf '\x03\x01%s' '{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"}' >"$corpus/delete" ;;
     *) for f in $(seeds "$t"); do cp "$f" "$corpus/"; done ;;
   esac
   log=build-fuzz/findings/$t.log

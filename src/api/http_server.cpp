@@ -40,10 +40,25 @@ constexpr time_t kReadTimeoutSeconds = 5;
 // an in-flight seat are held no longer (plain HTTP; with TLS httplib reads with per-read
 // timeouts only, and the seats bound how many bodies are read at once).
 constexpr auto kRequestReadTimeout = std::chrono::seconds(60);
-// A refused request's connection is closed after the gate has read (and dropped) what the
-// client still sends for this long, so that the refusal is not lost to a TCP reset (Go's
-// net/http closeWriteAndWait: a half-close, then a wait for the client's end).
+// A refused request's connection is half-closed and closed this long after (or at the client's
+// end, if sooner), so that the refusal is not lost to a TCP reset (Go's net/http
+// closeWriteAndWait, src/net/http/server.go: a half-close, then a wait). What the client still
+// sends is read and dropped, as the gate's lowest priority (see kRefuseBatch), so that a client
+// that writes its whole body before it reads the answer (Python's http.client) gets it.
 constexpr auto kLingerTimeout = std::chrono::seconds(2);
+// The gate's work per turn of its loop is bounded, so that the header of a request that
+// arrives during a flood of connections waits behind at most this much of the flood's work
+// (accepts, closes of expired connections), not behind all of it; the rest goes on in the
+// next turns, the same events' order kept.
+constexpr int kAcceptBatch = 64;
+constexpr std::size_t kCloseBatch = 64;
+// Refusals (401, 413, 429) are written after the requests the gate admits: deciding one costs
+// a peek and a parse, writing it a response and a half-close through the TCP stack, several
+// times more. A turn writes kRefuseBatch of them once no connection is ready, and
+// kRefuseTrickle while others are (so that a flood that never ends still gets its answers);
+// the same for the reads that drop what refused clients still send.
+constexpr std::size_t kRefuseBatch = 64;
+constexpr std::size_t kRefuseTrickle = 8;
 // Workers beyond kIdleWorkers end after kWorkerIdleTimeout without a task: after a burst (or an
 // attack) the pool shrinks back to its idle size.
 constexpr std::size_t kIdleWorkers = 4;
@@ -432,11 +447,11 @@ void HttpServer::WorkerPool::start_thread() {
   *self = std::thread([this, self] { work(self); });
 }
 
-void HttpServer::WorkerPool::enqueue(std::function<void()> task) {
+void HttpServer::WorkerPool::enqueue(std::function<void()> task, bool first) {
   std::unique_lock lock(mutex_);
   join_finished(lock);
-  tasks_.push_back(std::move(task));
-  if (idle_ >= tasks_.size() || threads_.size() >= max_threads_) {
+  (first ? first_tasks_ : tasks_).push_back(std::move(task));
+  if (idle_ >= tasks_.size() + first_tasks_.size() || threads_.size() >= max_threads_) {
     ready_.notify_one();
     return;
   }
@@ -461,16 +476,18 @@ void HttpServer::WorkerPool::work(std::list<std::thread>::iterator self) {
   std::unique_lock lock(mutex_);
   for (;;) {
     ++idle_;
-    const bool woken = ready_.wait_for(lock, idle_timeout_, [this] { return stopping_ || !tasks_.empty(); });
+    const bool woken = ready_.wait_for(lock, idle_timeout_,
+                                       [this] { return stopping_ || !tasks_.empty() || !first_tasks_.empty(); });
     --idle_;
     if (!woken) {
       if (threads_.size() <= idle_threads_) continue;
       finished_.splice(finished_.end(), threads_, self);  // joined by the next enqueue or shutdown
       return;
     }
-    if (tasks_.empty()) return;  // stopping
-    std::function<void()> task = std::move(tasks_.front());
-    tasks_.pop_front();
+    std::deque<std::function<void()>>& from = first_tasks_.empty() ? tasks_ : first_tasks_;
+    if (from.empty()) return;  // stopping
+    std::function<void()> task = std::move(from.front());
+    from.pop_front();
     lock.unlock();
     task();
     lock.lock();
@@ -577,10 +594,15 @@ struct HttpServer::GateConnections {
     Clock::time_point deadline;
     bool reading;
     bool lingering = false;
+    int refusal = 0;  // the status of a refusal decided and not yet written (in `refusals`)
+    bool drain_queued = false;  // lingering, with bytes to drop (in `drains`)
   };
   int epoll_fd;
   std::unordered_map<int, Waiting> waiting;
   std::vector<Returned> returned;  // connections taken from returned_ (a reused buffer)
+  std::vector<int> expired;        // found by the last sweep, closed kCloseBatch a turn
+  std::deque<int> refusals;        // connections whose refusal is decided, in that order
+  std::deque<int> drains;          // lingering connections with bytes to drop, in that order
   void add(int fd, bool reading, bool lingering = false) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;  // woken by new bytes, not by unread ones
@@ -590,28 +612,67 @@ struct HttpServer::GateConnections {
                                    : reading ? kReadHeaderTimeout : kIdleTimeout;
     waiting[fd] = Waiting{Clock::now() + timeout, reading, lingering};
   }
+  // A waiting connection refused by the gate: half-closed already, now lingering, with what
+  // the client sent after its header to drop.
+  void linger(int fd) {
+    waiting[fd] = Waiting{Clock::now() + kLingerTimeout, false, true};
+    queue_drain(fd);
+  }
+  void queue_drain(int fd) {
+    if (Waiting& w = waiting[fd]; !w.drain_queued) {
+      w.drain_queued = true;
+      drains.push_back(fd);
+    }
+  }
+  // Reads and drops what a lingering connection's client sent; closes it at the client's end.
+  void drain(int fd, std::vector<char>& sink) {
+    ssize_t got;
+    do got = ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
+    while (got > 0 || (got < 0 && errno == EINTR));
+    if (got == 0 || errno != EAGAIN) close(fd);
+  }
+  void drain_some(std::size_t budget, std::vector<char>& sink) {
+    for (; budget > 0 && !drains.empty(); --budget) {
+      const int fd = drains.front();
+      drains.pop_front();
+      const auto w = waiting.find(fd);
+      if (w == waiting.end() || !w->second.drain_queued) continue;  // closed since
+      w->second.drain_queued = false;
+      drain(fd, sink);
+    }
+  }
   void close(int fd) {
     ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
     ::close(fd);
     waiting.erase(fd);
   }
-  void close_expired(Clock::time_point now) {
-    std::vector<int> expired;
+  void sweep(Clock::time_point now) {
     for (const auto& [fd, w] : waiting)
       if (w.deadline <= now) expired.push_back(fd);
-    for (int fd : expired) close(fd);
+  }
+  // Closes up to kCloseBatch of the connections the sweep found expired (each checked again:
+  // it may have been handed on, or closed, since). True when some are left for the next turn.
+  bool close_expired(Clock::time_point now) {
+    for (std::size_t k = 0; k < kCloseBatch && !expired.empty(); ++k) {
+      const int fd = expired.back();
+      expired.pop_back();
+      if (const auto w = waiting.find(fd); w != waiting.end() && w->second.deadline <= now) close(fd);
+    }
+    return !expired.empty();
   }
 };
 
 void HttpServer::run_gate() {
   using Clock = std::chrono::steady_clock;
-  GateConnections gate{epoll_fd_, {}, {}};
+  GateConnections gate{epoll_fd_, {}, {}, {}, {}, {}};
   std::vector<char>& peek = peek_;
   peek.resize(kHeaderPeekBytes);
   std::vector<epoll_event> events(256);
   Clock::time_point next_sweep = Clock::now() + std::chrono::seconds(1);
+  bool closes_left = false;
   for (;;) {
-    const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 1000);
+    const bool work_left = closes_left || !gate.refusals.empty() || !gate.drains.empty();
+    const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), work_left ? 0 : 1000);
     for (int i = 0; i < n; ++i) {
       const int fd = events[static_cast<std::size_t>(i)].data.fd;
       if (fd == wake_fd_) {
@@ -622,10 +683,15 @@ void HttpServer::run_gate() {
         gate_peek(gate, fd, peek);
       }
     }
-    if (const auto now = Clock::now(); now >= next_sweep) {
+    const std::size_t budget = static_cast<std::size_t>(n) < events.size() ? kRefuseBatch : kRefuseTrickle;
+    gate_write_refusals(gate, budget);
+    gate.drain_some(budget, peek);
+    const auto now = Clock::now();
+    if (now >= next_sweep && gate.expired.empty()) {
       next_sweep = now + std::chrono::seconds(1);
-      gate.close_expired(now);
+      gate.sweep(now);
     }
+    closes_left = gate.close_expired(now);
   }
 }
 
@@ -646,14 +712,16 @@ bool HttpServer::gate_woken(GateConnections& gate) {
   for (const Returned& r : gate.returned) {
     gate.add(r.fd, false, r.lingering);
     // Edge-triggered: what a lingering connection sent before it was added wakes nobody.
-    if (r.lingering) gate_peek(gate, r.fd, peek_);
+    if (r.lingering) gate.queue_drain(r.fd);
   }
   gate.returned.clear();
   return true;
 }
 
 void HttpServer::gate_accept(GateConnections& gate) {
-  for (;;) {
+  // The listening socket is level-triggered: connections beyond this turn's batch wake the
+  // next epoll_wait at once.
+  for (int k = 0; k < kAcceptBatch; ++k) {
     const int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (c < 0) {
       // EMFILE/ENFILE: out of descriptors; the connection stays in the backlog until a
@@ -687,12 +755,9 @@ bool HttpServer::bytes_unread() {
 }
 
 void HttpServer::gate_peek(GateConnections& gate, int fd, std::vector<char>& peek) {
-  if (const auto w = gate.waiting.find(fd); w != gate.waiting.end() && w->second.lingering) {
-    ssize_t got;
-    do got = ::recv(fd, peek.data(), peek.size(), 0);
-    while (got > 0 || (got < 0 && errno == EINTR));
-    if (got == 0 || errno != EAGAIN) gate.close(fd);  // the client's end (or an error): done
-    return;
+  if (const auto w = gate.waiting.find(fd); w != gate.waiting.end() && (w->second.lingering || w->second.refusal)) {
+    if (w->second.lingering) gate.queue_drain(fd);  // bytes to drop, or the client's end
+    return;  // a refusal to write: what the client sends meanwhile waits
   }
   // Bytes (or the end) on a waiting connection: ready once the header is complete.
   const ssize_t got = ::recv(fd, peek.data(), peek.size(), MSG_PEEK);
@@ -710,14 +775,16 @@ void HttpServer::gate_peek(GateConnections& gate, int fd, std::vector<char>& pee
   hand_to_worker(gate, fd, nullptr);
 }
 
-void HttpServer::hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat) {
+void HttpServer::hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat, bool first) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   gate.waiting.erase(fd);
-  pool_->enqueue([this, fd, seat] {
-    t_request.seat = seat;
-    t_request.seat_from_gate = seat != nullptr;
-    serve_connection(fd);
-  });
+  pool_->enqueue(
+      [this, fd, seat] {
+        t_request.seat = seat;
+        t_request.seat_from_gate = seat != nullptr;
+        serve_connection(fd);
+      },
+      first);
 }
 
 bool HttpServer::gate_refuse(GateConnections& gate, int fd, std::string_view header) {
@@ -734,30 +801,56 @@ bool HttpServer::gate_refuse(GateConnections& gate, int fd, std::string_view hea
       counter.fetch_sub(1);
       refusal = too_many_requests();
     } else {
-      hand_to_worker(gate, fd, &counter);
+      // A request without a body goes before those with one (a body may trickle, the
+      // worker's thread may have yet to be made): a GET is not queued behind a flood of
+      // admitted slow bodies.
+      const bool bodiless = !head->transfer_encoding && (!head->content_length || *head->content_length == "0");
+      hand_to_worker(gate, fd, &counter, bodiless);
       return true;
     }
   }
   if (!refusal) return false;
-  // The answer as httplib writes it (Server::write_response), always closing the connection.
-  const std::string body = error_body(refusal->code, refusal->reason, refusal->message);
-  const std::string text = "HTTP/1.1 " + std::to_string(refusal->code) + " " + status_phrase(refusal->code) +
-                           "\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) +
-                           "\r\nContent-Type: application/json\r\n" + (refusal->code == 429 ? "Retry-After: 1\r\n" : "") +
-                           "\r\n" + body;
-  ssize_t sent;
-  do sent = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  while (sent < 0 && errno == EINTR);
-  if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;  // a full send buffer: a worker answers
-  if (sent != static_cast<ssize_t>(text.size())) {
-    gate.close(fd);
-    return true;
-  }
-  // As a worker's refusal (linger_in_gate): half-closed, what the client still sends dropped.
-  ::shutdown(fd, SHUT_WR);
-  gate.waiting[fd] = GateConnections::Waiting{std::chrono::steady_clock::now() + kLingerTimeout, false, true};
-  gate_peek(gate, fd, peek_);
+  gate.waiting[fd].refusal = refusal->code;
+  gate.refusals.push_back(fd);
   return true;
+}
+
+const std::string& HttpServer::refusal_text(int code) {
+  // The answer as httplib writes it (Server::write_response), always closing the connection;
+  // each refusal's text is the same every time (refusal_before_seat, too_many_requests).
+  auto text = [](const Refusal& r) {
+    const std::string body = error_body(r.code, r.reason, r.message);
+    return "HTTP/1.1 " + std::to_string(r.code) + " " + status_phrase(r.code) +
+           "\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\nContent-Type: application/json\r\n" + (r.code == 429 ? "Retry-After: 1\r\n" : "") + "\r\n" + body;
+  };
+  static const std::string unauthorized = text(Refusal{401, "Unauthorized", "Unauthorized"});
+  static const std::string too_large = text(Refusal{413, "RequestEntityTooLarge", "Request entity too large: limit is " +
+                                                                                   std::to_string(kMaxRequestBytes)});
+  static const std::string too_many = text(too_many_requests());
+  return code == 401 ? unauthorized : code == 413 ? too_large : too_many;
+}
+
+void HttpServer::gate_write_refusals(GateConnections& gate, std::size_t budget) {
+  for (; budget > 0 && !gate.refusals.empty(); --budget) {
+    const int fd = gate.refusals.front();
+    gate.refusals.pop_front();
+    const auto w = gate.waiting.find(fd);
+    if (w == gate.waiting.end() || !w->second.refusal) continue;  // closed (its header timed out)
+    const std::string& text = refusal_text(std::exchange(w->second.refusal, 0));
+    ssize_t sent;
+    do sent = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (sent < 0 && errno == EINTR);
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {  // a full send buffer: a worker answers
+      hand_to_worker(gate, fd, nullptr);
+    } else if (sent != static_cast<ssize_t>(text.size())) {
+      gate.close(fd);
+    } else {
+      // As a worker's refusal (linger_in_gate): half-closed, then closed after kLingerTimeout.
+      ::shutdown(fd, SHUT_WR);
+      gate.linger(fd);
+    }
+  }
 }
 
 void HttpServer::serve_connection(int fd) {

@@ -84,7 +84,8 @@ class HttpServer {
    public:
     // Starts the idle threads at once: the pool's size at rest, before and after any load.
     WorkerPool(std::size_t max_threads, std::size_t idle_threads, std::chrono::milliseconds idle_timeout);
-    void enqueue(std::function<void()> task);
+    // `first`: ahead of every task queued without it (FIFO among each kind).
+    void enqueue(std::function<void()> task, bool first = false);
     void shutdown();  // runs the queued tasks, then joins every thread
     std::size_t threads() const;
 
@@ -98,6 +99,7 @@ class HttpServer {
     mutable std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<std::function<void()>> tasks_;
+    std::deque<std::function<void()>> first_tasks_;
     std::list<std::thread> threads_;   // running
     std::list<std::thread> finished_;  // ended (or ending) on their own, to be joined
     std::size_t idle_ = 0;
@@ -126,17 +128,20 @@ class HttpServer {
   bool gate_woken(GateConnections& gate);  // false: stopping
   void gate_accept(GateConnections& gate);
   void gate_peek(GateConnections& gate, int fd, std::vector<char>& peek);
-  // Plain HTTP: answers a complete request header the gate can refuse on its own (no or a
+  // Plain HTTP: refuses a complete request header the gate can refuse on its own (no or a
   // wrong token, a declared body over the limit, max-in-flight full), so that such a client
-  // never takes a worker; true when it did (the connection then lingers and closes) or when
-  // it handed the connection on with a seat.
+  // never takes a worker; true when it did (the refusal is written by gate_write_refusals, then
+  // the connection lingers and closes) or when it handed the connection on with a seat.
   bool gate_refuse(GateConnections& gate, int fd, std::string_view header);
+  // Writes up to `budget` of the refusals gate_refuse decided, oldest first.
+  void gate_write_refusals(GateConnections& gate, std::size_t budget);
+  static const std::string& refusal_text(int code);  // the whole response of a 401, 413 or 429
   // Hands a connection whose request header is complete to a worker, with the in-flight seat
-  // the gate took for that request (or none).
-  void hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat);
+  // the gate took for that request (or none); `first`: ahead of the queued others.
+  void hand_to_worker(GateConnections& gate, int fd, std::atomic<int>* seat, bool first = false);
   void serve_connection(int fd);
   void return_to_gate(int fd, bool lingering = false);
-  void linger_in_gate(int fd);  // half-closes, then the gate drops what the client still sends
+  void linger_in_gate(int fd);  // half-closes, then the gate closes it after kLingerTimeout
   // Ends the in-flight count of the request this worker thread took (plain HTTP), once.
   void answered();
 

@@ -119,73 +119,62 @@ void ResourceGraph::take_ids(std::uint32_t node, const SlotAllocation& want, std
   }
 }
 
-std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPolicy& p) {
-  const std::uint64_t job = next_job_;
-  Job& rec = job_record(job);
-  rec.slots.clear();
-  const SlotRequest& r = spec.per_slot;
-  const bool high = p.high() || p.kind == PolicyKind::kLocality;
-  const auto count = static_cast<std::uint32_t>(nodes_.size());
+namespace {
 
-  // The candidate slots (dfu_impl.cpp dom_slot, per node in graph order): each node's free
-  // vertices in the policy's order, cut into as many slots as they hold (cnt_slot); a slot
-  // scores the sum of its vertices' id + 1 (constants common to every slot left out).
-  struct Candidate {
-    std::uint32_t node;
-    SlotAllocation ids;
-    std::int64_t score = 0;
-    std::int64_t key = 0;  // locality: the lower bound of the score's interval
-  };
-  std::vector<Candidate> cands;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const NodeState& n = nodes_[i];
-    if (!fits(n, r, p, job)) continue;
-    std::uint32_t q = r.cores == 0 ? n.cores.free : n.cores.free / r.cores;
-    if (r.memory > 0) q = std::min(q, n.memory.free / r.memory);
-    if (r.gpus > 0) q = std::min(q, n.gpus.free / r.gpus);
-    if (p.kind == PolicyKind::kFirst) q = std::min<std::uint32_t>(q, spec.slots);
-    const auto cores = free_ids(n.cores.owner, high);
-    const auto mem = free_ids(n.memory.owner, high);
-    const auto gpus = free_ids(n.gpus.owner, high);
-    for (std::uint32_t k = 0; k < q; ++k) {
-      Candidate c;
-      c.node = i;
-      auto cut = [&](const std::vector<std::uint32_t>& from, std::uint32_t per, std::vector<std::uint32_t>& to) {
-        for (std::uint32_t j = k * per; j < (k + 1) * per; ++j) {
-          to.push_back(from[j]);
-          c.score += from[j] + 1;
-        }
-      };
-      cut(cores, r.cores, c.ids.cores);
-      cut(mem, r.memory, c.ids.memory_ids);
-      cut(gpus, r.gpus, c.ids.gpus);
-      cands.push_back(std::move(c));
-    }
+// The sum of (id + 1) over the free vertices at positions [from, from + per) of a pool's free
+// ids in the policy's order (lowest first, or highest with `high`). A pool nothing holds has
+// every id free, in order: the sum is closed-form, so a match over a large idle cluster costs
+// O(1) per node rather than a walk of every node's vertices.
+std::int64_t slot_score(const std::vector<std::uint64_t>& owner, std::uint32_t free, bool high, std::uint32_t from,
+                        std::uint32_t per, std::vector<std::uint32_t>& scratch) {
+  if (per == 0) return 0;
+  const auto size = static_cast<std::int64_t>(owner.size());
+  const std::int64_t a = from, n = per;
+  if (free == owner.size()) return high ? n * size - n * a - n * (n - 1) / 2 : n * (a + 1) + n * (n - 1) / 2;
+  std::int64_t sum = 0;
+  for (std::uint32_t j = from; j < from + per; ++j) sum += scratch[j] + 1;
+  return sum;
+}
+
+}  // namespace
+
+void ResourceGraph::free_ids_into(const std::vector<std::uint64_t>& owner, std::uint32_t free, bool high,
+                                  std::vector<std::uint32_t>& ids) {
+  ids.clear();
+  if (free == owner.size()) return;  // every id free: slot_score needs no list
+  const auto size = static_cast<std::uint32_t>(owner.size());
+  for (std::uint32_t i = 0; i < size; ++i) {
+    const std::uint32_t v = high ? size - 1 - i : i;
+    if (owner[v] == 0) ids.push_back(v);
   }
+}
+
+void ResourceGraph::order_best(PolicyKind kind, std::uint32_t slots) {
   // dom_finish_graph: choose_accum_best_k(slot, count, comparator) -- std::sort; ties in
-  // insertion (node) order.
-  switch (p.kind) {
+  // insertion (node, then slot) order: only the best slots are ordered.
+  std::vector<Candidate>& cands = candidates_;
+  const auto chosen = cands.begin() + static_cast<std::ptrdiff_t>(slots);
+  auto in_order = [](const Candidate& a, const Candidate& b) { return a.node != b.node ? a.node < b.node : a.k < b.k; };
+  switch (kind) {
     case PolicyKind::kLow:
-      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
+      std::partial_sort(cands.begin(), chosen, cands.end(), [&](const Candidate& a, const Candidate& b) {
+        return a.score != b.score ? a.score < b.score : in_order(a, b);
+      });
       break;
     case PolicyKind::kHigh:
-      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
-      break;
-    case PolicyKind::kLoNode:  // node factor (node.id + 2) * 10000 dominates
-      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-        return a.node != b.node ? a.node < b.node : a.score < b.score;
+      std::partial_sort(cands.begin(), chosen, cands.end(), [&](const Candidate& a, const Candidate& b) {
+        return a.score != b.score ? a.score > b.score : in_order(a, b);
       });
       break;
+    case PolicyKind::kLoNode:  // node factor (node.id + 2) * 10000 dominates: visited in order
     case PolicyKind::kHiNode:
     case PolicyKind::kFirst:  // see the header: modelled as hinode
-      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-        return a.node != b.node ? a.node > b.node : a.score > b.score;
-      });
       break;
     case PolicyKind::kLocality: {
       // fold::to_interval + boost::icl::interval_set: each score becomes [s, s]; runs of
       // consecutive integers join. interval_greater: the higher interval first.
       std::vector<std::int64_t> scores;
+      scores.reserve(cands.size());
       for (const auto& c : cands) scores.push_back(c.score);
       std::sort(scores.begin(), scores.end());
       scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
@@ -194,20 +183,82 @@ std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPoli
         while (it != scores.begin() && *(it - 1) == *it - 1) --it;
         c.key = *it;
       }
-      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.key > b.key; });
+      std::partial_sort(cands.begin(), chosen, cands.end(), [&](const Candidate& a, const Candidate& b) {
+        return a.key != b.key ? a.key > b.key : in_order(a, b);
+      });
       break;
     }
   }
-  if (cands.size() < spec.slots) {
-    rec.slots.clear();
-    return 0;
+}
+
+std::uint64_t ResourceGraph::match_allocate(const JobSpec& spec, const MatchPolicy& p) {
+  const std::uint64_t job = next_job_;
+  const SlotRequest& r = spec.per_slot;
+  const bool high = p.high() || p.kind == PolicyKind::kLocality;
+  const auto count = static_cast<std::uint32_t>(nodes_.size());
+
+  // The candidate slots (dfu_impl.cpp dom_slot, per node in graph order): each node's free
+  // vertices in the policy's order, cut into as many slots as they hold (cnt_slot); a slot
+  // scores the sum of its vertices' id + 1 (constants common to every slot left out). A
+  // candidate is its node, its rank k among the node's slots and its score; only the chosen
+  // ones are cut into vertex ids.
+  std::vector<Candidate>& cands = candidates_;
+  cands.clear();
+  // lonode and hinode (first) rank by node before score: the nodes are visited in that order
+  // and the visit ends once it holds enough slots, as no later node's slot can rank before.
+  const bool by_node = p.kind == PolicyKind::kLoNode || p.kind == PolicyKind::kHiNode || p.kind == PolicyKind::kFirst;
+  const bool descending = p.kind == PolicyKind::kHiNode || p.kind == PolicyKind::kFirst;
+  for (std::uint32_t visit = 0; visit < count && !(by_node && cands.size() >= spec.slots); ++visit) {
+    const std::uint32_t i = descending ? count - 1 - visit : visit;
+    const NodeState& n = nodes_[i];
+    if (!fits(n, r, p, job)) continue;
+    std::uint32_t q = r.cores == 0 ? n.cores.free : n.cores.free / r.cores;
+    if (r.memory > 0) q = std::min(q, n.memory.free / r.memory);
+    if (r.gpus > 0) q = std::min(q, n.gpus.free / r.gpus);
+    if (p.kind == PolicyKind::kFirst) q = std::min<std::uint32_t>(q, spec.slots);
+    for (std::size_t t = 0; t < 3; ++t) {
+      const Pool& pool = n.*kVertexTypes[t].pool;
+      free_ids_into(pool.owner, pool.free, high, ids_scratch_[t]);
+    }
+    const std::size_t first = cands.size();
+    for (std::uint32_t k = 0; k < q; ++k) {
+      Candidate c{i, k};
+      for (std::size_t t = 0; t < 3; ++t) {
+        const VertexType& type = kVertexTypes[t];
+        const Pool& pool = n.*type.pool;
+        const std::uint32_t per = r.*type.request;
+        c.score += slot_score(pool.owner, pool.free, high, k * per, per, ids_scratch_[t]);
+      }
+      cands.push_back(c);
+    }
+    // Within a node by score, ties in slot order (the stable sorts below keep it).
+    if (by_node)
+      std::stable_sort(cands.begin() + static_cast<std::ptrdiff_t>(first), cands.end(),
+                       [desc = descending](const Candidate& a, const Candidate& b) {
+                         return desc ? a.score > b.score : a.score < b.score;
+                       });
   }
+  if (cands.size() < spec.slots) return 0;
+  order_best(p.kind, spec.slots);
   cands.resize(spec.slots);
   // The writer emits the matched vertices in traversal (node) order.
   std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
-  rec.slots.resize(spec.slots);
+  // Every chosen slot's ids are cut from its node's free ids as they were before this match,
+  // so all are cut before any is taken.
+  std::vector<SlotAllocation> want(spec.slots);
   for (std::uint32_t s = 0; s < spec.slots; ++s) {
-    take_ids(cands[s].node, cands[s].ids, job, rec.slots[s]);
+    const NodeState& n = nodes_[cands[s].node];
+    for (const VertexType& t : kVertexTypes) {
+      const std::uint32_t per = r.*t.request;
+      if (per == 0) continue;
+      const auto ids = free_ids((n.*t.pool).owner, high);
+      (want[s].*t.ids).assign(ids.begin() + cands[s].k * per, ids.begin() + (cands[s].k + 1) * per);
+    }
+  }
+  Job& rec = job_record(job);
+  rec.slots.assign(spec.slots, SlotAllocation{});
+  for (std::uint32_t s = 0; s < spec.slots; ++s) {
+    take_ids(cands[s].node, want[s], job, rec.slots[s]);
     if (p.node_exclusive) nodes_[cands[s].node].exclusive_owner = job;
   }
   if (p.node_exclusive) {

@@ -45,6 +45,7 @@
 // order).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -149,12 +150,26 @@ class ResourceGraph {
   bool fits(const NodeState& n, const SlotRequest& r, const MatchPolicy& p, std::uint64_t job) const;
   // Free vertex ids of `owner`, lowest first (or highest first).
   static std::vector<std::uint32_t> free_ids(const std::vector<std::uint64_t>& owner, bool high);
+  // The same into `ids`, left empty when every vertex is free (`free` == owner.size()).
+  // Puts the best `slots` of candidates_ first, in the policy's order (dom_finish_graph).
+  void order_best(PolicyKind kind, std::uint32_t slots);
+  static void free_ids_into(const std::vector<std::uint64_t>& owner, std::uint32_t free, bool high,
+                            std::vector<std::uint32_t>& ids);
+  // A slot match_allocate may choose: its node, its rank among the node's slots, its score.
+  struct Candidate {
+    std::uint32_t node;
+    std::uint32_t k;
+    std::int64_t score = 0;
+    std::int64_t key = 0;  // locality: the lower bound of the score's interval
+  };
   void take(std::uint32_t node, const SlotRequest& r, bool high, std::uint64_t job, SlotAllocation& out);
   void take_ids(std::uint32_t node, const SlotAllocation& want, std::uint64_t job, SlotAllocation& out);
   Job& job_record(std::uint64_t job);
 
   std::vector<NodeState> nodes_;
   std::vector<Job> jobs_;  // by job id - 1
+  std::vector<Candidate> candidates_;                 // match_allocate's, reused
+  std::array<std::vector<std::uint32_t>, 3> ids_scratch_;  // a node's free ids by vertex type, reused
   std::uint64_t next_job_ = 1;
   std::size_t live_jobs_ = 0;
 };
