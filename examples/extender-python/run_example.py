@@ -53,7 +53,7 @@ def make_certificates(work):
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1"]
     openssl("req", "-x509", *ec, "-keyout", p("key.pem"), "-out", p("cert.pem"), "-subj", "/CN=127.0.0.1",
             "-addext", "subjectAltName=IP:127.0.0.1")
-    openssl("req", "-x509", *ec, "-keyout", p("root-key.pem"), "-out", p("root.pem"), "-subj", "/CN=example root CA")
+    openssl("req", "-x509", *ec, "-keyout", p("root-key.pem"), "-out", p("root-cert.pem"), "-subj", "/CN=example root CA")
     with open(p("ca.ext"), "w") as f:
         f.write("basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign\n")
     with open(p("leaf.ext"), "w") as f:
@@ -61,13 +61,13 @@ def make_certificates(work):
     for name, issuer, ext in (("intermediate", "root", "ca.ext"), ("client", "intermediate", "leaf.ext")):
         openssl("req", "-new", *[a for a in ec if a not in ("-days", "1")], "-keyout", p(f"{name}-key.pem"),
                 "-out", p(f"{name}.csr"), "-subj", f"/CN=example {name}")
-        openssl("x509", "-req", "-in", p(f"{name}.csr"), "-CA", p(f"{issuer}.pem"), "-CAkey", p(f"{issuer}-key.pem"),
-                "-CAcreateserial", "-days", "1", "-extfile", p(ext), "-out", p(f"{name}-leaf.pem"))
+        openssl("x509", "-req", "-in", p(f"{name}.csr"), "-CA", p(f"{issuer}-cert.pem"), "-CAkey", p(f"{issuer}-key.pem"),
+                "-CAcreateserial", "-days", "1", "-extfile", p(ext), "-out", p(f"{name}-cert.pem"))
     with open(p("client.pem"), "w") as f:
-        for name in ("client-leaf.pem", "intermediate-leaf.pem"):
+        for name in ("client-cert.pem", "intermediate-cert.pem"):
             with open(p(name)) as part:
                 f.write(part.read())
-    return [p("cert.pem"), p("key.pem"), p("root.pem")]
+    return [p("cert.pem"), p("key.pem"), p("root-cert.pem")]
 
 
 def run(kubesim, work, https):
