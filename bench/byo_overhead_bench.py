@@ -14,7 +14,12 @@ interpreter, reading the scenario); the overhead is a route's slope minus builti
 is a whole `kubesim run` process, timed by wall clock (the extender works in another process,
 so CPU time of kubesim alone would hide it); runs are interleaved and repeated, medians given.
 
-    python3 bench/byo_overhead_bench.py build/kubesim [--pods 20000] [--repeat 3]
+    python3 bench/byo_overhead_bench.py build/kubesim [--pods 20000] [--repeat 3] [--routes builtin,python]
+
+The python route's overhead here is measured against a different scheduler (kube-scheduler's
+whole cycle against a first fit), on wall clock: it is not the cost of the Python path itself.
+That one, the Python policy against the same first fit in C++ (the same decisions), is
+bench/python_policy_bench.py's figure (issue 29's < 20 us per decision).
 """
 import argparse
 import os
@@ -62,6 +67,7 @@ def main():
     ap.add_argument("kubesim")
     ap.add_argument("--pods", type=int, default=20000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--routes", default="builtin,python,extender", help="the routes to run (builtin always runs)")
     a = ap.parse_args()
     kubesim = os.path.abspath(a.kubesim)
     env = dict(os.environ)
@@ -81,6 +87,7 @@ def main():
                 f.write(config)
             routes = {"builtin": [], "python": ["--policy", f"ff={policy}:FirstFit"],
                       "extender": ["--scheduler", "default-scheduler", "--scheduler-config", ext_config]}
+            routes = {r: v for r, v in routes.items() if r == "builtin" or r in a.routes.split(",")}
             sizes = (a.pods // 5, a.pods)
             times = {(r, n): [] for r in routes for n in sizes}
             for k in range(a.repeat):

@@ -33,6 +33,13 @@ import tempfile
 
 POLICIES = {"fcfs": "fcfs", "easy_bf": "easy-backfill", "conservative_bf": "conservative-backfill"}
 FIELDS = ("final_state", "starting_time", "finish_time", "allocated_resources")
+# batsched variants run with options: name -> batsched's arguments (filler sends SET_JOB_METADATA).
+BATSCHED_VARIANTS = {"filler-metadata": ["-v", "filler", "--variant_options", '{"set_job_metadata": true}']}
+
+
+def batsched_command(batsched, policy, endpoint):
+    """batsched running `policy` (a variant, or a name of BATSCHED_VARIANTS) on `endpoint`."""
+    return [batsched, *BATSCHED_VARIANTS.get(policy, ["-v", policy]), "-s", endpoint, "--verbosity", "quiet"]
 # schedule.csv figures that are not the simulation's: the program's version and wall-clock times.
 SCHEDULE_SKIP = ("batsim_version", "scheduling_time", "simulation_time")
 
@@ -120,8 +127,8 @@ def run_peer(peer, plat, wpath, policy, out, seconds=120):
     endpoint = f"ipc://{sock_dir}/batsched"
     for _ in range(2):
         with open(os.path.join(out, "batsched.log"), "w") as slog, open(os.path.join(out, "batsim.log"), "w") as blog:
-            sched = subprocess.Popen([os.path.join(peer, "bin", "batsched"), "-v", policy, "-s", endpoint,
-                                      "--verbosity", "quiet"], stdout=slog, stderr=subprocess.STDOUT)
+            sched = subprocess.Popen(batsched_command(os.path.join(peer, "bin", "batsched"), policy, endpoint),
+                                     stdout=slog, stderr=subprocess.STDOUT)
             try:
                 sim = subprocess.run([os.path.join(peer, "bin", "batsim"), "-p", plat, "-w", wpath,
                                       "-e", os.path.abspath(out) + "/", "-s", endpoint, "-q"],

@@ -6,8 +6,10 @@ same time) as under kubesim's own model of that policy (`kubesim run --scheduler
 easy-backfill | conservative-backfill`) and as under Batsim 4.2.1 + batsched.
 
 Batsched's killer and killer2 (KILL_JOB, decisions dated after their message, a scheduler busy
-until its reply's "now") run on a generated trace of 12 jobs on 8 machines (killer2 asserts in
-batsched on longer ones), compared with Batsim + batsched only (kubesim has no model of them).
+until its reply's "now") and filler with set_job_metadata (SET_JOB_METADATA: jobs.csv's
+metadata column is compared too) run on a generated trace of 12 jobs on 8 machines (killer2
+asserts in batsched on longer ones), compared with Batsim + batsched only (kubesim has no model
+of them).
 
 Traces: the generated ones of tests/batsim_oracle.py (a zero-latency platform, --model ideal),
 and the NASA iPSC/860 trace (data/batsim/nasa_ipsc_exact_delay.json) on Batsim's
@@ -30,14 +32,14 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from batsim_oracle import FIELDS, POLICIES, default_peer, peer_missing, platform_xml, read_jobs, run_peer, workload  # noqa: E402
+from batsim_oracle import FIELDS, POLICIES, batsched_command, default_peer, peer_missing, platform_xml, read_jobs, run_peer, workload  # noqa: E402
 
 
 def run_protocol(kubesim, batsched, plat, wpath, policy, model, out, sock_dir):
     """batsched `policy` listening on an ipc socket, kubesim connected to it. Returns (ok, message, seconds)."""
     endpoint = f"ipc://{sock_dir}/{policy}-{os.path.basename(out)}"
-    sched = subprocess.Popen([batsched, "-v", policy, "-s", endpoint, "--verbosity", "quiet"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    sched = subprocess.Popen(batsched_command(batsched, policy, endpoint), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
     try:
         t0 = time.monotonic()
         r = subprocess.run([kubesim, "run", "--platform", plat, "--workload", wpath, "--batsim-socket", endpoint,
@@ -64,7 +66,8 @@ def compare(name, runs, shown):
         for label in labels[1:]:
             o = runs[label].get(job_id)
             p = reference[job_id]
-            diff = [f"{k}: {labels[0]} {p[k]!r} {label} {o[k]!r}" for k in FIELDS if p[k] != o[k]] if o else \
+            diff = [f"{k}: {labels[0]} {p[k]!r} {label} {o[k]!r}" for k in FIELDS + ("metadata",)
+                    if p[k] != o[k]] if o else \
                 [f"missing in {label}"]
             if diff:
                 differences += 1
@@ -87,8 +90,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=60)
     ap.add_argument("--nasa-jobs", type=int, default=1500, help="the NASA trace's first N jobs (0: all)")
     ap.add_argument("--policies", default=",".join(POLICIES))
-    ap.add_argument("--kill-policies", default="killer,killer2",
-                    help="batsched variants that kill jobs, run on a trace of 12 jobs")
+    ap.add_argument("--kill-policies", default="killer,killer2,filler-metadata",
+                    help="batsched variants kubesim has no model of (KILL_JOB, SET_JOB_METADATA), run on a trace of "
+                         "12 jobs")
     ap.add_argument("--keep", help="keep the generated files and outputs in this folder")
     a = ap.parse_args()
     batsched = os.path.join(a.peer, "bin", "batsched")
@@ -159,7 +163,9 @@ def main():
                 runs["batsim+batsched"] = read_jobs(os.path.join(d + "-batsim", "_jobs.csv"))
                 if policy not in POLICIES:
                     killed = sum(1 for j in runs["batsim+batsched"].values() if j["final_state"] == "COMPLETED_KILLED")
-                    print(f"{name} {policy}: {len(runs['batsim+batsched'])} jobs, {killed} killed by KILL_JOB in Batsim")
+                    meta = sum(1 for j in runs["batsim+batsched"].values() if j["metadata"])
+                    print(f"{name} {policy}: {len(runs['batsim+batsched'])} jobs, {killed} killed by KILL_JOB, "
+                          f"{meta} with metadata in Batsim")
                 compared += len(runs["batsched-over-protocol"])
                 differences += compare(f"{name} {policy}", runs, shown)
         print(f"{compared} job(s) compared over {len(traces)} trace(s) x {len(policies)} policies (or "

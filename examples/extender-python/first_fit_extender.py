@@ -11,6 +11,9 @@ kube-scheduler (and kubesim's model of it) POSTs the pod and the candidate nodes
 
   first_fit_extender.py PORT            (listens on 127.0.0.1:PORT; 0: any free port, printed)
   first_fit_extender.py PORT CERT KEY   (the same over HTTPS, with that PEM certificate and key)
+  first_fit_extender.py PORT CERT KEY CLIENT_CA
+                                        (mutual TLS: a client certificate is required and must
+                                         chain to CLIENT_CA)
 """
 import json
 import re
@@ -81,6 +84,9 @@ if __name__ == "__main__":
         import ssl
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(sys.argv[2], sys.argv[3])
+        if len(sys.argv) > 4:
+            ctx.verify_mode = ssl.CERT_REQUIRED
+            ctx.load_verify_locations(sys.argv[4])
         server.socket = ctx.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()

@@ -8,8 +8,11 @@ any goes to node-1, where the default profile spreads them.
 
   run_example.py KUBESIM [--https]
 
---https: the same over HTTPS, with a self-signed certificate made by `openssl req` and given
-to kubesim as the extender's tlsConfig.caFile (docs/own-scheduler.md, "Extenders over HTTPS").
+--https: the same over mutual TLS (docs/own-scheduler.md, "Extenders over HTTPS"): the server's
+self-signed certificate (made by `openssl req`) is kubesim's tlsConfig.caFile, and the server
+(Python's ssl, CERT_REQUIRED) trusts only a root CA, while kubesim's client certificate is signed
+by an intermediate CA: certFile holds the leaf and the intermediate, and the handshake succeeds
+only if kubesim sends the whole chain.
 """
 import csv
 import os
@@ -39,14 +42,36 @@ def main():
     return 0
 
 
+def openssl(*args):
+    subprocess.run(["openssl"] + list(args), check=True, capture_output=True)
+
+
+def make_certificates(work):
+    """The server's self-signed certificate, and a client chain root -> intermediate -> leaf;
+    client.pem holds the leaf then the intermediate. Returns the server's arguments."""
+    p = lambda name: os.path.join(work, name)  # noqa: E731
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1"]
+    openssl("req", "-x509", *ec, "-keyout", p("key.pem"), "-out", p("cert.pem"), "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1")
+    openssl("req", "-x509", *ec, "-keyout", p("root-key.pem"), "-out", p("root-cert.pem"), "-subj", "/CN=example root CA")
+    with open(p("ca.ext"), "w") as f:
+        f.write("basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign\n")
+    with open(p("leaf.ext"), "w") as f:
+        f.write("basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n")
+    for name, issuer, ext in (("intermediate", "root", "ca.ext"), ("client", "intermediate", "leaf.ext")):
+        openssl("req", "-new", *[a for a in ec if a not in ("-days", "1")], "-keyout", p(f"{name}-key.pem"),
+                "-out", p(f"{name}.csr"), "-subj", f"/CN=example {name}")
+        openssl("x509", "-req", "-in", p(f"{name}.csr"), "-CA", p(f"{issuer}-cert.pem"), "-CAkey", p(f"{issuer}-key.pem"),
+                "-CAcreateserial", "-days", "1", "-extfile", p(ext), "-out", p(f"{name}-cert.pem"))
+    with open(p("client.pem"), "w") as f:
+        for name in ("client-cert.pem", "intermediate-cert.pem"):
+            with open(p(name)) as part:
+                f.write(part.read())
+    return [p("cert.pem"), p("key.pem"), p("root-cert.pem")]
+
+
 def run(kubesim, work, https):
-    tls = []
-    if https:
-        cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
-        tls = [cert, key]
+    tls = make_certificates(work) if https else []
     ext = subprocess.Popen([sys.executable, os.path.join(HERE, "first_fit_extender.py"), "0"] + tls,
                            stdout=subprocess.PIPE, text=True)
     try:
@@ -54,7 +79,8 @@ def run(kubesim, work, https):
         with open(os.path.join(HERE, "extender.yaml")) as f:
             config = f.read().replace("127.0.0.1:8888", f"127.0.0.1:{port}")
         if https:
-            config = config.replace("http://", "https://") + "  tlsConfig:\n    caFile: cert.pem\n"
+            config = config.replace("http://", "https://") + ("  tlsConfig:\n    caFile: cert.pem\n"
+                                                               "    certFile: client.pem\n    keyFile: client-key.pem\n")
         conf = os.path.join(work, "extender.yaml")
         with open(conf, "w") as f:
             f.write(config)

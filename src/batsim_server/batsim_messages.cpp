@@ -135,6 +135,107 @@ MachineSet parse_machine_intervals(const std::string& text, std::uint32_t machin
   return set;
 }
 
+namespace {
+
+// Batsim v4.2.1 protocol.cpp handle_change_job_state's allowed_states.
+bool known_job_state(const std::string& s) {
+  for (const char* k : {"NOT_SUBMITTED", "RUNNING", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED",
+                        "COMPLETED_KILLED", "REJECTED"})
+    if (s == k) return true;
+  return false;
+}
+
+// SET_RESOURCE_STATE and QUERY are checked as Batsim checks them (protocol.cpp
+// handle_set_resource_state, handle_query: accepted_requests = {"consumed_energy"}), then refused
+// as its server refuses them when energy is not simulated (server.cpp
+// server_on_pstate_modification, server_on_sched_tell_me_energy): kubesim has no energy model,
+// so it is Batsim without -E, and RESOURCE_STATE_CHANGED or ANSWER consumed_energy never follow.
+[[noreturn]] void refuse_energy_event(const std::string& type, const nlohmann::json& data, const std::string& where,
+                                      std::uint32_t machines) {
+  if (type == "SET_RESOURCE_STATE") {
+    parse_machine_intervals(string_member(data, "resources", where), machines);
+    const std::string state = string_member(data, "state", where);
+    if (state.empty() || state.find_first_not_of("0123456789") != std::string::npos)
+      throw std::runtime_error(where + " (SET_RESOURCE_STATE): \"state\" should be a string holding an integer (got \"" +
+                               state + "\")");
+    throw std::runtime_error(where + ": receiving a pstate modification request, which is forbidden as Batsim has not "
+                             "been launched with energy support, and kubesim has no energy model");
+  }
+  const nlohmann::json& requests = member(data, "requests", where);
+  if (!requests.is_object() || requests.empty())
+    throw std::runtime_error(where + " (QUERY): \"requests\" should be a non-empty object");
+  for (const auto& [key, value] : requests.items())
+    if (key != "consumed_energy" || !value.is_object() || !value.empty())
+      throw std::runtime_error(where + ": unknown QUERY \"" + key + "\" (Batsim answers only {\"consumed_energy\": {}})");
+  throw std::runtime_error(where + ": received a request about the energy consumption of the machines but energy "
+                           "simulation is not enabled (kubesim has no energy model)");
+}
+
+// ANSWER (protocol.cpp handle_answer): only estimate_waiting_time, which Batsim logs and drops.
+void check_answer(const nlohmann::json& data, const std::string& where) {
+  if (!data.is_object() || data.empty()) throw std::runtime_error(where + " (ANSWER): \"data\" should be a non-empty object");
+  for (const auto& [key, value] : data.items()) {
+    if (key != "estimate_waiting_time") throw std::runtime_error(where + ": unknown ANSWER type \"" + key + "\"");
+    string_member(value, "job_id", where);
+    if (!member(value, "estimated_waiting_time", where).is_number())
+      throw std::runtime_error(where + ": \"estimated_waiting_time\" should be a number");
+  }
+}
+
+// One decision event (not NOTIFY, ANSWER), appended to `out`.
+void parse_decision(const std::string& type, const nlohmann::json& data, SimTime at, const std::string& where,
+                    std::size_t k, std::uint32_t machines, std::vector<BatsimDecision>& out) {
+  using Kind = BatsimDecision::Kind;
+  if (type == "EXECUTE_JOB") {
+    out.push_back({Kind::kExecute, string_member(data, "job_id", where),
+                   parse_machine_intervals(string_member(data, "alloc", where), machines), at, 0});
+  } else if (type == "REJECT_JOB") {
+    out.push_back({Kind::kReject, string_member(data, "job_id", where), MachineSet(), at, 0});
+  } else if (type == "KILL_JOB") {
+    const nlohmann::json& ids = member(data, "job_ids", where);
+    if (!ids.is_array() || ids.empty()) throw std::runtime_error(where + ": \"job_ids\" should be a non-empty array");
+    for (const nlohmann::json& id : ids) {
+      if (!id.is_string()) throw std::runtime_error(where + ": \"job_ids\" should hold strings");
+      out.push_back({Kind::kKill, id.get<std::string>(), MachineSet(), at, static_cast<std::uint32_t>(k)});
+    }
+  } else if (type == "CALL_ME_LATER") {
+    const SimTime when = reply_time(member(data, "timestamp", where), "CALL_ME_LATER's \"timestamp\"");
+    out.push_back({Kind::kCallMeLater, std::string(), MachineSet(), when, 0});
+  } else if (type == "SET_JOB_METADATA") {
+    // protocol.cpp handle_set_job_metadata: no double quote, as jobs.csv writes it in quotes.
+    std::string metadata = string_member(data, "metadata", where);
+    if (metadata.find('"') != std::string::npos)
+      throw std::runtime_error(where + " (SET_JOB_METADATA): \"metadata\" should not contain double quotes");
+    out.push_back({Kind::kMetadata, string_member(data, "job_id", where), MachineSet(), at, 0, std::move(metadata)});
+  } else if (type == "CHANGE_JOB_STATE") {
+    std::string state = string_member(data, "job_state", where);
+    if (!known_job_state(state))
+      throw std::runtime_error(where + " (CHANGE_JOB_STATE): \"job_state\" must be one of NOT_SUBMITTED, RUNNING, "
+                               "COMPLETED_SUCCESSFULLY, COMPLETED_WALLTIME_REACHED, COMPLETED_KILLED, REJECTED");
+    out.push_back({Kind::kChangeState, string_member(data, "job_id", where), MachineSet(), at, 0, std::move(state)});
+  } else if (type == "TO_JOB_MSG") {
+    out.push_back({Kind::kToJobMsg, string_member(data, "job_id", where), MachineSet(), at, 0, string_member(data, "msg", where)});
+  } else if (type == "SET_RESOURCE_STATE" || type == "QUERY") {
+    refuse_energy_event(type, data, where, machines);
+  } else if (type == "REGISTER_JOB" || type == "REGISTER_PROFILE") {
+    // protocol.cpp handle_register_job/profile: SIMULATION_BEGINS says dynamic-jobs-enabled false.
+    throw std::runtime_error(where + " (" + type + "): dynamic job registration received but the option is disabled "
+                             "(kubesim's workload is static: it does not model dynamic jobs)");
+  } else {
+    throw std::runtime_error(where + ": unknown event type " + type);
+  }
+}
+
+// NOTIFY from the scheduler (protocol.cpp handle_notify): only the two registration types, which
+// change nothing without dynamic jobs.
+void check_notify(const nlohmann::json& data, const std::string& where) {
+  const std::string type = string_member(data, "type", where);
+  if (type != "registration_finished" && type != "continue_registration")
+    throw std::runtime_error(where + ": unknown NOTIFY type \"" + type + "\"");
+}
+
+}  // namespace
+
 // Batsim v4.2.1 protocol.cpp JsonProtocolReader::parse_and_apply_message: an object with "now"
 // and "events", each event with "timestamp", "type" and "data".
 std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime now, std::uint32_t machines,
@@ -154,7 +255,14 @@ std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime 
     const std::string type = string_member(e, "type", where);
     const SimTime at = reply_time(member(e, "timestamp", where), "a \"timestamp\"");
     const nlohmann::json& data = member(e, "data", where);
-    if (type == "NOTIFY") continue;  // registration_finished / continue_registration: no dynamic jobs here
+    if (type == "NOTIFY") {
+      check_notify(data, where);
+      continue;
+    }
+    if (type == "ANSWER") {
+      check_answer(data, where);  // Batsim only logs it
+      continue;
+    }
     // Batsim's protocol reader sends each event to its server at the event's timestamp, then
     // tells it the scheduler is ready at the reply's "now" (v4.2.1 protocol.cpp
     // JsonProtocolReader::dispatch_event, send_message_at_time): a decision is applied at its
@@ -162,25 +270,7 @@ std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime 
     if (at < now || at > ready)
       throw std::runtime_error(where + " (" + type + ") is dated " + batsim_seconds(at.micros()) + ", outside the message's " +
                                batsim_seconds(now.micros()) + " .. the reply's now " + batsim_seconds(ready.micros()));
-    if (type == "EXECUTE_JOB") {
-      out.push_back({BatsimDecision::Kind::kExecute, string_member(data, "job_id", where),
-                     parse_machine_intervals(string_member(data, "alloc", where), machines), at, 0});
-    } else if (type == "REJECT_JOB") {
-      out.push_back({BatsimDecision::Kind::kReject, string_member(data, "job_id", where), MachineSet(), at, 0});
-    } else if (type == "KILL_JOB") {
-      const nlohmann::json& ids = member(data, "job_ids", where);
-      if (!ids.is_array() || ids.empty()) throw std::runtime_error(where + ": \"job_ids\" should be a non-empty array");
-      for (const nlohmann::json& id : ids) {
-        if (!id.is_string()) throw std::runtime_error(where + ": \"job_ids\" should hold strings");
-        out.push_back({BatsimDecision::Kind::kKill, id.get<std::string>(), MachineSet(), at, static_cast<std::uint32_t>(k)});
-      }
-    } else if (type == "CALL_ME_LATER") {
-      const SimTime when = reply_time(member(data, "timestamp", where), "CALL_ME_LATER's \"timestamp\"");
-      out.push_back({BatsimDecision::Kind::kCallMeLater, std::string(), MachineSet(), when, 0});
-    } else {
-      throw std::runtime_error(where + ": kubesim does not model " + type +
-                               " (it reads EXECUTE_JOB, REJECT_JOB, KILL_JOB, CALL_ME_LATER and NOTIFY)");
-    }
+    parse_decision(type, data, at, where, k, machines, out);
   }
   return out;
 }

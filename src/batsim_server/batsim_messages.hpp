@@ -1,8 +1,12 @@
 // The JSON of Batsim's v4 protocol (oar-team/batsim v4.2.1 docs/protocol.rst, src/protocol.cpp),
 // simulator side: the messages kubesim sends (`{"now": t, "events": [...]}` with
 // SIMULATION_BEGINS, JOB_SUBMITTED, JOB_COMPLETED, JOB_KILLED, REQUESTED_CALL, NOTIFY,
-// SIMULATION_ENDS) and the scheduler's replies it reads (EXECUTE_JOB, REJECT_JOB, KILL_JOB,
-// CALL_ME_LATER; NOTIFY ignored).
+// SIMULATION_ENDS) and the scheduler's replies it reads: EXECUTE_JOB, REJECT_JOB, KILL_JOB,
+// CALL_ME_LATER, SET_JOB_METADATA, CHANGE_JOB_STATE, TO_JOB_MSG, ANSWER and NOTIFY (each checked
+// as Batsim v4.2.1 protocol.cpp JsonProtocolReader::handle_* checks it), and SET_RESOURCE_STATE,
+// QUERY and REGISTER_JOB/REGISTER_PROFILE, which are refused with Batsim's own words for a
+// simulation without energy (-E) and without dynamic jobs (--enable-dynamic-jobs), the
+// configuration SIMULATION_BEGINS announces.
 // Times are written as Batsim writes them (std::to_string: six decimals, e.g. 16.000000), which
 // the scheduler parses to the double nearest the microsecond, as from Batsim. No ZeroMQ here
 // (batsim_server.hpp): the codec is tested on its own.
@@ -70,19 +74,21 @@ class BatsimMessage {
 
 // One decision of a reply, in reply order.
 struct BatsimDecision {
-  enum class Kind : std::uint8_t { kExecute, kReject, kKill, kCallMeLater };
+  // kMetadata: SET_JOB_METADATA; kChangeState: CHANGE_JOB_STATE; kToJobMsg: TO_JOB_MSG.
+  enum class Kind : std::uint8_t { kExecute, kReject, kKill, kCallMeLater, kMetadata, kChangeState, kToJobMsg };
   Kind kind;
-  std::string job_id;   // kExecute, kReject, kKill (one decision per id, `group` tells its KILL_JOB)
+  std::string job_id;   // all but kCallMeLater (one decision per id, `group` tells its KILL_JOB)
   MachineSet alloc;     // kExecute: the machines (an interval set "0-3 7")
   SimTime at;           // the event's timestamp (kCallMeLater: when to call)
   std::uint32_t group;  // kKill: the index of its KILL_JOB event in the reply
+  std::string text = {};  // kMetadata: the metadata; kChangeState: the state; kToJobMsg: the message
 };
 
 // Parses a reply to a message dated `now` on `machines` machines; `reply_now` (if given) gets
 // the reply's "now": when the scheduler is ready for the next message. Decisions may be dated
 // later than `now` (Batsim applies each at its timestamp). Throws std::runtime_error with what
-// was wrong (not JSON, an event kubesim does not model such as REGISTER_JOB, an allocation
-// outside the machines, a decision dated before `now` or after the reply's "now").
+// was wrong (not JSON, an event Batsim would refuse in this configuration such as REGISTER_JOB,
+// an allocation outside the machines, a decision dated before `now` or after the reply's "now").
 std::vector<BatsimDecision> parse_batsim_reply(const std::string& text, SimTime now, std::uint32_t machines,
                                                SimTime* reply_now = nullptr);
 

@@ -113,6 +113,8 @@ void BatsimServer::install(const std::shared_ptr<BatsimServer>& server, Simulati
     s.jobs_.push_back(std::move(info));
   }
   s.state_.assign(s.jobs_.size(), JobState::kUnknown);
+  s.metadata_ = std::make_shared<std::vector<std::string>>(s.jobs_.size());
+  in.workload.job_metadata = s.metadata_;
   s.allocs_.resize(s.jobs_.size());
   s.started_.resize(s.jobs_.size());
   s.kill_group_of_.resize(s.jobs_.size());
@@ -152,6 +154,39 @@ std::uint32_t BatsimServer::job_index(const std::string& id, const char* event) 
   if (state_[it->second] != JobState::kWaiting)
     throw protocol_error(std::string(event) + " of job \"" + id + "\", which was already started or rejected");
   return it->second;
+}
+
+// A job of the workload whose jobs.csv row is not written yet (Batsim knows every static job
+// from the start and deletes a job once written: Jobs::operator[] then fails).
+std::uint32_t BatsimServer::known_job(const std::string& id, const char* event) const {
+  const auto it = ids_.find(id);
+  if (it == ids_.end()) throw protocol_error(std::string(event) + " of job \"" + id + "\", which does not exist");
+  if (state_[it->second] == JobState::kOver)
+    throw protocol_error(std::string(event) + " of job \"" + id + "\", which is over (its jobs.csv row is written)");
+  return it->second;
+}
+
+// SET_JOB_METADATA, CHANGE_JOB_STATE, TO_JOB_MSG (Batsim v4.2.1 server.cpp
+// server_on_set_job_metadata, server_on_change_job_state, server_on_to_job_msg).
+void BatsimServer::apply_job_event(BatsimDecision& d, std::vector<std::uint32_t>& rejects) {
+  using Kind = BatsimDecision::Kind;
+  const char* event = d.kind == Kind::kMetadata ? "SET_JOB_METADATA" : d.kind == Kind::kToJobMsg ? "TO_JOB_MSG" : "CHANGE_JOB_STATE";
+  const std::uint32_t job = known_job(d.job_id, event);
+  if (d.kind == Kind::kMetadata) {
+    (*metadata_)[job] = std::move(d.text);
+    return;
+  }
+  if (d.kind == Kind::kToJobMsg) return;  // a delay job never reads its message buffer
+  if (state_[job] == JobState::kWaiting && d.text == "REJECTED") {
+    state_[job] = JobState::kOver;
+    rejects.push_back(job);
+    return;
+  }
+  if (state_[job] == JobState::kWaiting)
+    throw protocol_error("CHANGE_JOB_STATE of waiting job \"" + d.job_id + "\" to " + d.text +
+                         ": kubesim takes REJECTED (Batsim's RUNNING would run it on no machine; use EXECUTE_JOB)");
+  throw protocol_error("CHANGE_JOB_STATE of job \"" + d.job_id + "\" to " + d.text + ": kubesim changes only a submitted " +
+                       "job's state, to REJECTED (end a running job with KILL_JOB)");
 }
 
 SimTime BatsimServer::requested_call() const {
@@ -201,6 +236,7 @@ void BatsimServer::report_finished_kills(SimTime date) {
 void BatsimServer::apply(BatsimDecision& d, SimTime date, std::vector<MachineSchedule::Start>& starts,
                          std::vector<std::uint32_t>& rejects) {
   if (d.kind == BatsimDecision::Kind::kKill) return kill(d.job_id, d.group);
+  if (d.kind != BatsimDecision::Kind::kExecute && d.kind != BatsimDecision::Kind::kReject) return apply_job_event(d, rejects);
   const std::uint32_t job = job_index(d.job_id, d.kind == BatsimDecision::Kind::kExecute ? "EXECUTE_JOB" : "REJECT_JOB");
   if (d.kind == BatsimDecision::Kind::kReject) {
     state_[job] = JobState::kOver;

@@ -29,9 +29,21 @@
 //   with the next message, sent only then. A job already over is only named (Batsim
 //   v4.2.1 server.cpp server_on_kill_jobs / server_on_killing_done); a job never started is
 //   a protocol error, as in Batsim.
-// - Not modelled: SET_RESOURCE_STATE, dynamic job registration (REGISTER_JOB/PROFILE),
-//   SET_JOB_METADATA, CHANGE_JOB_STATE, TO_JOB_MSG, QUERY/ANSWER, energy, Redis; such a reply
-//   is an error that names the event.
+// - SET_JOB_METADATA sets the metadata column of the job's jobs.csv row (Workload::job_metadata),
+//   of any job of the workload not yet written (server.cpp server_on_set_job_metadata: static
+//   jobs are known from the start; a written job is deleted, so naming it is an error).
+// - CHANGE_JOB_STATE (server.cpp server_on_change_job_state): SUBMITTED -> REJECTED is a
+//   rejection, as REJECT_JOB. Batsim's other moves are refused with one line: SUBMITTED ->
+//   RUNNING marks a job running on no machine, which has no pods to run in kubesim, and RUNNING
+//   -> COMPLETED_* writes the row while its execution goes on (Batsim then fails when it ends).
+// - TO_JOB_MSG goes to the job's message buffer, which only msg-profile jobs read: kubesim's
+//   jobs are delay jobs, so it changes nothing, as in Batsim; FROM_JOB_MSG is never sent.
+// - ANSWER is checked and dropped (Batsim logs it); NOTIFY registration_finished /
+//   continue_registration are accepted.
+// - Refused with Batsim's own words, as Batsim refuses them without -E and without
+//   --enable-dynamic-jobs (what SIMULATION_BEGINS announces): SET_RESOURCE_STATE, QUERY
+//   consumed_energy (kubesim has no energy model), REGISTER_JOB and REGISTER_PROFILE (its
+//   workload is fixed before the run). Redis is not modelled.
 #pragma once
 
 #include <cstdint>
@@ -111,6 +123,8 @@ class BatsimServer {
   void report_finished_kills(SimTime date);
   void send_held(SimTime date, std::vector<MachineSchedule::Start>& starts, std::vector<std::uint32_t>& rejects);
   std::uint32_t job_index(const std::string& id, const char* event) const;
+  std::uint32_t known_job(const std::string& id, const char* event) const;
+  void apply_job_event(BatsimDecision& d, std::vector<std::uint32_t>& rejects);
 
   BatsimEndpoint endpoint_;
   BatsimPlatformInfo platform_;
@@ -128,6 +142,7 @@ class BatsimServer {
   std::vector<SimTime> started_;              // by job: when EXECUTE_JOB took effect
   std::vector<bool> kill_requested_;          // by job: named by a KILL_JOB already
   std::vector<std::uint32_t> kills_;          // to kill now (take_kills)
+  std::shared_ptr<std::vector<std::string>> metadata_;  // by job: SET_JOB_METADATA (the workload's)
   SimTime ready_ = SimTime::zero();           // the last reply's "now"
   std::uint32_t killing_ = 0;                 // kill groups with jobs still running
   std::uint32_t machines_ = 0;

@@ -302,13 +302,18 @@ double stretch_of(const JobOutcome& o) {
   return micros_to_seconds(turnaround) / micros_to_seconds(execution);
 }
 
-void append_job_row(CsvText& csv, const RunOutputs& run, const WorkloadJob& job, const JobOutcome& o) {
+void append_job_row(CsvText& csv, const RunOutputs& run, std::size_t job_index, const JobOutcome& o) {
+  const WorkloadJob& job = run.workload.jobs[job_index];
+  // metadata: Batsim writes '"' + job->metadata + '"' (SET_JOB_METADATA refuses double quotes).
+  const std::vector<std::string>* meta = run.workload.job_metadata.get();
+  const std::string_view metadata = meta && job_index < meta->size() ? std::string_view((*meta)[job_index]) : std::string_view("");
   // Field order and formatting: batsim src/export.cpp@v4.2.1, JobsTracer::write_job. Batsim does
   // not quote fields; put_field() only quotes values that would otherwise break the CSV.
   // Seven times, the stretch, res; the state's name, the commas and the constant tail fit in 64.
   constexpr std::size_t kNumbers = 7 * CsvText::kMaxSecondsChars + CsvText::kMaxFixed6Chars + CsvText::kMaxIntChars + 64;
   char* p = csv.room(CsvText::field_bound(job.id) + CsvText::field_bound(run.workload.name) +
-                     CsvText::field_bound(job.profile) + kNumbers + (CsvText::kMaxIntChars + 1) * o.machines.size());
+                     CsvText::field_bound(job.profile) + kNumbers + (CsvText::kMaxIntChars + 1) * o.machines.size() +
+                     metadata.size());
   p = CsvText::put_field(p, job.id);
   *p++ = ',';
   p = CsvText::put_field(p, run.workload.name);
@@ -328,7 +333,8 @@ void append_job_row(CsvText& csv, const RunOutputs& run, const WorkloadJob& job,
   if (o.rejected()) {
     // Rejected jobs: starting_time .. consumed_energy are empty and the allocation is the empty
     // interval set, which prints as "" (batsim src/export.cpp@v4.2.1).
-    csv.done(CsvText::put(p, ",,,,,,,,,\"\"\n"));
+    p = CsvText::put(p, ",,,,,,,,,\"");
+    csv.done(CsvText::put(CsvText::put(p, metadata), "\"\n"));
     return;
   }
   for (const std::int64_t t : {o.start.micros(), (o.finish - o.start).micros(), o.finish.micros(),
@@ -358,9 +364,9 @@ void append_job_row(CsvText& csv, const RunOutputs& run, const WorkloadJob& job,
   } else if (o.node.valid()) {
     p = CsvText::put_int(p, o.node.value());
   }
-  // consumed_energy: Job::consumed_energy stays -1 without energy simulation (-E); metadata:
-  // always written as '"' + job->metadata + '"', empty here.
-  csv.done(CsvText::put(p, ",-1.000000,\"\"\n"));
+  // consumed_energy: Job::consumed_energy stays -1 without energy simulation (-E).
+  p = CsvText::put(p, ",-1.000000,\"");
+  csv.done(CsvText::put(CsvText::put(p, metadata), "\"\n"));
 }
 
 }  // namespace
@@ -419,7 +425,7 @@ std::string jobs_csv_of(const RunOutputs& run, const JobTable& table) {
   CsvText csv(256 + run.workload.jobs.size() * 160);
   csv.append(kBatsimJobsHeader);
   csv.append("\n");
-  for (const JobTable::Row& row : table.rows) append_job_row(csv, run, run.workload.jobs[row.job], row.outcome);
+  for (const JobTable::Row& row : table.rows) append_job_row(csv, run, row.job, row.outcome);
   return std::move(csv).take();
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,10 @@ struct Workload {
   std::vector<PodTemplate> templates;
   std::vector<WorkloadJob> jobs;  // sorted by (submit, file order)
   SkippedJobs skipped;
+  // jobs.csv's metadata column, by job index: what a Batsim scheduler set with SET_JOB_METADATA
+  // during the run (batsim_server/); null, or an empty string: "". Shared, so the scheduler's
+  // server and the Simulation's copy of the workload see the same vector.
+  std::shared_ptr<std::vector<std::string>> job_metadata;
 };
 
 }  // namespace kubesim

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -140,6 +141,19 @@ class ConfigReader : YamlInput {
   }
   // fit.go fitsRequest ignores extended resources only; cpu, memory and the like are always
   // checked.
+  // validation_pluginargs.go validateFitArgs: no '/', and a valid label name (a DNS-1123-like
+  // name part of at most 63 characters: alphanumerics, '-', '_', '.', alphanumeric at both ends).
+  std::string resource_group(const YAML::Node& at) const {
+    const std::string g = at.IsScalar() ? at.as<std::string>() : std::string();
+    if (!at.IsScalar()) fail(at, "ignoredResourceGroups: expected a resource group name");
+    if (g.find('/') != std::string::npos) fail(at, "ignoredResourceGroups: resource group name can't contain '/'");
+    const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    const bool ok = !g.empty() && g.size() <= 63 && alnum(g.front()) && alnum(g.back()) &&
+                    std::all_of(g.begin(), g.end(), [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+    if (!ok) fail(at, "ignoredResourceGroups: \"" + g + "\" is not a valid name (at most 63 alphanumerics, '-', '_' or '.', "
+                      "starting and ending with an alphanumeric)");
+    return g;
+  }
   std::uint32_t ignored_slot_bit(const YAML::Node& at, const std::string& name) const {
     if (!is_extended_resource_name(name)) return 0;
     const int slot = names_.slot(name);
@@ -263,11 +277,11 @@ class ConfigReader : YamlInput {
       if (name == "NodeResourcesFit") {
         expect_keys(a, {"apiVersion", "kind", "scoringStrategy", "ignoredResources", "ignoredResourceGroups"});
         // fit.go fitsRequest skips the extended resources whose prefix (before "/") is in
-        // ignoredResourceGroups, including resources first seen after the profile is built;
-        // kubesim's filter ignores resource slots fixed here, so the key is refused, not dropped.
-        if (const auto groups = a["ignoredResourceGroups"]; groups && !(groups.IsSequence() && groups.size() == 0))
-          fail(groups, "NodeResourcesFit's ignoredResourceGroups is not modelled by kubesim: list the resources "
-                       "under ignoredResources instead");
+        // ignoredResourceGroups; validation_pluginargs.go validateFitArgs checks each group.
+        if (const auto groups = a["ignoredResourceGroups"]) {
+          if (!groups.IsSequence()) fail(groups, "ignoredResourceGroups: expected a list of resource group names");
+          for (const auto& g : groups) args.fit_ignored_groups.push_back(resource_group(g));
+        }
         if (const auto ig = a["ignoredResources"]) {
           if (!ig.IsSequence()) fail(ig, "ignoredResources: expected a list of resource names");
           for (const auto& r : ig) args.fit_ignored_slots |= ignored_slot_bit(r, r.as<std::string>());

@@ -265,6 +265,25 @@ TEST(KubeExtender, IgnoredBySchedulerResourceIsLeftToTheExtender) {
   EXPECT_TRUE(by_args.node.valid()) << by_args.message;
 }
 
+// fit.go fitsRequest + NodeResourcesFitArgs.ignoredResourceGroups: an extended resource whose
+// name's part before '/' is a listed group is not checked, even one first seen after the profile
+// was built (here every resource is registered after the scheduler); the prefix must match whole.
+TEST(KubeExtender, IgnoredResourceGroupsSkipEveryResourceOfTheGroup) {
+  auto decide = [](const std::string& groups, const char* resource) {
+    ExtendedCluster c("profiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesFit\n"
+                      "    args:\n      ignoredResourceGroups: " + groups + "\n");
+    const PodId p = c.store.create_pod(testing::PodBuilder(c.store.add_template(
+        testing::PodTemplateBuilder().cpu_milli(1000).resource(c.store.resource_names(), resource, 1))).name("x"));
+    return c.scheduler->decide(p);
+  };
+  EXPECT_TRUE(decide("[example.com]", "example.com/foo").node.valid());
+  EXPECT_TRUE(decide("[other.io, example.com]", "example.com/bar").node.valid());
+  const auto checked = decide("[example]", "example.com/foo");
+  EXPECT_FALSE(checked.node.valid());
+  EXPECT_EQ(checked.message, "0/3 nodes are available: 3 Insufficient example.com/foo.");
+  EXPECT_FALSE(decide("[example.com]", "other.io/foo").node.valid());
+}
+
 TEST(KubeExtender, ManagedResourcesDecideInterest) {
   FakeExtender ext([](const std::string&, const json&) { return json{{"NodeNames", json::array()}}; });
   ExtendedCluster c(config(ext.url(), "  filterVerb: filter\n  nodeCacheCapable: true\n"

@@ -6,6 +6,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <sys/socket.h>
@@ -165,6 +166,20 @@ std::string numeric_address(const std::string& host) {
   return ok ? std::string(buf) : host;
 }
 
+// The certificates after the first of a client certificate file (its chain: intermediates), sent
+// with it in the handshake, as Go's tls.X509KeyPair keeps every CERTIFICATE block of certFile in
+// Certificate.Certificate and crypto/tls sends them all: a server that trusts only the root then
+// verifies a leaf signed by an intermediate.
+void add_client_chain(SSL_CTX* ctx, const std::string& pem) {
+  Bio b = pem_bio(pem);
+  if (!b || !Cert(PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr))) return;  // the leaf, already in use
+  while (X509* x = PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr)) {
+    SSL_CTX_add1_chain_cert(ctx, x);  // takes its own reference
+    X509_free(x);
+  }
+  ERR_clear_error();  // the end of the file reads as an error
+}
+
 }  // namespace
 
 std::unique_ptr<httplib::ClientImpl> make_extender_client(const std::string& scheme_host_port, const ExtenderTls& tls) {
@@ -183,6 +198,7 @@ std::unique_ptr<httplib::ClientImpl> make_extender_client(const std::string& sch
   Cert cert = tls.cert_pem.empty() ? nullptr : first_cert(tls.cert_pem);
   Key key = tls.key_pem.empty() ? nullptr : private_key(tls.key_pem);
   auto client = std::make_unique<httplib::SSLClient>(name, port, cert.get(), key.get());  // takes its own references
+  if (cert && key && client->ssl_context()) add_client_chain(client->ssl_context(), tls.cert_pem);
   if (name != host) client->set_hostname_addr_map({{name, numeric_address(host)}});
   client->enable_server_certificate_verification(!tls.insecure);
   if (!tls.ca_file.empty())

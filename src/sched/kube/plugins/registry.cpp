@@ -66,7 +66,8 @@ PluginRegistry in_tree_registry() {
   r.add("NodeAffinity", plain<NodeAffinityPlugin>);
   r.add("NodePorts", nullptr);
   r.add("NodeResourcesFit",
-        [](const PluginArgs& a) -> std::unique_ptr<Plugin> { return std::make_unique<NodeResourcesFit>(a.fit_strategy, a.fit_ignored_slots); });
+        [](const PluginArgs& a) -> std::unique_ptr<Plugin> { return std::make_unique<NodeResourcesFit>(a.fit_strategy, a.fit_ignored_slots,
+                                                                                                 a.fit_ignored_groups); });
   r.add("VolumeRestrictions", nullptr);
   r.add("EBSLimits", nullptr);
   r.add("GCEPDLimits", nullptr);

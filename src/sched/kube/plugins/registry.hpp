@@ -31,6 +31,7 @@ struct DefaultPreemptionArgs {
 struct PluginArgs {
   ScoringStrategy fit_strategy;
   std::uint32_t fit_ignored_slots = 0;  // NodeResourcesFit's ignored extended resources (1 << slot)
+  std::vector<std::string> fit_ignored_groups;  // NodeResourcesFitArgs.ignoredResourceGroups
   DefaultPreemptionArgs preemption;
   std::vector<ResourceWeight> balanced_resources = {{kCpu, 1}, {kMemory, 1}};
   const SchedulerPluginsObjects* objects = nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace kubesim {
 
@@ -67,8 +68,9 @@ std::vector<ResourceWeight> merge_duplicate_resources(const std::vector<Resource
   return merged;
 }
 
-NodeResourcesFit::NodeResourcesFit(ScoringStrategy strategy, std::uint32_t ignored_slots)
-    : strategy_(std::move(strategy)), ignored_slots_(ignored_slots) {
+NodeResourcesFit::NodeResourcesFit(ScoringStrategy strategy, std::uint32_t ignored_slots,
+                                   std::vector<std::string> ignored_groups)
+    : strategy_(std::move(strategy)), ignored_slots_(ignored_slots), ignored_groups_(std::move(ignored_groups)) {
   // Upstream accepts a resource listed twice and scores it once per entry; merged, the
   // weighted sums are the same and the per-cycle terms fit in kMaxResources slots.
   strategy_.resources = merge_duplicate_resources(strategy_.resources);
@@ -85,9 +87,24 @@ FilterResult fit_failure(std::uint32_t insufficient, const ResourceNames& names)
   return r;
 }
 
+std::uint32_t NodeResourcesFit::group_slots(const ResourceNames& names) const {
+  // fit.go fitsRequest: rNamePrefix = strings.Split(rName, "/")[0] of an extended resource.
+  for (; group_names_seen_ < names.size(); ++group_names_seen_) {
+    const std::string& name = names.name(group_names_seen_);
+    if (!is_extended_resource_name(name)) continue;
+    const std::string_view prefix = std::string_view(name).substr(0, name.find('/'));
+    if (std::find(ignored_groups_.begin(), ignored_groups_.end(), prefix) != ignored_groups_.end())
+      group_slots_ |= 1u << group_names_seen_;
+  }
+  return group_slots_;
+}
+
 FilterResult NodeResourcesFit::filter(const CycleContext& ctx, const NodeInfo& node) const {
-  // fit.go fitsRequest: an ignored extended resource is not checked (ignoredExtendedResources).
-  const std::uint32_t insufficient = insufficient_resources(ctx.spec, node) & ~ignored_slots_;
+  // fit.go fitsRequest: an ignored extended resource is not checked (ignoredExtendedResources,
+  // ignoredResourceGroups).
+  std::uint32_t ignored = ignored_slots_;
+  if (!ignored_groups_.empty()) ignored |= group_slots(ctx.store.resource_names());
+  const std::uint32_t insufficient = insufficient_resources(ctx.spec, node) & ~ignored;
   return insufficient ? fit_failure(insufficient, ctx.store.resource_names()) : FilterResult{};
 }
 

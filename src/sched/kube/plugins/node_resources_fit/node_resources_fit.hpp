@@ -49,14 +49,19 @@ class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
   // `ignored_slots`: a bit (1 << slot) per extended resource the filter does not check
   // (NodeResourcesFitArgs.ignoredResources, and the resources an extender manages with
   // ignoredByScheduler, added to them as scheduler.go buildExtenders does).
-  explicit NodeResourcesFit(ScoringStrategy strategy, std::uint32_t ignored_slots = 0);
+  // `ignored_groups`: NodeResourcesFitArgs.ignoredResourceGroups (fit.go fitsRequest: an extended
+  // resource whose name's part before '/' is one of them is not checked). Matched against the
+  // store's resource names when the filter runs, so a resource first seen after the profile was
+  // built (a node or pod created through the API in `serve`) is ignored too.
+  explicit NodeResourcesFit(ScoringStrategy strategy, std::uint32_t ignored_slots = 0,
+                            std::vector<std::string> ignored_groups = {});
   const char* name() const override { return "NodeResourcesFit"; }
   std::uint32_t events_to_register() const override {
     return kEventPodDelete | kEventNodeAdd | kEventNodeUpdateAny;
   }
   FilterResult filter(const CycleContext& ctx, const NodeInfo& node) const override;
   // With ignored resources the filter is not plain Fits: the search calls filter().
-  bool is_fits_request() const override { return ignored_slots_ == 0; }
+  bool is_fits_request() const override { return ignored_slots_ == 0 && ignored_groups_.empty(); }
   void score(const CycleContext& ctx, std::span<const NodeInfo* const> nodes,
              std::span<std::int64_t> scores) const override;
   bool scores_node_alone() const override { return true; }  // the NodeInfo's sums and the template's requests
@@ -73,7 +78,14 @@ class NodeResourcesFit final : public FilterPlugin, public ScorePlugin {
 
   ScoringStrategy strategy_;
   std::vector<UtilizationShapePoint> scaled_shape_;
+  // The slots ignoredResourceGroups covers, among the store's first `group_names_seen_` names
+  // (a slot's name never changes and names are only added: the mask grows when they do).
+  std::uint32_t group_slots(const ResourceNames& names) const;
+
   std::uint32_t ignored_slots_;
+  std::vector<std::string> ignored_groups_;
+  mutable std::uint32_t group_slots_ = 0;
+  mutable std::size_t group_names_seen_ = 0;
 };
 
 // fit.go fitsRequest: insufficient_resources and kTooManyPodsBit (cluster/predicates.hpp).
