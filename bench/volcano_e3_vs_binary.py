@@ -2,11 +2,13 @@
 """The study's E3 with Volcano queues: the built-in model against the real vc-controller-manager
 + vc-scheduler v1.7.0 on simulated time (issue 28; docs/volcano.md, "E3 with Volcano queues").
 
-Usage: volcano_e3_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--scale N] [--seeds K] [--reuse-real]
+Usage: volcano_e3_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--experiment e3|e4] [--scale N] [--seeds K] [--reuse-real]
 Needs $KUBESIM_PEERS, the folder of the oracle binaries, with volcano/. Writes E3
 (examples/multitenant/e3.yaml; cores and jobs divided by --scale, default 1) as explicit
 batch/v1 Jobs of schedulerName volcano whose pods carry scheduling.volcano.sh/queue-name =
-their tenant, and examples/volcano/tenants.yaml's queues (weights 4 : 2 : 1); runs the model
+their tenant, and examples/volcano/tenants.yaml's queues (weights 4 : 2 : 1); --experiment e4
+writes E4 (examples/multitenant/e4.yaml) instead, with a backfill queue of weight 1 and the
+backfill PriorityClass (-9999) on its pods; runs the model
 (`kubesim run --scheduler volcano --model ideal`, seeds 1..K) and the two binaries under one
 kubesim-timeshim (`/bin/sh -c "controller & exec scheduler"`: the shim follows forks), and
 prints each tenant's mean queue time on both sides and the first session whose starts per
@@ -22,24 +24,35 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRDS = ["scheduling.volcano.sh_queues.yaml", "scheduling.volcano.sh_podgroups.yaml",
         "nodeinfo.volcano.sh_numatopologies.yaml", "batch.volcano.sh_jobs.yaml", "bus.volcano.sh_commands.yaml"]
-# E3's tenants (examples/multitenant/e3.yaml): bursts [start, cpu, memory, jobs, sleep], streams.
-TENANTS = {"tenant1": ([[0, 4, "8G", 96, 180], [90, 4, "8G", 96, 180]], []),
+# The study's experiments (examples/multitenant/e3.yaml, e4.yaml): per tenant bursts
+# [start, cpu, memory, jobs, sleep] and streams (start, cpu, memory, jobs, sleep, interval).
+EXPERIMENTS = {
+    "e3": {"tenant1": ([[0, 4, "8G", 96, 180], [90, 4, "8G", 96, 180]], []),
            "tenant2": ([[30, 4, "8G", 32, 120], [120, 4, "8G", 32, 120]], []),
-           "tenant3": ([[150, 2, "4G", 96, 60]], [(60, 2, "4G", 25, 60, 5)])}
-WEIGHTS = {"tenant1": 4, "tenant2": 2, "tenant3": 1}
-
+           "tenant3": ([[150, 2, "4G", 96, 60]], [(60, 2, "4G", 25, 60, 5)])},
+    # E4: E3's tenants 30 s later and a backfill tenant (PriorityClass backfill, -9999) at t=0.
+    "e4": {"tenant1": ([[30, 4, "8G", 96, 180], [120, 4, "8G", 96, 180]], []),
+           "tenant2": ([[60, 4, "8G", 32, 120], [150, 4, "8G", 32, 120]], []),
+           "tenant3": ([[180, 2, "4G", 96, 60]], [(90, 2, "4G", 25, 60, 5)]),
+           "backfill": ([[0, 8, "16G", 48, 360]], [])}}
+# The queues' weights: examples/volcano/tenants.yaml's 4 : 2 : 1; backfill (YuniKorn guarantee
+# 2 vcores, 1/16 of tenant3's) gets the least integer weight, 1.
+WEIGHTS = {"tenant1": 4, "tenant2": 2, "tenant3": 1, "backfill": 1}
+PRIORITY_CLASSES = {"backfill": -9999}  # examples/multitenant/manifests/backfill-priority-class.yaml
+TENANTS = EXPERIMENTS["e3"]  # set by --experiment in main()
 
 def job(ns, name, at, cpu, memory, sleep):
     res = {"cpu": str(cpu), "memory": memory}
     pod = {"metadata": {"annotations": {"scheduling.volcano.sh/queue-name": ns}},
            "spec": {"schedulerName": "volcano", "restartPolicy": "Never",
+                    **({"priorityClassName": ns} if ns in PRIORITY_CLASSES else {}),
                     "containers": [{"name": "c", "image": "busybox:1.36", "command": ["sleep", str(sleep)],
                                     "resources": {"requests": res, "limits": res}}]}}
     return at, {"at": at, "manifest": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": ns},
                                        "spec": {"parallelism": 1, "completions": 1, "backoffLimit": 6, "template": pod}}}
 
 
-def write_inputs(work, scale):
+def write_inputs(work, scale, experiment):
     """The scenario (bursts before streams per tenant, then stably by time, as scenario.hpp) and the queues."""
     jobs = []
     for ns, (bursts, streams) in TENANTS.items():
@@ -48,12 +61,14 @@ def write_inputs(work, scale):
         for s, (start, cpu, memory, n, sleep, interval) in enumerate(streams):
             jobs += [job(ns, f"{ns}-s{s}-{i:03d}", start + i * interval, cpu, memory, sleep) for i in range(n // scale)]
     jobs.sort(key=lambda j: j[0])
-    scenario = {"name": f"e3-volcano-{scale}", "cluster": {"nodes": 3, "cpu": 128 // scale, "memory": f"{512 // scale}Gi"},
-                "manifests": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in TENANTS],
+    priority_classes = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": n},
+                         "value": v, "globalDefault": False} for n, v in PRIORITY_CLASSES.items() if n in TENANTS]
+    scenario = {"name": f"{experiment}-volcano-{scale}", "cluster": {"nodes": 3, "cpu": 128 // scale, "memory": f"{512 // scale}Gi"},
+                "manifests": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in TENANTS] + priority_classes,
                 "jobs": [j for _, j in jobs]}
     queues = [{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": n},
                "spec": {"weight": w, "reclaimable": True, "capability": {"cpu": 384 // scale, "memory": f"{1536 // scale}G"}}}
-              for n, w in WEIGHTS.items()]
+              for n, w in WEIGHTS.items() if n in TENANTS]
     os.makedirs(os.path.join(work, "conf"), exist_ok=True)
     with open(os.path.join(work, "scenario.yaml"), "w") as f:
         json.dump(scenario, f)
@@ -96,13 +111,16 @@ def unpack(peers, work, name):
 
 
 def main():
+    global TENANTS
     kubesim, timeshim, work = (os.path.abspath(a) for a in sys.argv[1:4])
     args = sys.argv[4:]
     scale = int(args[args.index("--scale") + 1]) if "--scale" in args else 1
     seeds = int(args[args.index("--seeds") + 1]) if "--seeds" in args else 3
+    experiment = args[args.index("--experiment") + 1] if "--experiment" in args else "e3"
+    TENANTS = EXPERIMENTS[experiment]
     peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
     os.makedirs(work, exist_ok=True)
-    write_inputs(work, scale)
+    write_inputs(work, scale, experiment)
     scenario, queues = os.path.join(work, "scenario.yaml"), os.path.join(work, "queues.yaml")
     model = {}
     for seed in range(1, seeds + 1):
