@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "core/yaml_input.hpp"
 #include "sched/kube/plugins/open_gpu_share/open_gpu_share.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
@@ -442,16 +443,18 @@ class ConfigReader : YamlInput {
       for (const ExtenderConfig& e : config.extenders)
         for (const std::string& name : e.ignored_by_scheduler) extenders_ignored_ |= ignored_slot_bit(ex, name);
     }
-    if (const auto b = root["podInitialBackoffSeconds"]) {
-      const auto v = integer(b, "podInitialBackoffSeconds");
-      if (v <= 0) fail(b, "podInitialBackoffSeconds must be positive");
-      config.queue.initial_backoff = Duration::seconds(v);
-    }
-    if (const auto b = root["podMaxBackoffSeconds"]) {
-      const auto v = integer(b, "podMaxBackoffSeconds");
-      if (v <= 0) fail(b, "podMaxBackoffSeconds must be positive");
-      config.queue.max_backoff = Duration::seconds(v);
-    }
+    // Upstream validates only that both are positive (ValidateKubeSchedulerConfiguration); Go's
+    // time.Duration(s) * time.Second would overflow past 292 years. kubesim bounds them as any
+    // delay of the model (src/core/limits.hpp), so that a backoff's microseconds always fit.
+    const auto backoff_seconds = [&](const YAML::Node& b, const char* key) {
+      const auto v = integer(b, key);
+      if (v <= 0 || v > static_cast<std::int64_t>(kMaxLatencySeconds))
+        fail(b, std::string(key) + " must be a whole number of seconds from 1 to 86400 (the model's delay limit)");
+      return Duration::seconds(v);
+    };
+    if (const auto b = root["podInitialBackoffSeconds"])
+      config.queue.initial_backoff = backoff_seconds(b, "podInitialBackoffSeconds");
+    if (const auto b = root["podMaxBackoffSeconds"]) config.queue.max_backoff = backoff_seconds(b, "podMaxBackoffSeconds");
     if (config.queue.max_backoff < config.queue.initial_backoff)
       fail(root, "podMaxBackoffSeconds must not be less than podInitialBackoffSeconds");
     const YAML::Node profiles = entries(root["profiles"], "profiles");
