@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/parse_number.hpp"
+#include "core/yaml_input.hpp"
 
 namespace kubesim::api {
 
@@ -92,16 +93,8 @@ std::vector<Token> lex(std::string_view s) {
   return out;
 }
 
-// k8s.io/apimachinery/pkg/util/validation: IsQualifiedName (label keys) and IsValidLabelValue.
-bool name_part_ok(std::string_view n) {
-  if (n.empty() || n.size() > 63) return false;
-  if (!std::isalnum(static_cast<unsigned char>(n.front())) || !std::isalnum(static_cast<unsigned char>(n.back())))
-    return false;
-  return std::all_of(n.begin(), n.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-  });
-}
-
+// k8s.io/apimachinery/pkg/util/validation: IsQualifiedName (label keys) and IsValidLabelValue,
+// both through core's is_qualified_name_part.
 void validate_key(const std::string& key) {
   std::string_view name = key;
   if (const auto slash = name.find('/'); slash != std::string_view::npos) {
@@ -111,14 +104,14 @@ void validate_key(const std::string& key) {
     for (char c : prefix) ok = ok && (std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.');
     if (!ok) throw SelectorError("invalid label key \"" + key + "\": prefix part must be a lowercase RFC 1123 subdomain");
   }
-  if (!name_part_ok(name))
+  if (!is_qualified_name_part(name))
     throw SelectorError("invalid label key \"" + key +
                         "\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
                         "end with an alphanumeric character");
 }
 
 void validate_value(const std::string& v) {
-  if (!v.empty() && !name_part_ok(v))
+  if (!v.empty() && !is_qualified_name_part(v))
     throw SelectorError("invalid label value: \"" + v +
                         "\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
                         "or '.', and must start and end with an alphanumeric character");

@@ -31,6 +31,9 @@ const char* type_name(const YAML::Node& n);
 
 // k8s.io/apimachinery/pkg/util/validation/validation.go: IsDNS1123Label.
 bool is_dns1123_label(std::string_view s);
+// validation.go IsQualifiedName's name part (a label key without its prefix, a label value,
+// a resource group): at most 63 alphanumerics, '-', '_' or '.', alphanumeric at both ends.
+bool is_qualified_name_part(std::string_view s);
 
 // The InputError for a yaml-cpp exception: `prefix` + yaml-cpp's message (without its
 // "yaml-cpp: error at line..." prefix) at the error's line.

@@ -3,7 +3,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -145,14 +144,12 @@ class ConfigReader : YamlInput {
   // validation_pluginargs.go validateFitArgs: no '/', and a valid label name (a DNS-1123-like
   // name part of at most 63 characters: alphanumerics, '-', '_', '.', alphanumeric at both ends).
   std::string resource_group(const YAML::Node& at) const {
-    const std::string g = at.IsScalar() ? at.as<std::string>() : std::string();
     if (!at.IsScalar()) fail(at, "ignoredResourceGroups: expected a resource group name");
+    const std::string g = at.as<std::string>();
     if (g.find('/') != std::string::npos) fail(at, "ignoredResourceGroups: resource group name can't contain '/'");
-    const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-    const bool ok = !g.empty() && g.size() <= 63 && alnum(g.front()) && alnum(g.back()) &&
-                    std::all_of(g.begin(), g.end(), [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
-    if (!ok) fail(at, "ignoredResourceGroups: \"" + g + "\" is not a valid name (at most 63 alphanumerics, '-', '_' or '.', "
-                      "starting and ending with an alphanumeric)");
+    if (!is_qualified_name_part(g))
+      fail(at, "ignoredResourceGroups: \"" + g + "\" is not a valid name (at most 63 alphanumerics, '-', '_' or '.', "
+                   "starting and ending with an alphanumeric)");
     return g;
   }
   std::uint32_t ignored_slot_bit(const YAML::Node& at, const std::string& name) const {
