@@ -228,6 +228,8 @@ def check_bad_inputs(binary, tmp):
             "model": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
                       f"{DATA}/batkube/200_delay170.json", "--model", path],
             "scenario": ["--scenario", path],
+            "scenario-config": ["--scenario", path, "--scheduler-config",
+                                f"{ROOT}/examples/scheduler-config/most-allocated.yaml"],
             "volcano": ["--platform", f"{DATA}/batkube/platform_graphene_16nodes.xml", "--workload",
                         f"{DATA}/batkube/200_delay170.json", "--scheduler", "volcano", "--scheduler-config", path],
             "compare-config": ["compare", "--scenario", f"{ROOT}/examples/compare/small.yaml", "--seeds", "2",
