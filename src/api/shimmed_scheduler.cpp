@@ -1,5 +1,6 @@
 #include "api/shimmed_scheduler.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -74,15 +75,47 @@ ShimmedScheduler::ShimmedScheduler(Options options) : options_(std::move(options
 }
 
 ShimmedScheduler::~ShimmedScheduler() {
+  if (pid_ > 0) {
+    kill(pid_, SIGTERM);
+    drive_shutdown();
+  }
   if (fd_ >= 0) close(fd_);
   if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
-  for (int i = 0; i < 500; ++i) {
-    if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
   kill(pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
+}
+
+// A graceful shutdown waits on timers: controller-runtime's manager stops its webhook server
+// with net/http's Server.Shutdown, which polls its connections on a ticker (1 ms doubling to
+// 500 ms, go/src/net/http/server.go), bounded by the manager's GracefulShutdownTimeout (30 s,
+// sigs.k8s.io/controller-runtime pkg/manager/internal.go); and Go code that spins on the one P
+// needs sysmon (let go by the shim on the signal) to see 10 ms pass to preempt it
+// (go/src/runtime/proc.go retake, forcePreemptNS). Under the shim all of that runs on
+// simulated time; with the clock held where the simulation ended, the Kueue v0.9.5 manager
+// never got past "Stopping and waiting for webhooks" and was killed after 5 s of wall time,
+// most of a short run. So while the scheduler shuts down its clock runs on: 10 ms per look
+// (a millisecond apart), to its next timer when it is quiet, up to kShutdownSimulated past
+// the end. Unread bytes do not hold it as during the run: a stopped informer no longer reads
+// its watch. Nothing of the simulation moves: its outputs are those of the end.
+void ShimmedScheduler::drive_shutdown() {
+  constexpr std::int64_t kShutdownSimulated = 60'000'000'000;  // ns, twice the manager's default bound
+  constexpr std::int64_t kLook = 10'000'000;                   // ns, sysmon's longest sleep
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::int64_t limit = -1;
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
+    const auto st = status();
+    if (st) {
+      if (limit < 0) limit = st->now_ns + kShutdownSimulated;
+      std::int64_t next = st->now_ns + kLook;
+      if (st->quiet && st->deadline_ns >= 0) next = std::max(next, st->deadline_ns);
+      if (next <= limit) advance(next);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 std::string ShimmedScheduler::ask(const std::string& request) {
@@ -93,11 +126,18 @@ std::string ShimmedScheduler::ask(const std::string& request) {
     fd_ = -1;
     return {};
   }
+  // The reply is one line, read in blocks: a byte per read() was 70 system calls per STATUS,
+  // which serve asks up to every millisecond while the scheduler works.
   std::string reply;
-  char c;
-  while (read(fd_, &c, 1) == 1) {
-    if (c == '\n') return reply;
-    reply += c;
+  char block[256];
+  for (;;) {
+    const ssize_t n = read(fd_, block, sizeof block);
+    if (n <= 0) break;
+    reply.append(block, static_cast<std::size_t>(n));
+    if (reply.back() == '\n') {
+      reply.pop_back();
+      return reply;
+    }
   }
   close(fd_);
   fd_ = -1;

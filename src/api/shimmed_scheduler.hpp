@@ -37,7 +37,9 @@ class ShimmedScheduler {
   // the Go runtime's goroutine order depend on its inputs rather than on how the kernel
   // schedules its threads (docs/evidence/cosim.md, "The scheduler on simulated time").
   explicit ShimmedScheduler(Options options);
-  ~ShimmedScheduler();  // SIGTERM (the shim passes it on), then SIGKILL after 5 s
+  // SIGTERM (the shim passes it on), its clock moved to its timers while it shuts down,
+  // then SIGKILL if it has not exited after 5 s.
+  ~ShimmedScheduler();
   ShimmedScheduler(const ShimmedScheduler&) = delete;
   ShimmedScheduler& operator=(const ShimmedScheduler&) = delete;
 
@@ -52,6 +54,7 @@ class ShimmedScheduler {
 
  private:
   std::string ask(const std::string& request);
+  void drive_shutdown();
 
   Options options_;
   pid_t pid_ = -1;

@@ -16,7 +16,8 @@ A case is a scenario and Kueue's objects (ClusterQueues, LocalQueues, ResourceFl
            would do: the manager serves its webhooks but serve calls none), the manager creates
            a Workload per Job, admits it and unsuspends the Job; the serve's Job controller
            creates the pods; kube-scheduler binds them.
-Checks per case: every job ends successfully under the binaries; the admissions, in order, as
+Checks per case: every job ends successfully under the binaries, which then shut down on
+serve's SIGTERM by themselves; the admissions, in order, as
 (job, ClusterQueue, flavors), are the same on both sides and each admission's time (the first
 pod's creation, the same measure on both sides) within 1 s; the binaries' runs give
 byte-identical jobs.csv; their speed over real time is printed. The binary's admissions come
@@ -236,6 +237,14 @@ def run_case(name, args, bins, peers):
               f"flavor {flavor}", len(logged) == len(real) and all(
                   cq == cq_of_ns[job.split("/")[0]] and f == flavor for job, cq, f in logged),
               f"{len(logged)} logged, {len(real)} pod creations")
+        # Both binaries shut down by themselves on serve's SIGTERM, on their own simulated clock
+        # (ShimmedScheduler::drive_shutdown), instead of being killed after 5 s: the manager's
+        # last step (controller-runtime pkg/manager/internal.go) and kube-scheduler's end
+        # without leader election (cmd/kube-scheduler/app/server.go).
+        log = open(os.path.join(out, "binaries.log"), errors="replace").read()
+        ends = ["Wait completed, proceeding to shutdown the manager", "finished without leader elect"]
+        check(f"{name}: run {i + 1}: the manager and kube-scheduler shut down on SIGTERM", all(e in log for e in ends),
+              ", ".join(f"{e!r} {'logged' if e in log else 'missing'}" for e in ends))
         diff = next((k for k, (a, b) in enumerate(zip(real, model)) if a[0] != b[0]), None)
         check(f"{name}: run {i + 1}: admission order of the manager and of the built-in model alike",
               len(real) == len(model) and diff is None,

@@ -8,11 +8,13 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <fstream>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/futex.h>
 #include <linux/ptrace.h>
 #include <linux/seccomp.h>
+#include <set>
 #include <stdexcept>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
@@ -208,6 +210,7 @@ class Shim {
   void wake_due();
   void arm_timer();
   std::int64_t earliest_deadline() const;
+  void forward_signal(int sig);
   bool quiet();
   std::string answer(const std::string& request);
   void on_client(Client& c);
@@ -220,7 +223,7 @@ class Shim {
   std::int64_t epoch_ = 0, wall0_ = 0, virtual_ = 0, reads_ = 0;
   pid_t main_pid_ = -1;
   bool go_runtime_ = false;  // the program is a Go binary whose cputicks the shim patched
-  pid_t sysmon_tid_ = -1;    // Go's sysmon thread: the program's first thread clone
+  pid_t sysmon_tid_ = -1;    // Go's sysmon thread: the program's first thread clone; -2: let go
   int exit_status_ = 0;
   std::map<pid_t, Thread> threads_;
   int epoll_ = -1, signal_fd_ = -1, timer_fd_ = -1, listen_fd_ = -1;
@@ -502,7 +505,7 @@ void Shim::on_stop(pid_t tid, int status) {
       const pid_t c = static_cast<pid_t>(child);
       const bool seen = threads_.count(c) != 0;  // its first stop may come before this event
       threads_[c];
-      if (go_runtime_ && sysmon_tid_ < 0 && event == PTRACE_EVENT_CLONE && tid == main_pid_) {
+      if (go_runtime_ && sysmon_tid_ == -1 && event == PTRACE_EVENT_CLONE && tid == main_pid_) {
         sysmon_tid_ = c;
         if (seen) ptrace(PTRACE_INTERRUPT, c, nullptr, nullptr);  // parked at its next stop
       }
@@ -536,6 +539,32 @@ void Shim::drain_children() {
       if (tid == main_pid_) exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
   }
+}
+
+// To every process of the target, once each, as a terminal signals its foreground process
+// group: `sh -c "a & exec b"` runs a and b as two processes, and a SIGTERM that reached b
+// alone left a running, so the shim, which waits for every traced thread, never exited.
+// Go's sysmon is let go first: what the program does after the signal is its shutdown, where
+// the run's outputs no longer depend on goroutine order, and Go code may then spin on its one
+// P until sysmon preempts it (the Kueue v0.9.5 manager stopping its webhook server under
+// GOMAXPROCS=1 used a core for the 5 s serve gave it, and exited at once with sysmon running).
+void Shim::forward_signal(int sig) {
+  if (auto it = threads_.find(sysmon_tid_); it != threads_.end() && it->second.parked) {
+    it->second.parked = false;
+    ptrace(PTRACE_CONT, sysmon_tid_, nullptr, nullptr);
+  }
+  sysmon_tid_ = -2;  // never held again
+  std::set<pid_t> processes;
+  for (const auto& [tid, t] : threads_) {
+    std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("Tgid:", 0) == 0) {
+        processes.insert(static_cast<pid_t>(std::stol(line.substr(5))));
+        break;
+      }
+  }
+  if (main_pid_ > 0) processes.insert(main_pid_);
+  for (pid_t pid : processes) kill(pid, sig);
 }
 
 std::int64_t Shim::earliest_deadline() const {
@@ -688,7 +717,7 @@ int Shim::run() {
       if (fd == signal_fd_) {
         signalfd_siginfo info;
         while (read(signal_fd_, &info, sizeof info) == sizeof info)
-          if (info.ssi_signo != SIGCHLD && main_pid_ > 0) kill(main_pid_, static_cast<int>(info.ssi_signo));
+          if (info.ssi_signo != SIGCHLD) forward_signal(static_cast<int>(info.ssi_signo));
       } else if (fd == timer_fd_) {
         std::uint64_t expirations;
         while (read(timer_fd_, &expirations, sizeof expirations) > 0) {

@@ -73,8 +73,9 @@
 //     ADVANCE_TO_DEADLINE -> "now <ns>" advances to the earliest deadline (no change if none).
 //   Wrong requests get "error <what>". When the target exits the socket closes.
 //
-// The shim exits with the target's exit status (128 + signal if it was killed) and forwards
-// SIGINT/SIGTERM/SIGHUP to it.
+// The shim exits, once every process of the target has, with the target's exit status
+// (128 + signal if it was killed), and forwards SIGINT/SIGTERM/SIGHUP to every process of the
+// target (the command and the processes it forked), once each.
 #pragma once
 
 #include <cstdint>
