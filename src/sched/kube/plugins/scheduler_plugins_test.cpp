@@ -51,6 +51,7 @@ struct Cluster {
 
   explicit Cluster(SchedulerPluginsObjects objs) : objects(std::move(objs)) {
     for (const char* ns : {"default", "tenant1", "tenant2", "tenant3", "backfill", "x"}) store.ensure_namespace(ns);
+    install_elastic_quotas(store, objects.elastic_quotas);
     install_pod_groups(store, objects.pod_groups);
     scheduler = std::make_unique<Scheduler>(store, scheduler_plugins_config(store.resource_names(), objects),
                                             SchedulerLatencies{}, 1, host);
