@@ -26,6 +26,9 @@ void install_scheduler_plugins(SimulationInputs& in, const SetupOptions& o) {
       o.config_file.empty() ? SchedulerPluginsObjects{} : read_scheduler_plugins_objects(o.config_file, in.resource_names);
   objects.pod_groups.insert(objects.pod_groups.end(), o.pod_groups.begin(), o.pod_groups.end());
   in.install_objects.push_back([objects = std::move(objects)](ObjectStore& store) {
+    // The study's setup creates the tenants' namespaces before it applies their quotas; a
+    // quota counts in the sum of mins whether or not its namespace has pods.
+    for (const ElasticQuotaObject& q : objects.elastic_quotas) store.ensure_namespace(q.ns);
     install_elastic_quotas(store, objects.elastic_quotas);
     install_pod_groups(store, objects.pod_groups);
   });
