@@ -107,6 +107,17 @@ spec:
     api.check("crd delete: no longer served", rc == 0 and rc2 != 0, out2.strip()[:100])
 
 
+def unschedulable_message(kc, pod, ns="default"):
+    """The pod's PodScheduled=False message once the scheduler wrote it ("" after 5 s)."""
+    for _ in range(50):
+        rc, out = kubectl(kc, "get", "pod", pod, "-n", ns, "-o",
+                          'jsonpath={.status.conditions[?(@.type=="PodScheduled")].message}')
+        if out.strip():
+            return out.strip()
+        time.sleep(0.1)
+    return ""
+
+
 def gang_pod(name, group):
     return f"""apiVersion: v1
 kind: Pod
@@ -128,9 +139,10 @@ spec: {minMember: 3, scheduleTimeoutSeconds: 600}
 """)
     api.check("PodGroup apply", rc == 0 and "created" in out, out.strip())
     rc, out = kubectl(kc, "apply", "-f", "-", stdin=gang_pod("g1-a", "g1") + "---\n" + gang_pod("g1-b", "g1"))
-    time.sleep(2)
+    held = [unschedulable_message(kc, p) for p in ("g1-a", "g1-b")]
     rc, out = kubectl(kc, "get", "pods", "-o", "jsonpath={.items[*].spec.nodeName}")
-    api.check("gang of 3 held with 2 pods (the built-in Coscheduling read the PodGroup)", out.strip() == "", out)
+    api.check("gang of 3 held with 2 pods (the built-in Coscheduling read the PodGroup)",
+              out.strip() == "" and all("cannot find enough sibling pods" in m for m in held), str(held))
     kubectl(kc, "apply", "-f", "-", stdin=gang_pod("g1-c", "g1"))
     nodes = ""
     for _ in range(50):
@@ -192,8 +204,7 @@ def elastic_quotas(srv):
     kubectl(kc, "apply", "-f", "-", stdin=team_pod("a", 1))
     a = bound(kc, "a")
     kubectl(kc, "apply", "-f", "-", stdin=team_pod("b", 1))
-    time.sleep(0.5)
-    rc, out = kubectl(kc, "get", "pod", "b", "-n", "team", "-o", "jsonpath={.status.conditions[0].message}")
+    out = unschedulable_message(kc, "b", "team")
     api.check("max cpu 1: a bound, b held by CapacityScheduling", a and "ElasticQuota q is more than Max" in out, out)
     rc, out = kubectl(kc, "apply", "-f", "-", stdin=quota("q", "team", 1, 3))
     kubectl(kc, "apply", "-f", "-", stdin=team_pod("c", 1))
