@@ -104,23 +104,53 @@ SchedulerPluginsObjects read_scheduler_plugins_objects(const std::string& path, 
   return ObjectsReader(path, names).read();
 }
 
+namespace {
+
+// The CREATE of a typed object: false (nothing created) when the store has no such kind, the
+// object's namespace does not exist (kube-apiserver's NamespaceLifecycle admission refuses
+// it), or the namespace has one of that name (AlreadyExists).
+template <typename T>
+bool create_typed(ObjectStore& store, const KindInfo& info, const T& object) {
+  const std::optional<ObjectKind> kind = store.find_kind(info.group, info.plural);
+  const std::optional<NamespaceId> ns = store.find_namespace(object.ns);
+  if (!kind || !ns || store.find(*kind, *ns, object.name)) return false;
+  store.create(*kind, ObjectMeta{object.name, *ns, 0, false}, object);
+  return true;
+}
+
+// Registers the typed kind `info` once (the kind id if already there) and creates `objects`.
+template <typename T>
+ObjectKind install_kind(ObjectStore& store, const KindInfo& info, const std::vector<T>& objects) {
+  const std::optional<ObjectKind> known = store.find_kind(info.group, info.plural);
+  const ObjectKind kind = known ? *known : store.register_kind<T>(info);
+  for (const T& o : objects) create_typed(store, info, o);
+  return kind;
+}
+
+}  // namespace
+
 KindInfo pod_group_kind() {
   return KindInfo{kPodGroupApiGroup, "v1alpha1", "PodGroup", kPodGroupPlural, true, KindStorage::kTyped, {}};
 }
 
 ObjectKind install_pod_groups(ObjectStore& store, const std::vector<PodGroupObject>& groups) {
-  const std::optional<ObjectKind> known = store.find_kind(kPodGroupApiGroup, kPodGroupPlural);
-  const ObjectKind kind = known ? *known : store.register_kind<PodGroupObject>(pod_group_kind());
-  for (const PodGroupObject& g : groups) create_pod_group(store, g);
-  return kind;
+  return install_kind(store, pod_group_kind(), groups);
 }
 
 bool create_pod_group(ObjectStore& store, const PodGroupObject& group) {
-  const std::optional<ObjectKind> kind = store.find_kind(kPodGroupApiGroup, kPodGroupPlural);
-  const std::optional<NamespaceId> ns = store.find_namespace(group.ns);
-  if (!kind || !ns || store.find(*kind, *ns, group.name)) return false;
-  store.create(*kind, ObjectMeta{group.name, *ns, 0, false}, group);
-  return true;
+  return create_typed(store, pod_group_kind(), group);
+}
+
+KindInfo elastic_quota_kind() {
+  return KindInfo{kPodGroupApiGroup, "v1alpha1", "ElasticQuota", kElasticQuotaPlural, true, KindStorage::kTyped, {}};
+}
+
+ObjectKind install_elastic_quotas(ObjectStore& store, const std::vector<ElasticQuotaObject>& quotas) {
+  return install_kind(store, elastic_quota_kind(), quotas);
+}
+
+bool create_elastic_quota(ObjectStore& store, const ElasticQuotaObject& quota) {
+  return create_typed(store, elastic_quota_kind(), quota);
 }
 
 }  // namespace kubesim

@@ -33,4 +33,12 @@ ObjectKind install_pod_groups(ObjectStore& store, const std::vector<PodGroupObje
 // it), or the namespace has a PodGroup of that name (AlreadyExists).
 bool create_pod_group(ObjectStore& store, const PodGroupObject& group);
 
+// ElasticQuota (scheduler-plugins apis/scheduling/v1alpha1, the CRD
+// config/crd/bases/scheduling.x-k8s.io_elasticquotas.yaml), the same way: a namespaced typed
+// kind whose objects (ElasticQuotaObject) CapacityScheduling reads from the store, so an
+// ElasticQuota created, changed or deleted through the API is the one its next cycle uses.
+KindInfo elastic_quota_kind();
+ObjectKind install_elastic_quotas(ObjectStore& store, const std::vector<ElasticQuotaObject>& quotas);
+bool create_elastic_quota(ObjectStore& store, const ElasticQuotaObject& quota);
+
 }  // namespace kubesim

@@ -17,14 +17,21 @@ namespace kubesim {
 
 namespace {
 
-// scheduler-plugins' install: the parallel jobs' pod-group labels, and the PodGroups (the
-// file's, then the parallel jobs') as objects of the store's PodGroup kind.
+// scheduler-plugins' install: the parallel jobs' pod-group labels, and the file's
+// ElasticQuotas and PodGroups (then the parallel jobs') as objects of the store's kinds, which
+// CapacityScheduling and Coscheduling read.
 void install_scheduler_plugins(SimulationInputs& in, const SetupOptions& o) {
   label_parallel_job_pod_groups(in.workload, "scheduler-plugins-scheduler");
-  std::vector<PodGroupObject> groups =
-      o.config_file.empty() ? std::vector<PodGroupObject>{} : read_scheduler_plugins_objects(o.config_file, in.resource_names).pod_groups;
-  groups.insert(groups.end(), o.pod_groups.begin(), o.pod_groups.end());
-  in.install_objects.push_back([groups = std::move(groups)](ObjectStore& store) { install_pod_groups(store, groups); });
+  SchedulerPluginsObjects objects =
+      o.config_file.empty() ? SchedulerPluginsObjects{} : read_scheduler_plugins_objects(o.config_file, in.resource_names);
+  objects.pod_groups.insert(objects.pod_groups.end(), o.pod_groups.begin(), o.pod_groups.end());
+  in.install_objects.push_back([objects = std::move(objects)](ObjectStore& store) {
+    // The study's setup creates the tenants' namespaces before it applies their quotas; a
+    // quota counts in the sum of mins whether or not its namespace has pods.
+    for (const ElasticQuotaObject& q : objects.elastic_quotas) store.ensure_namespace(q.ns);
+    install_elastic_quotas(store, objects.elastic_quotas);
+    install_pod_groups(store, objects.pod_groups);
+  });
 }
 
 // YuniKorn (standalone k8shim: kube-scheduler keeps serving default-scheduler pods). Its
@@ -101,7 +108,7 @@ const std::vector<SchedulerSetup>& scheduler_setups() {
        [](ResourceNames& names, const SetupOptions& o) -> std::optional<SchedulerConfig> {
          SchedulerPluginsObjects objects =
              o.config_file.empty() ? SchedulerPluginsObjects{} : read_scheduler_plugins_objects(o.config_file, names);
-         // Its PodGroups are the store's (install_scheduler_plugins): the config takes the quotas.
+         // Its ElasticQuotas and PodGroups are the store's (install_scheduler_plugins).
          return scheduler_plugins_config(names, objects);
        },
        install_scheduler_plugins,

@@ -10,7 +10,10 @@ subresource (status ignored on the main resource, spec on /status), generation, 
 stale resourceVersion, 415 for a strategic merge patch, 422 for a bad object and a bad CRD,
 watch from a resourceVersion, delete of the object and of the CRD (the resource is no longer
 served); then examples/crd/podgroup-crd.yaml and a PodGroup created with kubectl, which the
-built-in Coscheduling reads (a gang of 3 is held until its third pod exists, then bound).
+built-in Coscheduling reads (a gang of 3 is held until its third pod exists, then bound);
+then examples/crd/elasticquota-crd.yaml: the setup's ElasticQuota (elasticquota-setup.yaml)
+is listed, and one applied, raised and deleted with kubectl is what the built-in
+CapacityScheduling admits pods by in its next cycle; 422 (min above max), 409, 404.
 Each check prints PASS or FAIL; the exit status is 1 when one failed.
 """
 import json
@@ -104,6 +107,17 @@ spec:
     api.check("crd delete: no longer served", rc == 0 and rc2 != 0, out2.strip()[:100])
 
 
+def unschedulable_message(kc, pod, ns="default"):
+    """The pod's PodScheduled=False message once the scheduler wrote it ("" after 5 s)."""
+    for _ in range(50):
+        rc, out = kubectl(kc, "get", "pod", pod, "-n", ns, "-o",
+                          'jsonpath={.status.conditions[?(@.type=="PodScheduled")].message}')
+        if out.strip():
+            return out.strip()
+        time.sleep(0.1)
+    return ""
+
+
 def gang_pod(name, group):
     return f"""apiVersion: v1
 kind: Pod
@@ -125,9 +139,10 @@ spec: {minMember: 3, scheduleTimeoutSeconds: 600}
 """)
     api.check("PodGroup apply", rc == 0 and "created" in out, out.strip())
     rc, out = kubectl(kc, "apply", "-f", "-", stdin=gang_pod("g1-a", "g1") + "---\n" + gang_pod("g1-b", "g1"))
-    time.sleep(2)
+    held = [unschedulable_message(kc, p) for p in ("g1-a", "g1-b")]
     rc, out = kubectl(kc, "get", "pods", "-o", "jsonpath={.items[*].spec.nodeName}")
-    api.check("gang of 3 held with 2 pods (the built-in Coscheduling read the PodGroup)", out.strip() == "", out)
+    api.check("gang of 3 held with 2 pods (the built-in Coscheduling read the PodGroup)",
+              out.strip() == "" and all("cannot find enough sibling pods" in m for m in held), str(held))
     kubectl(kc, "apply", "-f", "-", stdin=gang_pod("g1-c", "g1"))
     nodes = ""
     for _ in range(50):
@@ -144,17 +159,83 @@ spec: {minMember: -1}
     api.check("422 for a PodGroup the model refuses", rc != 0 and 'The PodGroup "g2" is invalid' in out, out.strip())
 
 
+def quota(name, ns, min_cpu, max_cpu):
+    return f"""apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: ElasticQuota
+metadata: {{name: {name}, namespace: {ns}}}
+spec: {{min: {{cpu: "{min_cpu}"}}, max: {{cpu: "{max_cpu}"}}}}
+"""
+
+
+def team_pod(name, cpu):
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: team}}
+spec:
+  schedulerName: scheduler-plugins-scheduler
+  containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+"""
+
+
+def bound(kc, pod, ns="team"):
+    for _ in range(50):
+        rc, node = kubectl(kc, "get", "pod", pod, "-n", ns, "-o", "jsonpath={.spec.nodeName}")
+        if node.strip():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def elastic_quotas(srv):
+    """ElasticQuota: the setup's quota listed; one applied, changed and deleted with kubectl is
+    the one the built-in CapacityScheduling uses in its next cycle."""
+    kc = srv.kubeconfig
+    rc, out = kubectl(kc, "apply", "-f", os.path.join(EX, "elasticquota-crd.yaml"))
+    api.check("ElasticQuota crd apply", rc == 0, out.strip())
+    rc, out = kubectl(kc, "get", "eq", "-A", "-o", "json")
+    items = json.loads(out)["items"] if rc == 0 else []
+    api.check("the setup's ElasticQuota listed with its spec",
+              [(i["metadata"]["name"], i["spec"]["max"]["cpu"], i["spec"]["min"]["memory"]) for i in items]
+              == [("whole-cluster", "32", "128Gi")], out.strip()[:200])
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin="apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n")
+    api.check("namespace create", rc == 0, out.strip())
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=quota("q", "team", 1, 1))
+    api.check("ElasticQuota apply", rc == 0 and "elasticquota.scheduling.x-k8s.io/q created" in out, out.strip())
+    kubectl(kc, "apply", "-f", "-", stdin=team_pod("a", 1))
+    a = bound(kc, "a")
+    kubectl(kc, "apply", "-f", "-", stdin=team_pod("b", 1))
+    out = unschedulable_message(kc, "b", "team")
+    api.check("max cpu 1: a bound, b held by CapacityScheduling", a and "ElasticQuota q is more than Max" in out, out)
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=quota("q", "team", 1, 3))
+    kubectl(kc, "apply", "-f", "-", stdin=team_pod("c", 1))
+    api.check("max raised to 3 with kubectl apply: the next pod is bound", rc == 0 and bound(kc, "c"), out.strip())
+    rc, out = kubectl(kc, "delete", "eq", "q", "-n", "team")
+    kubectl(kc, "apply", "-f", "-", stdin=team_pod("d", 4))
+    api.check("quota deleted: a pod over its max is bound", rc == 0 and bound(kc, "d"), out.strip())
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=quota("bad", "team", 2, 1))
+    api.check("422 for min above max", rc != 0 and 'The ElasticQuota "bad" is invalid' in out
+              and "spec.min.cpu" in out, out.strip())
+    base = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/elasticquotas"
+    st, obj = http(srv, "POST", base, {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "ElasticQuota",
+                                       "metadata": {"name": "whole-cluster"}, "spec": {}})
+    api.check("409 for an existing ElasticQuota", st == 409 and obj["reason"] == "AlreadyExists", obj.get("message", ""))
+    st, obj = http(srv, "GET", base + "/none")
+    api.check("404 for a missing ElasticQuota", st == 404, obj.get("message", ""))
+
+
 def main():
     kubesim = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="kubesim-crd-") as tmp:
         srv = api.Server(kubesim, tmp, "crd", ["--cluster", os.path.join(REPO, "examples/serve/cluster.yaml"),
                                               "--clock", "realtime=1", "--keep-serving",
-                                              "--scheduler", "scheduler-plugins"])
+                                              "--scheduler", "scheduler-plugins",
+                                              "--scheduler-config", os.path.join(HERE, "elasticquota-setup.yaml")])
         try:
             if not api.check("serve starts", srv.up, srv.stderr()[-300:]):
                 return 1
             widgets(srv)
             pod_groups(srv)
+            elastic_quotas(srv)
         finally:
             srv.stop()
     print(f"{api.passes} passed, {len(api.failures)} failed", flush=True)

@@ -107,7 +107,7 @@ PluginRegistry out_of_tree_registry() {
   });
   r.add("CapacityScheduling", [](const PluginArgs& a) -> std::unique_ptr<Plugin> {
     if (!a.objects) return nullptr;
-    return std::make_unique<CapacityScheduling>(a.objects->elastic_quotas);
+    return std::make_unique<CapacityScheduling>();  // its quotas: the store's ElasticQuotas
   });
   r.add("NodeResourceTopologyMatch", nullptr);
   r.add("NodeResourcesAllocatable", [](const PluginArgs& a) -> std::unique_ptr<Plugin> {

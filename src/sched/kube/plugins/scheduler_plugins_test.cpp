@@ -51,6 +51,7 @@ struct Cluster {
 
   explicit Cluster(SchedulerPluginsObjects objs) : objects(std::move(objs)) {
     for (const char* ns : {"default", "tenant1", "tenant2", "tenant3", "backfill", "x"}) store.ensure_namespace(ns);
+    install_elastic_quotas(store, objects.elastic_quotas);
     install_pod_groups(store, objects.pod_groups);
     scheduler = std::make_unique<Scheduler>(store, scheduler_plugins_config(store.resource_names(), objects),
                                             SchedulerLatencies{}, 1, host);
@@ -223,6 +224,34 @@ TEST(CapacityScheduling, MaxCheckedFirstAndMissingResourceIsZero) {
   const PodId m = c.add_pod("m", "x", 1000, 1024 * 1024);
   EXPECT_EQ(cs.pre_filter(CycleContext{c.store, m, c.store.spec_of(m), stats}, SimTime::zero()).message,
             "Pod x/m is rejected in PreFilter because ElasticQuota xq is more than Max");
+}
+
+// The quotas are the store's ElasticQuota objects: one created, changed or deleted (as through
+// `kubesim serve`) is what the next PreFilter checks; a new quota starts with no Used.
+TEST(CapacityScheduling, FollowsTheStoresElasticQuotas) {
+  Cluster c(SchedulerPluginsObjects{});
+  c.add_node("n", 64000, 64 * kGi);
+  CapacityScheduling& cs = c.cs();
+  ClusterStats stats;
+  const PodId p = c.add_pod("p", "x", 4000, 0);
+  auto pre_filter = [&] { return cs.pre_filter(CycleContext{c.store, p, c.store.spec_of(p), stats}, SimTime::zero()); };
+  EXPECT_TRUE(pre_filter().ok());  // no quota in x
+  ElasticQuotaObject q;
+  q.ns = "x";
+  q.name = "xq";
+  q.min[kCpu] = 2000;
+  q.max[kCpu] = 2000;
+  q.max_set.fill(true);
+  ASSERT_TRUE(create_elastic_quota(c.store, q));
+  EXPECT_EQ(pre_filter().message, "Pod x/p is rejected in PreFilter because ElasticQuota xq is more than Max");
+  const ObjectKind kind = *c.store.find_kind(kPodGroupApiGroup, kElasticQuotaPlural);
+  const std::uint32_t id = *c.store.find(kind, *c.store.find_namespace("x"), "xq");
+  c.store.update<ElasticQuotaObject>(kind, id, [](ElasticQuotaObject& o) { o.min[kCpu] = o.max[kCpu] = 4000; });
+  EXPECT_TRUE(pre_filter().ok());
+  c.store.update<ElasticQuotaObject>(kind, id, [](ElasticQuotaObject& o) { o.max[kCpu] = 3000; });
+  EXPECT_FALSE(pre_filter().ok());
+  c.store.remove(kind, id);
+  EXPECT_TRUE(pre_filter().ok());
 }
 
 // Case 4: equal-priority reclaim. DefaultPreemption finds no lower-priority pod; Coscheduling

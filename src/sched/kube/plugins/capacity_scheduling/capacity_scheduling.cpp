@@ -3,20 +3,40 @@
 #include <algorithm>
 #include <limits>
 
+#include "sched/kube/plugins/coscheduling/coscheduling.hpp"  // kPodGroupApiGroup
+
 namespace kubesim {
 
-CapacityScheduling::CapacityScheduling(std::vector<ElasticQuotaObject> quotas)
-    : quotas_(std::move(quotas)), used_(quotas_.size()) {}
+bool CapacityScheduling::sync_quotas() {
+  const ObjectStore& s = handle_->store();
+  if (!quotas_) {
+    const std::optional<ObjectKind> kind = s.find_kind(kPodGroupApiGroup, kElasticQuotaPlural);
+    if (!kind) return false;
+    kind_ = *kind;
+    quotas_ = &s.typed_table<ElasticQuotaObject>(*kind);
+  }
+  std::size_t alive = 0;
+  for (std::size_t q = 0; q < quotas_->size(); ++q) alive += live(q) ? 1 : 0;
+  if (quotas_->size() != seen_ || alive != live_) {  // a quota created or deleted: look again
+    seen_ = quotas_->size();
+    live_ = alive;
+    std::fill(by_ns_.begin(), by_ns_.end(), -2);
+    used_.resize(seen_);  // a new quota's Used starts empty (newElasticQuotaInfo(..., nil))
+  }
+  return live_ != 0;
+}
 
-// elasticQuotaInfos is keyed by namespace; the first ElasticQuota of a namespace wins.
+// elasticQuotaInfos is keyed by namespace; the first ElasticQuota of a namespace wins (after
+// its delete, the next live one of the namespace: upstream keeps none until one is added).
 int CapacityScheduling::quota_of_namespace(NamespaceId ns) {
+  if (!quotas_) return -1;
   if (by_ns_.size() <= ns.value()) by_ns_.resize(ns.value() + 1, -2);
   int& q = by_ns_[ns.value()];
   if (q == -2) {
     q = -1;
     const std::string& name = handle_->store().namespace_(ns).name;
-    for (std::size_t i = 0; i < quotas_.size(); ++i)
-      if (quotas_[i].ns == name) {
+    for (std::size_t i = 0; i < quotas_->size(); ++i)
+      if (live(i) && quotas_->get(static_cast<std::uint32_t>(i)).ns == name) {
         q = static_cast<int>(i);
         break;
       }
@@ -27,7 +47,7 @@ int CapacityScheduling::quota_of_namespace(NamespaceId ns) {
 // elasticquota.go usedOverMaxWith -> cmp2(Used + x, Max, bound): any resource over max;
 // an extended resource missing from max is bounded by MaxInt64.
 bool CapacityScheduling::used_over_max_with(const Usage& u, int q, const Resources& x) const {
-  const ElasticQuotaObject& eq = quotas_[static_cast<std::size_t>(q)];
+  const ElasticQuotaObject& eq = quota(q);
   const Resources& used = u[static_cast<std::size_t>(q)];
   for (std::size_t r = 0; r < kMaxResources; ++r) {
     if (x[r] == 0 && used[r] == 0) continue;
@@ -41,7 +61,7 @@ bool CapacityScheduling::used_over_max_with(const Usage& u, int q, const Resourc
 // usedOverMinWith -> cmp(Used + x, Min): any resource over min.
 bool CapacityScheduling::used_over_min_with(const Usage& u, int q, const Resources& x) const {
   const Resources& used = u[static_cast<std::size_t>(q)];
-  const Resources& min = quotas_[static_cast<std::size_t>(q)].min;
+  const Resources& min = quota(q).min;
   for (std::size_t r = 0; r < kMaxResources; ++r)
     if (used[r] + x[r] > min[r]) return true;
   return false;
@@ -53,9 +73,10 @@ bool CapacityScheduling::used_over_min(const Usage& u, int q) const { return use
 bool CapacityScheduling::aggregated_used_over_min_with(const Usage& u, const Resources& x) const {
   Resources used = x;
   Resources min;
-  for (std::size_t q = 0; q < quotas_.size(); ++q) {
+  for (std::size_t q = 0; q < quotas_->size(); ++q) {
+    if (!live(q)) continue;
     used += u[q];
-    min += quotas_[q].min;
+    min += quotas_->get(static_cast<std::uint32_t>(q)).min;
   }
   for (std::size_t r = 0; r < kMaxResources; ++r)
     if (used[r] > min[r]) return true;
@@ -64,15 +85,15 @@ bool CapacityScheduling::aggregated_used_over_min_with(const Usage& u, const Res
 
 void CapacityScheduling::add_pod(PodId pod) {
   const int q = quota_of_namespace(handle_->store().pod(pod).ns);
-  if (q < 0 || counted(pod)) return;
+  if (q < 0 || counted(pod, q)) return;
   if (counted_.size() <= pod.value()) counted_.resize(pod.value() + 1, 0);
-  counted_[pod.value()] = 1;
+  counted_[pod.value()] = static_cast<std::uint32_t>(q) + 1;
   used_[static_cast<std::size_t>(q)] += handle_->store().spec_of(pod).requests;  // computePodResourceRequest
 }
 
 void CapacityScheduling::remove_pod(PodId pod) {
-  if (!counted(pod)) return;
   const int q = quota_of_namespace(handle_->store().pod(pod).ns);
+  if (!counted(pod, q)) return;  // (or counted by a quota since deleted: its Used went with it)
   counted_[pod.value()] = 0;
   used_[static_cast<std::size_t>(q)] -= handle_->store().spec_of(pod).requests;
 }
@@ -80,7 +101,7 @@ void CapacityScheduling::remove_pod(PodId pod) {
 // The assigned-pod informer: addPod on an assigned pod, deletePod when it goes (the
 // scheduler's informer delivers terminal pods as deletions).
 void CapacityScheduling::on_pod_change(const Change& c, SimTime) {
-  if (quotas_.empty()) return;
+  if (!sync_quotas()) return;
   const PodId pod(c.id);
   const bool gone = c.type == ChangeType::kDeleted || is_terminal(c.phase);
   if (gone) {
@@ -100,6 +121,7 @@ void CapacityScheduling::unreserve(PodId pod, NodeId, SimTime) { remove_pod(pod)
 // capacity_scheduling.go PreFilter.
 PluginStatus CapacityScheduling::pre_filter(const CycleContext& ctx, SimTime) {
   cycle_pod_ = ctx.pod;
+  sync_quotas();
   snapshot_ = used_;  // the ElasticQuota snapshot in the CycleState
   const ObjectStore& s = ctx.store;
   const NamespaceId ns = s.pod(ctx.pod).ns;
@@ -127,7 +149,7 @@ PluginStatus CapacityScheduling::pre_filter(const CycleContext& ctx, SimTime) {
   const std::string who = s.namespace_(ns).name + "/" + pod.name;
   if (used_over_max_with(snapshot_, q, in_eq_))
     return {StatusCode::kUnschedulable, "Pod " + who + " is rejected in PreFilter because ElasticQuota " +
-                                            quotas_[static_cast<std::size_t>(q)].name + " is more than Max"};
+                                            quota(q).name + " is more than Max"};
   if (aggregated_used_over_min_with(snapshot_, all_))
     return {StatusCode::kUnschedulable,
             "Pod " + who + " is rejected in PreFilter because total ElasticQuota used is more than min"};
@@ -192,7 +214,7 @@ void CapacityScheduling::adjust_node_snapshot(PodId pod, int sign) {
   const int q = quota_of_namespace(handle_->store().pod(pod).ns);
   if (q < 0) return;
   const auto it = std::find(node_removed_.begin(), node_removed_.end(), pod);
-  const bool in_set = it == node_removed_.end() ? counted(pod) : false;
+  const bool in_set = it == node_removed_.end() ? counted(pod, q) : false;
   if (sign < 0 && in_set) {
     node_snapshot_[static_cast<std::size_t>(q)] -= handle_->store().spec_of(pod).requests;
     node_removed_.push_back(pod);

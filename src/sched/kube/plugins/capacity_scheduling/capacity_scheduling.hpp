@@ -4,6 +4,12 @@
 // use stays within the sum of their mins (so a namespace borrows only the other quotas'
 // unused min); Reserve/Unreserve and the assigned-pod informer keep each quota's Used; its
 // PostFilter is a preemption whose victims follow the quotas (PreemptionPlugin).
+//
+// The quotas are the store's ElasticQuota objects (sched/scheduler_plugins_objects.hpp
+// install_elastic_quotas; served by `kubesim serve` once the CRD is applied), read as the
+// plugin's ElasticQuota informer keeps elasticQuotaInfos: a quota created through the API
+// starts with no Used, an update keeps Used and takes the new min/max, a delete drops it
+// (capacity_scheduling.go addElasticQuota / updateElasticQuota / deleteElasticQuota).
 #pragma once
 
 #include <string>
@@ -24,12 +30,15 @@ struct ElasticQuotaObject {
   std::array<bool, kMaxResources> max_set{};  // max has this resource (or the list is absent)
 };
 
+// ElasticQuota's resource (group scheduling.x-k8s.io, as PodGroup's).
+inline constexpr const char* kElasticQuotaPlural = "elasticquotas";
+
 class CapacityScheduling final : public PreFilterPlugin,
                                  public ReservePlugin,
                                  public PreemptionPlugin,
                                  public InformerPlugin {
  public:
-  explicit CapacityScheduling(std::vector<ElasticQuotaObject> quotas);
+  CapacityScheduling() = default;
   const char* name() const override { return "CapacityScheduling"; }
   std::uint32_t events_to_register() const override { return kEventPodDelete; }  // Pod/Delete, ElasticQuota/All
 
@@ -51,7 +60,10 @@ class CapacityScheduling final : public PreFilterPlugin,
   // The live quota state (tests).
   int quota_of_namespace(NamespaceId ns);
   const Resources& used(int quota) const { return used_[static_cast<std::size_t>(quota)]; }
-  void set_used(int quota, const Resources& r) { used_[static_cast<std::size_t>(quota)] = r; }
+  void set_used(int q, const Resources& r) {
+    sync_quotas();
+    used_[static_cast<std::size_t>(q)] = r;
+  }
 
  private:
   using Usage = std::vector<Resources>;
@@ -63,13 +75,24 @@ class CapacityScheduling final : public PreFilterPlugin,
   void add_pod(PodId pod);     // addPodIfNotPresent on the live state
   void remove_pod(PodId pod);  // deletePodIfPresent
   void adjust_node_snapshot(PodId pod, int sign);
-  bool counted(PodId pod) const { return pod.value() < counted_.size() && counted_[pod.value()]; }
+  // In quota q's pods set (live).
+  bool counted(PodId pod, int q) const {
+    return q >= 0 && pod.value() < counted_.size() && counted_[pod.value()] == static_cast<std::uint32_t>(q) + 1;
+  }
+  // Follows the store's ElasticQuota objects (created / deleted since the last call); true
+  // when there is at least one live quota.
+  bool sync_quotas();
+  bool live(std::size_t q) const { return !handle_->store().meta(kind_, static_cast<std::uint32_t>(q)).deleted; }
+  const ElasticQuotaObject& quota(int q) const { return quotas_->get(static_cast<std::uint32_t>(q)); }
 
-  std::vector<ElasticQuotaObject> quotas_;
   FrameworkHandle* handle_ = nullptr;
-  std::vector<int> by_ns_;              // NamespaceId -> quota (-1 none, -2 not looked up yet)
-  Usage used_;                           // live Used per quota
-  std::vector<std::uint8_t> counted_;    // by PodId: in its quota's pods set (live)
+  ObjectKind kind_{};
+  const TypedKindTable<ElasticQuotaObject>* quotas_ = nullptr;  // the store's, by object id
+  std::size_t seen_ = 0;                 // objects of the kind when by_ns_ was last valid
+  std::size_t live_ = 0;                 // live quotas then
+  std::vector<int> by_ns_;              // NamespaceId -> quota id (-1 none, -2 not looked up yet)
+  Usage used_;                           // live Used per quota id
+  std::vector<std::uint32_t> counted_;   // by PodId: 1 + the quota whose pods set has it, 0 none
   // This cycle's CycleState: the snapshot PreFilter took, the nominated-pod sums, and a
   // per-node clone for the preemption dry run.
   PodId cycle_pod_;
