@@ -205,6 +205,7 @@ class ApiServer final : public ChangeListener {
   ApiResponse create_pod_or_job(const ResourcePath& t, nlohmann::json body);
   ApiResponse update_pod(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
   ApiResponse update_job(const ResourcePath& t, const SnapshotPtr& current, nlohmann::json updated);
+  ApiResponse update_job_status(const ResourcePath& t, const SnapshotPtr& current, const nlohmann::json& updated);
   ApiResponse update_pod_status(const ResourcePath& t, const nlohmann::json& updated);
   ApiResponse remove_pod(const ResourcePath& t, const ApiRequest& request, const nlohmann::json& options,
                          const SnapshotPtr& current);
@@ -313,5 +314,9 @@ class ApiServer final : public ChangeListener {
   std::function<void()> on_activity_;
   std::function<void(const ApiRequest&)> before_request_;
 };
+
+// Whether `updated` stores the same object as `old`, apart from what the server owns
+// (resourceVersion, uid, creationTimestamp): such an update is not written (registered_handlers.cpp).
+bool same_object(nlohmann::json updated, const nlohmann::json& old);
 
 }  // namespace kubesim::api

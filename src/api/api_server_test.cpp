@@ -287,6 +287,44 @@ TEST_F(ApiServerTest, JobUnsuspendedByMergePatchAndOtherSpecChangesRefused) {
   EXPECT_EQ(call("PATCH", path, patch, {}, "application/merge-patch+json").status, 409);
 }
 
+// What Kueue v0.9.5's Job.Stop does to a Job it preempts (pkg/controller/jobs/job/
+// job_controller.go): suspend; clear status.startTime (a status merge patch); then, on every
+// reconcile while stopped, a "restore info" patch that changes nothing. The cleared startTime
+// stays cleared, and the no-op patch keeps the resourceVersion: otherwise each write woke
+// Kueue's Job reconciler again, which wrote again (thousands of requests per preemption).
+TEST_F(ApiServerTest, JobStopClearsStartTimeAndNoOpPatchIsNotWritten) {
+  const Json job = {{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", {{"name", "j"}}},
+                    {"spec", {{"template", {{"spec", pod_body("x", "default-scheduler", 1, 300)["spec"]}}}}}};
+  ASSERT_EQ(call("POST", "/apis/batch/v1/namespaces/default/jobs", job).status, 201);
+  const std::string path = "/apis/batch/v1/namespaces/default/jobs/j";
+  advance(5);
+  ASSERT_TRUE(json(call("GET", path))["status"].contains("startTime"));
+  const auto rv = [&] { return json(call("GET", path))["metadata"]["resourceVersion"]; };
+  ASSERT_EQ(call("PATCH", path, {{"metadata", {{"resourceVersion", rv()}}}, {"spec", {{"suspend", true}}}}, {},
+                 "application/merge-patch+json").status, 200);
+  advance(5);
+  const ApiResponse reset = call("PATCH", path + "/status", {{"status", {{"startTime", nullptr}}}}, {},
+                                 "application/merge-patch+json");
+  ASSERT_EQ(reset.status, 200) << reset.body;
+  advance(5);
+  EXPECT_FALSE(json(call("GET", path))["status"].contains("startTime"));  // suspended: the Job controller leaves it
+  const Json stopped_rv = rv();
+  const ApiResponse restore = call("PATCH", path, {{"metadata", {{"resourceVersion", stopped_rv}}}}, {},
+                                   "application/merge-patch+json");
+  ASSERT_EQ(restore.status, 200) << restore.body;
+  EXPECT_EQ(json(restore)["metadata"]["resourceVersion"], stopped_rv);
+  EXPECT_EQ(call("PATCH", path + "/status", {{"status", {{"startTime", nullptr}}}}, {}, "application/merge-patch+json").status,
+            200);
+  EXPECT_EQ(rv(), stopped_rv);
+  const ApiResponse bad = call("PATCH", path + "/status", {{"status", {{"startTime", "yesterday"}}}}, {},
+                               "application/merge-patch+json");
+  EXPECT_EQ(bad.status, 422) << bad.body;
+  // Resumed: the Job controller sets a new startTime.
+  ASSERT_EQ(call("PATCH", path, {{"spec", {{"suspend", false}}}}, {}, "application/merge-patch+json").status, 200);
+  advance(5);
+  EXPECT_TRUE(json(call("GET", path))["status"].contains("startTime"));
+}
+
 TEST_F(ApiServerTest, QuotaRefusalIsForbidden) {
   ASSERT_EQ(call("POST", "/api/v1/namespaces", {{"metadata", {{"name", "t1"}}}}).status, 201);
   const Json quota = {{"apiVersion", "v1"}, {"kind", "ResourceQuota"}, {"metadata", {{"name", "q"}}},

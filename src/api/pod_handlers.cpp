@@ -84,7 +84,36 @@ ApiResponse ApiServer::update_pod(const ResourcePath& t, const SnapshotPtr& curr
   return stored(t, t.name, 200);
 }
 
+ApiResponse ApiServer::update_job_status(const ResourcePath& t, const SnapshotPtr& current, const Json& updated) {
+  // The status subresource (pkg/registry/batch/job/strategy.go jobStatusStrategy: the spec
+  // stays the stored one; the status is the client's). Of the status, kubesim takes from a
+  // client only status.startTime, which Kueue's Job.Stop (pkg/controller/jobs/job/
+  // job_controller.go, "reset status") clears when it suspends a Job; the Job controller owns
+  // the counts and conditions. Written only when it changes (an unchanged update writes
+  // nothing: etcd3 GuaranteedUpdate): a startTime that stayed set sent Kueue's Job
+  // reconciler round and round (a status patch per reconcile, conflicts on each rewrite).
+  const Job& job = sim_.store().job(JobId(current->model_id));
+  const Json status = updated.value("status", Json::object());
+  const auto start = status.find("startTime");
+  SimTime start_time = SimTime::never();
+  if (start != status.end() && start->is_string()) {
+    const std::string text = start->get<std::string>();
+    if (!job.start_time.is_never() && text == time_.time(job.start_time)) {
+      start_time = job.start_time;  // metav1.Time has whole seconds: the stored instant stays
+    } else if (const auto micros = parse_rfc3339_micros(text)) {
+      start_time = time_.from_unix_micros(*micros);
+    } else {
+      return status_response(422, "Invalid", "Job.batch \"" + t.name + "\" is invalid: status.startTime: Invalid value: \"" +
+                             text + "\": not an RFC 3339 time", t.name, t.info().plural, t.info().group);
+    }
+  }
+  if (start_time != job.start_time)
+    sim_.store().update_job(JobId(current->model_id), [&](Job& j) { j.start_time = start_time; });
+  return stored(t, t.name, 200);
+}
+
 ApiResponse ApiServer::update_job(const ResourcePath& t, const SnapshotPtr& current, Json updated) {
+  if (t.sub == "status") return update_job_status(t, current, updated);
   // pkg/apis/batch/validation ValidateJobSpecUpdate (v1.26): of the spec, suspend and
   // parallelism may change (e.g. Kueue's startJob/stopJob merge patches); the rest is
   // immutable (the template's scheduling directives of a suspended Job are not modelled).
@@ -99,6 +128,9 @@ ApiResponse ApiServer::update_job(const ResourcePath& t, const SnapshotPtr& curr
       return status_response(422, "Invalid", "Job.batch \"" + t.name + "\" is invalid: spec." + field +
                              ": Invalid value: field is immutable", t.name, t.info().plural, t.info().group);
   }
+  // A patch that changes nothing is not written (same_object): Kueue's Job.Stop patches a
+  // stopped Job on every reconcile ("restore info"), and each stored no-op woke it again.
+  if (same_object(updated, current->object)) return stored(t, t.name, 200);
   keep_metadata(job_originals_, current->model_id, *current, updated);
   sim_.store().update_job(JobId(current->model_id), [&](Job& j) {
     if (suspend) j.suspend = suspend->get<bool>();

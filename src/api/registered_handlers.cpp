@@ -60,6 +60,8 @@ std::pair<Json, Json> split_client_object(Json object) {
   return {std::move(object), std::move(meta)};
 }
 
+}  // namespace
+
 // An update that changes nothing is not written: no new resourceVersion, no watch event
 // (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go GuaranteedUpdate: "if the new
 // object is the same as the existing one, skip the write"). Controllers that update status
@@ -78,8 +80,6 @@ bool same_object(Json updated, const Json& old) {
   if (!updated.contains("kind")) updated["kind"] = old.value("kind", Json());
   return updated == old;
 }
-
-}  // namespace
 
 Json ApiServer::registered_object_json(ObjectKind kind, std::uint32_t id) {
   const ObjectStore& store = sim_.store();
