@@ -44,6 +44,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from checks import check, failures  # noqa: E402
+sys.path.insert(0, HERE)
+from real_scheduler import peers_dir, unpack_peer  # noqa: E402
 
 MANAGER = "kueue/kueue-manager-v0.9.5-linux-amd64.xz"
 SCHEDULER = "kube-scheduler-v1.26.7.xz"
@@ -55,21 +57,6 @@ CASES = {
     "tenants": (os.path.join(CASE_DIR, "kueue-tenants.yaml"), os.path.join(CASE_DIR, "kueue-objects.yaml")),
     "e3-eighth": (os.path.join(CASE_DIR, "e3-eighth.yaml"), os.path.join(CASE_DIR, "e3-eighth-queues.yaml")),
 }
-
-
-def peers_dir(arg):
-    return os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers")) if arg == "-" else arg
-
-
-def unpack(peers, work, packed, name):
-    os.makedirs(work, exist_ok=True)
-    binary = os.path.join(work, name)
-    if not os.path.exists(binary):
-        with open(binary + ".tmp", "wb") as f:
-            subprocess.run(["xz", "-dc", os.path.join(peers, packed)], stdout=f, check=True)
-        os.chmod(binary + ".tmp", 0o755)
-        os.replace(binary + ".tmp", binary)
-    return binary
 
 
 def manager_config(work, objects):
@@ -271,14 +258,12 @@ def main():
     ap.add_argument("--runs", type=int, default=2)
     args = ap.parse_args()
     args.kubesim, args.timeshim, args.work = (os.path.abspath(p) for p in (args.kubesim, args.timeshim, args.work))
-    peers = peers_dir(args.peers)
-    for packed in (MANAGER, SCHEDULER):
-        if not os.path.exists(os.path.join(peers, packed)):
-            print(f"SKIP the Kueue oracle: {os.path.join(peers, packed)} not found (the oracle binaries live in "
-                  "../shared/peers)")
+    peers = peers_dir(REPO, args.peers)
+    bins = {}
+    for packed, name in ((MANAGER, "kueue-manager"), (SCHEDULER, "kube-scheduler")):
+        bins[name] = unpack_peer(REPO, peers, packed, args.work, name, "the Kueue oracle")
+        if bins[name] is None:
             return 0
-    bins = {"kueue-manager": unpack(peers, args.work, MANAGER, "kueue-manager"),
-            "kube-scheduler": unpack(peers, args.work, SCHEDULER, "kube-scheduler")}
     for name in args.case or ["tenants"]:
         run_case(name, args, bins, peers)
     print(f"{'FAIL' if failures else 'PASS'}: the Kueue oracle ({', '.join(failures) or 'all passed'})")
