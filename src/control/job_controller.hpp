@@ -34,10 +34,23 @@
 // - Its API client is rate limited (JobControllerClient): kube-controller-manager builds the
 //   Job controller's clientset with ClientBuilder.ClientOrDie("job-controller")
 //   (cmd/kube-controller-manager/app/batch.go startJobController), from a rest.Config whose
-//   QPS and Burst are --kube-api-qps and --kube-api-burst (ClientConnection, default 20 and
-//   30: RecommendedDefaultGenericControllerManagerConfiguration, k8s.io/controller-manager
-//   config/v1alpha1/defaults.go, v1.18-v1.26), so the controller has a token bucket of its own
-//   (core/client_rate_limiter.hpp). Its events go through the same client
+//   QPS and Burst are --kube-api-qps and --kube-api-burst (Generic.ClientConnection, default
+//   20 and 30: pkg/controller/apis/config/v1alpha1/defaults.go
+//   SetDefaults_KubeControllerManagerConfiguration, "specific to the kube-controller-manager",
+//   set before RecommendedDefaultGenericControllerManagerConfiguration would apply
+//   component-base's 50 / 100), and clientset.NewForConfig builds one
+//   flowcontrol.NewTokenBucketRateLimiter per clientset, shared by its group clients, so the
+//   controller has a token bucket of its own (core/client_rate_limiter.hpp).
+// - A creation the quota refuses (ResourceQuota admission's 403; re-derived from v1.26
+//   job_controller.go and controller_utils.go, not fitted): the POST took a token and
+//   RealPodControl.createPods records a FailedCreate event (another token); manageJob calls
+//   expectations.CreationObserved and takes the pod off `active`, so the next sync is not
+//   held by expectations; syncJob returns the error and processNextWorkItem calls
+//   AddRateLimited (10 s * 2^NumRequeues, max 6 min). A new Job's first sync also writes its
+//   status (ready nil -> 0 and startTime: equalReady(nil, &0) is false), whose Job update
+//   enqueues it at once (updateJob: enqueueController(immediate)), so it is refused a second
+//   time straight away and its retries come 10 s, then 40, 80, ... s apart; a sync that creates its
+//   pod Forgets. Nothing else retries it: the controller does not watch quotas. Its events go through the same client
 //   (NewController: StartRecordingToSink(kubeClient.CoreV1().Events(""))). Requests counted
 //   per sync (v1.26 job_controller.go): a pod creation is the POST and its SuccessfulCreate
 //   event; counting finished pods is flushUncountedAndRemoveFinalizers' status PUT, one
