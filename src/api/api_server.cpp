@@ -197,7 +197,7 @@ void ApiServer::stop_gating_writes() {
 ApiResponse ApiServer::handle(const ApiRequest& request, std::shared_ptr<Watch>* watch) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
-  const bool gated = gate_writes_ && request.method != "GET";
+  const bool gated = gate_writes_ && (gate_reads_ || request.method != "GET");
   if (gated && !wait_at_gate(request, lock)) return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
   // The next released write acts once this one has (the lock serializes them).
   struct GateTurn {

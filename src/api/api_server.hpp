@@ -180,13 +180,18 @@ class ApiServer final : public ChangeListener {
   // scheduler issues concurrent writes from goroutines (a binding per pod, preemption's
   // victim DELETEs in parallel), their arrival order varied from run to run, and with it
   // the order the simulation saw them in (the Job controller's replacement pods and their
-  // names, then the scheduling queue's order). Reads are not gated: a read sees the writes
-  // of earlier gate openings only, whenever it arrives. Call under the lock.
+  // names, then the scheduling queue's order). Reads are not gated (unless reads_too): a read
+  // sees the writes of earlier gate openings only, whenever it arrives. Call under the lock.
   // one_at_a_time: each opening lets only the least write act, so that its response is the
   // only news the scheduler gets until it is blocked again (slow: one quiet period per write).
-  void gate_writes(bool one_at_a_time) {
+  // reads_too: reads (lists, gets, the start of a watch) wait there as well, so that with
+  // one_at_a_time each response of any kind reaches the scheduler alone and while it is
+  // blocked; its start-up's lists otherwise arrive while it runs, at moments that change
+  // from run to run (docs/evidence/cosim.md).
+  void gate_writes(bool one_at_a_time, bool reads_too = false) {
     gate_writes_ = true;
     gate_one_ = one_at_a_time;
+    gate_reads_ = reads_too;
   }
   bool writes_at_gate() const { return !gated_.empty(); }
   // Every request a client sent is at the gate (none being read, answered or released).
@@ -310,6 +315,7 @@ class ApiServer final : public ChangeListener {
   };
   bool gate_writes_ = false;
   bool gate_one_ = false;
+  bool gate_reads_ = false;
   std::vector<GatedWrite> gated_;
   std::deque<std::uint64_t> gate_order_;
   std::uint64_t next_gate_ticket_ = 0;

@@ -30,7 +30,8 @@ void ClockDriver::set_shimmed_scheduler(ShimmedScheduler* scheduler) {
   api_.locked([&] {  // serve is already listening
     api_.hold_request_changes();
     if (options_.write_gate != ClockOptions::WriteGate::kOff)
-      api_.gate_writes(options_.write_gate == ClockOptions::WriteGate::kOne);
+      api_.gate_writes(options_.write_gate != ClockOptions::WriteGate::kBatch,
+                       options_.write_gate == ClockOptions::WriteGate::kAll);
   });
   api_.set_before_request([this](const ApiRequest& request) {
     if (request.method == "GET") return;

@@ -124,8 +124,8 @@ struct ClockOptions {
   bool paced_hold = false;
   // cosim with --scheduler-command: the scheduler's writes wait at serve's gate until it is
   // blocked, then act in the order of their method, path and body (ApiServer::gate_writes);
-  // kOne lets one act per opening.
-  enum class WriteGate : std::uint8_t { kOff, kBatch, kOne };
+  // kOne lets one act per opening; kAll also holds reads there, one request per opening.
+  enum class WriteGate : std::uint8_t { kOff, kBatch, kOne, kAll };
   WriteGate write_gate = WriteGate::kOff;
   SimTime until = SimTime::never();
   // End once the workload's jobs were all submitted and nothing can change any more.

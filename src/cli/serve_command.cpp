@@ -73,6 +73,7 @@ api::ClockOptions clock_options(const Simulation& sim, const RunArgs& a) {
   clock->paced_hold = a.cosim_hold == "paced";
   clock->write_gate = a.cosim_write_gate == "batch" ? api::ClockOptions::WriteGate::kBatch
                       : a.cosim_write_gate == "one" ? api::ClockOptions::WriteGate::kOne
+                      : a.cosim_write_gate == "all" ? api::ClockOptions::WriteGate::kAll
                                                     : api::ClockOptions::WriteGate::kOff;
   clock->timer_slack = Duration::from_seconds(a.cosim_timer_slack_ms / 1000);
   clock->grace = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_grace * 1000));
@@ -178,8 +179,9 @@ void add_clock_options(CLI::App* serve_cmd, RunArgs& serve) {
       ->capture_default_str();
   serve_cmd->add_option("--cosim-write-gate", serve.cosim_write_gate,
                         "cosim with --scheduler-command: off; batch: the scheduler's writes wait until it is blocked, "
-                        "then act in the order of their method, path and body; one: one such write per opening")
-      ->check(CLI::IsMember({"off", "batch", "one"}))
+                        "then act in the order of their method, path and body; one: one such write per opening; "
+                        "all: every request, reads too, one per opening")
+      ->check(CLI::IsMember({"off", "batch", "one", "all"}))
       ->capture_default_str();
   serve_cmd->add_option("--cosim-timeout", serve.cosim_timeout,
                         "cosim: seconds of wall time after which pods still waiting for a decision stop holding the clock");
