@@ -8,6 +8,8 @@
 // and handlers/rest.go (dryRun).
 #include "api/api_server.hpp"
 
+#include <algorithm>
+
 #include "api/api_responses.hpp"
 #include "api/patch.hpp"
 #include "api/kind_codecs.hpp"
@@ -77,6 +79,7 @@ void ApiServer::shutdown() {
   std::lock_guard<std::mutex> lock(mutex_);
   stopping_ = true;
   events_cv_.notify_all();
+  gate_cv_.notify_all();
 }
 
 void ApiServer::touch() {
@@ -158,9 +161,53 @@ void ApiServer::on_change(const Change& change) {
 
 // ---- Requests --------------------------------------------------------------------------
 
+bool ApiServer::wait_at_gate(const ApiRequest& request, std::unique_lock<std::mutex>& lock) {
+  std::string key = request.method + ' ' + request.path;
+  for (const auto& [name, value] : request.query) key += '&' + name + '=' + value;
+  key += '\n' + request.body;
+  const std::uint64_t ticket = next_gate_ticket_++;
+  gated_.push_back({std::move(key), ticket});
+  touch();
+  gate_cv_.wait(lock, [&] { return stopping_ || (!gate_order_.empty() && gate_order_.front() == ticket); });
+  return !stopping_;
+}
+
+void ApiServer::open_write_gate() {
+  // By key; identical writes keep their arrival order (they act alike).
+  const auto by_key = [](const GatedWrite& a, const GatedWrite& b) { return a.key < b.key; };
+  if (gate_one_) {
+    const auto first = std::min_element(gated_.begin(), gated_.end(), by_key);
+    gate_order_.push_back(first->ticket);
+    gated_.erase(first);
+  } else {
+    std::stable_sort(gated_.begin(), gated_.end(), by_key);
+    for (const GatedWrite& g : gated_) gate_order_.push_back(g.ticket);
+    gated_.clear();
+  }
+  gate_cv_.notify_all();
+}
+
+void ApiServer::stop_gating_writes() {
+  gate_writes_ = false;
+  for (const GatedWrite& g : gated_) gate_order_.push_back(g.ticket);
+  gated_.clear();
+  gate_cv_.notify_all();
+}
+
 ApiResponse ApiServer::handle(const ApiRequest& request, std::shared_ptr<Watch>* watch) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
+  const bool gated = gate_writes_ && (gate_reads_ || request.method != "GET");
+  if (gated && !wait_at_gate(request, lock)) return status_response(503, "ServiceUnavailable", "kubesim is shutting down");
+  // The next released write acts once this one has (the lock serializes them).
+  struct GateTurn {
+    ApiServer* server;
+    ~GateTurn() {
+      if (!server) return;
+      server->gate_order_.pop_front();
+      server->gate_cv_.notify_all();
+    }
+  } turn{gated ? this : nullptr};
   if (before_request_) before_request_(request);
   // The count is released however the request ends: a request that escaped with an
   // exception once left it raised, and cosim then waited for it forever.

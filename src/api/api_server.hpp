@@ -173,6 +173,35 @@ class ApiServer final : public ChangeListener {
   void hold_request_changes();
   bool watch_events_held() const { return hold_ && visible_end_ < cache_.end_index(); }
   void release_watch_events();
+  // Cosim with a scheduler under the shim: every write waits at a gate until the clock opens
+  // it (open_write_gate), which it does once the scheduler is blocked and every request it
+  // sent is waiting there; the writes then act one at a time in the order of their method,
+  // path and body, not in the order serve's threads happened to take them. Why: the
+  // scheduler issues concurrent writes from goroutines (a binding per pod, preemption's
+  // victim DELETEs in parallel), their arrival order varied from run to run, and with it
+  // the order the simulation saw them in (the Job controller's replacement pods and their
+  // names, then the scheduling queue's order). Reads are not gated (unless reads_too): a read
+  // sees the writes of earlier gate openings only, whenever it arrives. Call under the lock.
+  // one_at_a_time: each opening lets only the least write act, so that its response is the
+  // only news the scheduler gets until it is blocked again (slow: one quiet period per write).
+  // reads_too: reads (lists, gets, the start of a watch) wait there as well, so that with
+  // one_at_a_time each response of any kind reaches the scheduler alone and while it is
+  // blocked; its start-up's lists otherwise arrive while it runs, at moments that change
+  // from run to run (docs/evidence/cosim.md).
+  void gate_writes(bool one_at_a_time, bool reads_too = false) {
+    gate_writes_ = true;
+    gate_one_ = one_at_a_time;
+    gate_reads_ = reads_too;
+  }
+  bool writes_at_gate() const { return !gated_.empty(); }
+  // Every request a client sent is at the gate (none being read, answered or released).
+  bool only_gated_requests() const {
+    return gate_order_.empty() && static_cast<int>(gated_.size()) == requests_taken_.load();
+  }
+  void open_write_gate();
+  // The gate off, the writes at it let through (when the scheduler is being stopped: it may
+  // write while it shuts down, and must not wait for an opening that will not come).
+  void stop_gating_writes();
 
   void on_change(const Change& change) override;
 
@@ -279,6 +308,21 @@ class ApiServer final : public ChangeListener {
   // recorded since is news to them.
   std::size_t notified_end_ = 0;
   bool hold_ = false;             // see hold_request_changes()
+  // The write gate (gate_writes()): the writes waiting, in arrival order, as (canonical key,
+  // ticket); the tickets released by open_write_gate(), the front acting next.
+  struct GatedWrite {
+    std::string key;
+    std::uint64_t ticket;
+  };
+  bool gate_writes_ = false;
+  bool gate_one_ = false;
+  bool gate_reads_ = false;
+  std::vector<GatedWrite> gated_;
+  std::deque<std::uint64_t> gate_order_;
+  std::uint64_t next_gate_ticket_ = 0;
+  std::condition_variable gate_cv_;
+  // Waits (releasing `lock`) until the gate lets this write act; false when serve stops.
+  bool wait_at_gate(const ApiRequest& request, std::unique_lock<std::mutex>& lock);
   std::size_t visible_end_ = 0;   // with hold_: the watch log's end the watches may send up to
   bool stopping_ = false;
   int in_flight_ = 0;

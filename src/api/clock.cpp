@@ -27,7 +27,12 @@ void ClockDriver::set_shimmed_scheduler(ShimmedScheduler* scheduler) {
   // A write takes effect one tick (1 us, the simulation's resolution) after the instant the
   // scheduler acted at: its cycles take no simulated time under the shim, but a real API
   // request lands after the events it answers, never at their instant (clock.hpp).
-  api_.locked([&] { api_.hold_request_changes(); });  // serve is already listening
+  api_.locked([&] {  // serve is already listening
+    api_.hold_request_changes();
+    if (options_.write_gate != ClockOptions::WriteGate::kOff)
+      api_.gate_writes(options_.write_gate != ClockOptions::WriteGate::kBatch,
+                       options_.write_gate == ClockOptions::WriteGate::kAll);
+  });
   api_.set_before_request([this](const ApiRequest& request) {
     if (request.method == "GET") return;
     const SimTime t = std::min(options_.until, shim_time_ + Duration::micros(1));
@@ -85,6 +90,7 @@ std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& 
     shim_quiet_since_ = {};
     return look_again();
   };
+  if (api_.writes_at_gate()) return open_gate_when_blocked(now, wake_at);
   // Pods waiting for a decision do not hold the clock here: a quiet scheduler waits for one
   // of its timers (the informers' 100 ms sync poll, a back-off), which must be let fire.
   if (api_.in_flight() != 0 || !api_.watches_delivered()) return busy();
@@ -153,6 +159,35 @@ std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& 
   shim_time_ = next;
   shim_advanced_ = Clock::now();
   return look_again();
+}
+
+std::string ClockDriver::open_gate_when_blocked(Clock::time_point now, Clock::time_point& wake_at) {
+  // The writes the scheduler sent since the gate last opened act together once it can send
+  // no more: every request it sent is at the gate (none unread in a socket) and every one of
+  // its threads is blocked, seen twice a quiet period apart (as a step is).
+  wake_at = std::min(wake_at, now + std::chrono::milliseconds(1));
+  if (!api_.only_gated_requests() || shimmed_->bytes_in_flight()) {
+    shim_quiet_since_ = {};
+    return {};
+  }
+  const auto st = shimmed_->status();
+  if (!st) {
+    std::fprintf(stderr, "kubesim: cosim: the scheduler under --scheduler-command has exited\n");
+    return "scheduler exited";
+  }
+  if (!st->quiet) {
+    shim_quiet_since_ = {};
+    return {};
+  }
+  if (shim_quiet_since_ == Clock::time_point{}) shim_quiet_since_ = now;
+  if (now - shim_quiet_since_ < options_.quiet) {
+    wake_at = std::min(wake_at, shim_quiet_since_ + options_.quiet);
+    return {};
+  }
+  shim_quiet_since_ = {};
+  api_.open_write_gate();
+  ++gate_openings_;
+  return {};
 }
 
 std::string ClockDriver::realtime_step(Clock::time_point now, Clock::time_point& wake_at) {

@@ -122,6 +122,11 @@ struct ClockOptions {
   // Rule 4's hold: false, simulated time stands still until the retry; true ("paced"),
   // it runs with wall time (1x) meanwhile, as it would in real time.
   bool paced_hold = false;
+  // cosim with --scheduler-command: the scheduler's writes wait at serve's gate until it is
+  // blocked, then act in the order of their method, path and body (ApiServer::gate_writes);
+  // kOne lets one act per opening; kAll also holds reads there, one request per opening.
+  enum class WriteGate : std::uint8_t { kOff, kBatch, kOne, kAll };
+  WriteGate write_gate = WriteGate::kOff;
   SimTime until = SimTime::never();
   // End once the workload's jobs were all submitted and nothing can change any more.
   bool end_with_workload = true;
@@ -144,6 +149,7 @@ class ClockDriver {
   std::uint64_t grace_expiries() const { return grace_expiries_; }
   // cosim with a shimmed scheduler: the steps taken (each a move of the scheduler's clock).
   std::uint64_t shim_steps() const { return shim_steps_; }
+  std::uint64_t gate_openings() const { return gate_openings_; }  // see ApiServer::gate_writes
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -154,6 +160,7 @@ class ClockDriver {
   std::string cosim_step(Clock::time_point now, Clock::time_point& wake_at);
   // cosim with a shimmed scheduler.
   std::string shimmed_step(Clock::time_point now, Clock::time_point& wake_at);
+  std::string open_gate_when_blocked(Clock::time_point now, Clock::time_point& wake_at);
   // Rule 4, paced: moves simulated time with wall time during a hold; true at `until`.
   bool paced_hold_step(Clock::time_point now, Clock::time_point& wake_at);
   bool workload_over(std::chrono::steady_clock::time_point now) const;
@@ -168,6 +175,7 @@ class ClockDriver {
   std::uint64_t wakeups_ = 0;
   std::uint64_t grace_expiries_ = 0;
   std::uint64_t shim_steps_ = 0;
+  std::uint64_t gate_openings_ = 0;
   bool warned_decision_timeout_ = false;  // run() said once that it moves on without a decision
   bool holding_ = false;  // a paced hold is running, since (hold_wall_, hold_sim_)
   std::chrono::steady_clock::time_point hold_wall_;

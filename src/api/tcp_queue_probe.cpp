@@ -5,6 +5,7 @@
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <unistd.h>
 
 namespace kubesim::api {
@@ -67,7 +68,12 @@ std::optional<std::uint32_t> TcpQueueProbe::unread_bytes(const TcpEndpoints& e) 
       return std::nullopt;
     inet_diag_msg diag;
     std::memcpy(&diag, reply + NLMSG_HDRLEN, sizeof diag);
-    return diag.idiag_rqueue;
+    // Once the peer's FIN is in (CLOSE_WAIT, and LAST_ACK or CLOSING after our own close),
+    // the kernel counts it as one more byte (tcp_diag_get_info: rcv_nxt - copied_seq) until
+    // the reader has seen the end: a closed connection is no byte to read.
+    const bool fin_in = diag.idiag_state == TCP_CLOSE_WAIT || diag.idiag_state == TCP_LAST_ACK ||
+                        diag.idiag_state == TCP_CLOSING;
+    return fin_in && diag.idiag_rqueue > 0 ? diag.idiag_rqueue - 1 : diag.idiag_rqueue;
   }
 }
 

@@ -33,7 +33,8 @@ class TcpQueueProbe {
   // `e`'s (IPv4 or IPv6, in this network namespace); nullopt when there is no such socket
   // (closed, or the other end is on another host) or the kernel cannot be asked. As the
   // kernel's lookup (inet_lookup) does, a local address and port with no such connection but
-  // a listening socket find that listener: its accept queue's length is reported then.
+  // a listening socket find that listener: its accept queue's length is reported then. The
+  // peer's end of the stream (its FIN) is not counted.
   std::optional<std::uint32_t> unread_bytes(const TcpEndpoints& e);
 
  private:

@@ -58,6 +58,25 @@ TEST(TcpQueueProbe, ReportsTheUnreadBytesOfEitherEnd) {
   EXPECT_EQ(probe.unread_bytes(server), 4u);
 }
 
+TEST(TcpQueueProbe, AClientsEndIsNoUnreadByte) {
+  // The kernel counts the FIN in the receive queue's length (rcv_nxt - copied_seq) until the
+  // reader sees the end; a client that closed while its request waits in serve (cosim's
+  // gate) must not look like a request yet to be read, or cosim would wait for it forever.
+  Loopback c;
+  ASSERT_GE(c.server, 0);
+  TcpQueueProbe probe;
+  const TcpEndpoints server = c.server_end();
+  const char text[] = "0123";
+  ASSERT_EQ(::write(c.client, text, 4), 4);
+  ASSERT_EQ(::shutdown(c.client, SHUT_WR), 0);
+  EXPECT_EQ(probe.unread_bytes(server), 4u);
+  char buffer[8];
+  ASSERT_EQ(::read(c.server, buffer, 4), 4);
+  EXPECT_EQ(probe.unread_bytes(server), 0u);
+  ASSERT_EQ(::read(c.server, buffer, sizeof buffer), 0);
+  EXPECT_EQ(probe.unread_bytes(server), 0u);
+}
+
 TEST(TcpQueueProbe, NoSocketForUnknownAddresses) {
   Loopback c;
   ASSERT_GE(c.server, 0);

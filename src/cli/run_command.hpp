@@ -35,6 +35,7 @@ struct RunArgs {
   std::string builtin_scheduler = "on";
   std::string builtin_controllers = "on";  // serve: "off" drops the setups' controllers (Kueue's)
   int cosim_quiet_ms = -1;  // -1: 20, or 1 under kubesim-timeshim (serve_command.cpp clock_options)
+  std::string cosim_write_gate = "off";  // --scheduler-command: off, batch or one (api/clock.hpp)
   double cosim_timer_slack_ms = 2;  // --scheduler-command: how late a scheduler timer may fire (api/clock.hpp)
   double cosim_timeout = -1;
   double cosim_grace = 15;

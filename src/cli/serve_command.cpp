@@ -71,6 +71,10 @@ api::ClockOptions clock_options(const Simulation& sim, const RunArgs& a) {
   if (a.cosim_timeout > 0)
     clock->decision_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_timeout * 1000));
   clock->paced_hold = a.cosim_hold == "paced";
+  clock->write_gate = a.cosim_write_gate == "batch" ? api::ClockOptions::WriteGate::kBatch
+                      : a.cosim_write_gate == "one" ? api::ClockOptions::WriteGate::kOne
+                      : a.cosim_write_gate == "all" ? api::ClockOptions::WriteGate::kAll
+                                                    : api::ClockOptions::WriteGate::kOff;
   clock->timer_slack = Duration::from_seconds(a.cosim_timer_slack_ms / 1000);
   clock->grace = std::chrono::milliseconds(static_cast<std::int64_t>(a.cosim_grace * 1000));
   if (a.until >= 0) clock->until = SimTime::from_seconds(a.until);
@@ -173,6 +177,12 @@ void add_clock_options(CLI::App* serve_cmd, RunArgs& serve) {
                         "that those due together take one step of its clock (0: each timer exactly)")
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
+  serve_cmd->add_option("--cosim-write-gate", serve.cosim_write_gate,
+                        "cosim with --scheduler-command: off; batch: the scheduler's writes wait until it is blocked, "
+                        "then act in the order of their method, path and body; one: one such write per opening; "
+                        "all: every request, reads too, one per opening")
+      ->check(CLI::IsMember({"off", "batch", "one", "all"}))
+      ->capture_default_str();
   serve_cmd->add_option("--cosim-timeout", serve.cosim_timeout,
                         "cosim: seconds of wall time after which pods still waiting for a decision stop holding the clock");
   serve_cmd->add_option("--cosim-grace", serve.cosim_grace,
@@ -263,6 +273,7 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
     driver.set_shimmed_scheduler(shimmed.get());
   }
   const std::string reason = drive_until_signal(driver, signals);
+  server.locked([&] { server.stop_gating_writes(); });
   shimmed.reset();
   report_pending_external(server);
   server.shutdown();  // from here every request is answered 503 and every watch ends
@@ -278,7 +289,8 @@ bool serve_simulation(Simulation& sim, const RunArgs& a) {
   if (!a.quiet)
     std::printf("kubesim: serve ended (%s): simulated %s s in %.3f s wall, %llu API requests%s\n", reason.c_str(),
                 format_seconds(sim.now()).c_str(), wall, static_cast<unsigned long long>(server.requests()),
-                !a.scheduler_command.empty() ? (", " + std::to_string(driver.shim_steps()) + " steps of the scheduler's clock").c_str() : "");
+                !a.scheduler_command.empty() ? (", " + std::to_string(driver.shim_steps()) + " steps of the scheduler's clock, " +
+                                                 std::to_string(driver.gate_openings()) + " write gate openings").c_str() : "");
   return closed;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The real scheduler-plugins v0.26.7 kube-scheduler on simulated time (issue 27). Not yet in
-ctest: on this case 8-10 of 50 jobs fail or are rejected, it runs 7-10x faster than real time
-and the two runs differ (issue 27 is open); run it by hand.
+ctest: the two runs' jobs.csv still differ (docs/evidence/cosim.md, "The scheduler-plugins
+binary"; issue 27 is open); run it by hand. serve runs with `--cosim-write-gate all`: every
+request of the scheduler waits at serve's gate and one acts per opening, once it is blocked.
 
 Usage: real_scheduler_plugins.py KUBESIM KUBESIM_TIMESHIM PEERS_DIR WORK_DIR
 PEERS_DIR "-" means $KUBESIM_PEERS, else ../shared/peers beside the repository. Skips (exit 0,
@@ -36,6 +37,7 @@ def run(kubesim, timeshim, binary, out):
     t0 = time.monotonic()
     r = subprocess.run([kubesim, "serve", "--scenario", os.path.join(EX, "sp-tenants.yaml"), "--model", "ideal",
                         "--builtin-scheduler", "off", "--clock", "cosim", "--cosim-quiet-ms", "1", "--port", "0",
+                        "--cosim-write-gate", "all",
                         "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
                         "--apply", os.path.join(EX, "sp-crds.yaml"), "--apply", os.path.join(EX, "sp-quotas.yaml"),
                         "--out", "out", "--kubeconfig", "kubesim.kubeconfig", "--scheduler-log", "scheduler.log",

@@ -1,0 +1,138 @@
+// ApiServer's write gate (gate_writes, cosim with a scheduler under the shim): writes sent
+// concurrently act in the order of their method, path and body, whatever order serve's
+// threads took them in; with one_at_a_time, one write per opening; with reads_too, reads wait
+// there as well.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/api_server.hpp"
+#include "model/object_store.hpp"
+#include "testing/inputs.hpp"
+
+namespace kubesim::api {
+namespace {
+
+using Json = nlohmann::json;
+
+ApiRequest create_pod(const std::string& name) {
+  ApiRequest r;
+  r.method = "POST";
+  r.path = "/api/v1/namespaces/default/pods";
+  r.content_type = "application/json";
+  r.body = Json{{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"schedulerName", "other"}, {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}}
+               .dump();
+  return r;
+}
+
+class WriteGateTest : public ::testing::Test {
+ protected:
+  WriteGateTest()
+      : sim_(testing::make_inputs({testing::NodeBuilder("node-0").cpu("4").memory("16Gi")}, {}, {}),
+             testing::ideal_options()),
+        api_(sim_, ApiOptions{}) {}
+
+  // Sends the creations from one thread each, in the order given, each counted as taken off
+  // its socket (as the HTTP layer does), and waits until all are at the gate.
+  void send(const std::vector<std::string>& names) {
+    for (const std::string& name : names) {
+      api_.request_taken();
+      threads_.emplace_back([this, name] {
+        std::shared_ptr<Watch> watch;
+        const ApiResponse r = api_.handle(create_pod(name), &watch);
+        EXPECT_EQ(r.status, 201) << r.body;
+        api_.request_answered();
+      });
+      // Each reaches the gate before the next is sent: the arrival order is the one given.
+      while (!api_.locked([&] { return api_.only_gated_requests(); }))
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  void join() {
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+  // The pods by the order their creation acted in (resourceVersion).
+  std::vector<std::string> acted() {
+    std::vector<std::pair<std::uint64_t, std::string>> pods;
+    std::shared_ptr<Watch> watch;
+    ApiRequest list;
+    list.method = "GET";
+    list.path = "/api/v1/namespaces/default/pods";
+    const Json body = Json::parse(api_.handle(list, &watch).body);
+    for (const Json& item : body["items"])
+      pods.emplace_back(std::stoull(item["metadata"]["resourceVersion"].get<std::string>()),
+                        item["metadata"]["name"].get<std::string>());
+    std::sort(pods.begin(), pods.end());
+    std::vector<std::string> names;
+    for (auto& [rv, name] : pods) names.push_back(name);
+    return names;
+  }
+
+  Simulation sim_;
+  ApiServer api_;
+  std::vector<std::thread> threads_;
+};
+
+TEST_F(WriteGateTest, ABatchActsInTheOrderOfItsRequestsNotOfItsArrival) {
+  api_.locked([&] { api_.gate_writes(false); });
+  send({"pod-c", "pod-a", "pod-b"});
+  EXPECT_TRUE(acted().empty());  // reads are not gated, and nothing has acted yet
+  api_.locked([&] { api_.open_write_gate(); });
+  join();
+  EXPECT_EQ(acted(), (std::vector<std::string>{"pod-a", "pod-b", "pod-c"}));
+  EXPECT_FALSE(api_.locked([&] { return api_.writes_at_gate(); }));
+}
+
+TEST_F(WriteGateTest, OneAtATimeLetsTheLeastWriteActPerOpening) {
+  api_.locked([&] { api_.gate_writes(true); });
+  send({"pod-b", "pod-a"});
+  api_.locked([&] { api_.open_write_gate(); });
+  while (acted().size() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(acted(), (std::vector<std::string>{"pod-a"}));
+  EXPECT_TRUE(api_.locked([&] { return api_.writes_at_gate(); }));
+  api_.locked([&] { api_.open_write_gate(); });
+  join();
+  EXPECT_EQ(acted(), (std::vector<std::string>{"pod-a", "pod-b"}));
+}
+
+TEST_F(WriteGateTest, WithReadsTooAListWaitsForAnOpening) {
+  api_.locked([&] { api_.gate_writes(true, true); });
+  send({"pod-a"});
+  api_.locked([&] { api_.open_write_gate(); });
+  join();
+  ApiRequest list;
+  list.method = "GET";
+  list.path = "/api/v1/namespaces/default/pods";
+  api_.request_taken();
+  std::size_t listed = 0;
+  std::thread reader([&] {
+    std::shared_ptr<Watch> watch;
+    listed = Json::parse(api_.handle(list, &watch).body)["items"].size();
+    api_.request_answered();
+  });
+  while (!api_.locked([&] { return api_.writes_at_gate(); }))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(api_.locked([&] { return api_.only_gated_requests(); }));
+  api_.locked([&] { api_.open_write_gate(); });
+  reader.join();
+  EXPECT_EQ(listed, 1u);
+}
+
+TEST_F(WriteGateTest, StoppingTheGateLetsTheWaitingWritesThrough) {
+  api_.locked([&] { api_.gate_writes(false); });
+  send({"pod-b", "pod-a"});
+  api_.locked([&] { api_.stop_gating_writes(); });
+  join();
+  EXPECT_EQ(acted().size(), 2u);
+}
+
+}  // namespace
+}  // namespace kubesim::api
