@@ -5,8 +5,8 @@ docs/derivations/scheduler-plugins.md, "E3 and E4 against the binary").
 
 Usage: scheduler_plugins_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--experiment e3|e4|sp-tenants]
            [--scale N] [--seeds K] [--real-seeds K] [--v LEVEL] [--reuse-real]
-Needs $KUBESIM_PEERS (else ../shared/peers beside the repository) with
-scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz.
+Needs $KUBESIM_PEERS, the folder of the oracle binaries, with
+scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz (skips without it).
 
 Writes examples/multitenant/E.yaml with cores, memory and jobs (per burst and stream) divided by
 --scale (default 1), its pods named for the Helm chart's scheduler-plugins-scheduler, and the
@@ -28,6 +28,8 @@ import time
 import yaml
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tests", "peers"))
+from real_scheduler import unpack_peer  # noqa: E402
 CASE = os.path.join(REPO, "tests", "peers", "scheduler-plugins-case")
 PACKED = "scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz"
 SCHEDULER_NAME = "scheduler-plugins-scheduler"  # the chart's profile (sp-scheduler-config.yaml)
@@ -84,16 +86,6 @@ def waits(summary):
             if r["tenant"] and not r["tenant"].startswith("(")}
 
 
-def unpack(peers, work):
-    binary = os.path.join(work, "sp-scheduler")
-    if not os.path.exists(binary):
-        with open(binary + ".tmp", "wb") as f:
-            subprocess.run(["xz", "-dc", os.path.join(peers, PACKED)], stdout=f, check=True)
-        os.chmod(binary + ".tmp", 0o755)
-        os.replace(binary + ".tmp", binary)
-    return binary
-
-
 def run_real(kubesim, timeshim, binary, scenario, quotas, out, seed, verbosity):
     """One binary run in OUT (its working directory: the configuration names kubesim.kubeconfig
     relative to it); returns the wall seconds."""
@@ -123,9 +115,8 @@ def main():
     opt = lambda name, default: args[args.index(name) + 1] if name in args else default  # noqa: E731
     experiment, scale = opt("--experiment", "e3"), int(opt("--scale", "1"))
     seeds, real_seeds, verbosity = int(opt("--seeds", "5")), int(opt("--real-seeds", "5")), int(opt("--v", "2"))
-    peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
-    if not os.path.exists(os.path.join(peers, PACKED)):
-        print(f"SKIP: {os.path.join(peers, PACKED)} not found")
+    binary = unpack_peer(REPO, "-", PACKED, work, "sp-scheduler", "the real scheduler-plugins scheduler")
+    if binary is None:
         return 0
     scenario, quotas, serve_quotas = write_inputs(work, experiment, scale)
     model, real = {}, {}
@@ -136,7 +127,6 @@ def main():
                         "--quiet"], check=True)
         for t, w in waits(os.path.join(out, "summary.csv")).items():
             model.setdefault(t, []).append(w)
-    binary = unpack(peers, work)
     for seed in range(1, real_seeds + 1):
         out = os.path.join(work, f"real-{seed}")
         summary = os.path.join(out, "out", "summary.csv")
