@@ -338,10 +338,14 @@ bool Scheduler::dry_run_preemption(const CycleContext& ctx, std::uint32_t offset
 // preemption.go SelectCandidate / pickOneNodeForPreemption (v1.26), lexicographically: fewest
 // PDB violations; lowest priority of the first victim (the most important of the first
 // reprieve group); lowest sum of (priority + 2^31); fewest victims; latest earliest start
-// time among the highest-priority victims (GetEarliestPodStartTime). Upstream walks a Go map,
-// so a full tie goes to a random node; kubesim takes the first such candidate in dry-run
-// order (non-violating first, from the random offset), a deterministic stand-in. Returns the
-// index in candidates_.
+// time among the highest-priority victims (GetEarliestPodStartTime). A full tie goes to "the
+// first such node" of a Go map walk: the map (CandidatesToVictimsMap) is filled in the order
+// DryRunPreemption's parallel workers (Parallelizer.Until, one node per piece) finished, and
+// is walked from a random slot, so every tied node is equally likely; kubesim draws one
+// uniformly from its own stream (one draw per further tied candidate: reservoir sampling), so
+// a run without full ties draws nothing. This matters with CapacityScheduling, whose dry run
+// starts at offset 0 (GetOffsetAndNumCandidates): taking the first tied candidate would put
+// every preemptor on the first node. Returns the index in candidates_.
 std::size_t Scheduler::select_candidate(SimTime now) {
   if (candidates_.size() <= 1) return 0;
   struct Key {
@@ -369,6 +373,7 @@ std::size_t Scheduler::select_candidate(SimTime now) {
     return k;
   };
   std::size_t best = 0;
+  std::uint64_t ties = 1;  // candidates tied with best so far
   Key best_key = key(candidates_[0]);
   for (std::size_t i = 1; i < candidates_.size(); ++i) {
     const Key k = key(candidates_[i]);
@@ -381,12 +386,16 @@ std::size_t Scheduler::select_candidate(SimTime now) {
       better = k.sum < best_key.sum;
     } else if (k.count != best_key.count) {
       better = k.count < best_key.count;
-    } else {
+    } else if (k.earliest != best_key.earliest) {
       better = k.earliest > best_key.earliest;
+    } else {
+      if (candidate_tie_rng_.uniform_below(++ties) == 0) best = i;
+      continue;
     }
     if (better) {
       best = i;
       best_key = k;
+      ties = 1;
     }
   }
   return best;

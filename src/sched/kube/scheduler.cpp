@@ -26,6 +26,7 @@ Scheduler::Scheduler(ObjectStore& store, SchedulerConfig config, SchedulerLatenc
       tie_break_rng_(seed, "scheduler/select-host"),
       latency_rng_(seed, "scheduler/latency"),
       preemption_rng_(seed, "scheduler/preemption"),
+      candidate_tie_rng_(seed, "scheduler/preemption-candidate-tie"),
       host_(host),
       queue_(config_.queue),
       cache_(store),

@@ -292,6 +292,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   RandomStream tie_break_rng_;
   RandomStream latency_rng_;
   RandomStream preemption_rng_;
+  RandomStream candidate_tie_rng_;  // SelectCandidate's full ties (preemption.cpp select_candidate)
   SchedulerHost& host_;
   SchedulingQueue queue_;
 
