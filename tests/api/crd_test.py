@@ -13,7 +13,10 @@ served); then examples/crd/podgroup-crd.yaml and a PodGroup created with kubectl
 built-in Coscheduling reads (a gang of 3 is held until its third pod exists, then bound);
 then examples/crd/elasticquota-crd.yaml: the setup's ElasticQuota (elasticquota-setup.yaml)
 is listed, and one applied, raised and deleted with kubectl is what the built-in
-CapacityScheduling admits pods by in its next cycle; 422 (min above max), 409, 404.
+CapacityScheduling admits pods by in its next cycle; 422 (min above max), 409, 404. Then
+`serve --scheduler volcano` with examples/crd/volcano-queue-crd.yaml: the setup's Queues
+(volcano-queue-setup.yaml) are listed, and one applied, raised and deleted with kubectl is what
+the built-in Volcano model's next session uses; 422 for a weight below 1.
 Each check prints PASS or FAIL; the exit status is 1 when one failed.
 """
 import json
@@ -223,6 +226,56 @@ def elastic_quotas(srv):
     api.check("404 for a missing ElasticQuota", st == 404, obj.get("message", ""))
 
 
+def volcano_queue(name, weight, cpu):
+    return f"""apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {{name: {name}}}
+spec: {{weight: {weight}, capability: {{cpu: "{cpu}"}}}}
+"""
+
+
+def volcano_pod(name, queue):
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, annotations: {{scheduling.volcano.sh/queue-name: {queue}}}}}
+spec:
+  schedulerName: volcano
+  containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: "1"}}}}}}]
+"""
+
+
+def volcano_queues(srv):
+    """Volcano Queue: the setup's queues listed; one applied, raised and deleted with kubectl is
+    what the built-in model's next session uses (a session every simulated second)."""
+    kc = srv.kubeconfig
+    rc, out = kubectl(kc, "apply", "-f", os.path.join(EX, "volcano-queue-crd.yaml"))
+    api.check("Queue crd apply", rc == 0, out.strip())
+    rc, out = kubectl(kc, "get", "queues", "-o", "json")
+    items = json.loads(out)["items"] if rc == 0 else []
+    api.check("default and the setup's queue listed with their spec",
+              [(i["metadata"]["name"], i["spec"]["weight"], i["spec"].get("capability")) for i in items]
+              == [("default", 1, None), ("research", 2, {"cpu": "4"})], out.strip()[:300])
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("small", 1, 1))
+    api.check("Queue apply", rc == 0 and "queue.scheduling.volcano.sh/small created" in out, out.strip())
+    kubectl(kc, "apply", "-f", "-", stdin=volcano_pod("a", "small") + "---\n" + volcano_pod("b", "small"))
+    time.sleep(0.5)  # five sessions
+    rc, nodes = kubectl(kc, "get", "pods", "a", "b", "-o", "jsonpath={.items[*].spec.nodeName}")
+    api.check("capability 1 cpu: one of two 1-cpu pods bound, the other waits", len(nodes.split()) == 1, nodes)
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("small", 2, 2))
+    api.check("capability raised with kubectl apply: both bound at a next session",
+              rc == 0 and bound(kc, "a", "default") and bound(kc, "b", "default"), out.strip())
+    rc, out = kubectl(kc, "get", "queue", "small", "-o", "jsonpath={.spec.weight}")
+    api.check("the new weight served", out.strip() == "2", out.strip())
+    rc, out = kubectl(kc, "delete", "queue", "small")
+    kubectl(kc, "apply", "-f", "-", stdin=volcano_pod("c", "small"))
+    time.sleep(0.5)
+    rc2, c = kubectl(kc, "get", "pod", "c", "-o", "jsonpath={.spec.nodeName}")
+    api.check("queue deleted: its new pod is not scheduled", rc == 0 and rc2 == 0 and c.strip() == "", out.strip())
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("bad", -1, 1))
+    api.check("422 for a weight below 1", rc != 0 and 'The Queue "bad" is invalid' in out
+              and "queue weight must be a positive integer" in out, out.strip())
+
+
 def main():
     kubesim = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="kubesim-crd-") as tmp:
@@ -236,6 +289,14 @@ def main():
             widgets(srv)
             pod_groups(srv)
             elastic_quotas(srv)
+        finally:
+            srv.stop()
+        srv = api.Server(kubesim, tmp, "volcano", ["--cluster", os.path.join(REPO, "examples/serve/cluster.yaml"),
+                                                  "--clock", "realtime=10", "--keep-serving", "--scheduler", "volcano",
+                                                  "--scheduler-config", os.path.join(HERE, "volcano-queue-setup.yaml")])
+        try:
+            if api.check("serve --scheduler volcano starts", srv.up, srv.stderr()[-300:]):
+                volcano_queues(srv)
         finally:
             srv.stop()
     print(f"{api.passes} passed, {len(api.failures)} failed", flush=True)
