@@ -235,46 +235,54 @@ spec: {{weight: {weight}, capability: {{cpu: "{cpu}"}}}}
 
 
 def volcano_pod(name, queue):
-    return f"""apiVersion: v1
-kind: Pod
-metadata: {{name: {name}, annotations: {{scheduling.volcano.sh/queue-name: {queue}}}}}
-spec:
-  schedulerName: volcano
-  containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: "1"}}}}}}]
-"""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "annotations": {"scheduling.volcano.sh/queue-name": queue}},
+            "spec": {"schedulerName": "volcano", "containers": [
+                {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}]}}
+
+
+def nodes_of(srv, *pods):
+    """The nodes the pods are bound to (HTTP: kubectl's start-up would dominate the test)."""
+    return [http(srv, "GET", "/api/v1/namespaces/default/pods/" + p)[1]["spec"].get("nodeName") for p in pods]
+
+
+def all_bound(srv, *pods):
+    for _ in range(50):
+        if all(nodes_of(srv, *pods)):
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def volcano_queues(srv):
     """Volcano Queue: the setup's queues listed; one applied, raised and deleted with kubectl is
-    what the built-in model's next session uses (a session every simulated second)."""
+    what the built-in model's next session uses (a session every simulated second, 0.1 s here)."""
     kc = srv.kubeconfig
     rc, out = kubectl(kc, "apply", "-f", os.path.join(EX, "volcano-queue-crd.yaml"))
     api.check("Queue crd apply", rc == 0, out.strip())
-    rc, out = kubectl(kc, "get", "queues", "-o", "json")
-    items = json.loads(out)["items"] if rc == 0 else []
+    base = "/apis/scheduling.volcano.sh/v1beta1/queues"
+    st, obj = http(srv, "GET", base)
     api.check("default and the setup's queue listed with their spec",
-              [(i["metadata"]["name"], i["spec"]["weight"], i["spec"].get("capability")) for i in items]
-              == [("default", 1, None), ("research", 2, {"cpu": "4"})], out.strip()[:300])
+              [(i["metadata"]["name"], i["spec"]["weight"], i["spec"].get("capability")) for i in obj.get("items", [])]
+              == [("default", 1, None), ("research", 2, {"cpu": "4"})], json.dumps(obj)[:300])
     rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("small", 1, 1))
     api.check("Queue apply", rc == 0 and "queue.scheduling.volcano.sh/small created" in out, out.strip())
-    kubectl(kc, "apply", "-f", "-", stdin=volcano_pod("a", "small") + "---\n" + volcano_pod("b", "small"))
-    time.sleep(0.5)  # five sessions
-    rc, nodes = kubectl(kc, "get", "pods", "a", "b", "-o", "jsonpath={.items[*].spec.nodeName}")
-    api.check("capability 1 cpu: one of two 1-cpu pods bound, the other waits", len(nodes.split()) == 1, nodes)
+    for p in ("a", "b"):
+        http(srv, "POST", "/api/v1/namespaces/default/pods", volcano_pod(p, "small"))
+    time.sleep(0.4)  # four sessions
+    nodes = nodes_of(srv, "a", "b")
+    api.check("capability 1 cpu: one of two 1-cpu pods bound, the other waits", sum(map(bool, nodes)) == 1, str(nodes))
     rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("small", 2, 2))
     api.check("capability raised with kubectl apply: both bound at a next session",
-              rc == 0 and bound(kc, "a", "default") and bound(kc, "b", "default"), out.strip())
-    rc, out = kubectl(kc, "get", "queue", "small", "-o", "jsonpath={.spec.weight}")
-    api.check("the new weight served", out.strip() == "2", out.strip())
+              rc == 0 and all_bound(srv, "a", "b") and http(srv, "GET", base + "/small")[1]["spec"]["weight"] == 2,
+              out.strip())
     rc, out = kubectl(kc, "delete", "queue", "small")
-    kubectl(kc, "apply", "-f", "-", stdin=volcano_pod("c", "small"))
-    time.sleep(0.5)
-    rc2, c = kubectl(kc, "get", "pod", "c", "-o", "jsonpath={.spec.nodeName}")
-    api.check("queue deleted: its new pod is not scheduled", rc == 0 and rc2 == 0 and c.strip() == "", out.strip())
+    http(srv, "POST", "/api/v1/namespaces/default/pods", volcano_pod("c", "small"))
+    time.sleep(0.4)
+    api.check("queue deleted: its new pod is not scheduled", rc == 0 and nodes_of(srv, "c") == [None], out.strip())
     rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("bad", -1, 1))
     api.check("422 for a weight below 1", rc != 0 and 'The Queue "bad" is invalid' in out
               and "queue weight must be a positive integer" in out, out.strip())
-
 
 def main():
     kubesim = os.path.abspath(sys.argv[1])
