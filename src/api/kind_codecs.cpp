@@ -124,7 +124,7 @@ void install_kind_codecs(ObjectStore& store, TimeFormat time) {
   set_codec_once<ElasticQuotaObject>(
       store, elastic_quota_kind(), [names](const ElasticQuotaObject& q) { return elastic_quota_json(q, *names); },
       [names](std::string_view json, ElasticQuotaObject& q) { return decode_elastic_quota(json, q, *names); });
-  install_volcano_codecs(store);
+  install_volcano_codecs(store, time);
 }
 
 std::optional<ObjectKind> register_model_kind(ObjectStore& store, std::string_view group, std::string_view plural) {

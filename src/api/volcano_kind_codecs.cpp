@@ -4,6 +4,7 @@
 
 #include "api/kind_codecs.hpp"
 #include "sched/volcano/vc_queues.hpp"
+#include "sched/volcano/volcano.hpp"
 
 namespace kubesim::api {
 
@@ -74,7 +75,34 @@ std::string decode_volcano_queue(std::string_view json, volcano::QueueSpec& out,
   return {};
 }
 
-void install_volcano_codecs(ObjectStore& store) {
+Json volcano_pod_group_json(const volcano::GroupObject& group, const ResourceNames& names, const TimeFormat& time) {
+  const volcano::PodGroupSpec& g = group.spec;
+  Json spec = {{"minMember", g.min_member}, {"queue", g.queue}};
+  if (g.has_min_resources)
+    spec["minResources"] = resource_list_json(g.min_resources, names, [&](std::size_t i) { return g.min_resources[i] != 0; });
+  if (!g.priority_class.empty()) spec["priorityClassName"] = g.priority_class;
+  if (!g.min_task_member.empty()) {
+    Json tasks = Json::object();
+    for (const auto& [task, min] : g.min_task_member) tasks[task] = min;
+    spec["minTaskMember"] = std::move(tasks);
+  }
+  return {{"spec", std::move(spec)},
+          {"status", {{"phase", volcano::to_string(group.phase)}}},
+          {"metadata", {{"creationTimestamp", time.time(g.created)}}}};
+}
+
+void install_volcano_codecs(ObjectStore& store, TimeFormat time) {
+  // The model's PodGroups: encode only (served read-only, 405 on writes).
+  const KindInfo groups = volcano::pod_group_kind();
+  if (const auto kind = store.find_kind(groups.group, groups.plural); kind && !store.kind_info(*kind).codec.encode) {
+    const ResourceNames* names = &store.resource_names();
+    store.set_codec(*kind, KindCodec{[names, time](const void* object) {
+                                       return volcano_pod_group_json(*static_cast<const volcano::GroupObject*>(object),
+                                                                     *names, time)
+                                           .dump();
+                                     },
+                                     nullptr});
+  }
   ResourceNames* names = &store.resource_names();
   set_codec_once<volcano::QueueSpec>(
       store, volcano::queue_kind(), [names](const volcano::QueueSpec& q) { return volcano_queue_json(q, *names); },

@@ -16,7 +16,9 @@ is listed, and one applied, raised and deleted with kubectl is what the built-in
 CapacityScheduling admits pods by in its next cycle; 422 (min above max), 409, 404. Then
 `serve --scheduler volcano` with examples/crd/volcano-queue-crd.yaml: the setup's Queues
 (volcano-queue-setup.yaml) are listed, and one applied, raised and deleted with kubectl is what
-the built-in Volcano model's next session uses; 422 for a weight below 1.
+the built-in Volcano model's next session uses; 422 for a weight below 1; with
+examples/crd/volcano-podgroup-crd.yaml the model's PodGroups are listed with their phase
+(read-only: 405).
 Each check prints PASS or FAIL; the exit status is 1 when one failed.
 """
 import json
@@ -280,6 +282,15 @@ def volcano_queues(srv):
     http(srv, "POST", "/api/v1/namespaces/default/pods", volcano_pod("c", "small"))
     time.sleep(0.4)
     api.check("queue deleted: its new pod is not scheduled", rc == 0 and nodes_of(srv, "c") == [None], out.strip())
+    rc, out = kubectl(kc, "apply", "-f", os.path.join(EX, "volcano-podgroup-crd.yaml"))
+    st, obj = http(srv, "GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/podgroup-a")
+    spec, status = obj.get("spec", {}), obj.get("status", {})
+    api.check("the model's PodGroup of pod a listed: minMember 1, queue small, phase Running",
+              rc == 0 and st == 200 and (spec.get("minMember"), spec.get("queue"), spec.get("minResources"),
+                                         status.get("phase")) == (1, "small", {"cpu": "1"}, "Running"), json.dumps(obj)[:300])
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin="apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                      "metadata: {name: x}\nspec: {minMember: 1}\n")
+    api.check("405 for a PodGroup written through the API (read-only)", rc != 0 and "MethodNotAllowed" in out, out.strip())
     rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("bad", -1, 1))
     api.check("422 for a weight below 1", rc != 0 and 'The Queue "bad" is invalid' in out
               and "queue weight must be a positive integer" in out, out.strip())

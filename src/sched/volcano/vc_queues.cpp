@@ -19,6 +19,40 @@ ObjectKind install_queues(ObjectStore& store, const std::vector<QueueSpec>& queu
   return kind;
 }
 
+KindInfo pod_group_kind() {
+  return KindInfo{kVolcanoSchedulingGroup, "v1beta1", "PodGroup", kVolcanoPodGroupPlural, true, KindStorage::kTyped, {}};
+}
+
+ObjectKind install_pod_groups(ObjectStore& store) {
+  const KindInfo info = pod_group_kind();
+  const std::optional<ObjectKind> known = store.find_kind(info.group, info.plural);
+  return known ? *known : store.register_kind<GroupObject>(info);
+}
+
+void Volcano::publish_group(std::int32_t j) {
+  Job& job = jobs_[static_cast<std::size_t>(j)];
+  if (job.store_id >= 0) {
+    if (job.published == job.phase) return;
+    job.published = job.phase;
+    store_.update<GroupObject>(group_kind_, static_cast<std::uint32_t>(job.store_id),
+                               [&](GroupObject& o) { o.phase = job.phase; });
+    return;
+  }
+  GroupObject o;
+  o.spec.name = job.name;
+  o.spec.ns = store_.namespace_(job.ns).name;
+  o.spec.min_member = job.min_member;
+  o.spec.has_min_resources = job.has_min_resources;
+  for (std::size_t i = 0; i < kMaxResources; ++i) o.spec.min_resources[i] = static_cast<std::int64_t>(job.min_resources.v[i]);
+  o.spec.queue = job.queue_name;
+  o.spec.priority_class = job.priority_class;
+  o.spec.created = job.created;
+  o.spec.min_task_member = job.task_min;
+  o.phase = job.phase;
+  job.published = job.phase;
+  job.store_id = store_.create(group_kind_, ObjectMeta{job.name, job.ns, 0, false}, std::move(o));
+}
+
 // cache.go Snapshot: the session sees each queue as the informer last delivered it (a new
 // weight or capability from this session on), a new queue once it exists, none once deleted.
 // Only the queues whose resourceVersion moved are copied; when a queue came or went, every

@@ -17,10 +17,18 @@ namespace kubesim::volcano {
 
 inline constexpr const char* kVolcanoSchedulingGroup = "scheduling.volcano.sh";
 inline constexpr const char* kQueuePlural = "queues";
+inline constexpr const char* kVolcanoPodGroupPlural = "podgroups";
 
 KindInfo queue_kind();
 // Registers the Queue kind once (its id if already there) and creates those of `queues` the
 // store has no Queue of that name for.
 ObjectKind install_queues(ObjectStore& store, const std::vector<QueueSpec>& queues);
+
+// Volcano's PodGroup (namespaced), objects of type GroupObject (volcano.hpp) that the model
+// writes: each job's PodGroup once a session has seen it, with the phase each session's close
+// gives it, as vc-scheduler writes status.phase (framework/session.go jobStatus). Served
+// read-only: the model does not read PodGroups created through the API.
+KindInfo pod_group_kind();
+ObjectKind install_pod_groups(ObjectStore& store);
 
 }  // namespace kubesim::volcano

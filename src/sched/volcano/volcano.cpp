@@ -97,6 +97,7 @@ Volcano::Volcano(Config config, ObjectStore& store, SchedulerHost& host, std::ui
   // The queues are the store's from here on (vc_queues.hpp); they are ordered by
   // creationTimestamp then UID after the plugins: the file's order, then creation's.
   queue_kind_ = install_queues(store_, std::exchange(config_.queues, {}));
+  group_kind_ = install_pod_groups(store_);
   sync_queues();
   for (const PodGroupSpec& g : config_.pod_groups) {
     const std::int32_t j = new_job(g.name, store_.ensure_namespace(g.ns), g.queue, g.created);
@@ -436,6 +437,7 @@ void Volcano::close_session(SimTime now) {
       host_.client().set_unschedulable(p, job.fit_message, now);
     }
   }
+  for (const std::int32_t j : active_jobs_) publish_group(j);
 }
 
 void Volcano::commit(std::vector<Op>& ops, SimTime now) {

@@ -350,6 +350,11 @@ TEST(VolcanoQueues, TheStoresQueuesAreThoseOfTheNextSession) {
   c.host.run_until(SimTime::from_seconds(0.5));
   c.vc.run_session(SimTime::from_seconds(1));
   EXPECT_EQ(c.committed(pods), 0);
+  // The model's PodGroups are in the store once a session has seen them, with their phase.
+  const ObjectKind groups = *c.store.find_kind(kVolcanoSchedulingGroup, kVolcanoPodGroupPlural);
+  ASSERT_EQ(c.store.object_count(groups), 2u);
+  EXPECT_EQ(c.store.get<GroupObject>(groups, 0).spec.queue, "c");
+  EXPECT_EQ(c.store.get<GroupObject>(groups, 0).phase, GroupPhase::kPending);
   QueueSpec q;
   q.name = "c";
   q.capability[kCpu] = 1000;
@@ -361,6 +366,7 @@ TEST(VolcanoQueues, TheStoresQueuesAreThoseOfTheNextSession) {
   c.store.update<QueueSpec>(kind, id, [](QueueSpec& s) { s.capability[kCpu] = 2000; });
   c.vc.run_session(SimTime::from_seconds(3));
   EXPECT_EQ(c.committed(pods), 2);
+  EXPECT_EQ(c.store.get<GroupObject>(groups, 1).phase, GroupPhase::kRunning);
   c.store.remove(kind, id);
   const PodId late = c.pod(1, "c");
   c.host.run_until(SimTime::from_seconds(3.5));
