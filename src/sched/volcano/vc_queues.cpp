@@ -76,8 +76,7 @@ void Volcano::sync_queues() {
     queue_seen_[id] = seen;
     QueueSpec& q = config_.queues[id];
     if (m.deleted) {
-      q = QueueSpec{};
-      q.name.clear();
+      q = QueueSpec{};  // no name: no job finds it
       q.open = false;
       changed_set = true;
     } else {
