@@ -2,25 +2,13 @@
 
 #include <limits>
 
+#include "api/volcano_kind_codecs.hpp"
 #include "core/quantity.hpp"
 #include "sched/scheduler_plugins_objects.hpp"
 
 namespace kubesim::api {
 
 using Json = nlohmann::json;
-
-namespace {
-
-// A v1.ResourceList of the resources `keep` selects (cpu in millicores, the others in units).
-template <typename Keep>
-Json resource_list_json(const Resources& r, const ResourceNames& names, Keep&& keep) {
-  Json out = Json::object();
-  for (std::size_t i = 0; i < kMaxResources && i < names.size(); ++i)
-    if (keep(i)) out[names.name(i)] = format_quantity(r[i], i == kCpu);
-  return out;
-}
-
-}  // namespace
 
 Json pod_group_json(const PodGroupObject& group, const ResourceNames& names, const TimeFormat& time) {
   Json spec = {{"minMember", group.min_member}};
@@ -45,8 +33,9 @@ bool int32_field(const Json& spec, const char* key, std::int32_t& out, std::stri
   return true;
 }
 
-// A v1.ResourceList (quantities as the CRD's int-or-string schema allows) into `out`, marking
-// the resources present; the error's text, empty on success.
+
+}  // namespace
+
 std::string decode_resource_list(const Json& list, const std::string& where, ResourceNames& names, Resources& out,
                                  std::array<bool, kMaxResources>* present) {
   if (!list.is_object()) return where + ": Invalid value: " + list.dump() + ": expected a map of quantities";
@@ -65,8 +54,6 @@ std::string decode_resource_list(const Json& list, const std::string& where, Res
   }
   return {};
 }
-
-}  // namespace
 
 std::string decode_pod_group(std::string_view json, PodGroupObject& out, ResourceNames& names, const TimeFormat& time) {
   const Json o = Json::parse(json);
@@ -129,21 +116,6 @@ std::string decode_elastic_quota(std::string_view json, ElasticQuotaObject& out,
   return {};
 }
 
-namespace {
-
-// Sets `kind`'s codec (when the store has it and it has none yet) from its encode / decode.
-template <typename T, typename Encode, typename Decode>
-void set_codec_once(ObjectStore& store, const KindInfo& info, Encode encode, Decode decode) {
-  const auto kind = store.find_kind(info.group, info.plural);
-  if (!kind || store.kind_info(*kind).codec.encode) return;
-  store.set_codec(*kind, KindCodec{[encode](const void* object) { return encode(*static_cast<const T*>(object)).dump(); },
-                                   [decode](std::string_view json, void* object) {
-                                     return decode(json, *static_cast<T*>(object));
-                                   }});
-}
-
-}  // namespace
-
 void install_kind_codecs(ObjectStore& store, TimeFormat time) {
   ResourceNames* names = &store.resource_names();
   set_codec_once<PodGroupObject>(
@@ -152,6 +124,7 @@ void install_kind_codecs(ObjectStore& store, TimeFormat time) {
   set_codec_once<ElasticQuotaObject>(
       store, elastic_quota_kind(), [names](const ElasticQuotaObject& q) { return elastic_quota_json(q, *names); },
       [names](std::string_view json, ElasticQuotaObject& q) { return decode_elastic_quota(json, q, *names); });
+  install_volcano_codecs(store, time);
 }
 
 std::optional<ObjectKind> register_model_kind(ObjectStore& store, std::string_view group, std::string_view plural) {

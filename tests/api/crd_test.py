@@ -13,7 +13,12 @@ served); then examples/crd/podgroup-crd.yaml and a PodGroup created with kubectl
 built-in Coscheduling reads (a gang of 3 is held until its third pod exists, then bound);
 then examples/crd/elasticquota-crd.yaml: the setup's ElasticQuota (elasticquota-setup.yaml)
 is listed, and one applied, raised and deleted with kubectl is what the built-in
-CapacityScheduling admits pods by in its next cycle; 422 (min above max), 409, 404.
+CapacityScheduling admits pods by in its next cycle; 422 (min above max), 409, 404. Then
+`serve --scheduler volcano` with examples/crd/volcano-queue-crd.yaml: the setup's Queues
+(volcano-queue-setup.yaml) are listed, and one applied, raised and deleted with kubectl is what
+the built-in Volcano model's next session uses; 422 for a weight below 1; with
+examples/crd/volcano-podgroup-crd.yaml the model's PodGroups are listed with their phase
+(read-only: 405).
 Each check prints PASS or FAIL; the exit status is 1 when one failed.
 """
 import json
@@ -223,6 +228,73 @@ def elastic_quotas(srv):
     api.check("404 for a missing ElasticQuota", st == 404, obj.get("message", ""))
 
 
+def volcano_queue(name, weight, cpu):
+    return f"""apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {{name: {name}}}
+spec: {{weight: {weight}, capability: {{cpu: "{cpu}"}}}}
+"""
+
+
+def volcano_pod(name, queue):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "annotations": {"scheduling.volcano.sh/queue-name": queue}},
+            "spec": {"schedulerName": "volcano", "containers": [
+                {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}]}}
+
+
+def nodes_of(srv, *pods):
+    """The nodes the pods are bound to (HTTP: kubectl's start-up would dominate the test)."""
+    return [http(srv, "GET", "/api/v1/namespaces/default/pods/" + p)[1]["spec"].get("nodeName") for p in pods]
+
+
+def all_bound(srv, *pods):
+    for _ in range(50):
+        if all(nodes_of(srv, *pods)):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def volcano_queues(srv):
+    """Volcano Queue: the setup's queues listed; one applied, raised and deleted with kubectl is
+    what the built-in model's next session uses (a session every simulated second, 0.1 s here)."""
+    kc = srv.kubeconfig
+    rc, out = kubectl(kc, "apply", "-f", os.path.join(EX, "volcano-queue-crd.yaml"))
+    api.check("Queue crd apply", rc == 0, out.strip())
+    base = "/apis/scheduling.volcano.sh/v1beta1/queues"
+    st, obj = http(srv, "GET", base)
+    api.check("default and the setup's queue listed with their spec",
+              [(i["metadata"]["name"], i["spec"]["weight"], i["spec"].get("capability")) for i in obj.get("items", [])]
+              == [("default", 1, None), ("research", 2, {"cpu": "4"})], json.dumps(obj)[:300])
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("small", 1, 1))
+    api.check("Queue apply", rc == 0 and "queue.scheduling.volcano.sh/small created" in out, out.strip())
+    for p in ("a", "b"):
+        http(srv, "POST", "/api/v1/namespaces/default/pods", volcano_pod(p, "small"))
+    time.sleep(0.4)  # four sessions
+    nodes = nodes_of(srv, "a", "b")
+    api.check("capability 1 cpu: one of two 1-cpu pods bound, the other waits", sum(map(bool, nodes)) == 1, str(nodes))
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("small", 2, 2))
+    api.check("capability raised with kubectl apply: both bound at a next session",
+              rc == 0 and all_bound(srv, "a", "b") and http(srv, "GET", base + "/small")[1]["spec"]["weight"] == 2,
+              out.strip())
+    rc, out = kubectl(kc, "delete", "queue", "small")
+    http(srv, "POST", "/api/v1/namespaces/default/pods", volcano_pod("c", "small"))
+    time.sleep(0.4)
+    api.check("queue deleted: its new pod is not scheduled", rc == 0 and nodes_of(srv, "c") == [None], out.strip())
+    rc, out = kubectl(kc, "apply", "-f", os.path.join(EX, "volcano-podgroup-crd.yaml"))
+    st, obj = http(srv, "GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/podgroup-a")
+    spec, status = obj.get("spec", {}), obj.get("status", {})
+    api.check("the model's PodGroup of pod a listed: minMember 1, queue small, phase Running",
+              rc == 0 and st == 200 and (spec.get("minMember"), spec.get("queue"), spec.get("minResources"),
+                                         status.get("phase")) == (1, "small", {"cpu": "1"}, "Running"), json.dumps(obj)[:300])
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin="apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                      "metadata: {name: x}\nspec: {minMember: 1}\n")
+    api.check("405 for a PodGroup written through the API (read-only)", rc != 0 and "MethodNotAllowed" in out, out.strip())
+    rc, out = kubectl(kc, "apply", "-f", "-", stdin=volcano_queue("bad", -1, 1))
+    api.check("422 for a weight below 1", rc != 0 and 'The Queue "bad" is invalid' in out
+              and "queue weight must be a positive integer" in out, out.strip())
+
 def main():
     kubesim = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="kubesim-crd-") as tmp:
@@ -236,6 +308,14 @@ def main():
             widgets(srv)
             pod_groups(srv)
             elastic_quotas(srv)
+        finally:
+            srv.stop()
+        srv = api.Server(kubesim, tmp, "volcano", ["--cluster", os.path.join(REPO, "examples/serve/cluster.yaml"),
+                                                  "--clock", "realtime=10", "--keep-serving", "--scheduler", "volcano",
+                                                  "--scheduler-config", os.path.join(HERE, "volcano-queue-setup.yaml")])
+        try:
+            if api.check("serve --scheduler volcano starts", srv.up, srv.stderr()[-300:]):
+                volcano_queues(srv)
         finally:
             srv.stop()
     print(f"{api.passes} passed, {len(api.failures)} failed", flush=True)

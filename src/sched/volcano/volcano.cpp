@@ -13,9 +13,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/error.hpp"
 #include "sched/cluster_client.hpp"
+#include "sched/volcano/vc_queues.hpp"
 
 namespace kubesim::volcano {
 
@@ -92,9 +94,11 @@ Volcano::Volcano(Config config, ObjectStore& store, SchedulerHost& host, std::ui
     for (const PluginOption& o : t.plugins) plugin_mask_ |= 1u << static_cast<unsigned>(o.plugin);
   read_score_weights();
   gpu_slot_ = store_.resource_names().find("nvidia.com/gpu");
-  queue_attrs_.resize(config_.queues.size());
-  // Queues are ordered by creationTimestamp then UID after the plugins: the file's order.
-  for (std::size_t i = 0; i < config_.queues.size(); ++i) queue_created_.push_back(static_cast<std::int64_t>(i));
+  // The queues are the store's from here on (vc_queues.hpp); they are ordered by
+  // creationTimestamp then UID after the plugins: the file's order, then creation's.
+  queue_kind_ = install_queues(store_, std::exchange(config_.queues, {}));
+  group_kind_ = install_pod_groups(store_);
+  sync_queues();
   for (const PodGroupSpec& g : config_.pod_groups) {
     const std::int32_t j = new_job(g.name, store_.ensure_namespace(g.ns), g.queue, g.created);
     set_group_spec(j, g);
@@ -155,6 +159,7 @@ std::int32_t Volcano::new_job(std::string name, NamespaceId ns, const std::strin
   job.name = std::move(name);
   job.ns = ns;
   job.queue = config_.find_queue(queue);
+  job.queue_name = queue;
   job.created_second = now.micros() / 1'000'000;
   job.created = now;
   job.uid = uid_rng_.next_u64();
@@ -387,6 +392,7 @@ void Volcano::open_session() {
     const PriorityClass* pc = store_.find_priority_class(job.priority_class);
     job.priority = pc ? pc->value : 0;
   }
+  sync_queues();
   for (QueueAttr& a : queue_attrs_) a = QueueAttr{};
   if (plugin_on(Plugin::kProportion)) open_proportion();
   if (plugin_on(Plugin::kDrf)) open_drf();
@@ -431,6 +437,7 @@ void Volcano::close_session(SimTime now) {
       host_.client().set_unschedulable(p, job.fit_message, now);
     }
   }
+  for (const std::int32_t j : active_jobs_) publish_group(j);
 }
 
 void Volcano::commit(std::vector<Op>& ops, SimTime now) {

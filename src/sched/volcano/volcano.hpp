@@ -14,6 +14,8 @@
 // them for the session when it is pipelined, and discards them otherwise.
 //
 // Objects (vc_config.hpp): Queues and PodGroups from the setup's file; the `default` queue.
+// The Queues are the store's (vc_queues.hpp: served by `kubesim serve`, re-read at each
+// session's open, as upstream's Snapshot).
 // A pod of schedulerName volcano without the annotation scheduling.k8s.io/group-name gets the
 // PodGroup the podgroup controller creates (pkg/controllers/podgroup/pg_controller_handler.go
 // createNormalPodPGIfNotExist): podgroup-<owner uid> (its Job's, else its own), minMember 1,
@@ -79,6 +81,13 @@ bool preemptable_pod(const PodTemplate& spec);
 enum class GroupPhase : std::uint8_t { kPending, kInqueue, kRunning, kUnknown };
 const char* to_string(GroupPhase p);
 
+// A PodGroup as the store keeps it for the API (vc_queues.hpp install_pod_groups): its spec as
+// the model has it and the phase the model's last session wrote (session.go jobStatus).
+struct GroupObject {
+  PodGroupSpec spec;
+  GroupPhase phase = GroupPhase::kPending;
+};
+
 class Volcano final : public SchedulerModel {
  public:
   // bind_latency: from the session's instant to the binding. Not the latency model's
@@ -141,7 +150,10 @@ class Volcano final : public SchedulerModel {
   struct Job {
     std::string name;
     NamespaceId ns;
-    std::int32_t queue = -1;  // -1: a queue that does not exist (never scheduled)
+    std::int32_t queue = -1;  // -1: a queue that does not exist (not scheduled while so)
+    std::string queue_name;   // spec.queue: looked up again when queues come or go
+    std::int64_t store_id = -1;  // its GroupObject in the store (-1: not published yet)
+    GroupPhase published = GroupPhase::kPending;
     std::int32_t min_member = 1;
     VRes min_resources;
     bool has_min_resources = false;
@@ -209,6 +221,11 @@ class Volcano final : public SchedulerModel {
   void arm(SimTime now);
   bool has_work() const;
   void open_session();
+  // vc_queues.cpp: the store's Queues into config_.queues (those changed since last time).
+  void sync_queues();
+  // vc_queues.cpp: the job's PodGroup and phase into the store (created at its first session's
+  // close, updated when the phase changes).
+  void publish_group(std::int32_t job);
   void close_session(SimTime now);
   void commit(std::vector<Op>& ops, SimTime now);
   void discard(std::vector<Op>& ops);
@@ -315,6 +332,9 @@ class Volcano final : public SchedulerModel {
   std::map<std::tuple<std::uint32_t, std::string>, std::int32_t> job_index_;  // (ns, name)
   std::map<std::uint32_t, std::int32_t> owner_groups_;  // batch Job id -> its pods' group
   std::vector<QueueAttr> queue_attrs_;  // by queue index
+  ObjectKind queue_kind_{};                 // the store's Queue kind (vc_queues.hpp)
+  std::vector<std::uint64_t> queue_seen_;   // by queue index: the resourceVersion last read
+  ObjectKind group_kind_{};                 // the store's PodGroup kind (read-only for the API)
   // The podgroup controller (volcano_controller.cpp): its kube client's token bucket (the
   // instant it is full again, on the binary's clock), when its worker is free, and the pods
   // waiting for their group with the instant each joins (non-decreasing: one worker).

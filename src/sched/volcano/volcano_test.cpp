@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "sched/volcano/vc_queues.hpp"
 #include "testing/builders.hpp"
 #include "testing/fake_scheduler_host.hpp"
 
@@ -335,6 +336,43 @@ TEST(VolcanoSession, APodNamingAMissingPodGroupIsNotScheduled) {
   c.vc.run_session(SimTime::from_seconds(1));
   EXPECT_FALSE(c.vc.committed_node(p).valid());
   EXPECT_EQ(c.vc.group_of(p), "");
+}
+
+TEST(VolcanoQueues, TheStoresQueuesAreThoseOfTheNextSession) {
+  // Queues are the store's (vc_queues.hpp): pods of queue "c" wait while it does not exist;
+  // created with a capability of 1 cpu, one of two is placed; raised to 2, the other; once
+  // deleted, a new pod of it is not scheduled.
+  Cluster c(default_config());
+  c.node("n0", 4, 16 * Gi);
+  const ObjectKind kind = *c.store.find_kind(kVolcanoSchedulingGroup, kQueuePlural);
+  ASSERT_EQ(c.store.object_count(kind), 1u);  // default
+  const std::vector<PodId> pods{c.pod(1, "c"), c.pod(1, "c")};
+  c.host.run_until(SimTime::from_seconds(0.5));
+  c.vc.run_session(SimTime::from_seconds(1));
+  EXPECT_EQ(c.committed(pods), 0);
+  // The model's PodGroups are in the store once a session has seen them, with their phase.
+  const ObjectKind groups = *c.store.find_kind(kVolcanoSchedulingGroup, kVolcanoPodGroupPlural);
+  ASSERT_EQ(c.store.object_count(groups), 2u);
+  EXPECT_EQ(c.store.get<GroupObject>(groups, 0).spec.queue, "c");
+  EXPECT_EQ(c.store.get<GroupObject>(groups, 0).phase, GroupPhase::kPending);
+  QueueSpec q;
+  q.name = "c";
+  q.capability[kCpu] = 1000;
+  q.capability_slots = 1u << kCpu;
+  const std::uint32_t id = c.store.create(kind, ObjectMeta{"c", NamespaceId(), 0, false}, q);
+  c.vc.run_session(SimTime::from_seconds(2));
+  EXPECT_EQ(c.committed(pods), 1);
+  EXPECT_EQ(c.vc.config().queues[id].name, "c");
+  c.store.update<QueueSpec>(kind, id, [](QueueSpec& s) { s.capability[kCpu] = 2000; });
+  c.vc.run_session(SimTime::from_seconds(3));
+  EXPECT_EQ(c.committed(pods), 2);
+  EXPECT_EQ(c.store.get<GroupObject>(groups, 1).phase, GroupPhase::kRunning);
+  c.store.remove(kind, id);
+  const PodId late = c.pod(1, "c");
+  c.host.run_until(SimTime::from_seconds(3.5));
+  c.vc.run_session(SimTime::from_seconds(4));
+  EXPECT_EQ(c.committed({late}), 0);
+  EXPECT_EQ(c.vc.config().queues[id].name, "");
 }
 
 }  // namespace
