@@ -341,8 +341,11 @@ bool Scheduler::dry_run_preemption(const CycleContext& ctx, std::uint32_t offset
 // time among the highest-priority victims (GetEarliestPodStartTime). A full tie goes to "the
 // first such node" of a Go map walk: the map (CandidatesToVictimsMap) is filled in the order
 // DryRunPreemption's parallel workers (Parallelizer.Until, one node per piece) finished, and
-// is walked from a random slot, so every tied node is equally likely; kubesim draws one
-// uniformly from its own stream (one draw per further tied candidate: reservoir sampling), so
+// is walked from a random slot. The walk alone is not uniform (Go 1.19 runtime/map.go: in a
+// map of at most 8 entries the walk starts at one of 8 slots, so the first-filled of k entries
+// comes first with probability (9-k)/8), but the fill order is the workers' finishing order,
+// which on a multi-core scheduler follows no node order; over it every tied node is equally
+// likely. kubesim draws one uniformly from its own stream (one draw per further tied candidate: reservoir sampling), so
 // a run without full ties draws nothing. This matters with CapacityScheduling, whose dry run
 // starts at offset 0 (GetOffsetAndNumCandidates): taking the first tied candidate would put
 // every preemptor on the first node. Returns the index in candidates_.
