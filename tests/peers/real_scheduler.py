@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -36,10 +37,14 @@ def unpack_peer(kubesim_repo, peers, packed_name, work, binary_name, what):
     os.makedirs(work, exist_ok=True)
     binary = os.path.join(work, binary_name)
     if not os.path.exists(binary):
-        with open(binary + ".tmp", "wb") as f:
+        # A temporary name of its own: ctest runs several oracles at once that unpack the same
+        # binary, and a shared ".tmp" let one rename a file another was still writing (exec
+        # then failed with ETXTBSY). Each replace puts a whole, closed file in place.
+        fd, tmp = tempfile.mkstemp(dir=work, prefix=binary_name + ".")
+        with os.fdopen(fd, "wb") as f:
             subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
-        os.chmod(binary + ".tmp", 0o755)
-        os.replace(binary + ".tmp", binary)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, binary)
     return binary
 
 
