@@ -22,6 +22,8 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tests", "peers"))
+from real_scheduler import unpack_peer  # noqa: E402
 CRDS = ["scheduling.volcano.sh_queues.yaml", "scheduling.volcano.sh_podgroups.yaml",
         "nodeinfo.volcano.sh_numatopologies.yaml", "batch.volcano.sh_jobs.yaml", "bus.volcano.sh_commands.yaml"]
 # The study's experiments (examples/multitenant/e3.yaml, e4.yaml): per tenant bursts
@@ -100,16 +102,6 @@ def first_divergence(real, model):
     return f"every session starts the same pods per tenant ({len(real)} sessions with starts)"
 
 
-def unpack(peers, work, name):
-    binary = os.path.join(work, name)
-    if not os.path.exists(binary):
-        with open(binary, "wb") as f:
-            subprocess.run(["xz", "-dc", os.path.join(peers, "volcano", f"{name}-volcano-v1.7.0-linux-amd64.xz")],
-                           stdout=f, check=True)
-        os.chmod(binary, 0o755)
-    return binary
-
-
 def main():
     global TENANTS
     kubesim, timeshim, work = (os.path.abspath(a) for a in sys.argv[1:4])
@@ -119,7 +111,13 @@ def main():
     experiment = args[args.index("--experiment") + 1] if "--experiment" in args else "e3"
     TENANTS = EXPERIMENTS[experiment]
     peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
-    os.makedirs(work, exist_ok=True)
+    binaries = []
+    for name in ("vc-controller-manager", "vc-scheduler"):
+        binaries.append(unpack_peer(REPO, peers, f"volcano/{name}-volcano-v1.7.0-linux-amd64.xz", work, name,
+                                    "the Volcano binaries"))
+        if binaries[-1] is None:
+            return 0
+    controller, scheduler = binaries
     write_inputs(work, scale, experiment)
     scenario, queues = os.path.join(work, "scenario.yaml"), os.path.join(work, "queues.yaml")
     model = {}
@@ -129,7 +127,6 @@ def main():
                         "--model", "ideal", "--seed", str(seed), "--out", out, "--quiet"], check=True)
         for t, w in waits(os.path.join(out, "summary.csv")).items():
             model.setdefault(t, []).append(w)
-    controller, scheduler = unpack(peers, work, "vc-controller-manager"), unpack(peers, work, "vc-scheduler")
     with open(os.path.join(work, "conf", "volcano-scheduler.conf"), "w") as f:  # alone in its folder: see docs
         f.write(open(os.path.join(peers, "volcano", "volcano-scheduler.conf")).read())
     # serve splits --scheduler-command on blanks: ${IFS} keeps the shell's command one word.
