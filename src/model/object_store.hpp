@@ -158,6 +158,13 @@ class ObjectStore {
     info.storage = KindStorage::kTyped;
     return add_kind(std::make_unique<TypedKindTable<T>>(std::move(info)));
   }
+  // The kind served at info's group/plural, registered as a typed kind of T on first use
+  // (a setup and a CRD applied to serve may each ask for it first).
+  template <class T>
+  ObjectKind ensure_kind(KindInfo info) {
+    if (const std::optional<ObjectKind> known = find_kind(info.group, info.plural)) return *known;
+    return register_kind<T>(std::move(info));
+  }
   // Registers an opaque custom resource (a CustomResourceDefinition's kind): its objects
   // are OpaqueObject (JSON text).
   ObjectKind register_custom_kind(KindInfo info) {

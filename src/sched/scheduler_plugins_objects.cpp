@@ -121,8 +121,7 @@ bool create_typed(ObjectStore& store, const KindInfo& info, const T& object) {
 // Registers the typed kind `info` once (the kind id if already there) and creates `objects`.
 template <typename T>
 ObjectKind install_kind(ObjectStore& store, const KindInfo& info, const std::vector<T>& objects) {
-  const std::optional<ObjectKind> known = store.find_kind(info.group, info.plural);
-  const ObjectKind kind = known ? *known : store.register_kind<T>(info);
+  const ObjectKind kind = store.ensure_kind<T>(info);
   for (const T& o : objects) create_typed(store, info, o);
   return kind;
 }

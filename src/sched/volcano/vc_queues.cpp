@@ -11,9 +11,7 @@ KindInfo queue_kind() {
 }
 
 ObjectKind install_queues(ObjectStore& store, const std::vector<QueueSpec>& queues) {
-  const KindInfo info = queue_kind();
-  const std::optional<ObjectKind> known = store.find_kind(info.group, info.plural);
-  const ObjectKind kind = known ? *known : store.register_kind<QueueSpec>(info);
+  const ObjectKind kind = store.ensure_kind<QueueSpec>(queue_kind());
   for (const QueueSpec& q : queues)
     if (!store.find(kind, NamespaceId(), q.name)) store.create(kind, ObjectMeta{q.name, NamespaceId(), 0, false}, q);
   return kind;
@@ -24,9 +22,7 @@ KindInfo pod_group_kind() {
 }
 
 ObjectKind install_pod_groups(ObjectStore& store) {
-  const KindInfo info = pod_group_kind();
-  const std::optional<ObjectKind> known = store.find_kind(info.group, info.plural);
-  return known ? *known : store.register_kind<GroupObject>(info);
+  return store.ensure_kind<GroupObject>(pod_group_kind());
 }
 
 void Volcano::publish_group(std::int32_t j) {
