@@ -204,7 +204,14 @@ class Shim {
   void on_seccomp(pid_t tid);
   void on_syscall_exit(pid_t tid);
   void edit_auxv(pid_t tid);
+  struct TextRegion {
+    std::uint64_t lo;
+    std::vector<unsigned char> bytes;
+  };
+  std::vector<TextRegion> read_text(pid_t tid);
+  bool poke_text(pid_t tid, std::uint64_t addr, std::initializer_list<unsigned char> bytes);
   void pin_go_runtime(pid_t tid);
+  int pin_fastrand(pid_t tid, const std::vector<TextRegion>& text);
   void park(pid_t tid);
   void start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline);
   void wake_due();
@@ -320,57 +327,137 @@ void Shim::edit_auxv(pid_t tid) {
 //   one that runs the timers; the program's system calls do not block (sockets are
 //   non-blocking), so no P needs retaking.
 // A non-Go program, or a Go build without that code, runs unchanged.
-void Shim::pin_go_runtime(pid_t tid) {
-  // The cputicks body from the RDTSCP to the JMP back after RDTSC.
-  static const unsigned char kCputicks[] = {0x0f, 0x01, 0xf9, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x01, 0xd0, 0x48, 0x89, 0x44,
-                                            0x24, 0x08, 0xc3, 0x0f, 0xae, 0xf0, 0x0f, 0xae, 0xe8, 0x0f, 0x31, 0xeb};
+// The target's executable mappings (start address and bytes), read once at the exec stop.
+std::vector<Shim::TextRegion> Shim::read_text(pid_t tid) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/maps", tid);
   FILE* maps = std::fopen(path, "r");
-  if (!maps) return;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> text;
+  if (!maps) return {};
+  std::vector<TextRegion> text;
   char line[512];
   while (std::fgets(line, sizeof line, maps)) {
     unsigned long long lo = 0, hi = 0;
     char perms[8] = {};
-    if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[2] == 'x')
-      text.emplace_back(lo, hi);
+    if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[2] == 'x' && hi > lo &&
+        hi - lo <= (std::uint64_t{1} << 30)) {
+      text.push_back({lo, std::vector<unsigned char>(hi - lo)});
+      if (!read_mem(tid, lo, text.back().bytes.data(), hi - lo)) text.pop_back();
+    }
   }
   std::fclose(maps);
-  std::vector<unsigned char> chunk;
+  return text;
+}
+
+// Writes bytes at addr in the target's text. Text pages are read-only: PTRACE_POKETEXT
+// writes them (process_vm_writev would not).
+bool Shim::poke_text(pid_t tid, std::uint64_t addr, std::initializer_list<unsigned char> bytes) {
+  const std::uint64_t word_addr = addr & ~std::uint64_t{7};
+  const std::size_t off = addr - word_addr;
+  unsigned char word[24];
+  if (bytes.size() > 16 || !read_mem(tid, word_addr, word, sizeof word)) return false;
+  std::copy(bytes.begin(), bytes.end(), word + off);
+  for (std::size_t w = 0; w < (off + bytes.size() + 7) / 8; ++w) {
+    std::uint64_t value = 0;
+    std::memcpy(&value, word + 8 * w, 8);
+    if (ptrace(PTRACE_POKETEXT, tid, reinterpret_cast<void*>(word_addr + 8 * w), reinterpret_cast<void*>(value)) != 0)
+      return false;
+  }
+  return true;
+}
+
+void Shim::pin_go_runtime(pid_t tid) {
+  // The cputicks body from the RDTSCP to the JMP back after RDTSC.
+  static const unsigned char kCputicks[] = {0x0f, 0x01, 0xf9, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x01, 0xd0, 0x48, 0x89, 0x44,
+                                            0x24, 0x08, 0xc3, 0x0f, 0xae, 0xf0, 0x0f, 0xae, 0xe8, 0x0f, 0x31, 0xeb};
+  const std::vector<TextRegion> text = read_text(tid);
   std::uint64_t found = 0;
-  for (const auto& [lo, hi] : text) {
-    constexpr std::uint64_t kChunk = 1 << 22;
-    for (std::uint64_t at = lo; at < hi && !found; at += kChunk) {
-      const std::uint64_t n = std::min<std::uint64_t>(hi - at, kChunk + sizeof kCputicks);  // overlap
-      chunk.resize(n);
-      if (!read_mem(tid, at, chunk.data(), n)) break;
-      auto it = std::search(chunk.begin(), chunk.end(), std::begin(kCputicks), std::end(kCputicks));
-      if (it != chunk.end()) found = at + static_cast<std::uint64_t>(it - chunk.begin());
+  for (const auto& region : text) {
+    auto it = std::search(region.bytes.begin(), region.bytes.end(), std::begin(kCputicks), std::end(kCputicks));
+    if (it != region.bytes.end()) {
+      found = region.lo + static_cast<std::uint64_t>(it - region.bytes.begin());
+      break;
     }
-    if (found) break;
   }
   if (!found) return;
   // RDTSCP -> XOR EAX,EAX; CDQ (RAX = RDX = 0); MFENCE -> the same; RDTSC -> a 2-byte NOP.
-  // Text pages are read-only: PTRACE_POKETEXT writes them (process_vm_writev would not).
-  auto patch = [&](std::uint64_t addr, std::initializer_list<unsigned char> bytes) {
-    const std::uint64_t word_addr = addr & ~std::uint64_t{7};
-    const std::size_t off = addr - word_addr;
-    unsigned char word[16];
-    if (!read_mem(tid, word_addr, word, sizeof word)) return false;
-    std::copy(bytes.begin(), bytes.end(), word + off);
-    for (std::size_t w = 0; w < (off + bytes.size() + 7) / 8; ++w) {
-      std::uint64_t value = 0;
-      std::memcpy(&value, word + 8 * w, 8);
-      if (ptrace(PTRACE_POKETEXT, tid, reinterpret_cast<void*>(word_addr + 8 * w), reinterpret_cast<void*>(value)) != 0)
-        return false;
-    }
-    return true;
-  };
-  go_runtime_ = patch(found, {0x31, 0xc0, 0x99}) && patch(found + 16, {0x31, 0xc0, 0x99}) && patch(found + 22, {0x66, 0x90});
+  go_runtime_ = poke_text(tid, found, {0x31, 0xc0, 0x99}) && poke_text(tid, found + 16, {0x31, 0xc0, 0x99}) &&
+                poke_text(tid, found + 22, {0x66, 0x90});
+  const int pinned = go_runtime_ ? pin_fastrand(tid, text) : 0;
   if (opt_.verbose)
-    std::fprintf(stderr, "timeshim: Go runtime: cputicks at 0x%llx %s\n", static_cast<unsigned long long>(found),
-                 go_runtime_ ? "patched" : "NOT patched");
+    std::fprintf(stderr, "timeshim: Go runtime: cputicks at 0x%llx %s; %d fastrand state reads pinned\n",
+                 static_cast<unsigned long long>(found), go_runtime_ ? "patched" : "NOT patched", pinned);
+}
+
+// The state every pinned fastrand read loads (sign-extended from 32 bits), derived from
+// --seed. Go 1.19 (runtime/stubs.go fastrand, amd64): state += 0xa0761d6478bd642f; out =
+// uint32(hi ^ lo) of the 128-bit product state * (state ^ 0xe7037ed1a0b428db). Two draws are
+// kept away from values that change how the program runs rather than which of equal choices
+// it makes: newproc1 traces a goroutine's scheduling latency when uint8(out) % 8 == 0 (one
+// clock read per switch), and fastexprand's memory-profile sampling distance is -ln(q) times
+// the mean for q = (out >> 6 + 1) / 2^26 (q near 1 would sample every allocation), so out
+// must have a low 3 bits != 0 and q in [1/4, 1/2).
+static std::uint32_t pinned_fastrand_state(std::uint64_t seed) {
+  for (std::uint32_t candidate = static_cast<std::uint32_t>(seed * 0x9e3779b97f4a7c15ULL >> 33);; ++candidate) {
+    const std::uint64_t state = 0xa0761d6478bd642fULL + static_cast<std::uint64_t>(static_cast<std::int32_t>(candidate));
+    const unsigned __int128 product = static_cast<unsigned __int128>(state) * (state ^ 0xe7037ed1a0b428dbULL);
+    const auto out = static_cast<std::uint32_t>(static_cast<std::uint64_t>(product >> 64) ^ static_cast<std::uint64_t>(product));
+    if ((out & 7) != 0 && (out >> 30) == 1) return candidate;
+  }
+}
+
+// Go 1.19's fastrand keeps its state per thread (m.fastrand) and is inlined wherever it is
+// used: every site loads the state from the thread's m, adds 0xa0761d6478bd642f (a MOVABS
+// within a few bytes of the load) and stores it back. Seeding the state (AT_RANDOM,
+// cputicks) is not enough for the same draws in every run: which thread makes a draw and how
+// many draws came before depend on timing (findrunnable's stealWork draws each time the P
+// runs dry, and which idle thread takes the P when input arrives is the kernel's choice).
+// So every load of the state becomes a load of one constant (MOV r64, [m+off] -> MOV r64,
+// imm32; ADD r64, [m+off] -> ADD r64, imm32: both 7 bytes): every draw returns the same
+// number, whatever thread or moment. Map iterations then start at one place set by --seed
+// (makemap's hash0 is such a draw too, so iteration orders still differ between seeds),
+// select polls its ready cases in one fixed order, and work stealing, treap priorities of
+// the semaphore table and profiling samples take fixed values. Returns the sites pinned.
+int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
+  static const unsigned char kStep[] = {0x2f, 0x64, 0xbd, 0x78, 0x64, 0x1d, 0x76, 0xa0};  // MOVABS imm64, little endian
+  struct Load {
+    std::uint64_t addr;
+    unsigned char rex, op, modrm;
+    std::uint32_t disp;
+  };
+  std::vector<Load> loads;
+  std::map<std::uint32_t, int> by_disp;  // the state's offset in m is the one most loads use
+  for (const auto& region : text) {
+    const auto& b = region.bytes;
+    for (auto it = b.begin(); (it = std::search(it, b.end(), std::begin(kStep), std::end(kStep))) != b.end(); ++it) {
+      const auto at = static_cast<std::size_t>(it - b.begin());
+      if (at < 2 || (b[at - 2] & 0xf8) != 0x48 || (b[at - 1] & 0xf8) != 0xb8) continue;  // REX.W B8+r
+      // The load: REX.W (03|8B) modrm(mod=10, no SIB) disp32, within 16 bytes either side.
+      for (std::size_t p = at >= 18 ? at - 18 : 0; p + 7 <= b.size() && p < at + 24; ++p) {
+        const unsigned char rex = b[p], op = b[p + 1], modrm = b[p + 2];
+        if ((rex & 0xf8) != 0x48 || (op != 0x03 && op != 0x8b) || (modrm & 0xc0) != 0x80 || (modrm & 7) == 4) continue;
+        std::uint32_t disp = 0;
+        std::memcpy(&disp, &b[p + 3], 4);
+        loads.push_back({region.lo + p, rex, op, modrm, disp});
+        ++by_disp[disp];
+        break;
+      }
+    }
+  }
+  const auto mode = std::max_element(by_disp.begin(), by_disp.end(),
+                                     [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (mode == by_disp.end() || mode->second < 8) return 0;  // not Go 1.19's inlined fastrand
+  const std::uint32_t imm = pinned_fastrand_state(opt_.seed.value_or(0));
+  int pinned = 0;
+  for (const Load& l : loads) {
+    if (l.disp != mode->first) continue;
+    const auto reg = static_cast<unsigned char>((l.modrm >> 3) & 7);
+    const auto rex = static_cast<unsigned char>(0x48 | ((l.rex & 4) ? 1 : 0));  // REX.R (destination) -> REX.B
+    const auto opcode = static_cast<unsigned char>(l.op == 0x03 ? 0x81 : 0xc7);  // ADD /0 or MOV /0, imm32
+    pinned += poke_text(tid, l.addr, {rex, opcode, static_cast<unsigned char>(0xc0 | reg), static_cast<unsigned char>(imm),
+                                      static_cast<unsigned char>(imm >> 8), static_cast<unsigned char>(imm >> 16),
+                                      static_cast<unsigned char>(imm >> 24)});
+  }
+  return pinned;
 }
 
 void Shim::park(pid_t tid) {
