@@ -223,6 +223,16 @@ void ApiServer::notify_watchers() {
   events_cv_.notify_all();
 }
 
+std::size_t ApiServer::end_of_next_watched_event() const {
+  for (std::size_t i = visible_end_; i < cache_.end_index(); ++i) {
+    const LoggedEvent& e = cache_.at(i);
+    for (const auto& weak : watches_)
+      if (const auto w = weak.lock(); w && !w->expired && w->resource == e.resource && in_namespace(*w, *e.object))
+        return i + 1;
+  }
+  return cache_.end_index();
+}
+
 void ApiServer::hold_request_changes() {
   hold_ = true;
   visible_end_ = cache_.end_index();
@@ -230,7 +240,7 @@ void ApiServer::hold_request_changes() {
 
 void ApiServer::release_watch_events() {
   if (!hold_ || visible_end_ == cache_.end_index()) return;
-  visible_end_ = cache_.end_index();
+  visible_end_ = gate_one_ && gate_reads_ ? end_of_next_watched_event() : cache_.end_index();
   notified_end_ = visible_end_;
   events_cv_.notify_all();
 }
