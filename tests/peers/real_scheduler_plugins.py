@@ -1,19 +1,21 @@
 #!/usr/bin/python3
-"""The real scheduler-plugins v0.26.7 kube-scheduler on simulated time (issue 27). Not yet in
-ctest: the two runs' jobs.csv still differ (docs/evidence/cosim.md, "The scheduler-plugins
-binary"; issue 27 is open); run it by hand. serve runs with `--cosim-write-gate all`: every
-request of the scheduler waits at serve's gate and one acts per opening, once it is blocked.
+"""The real scheduler-plugins v0.26.7 kube-scheduler on simulated time (issue 27), for ctest
+(`real_scheduler_plugins`).
 
 Usage: real_scheduler_plugins.py KUBESIM KUBESIM_TIMESHIM PEERS_DIR WORK_DIR
 PEERS_DIR "-" means $KUBESIM_PEERS, else ../shared/peers beside the repository. Skips (exit 0,
 one line) when PEERS_DIR/scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz
 is absent; unpacks it into WORK_DIR once.
 
-Runs tests/peers/scheduler-plugins-case/sp-tenants.yaml twice as a user would run it: `kubesim serve --clock cosim --apply` of the CRDs and ElasticQuotas, and
-`--scheduler-command` the binary with the Helm chart's configuration. Checks: every job
-finishes, the scheduler logged its bindings, the run is at least 20x faster than simulated
-time, and the two jobs.csv are byte for byte the same.
+Runs tests/peers/scheduler-plugins-case/sp-tenants.yaml twice at once, as a user would run it:
+`kubesim serve --clock cosim --apply` of the CRDs and ElasticQuotas, `--scheduler-command` the
+binary with the Helm chart's configuration, and `--cosim-write-gate all` (every request of the
+scheduler, and every watch event, reaches it alone while it is blocked). Checks: every job
+finishes, the scheduler logged its bindings, each run is at least 20x faster than simulated
+time, and the two jobs.csv are byte for byte the same (docs/evidence/cosim.md, "The
+scheduler-plugins binary", says what makes them so).
 """
+import concurrent.futures
 import csv
 import os
 import subprocess
@@ -60,10 +62,12 @@ def main():
     binary = unpack_peer(REPO, peers, PACKED, work, "sp-scheduler", "the real scheduler-plugins scheduler")
     if binary is None:
         return 0
+    outs = [os.path.join(work, "sp-" + name) for name in ("first", "second")]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        runs = [pool.submit(run, kubesim, timeshim, binary, out) for out in outs]
     results = []
-    for name in ("first", "second"):
-        out = os.path.join(work, "sp-" + name)
-        r, wall = run(kubesim, timeshim, binary, out)
+    for name, out, done_run in zip(("first", "second"), outs, runs):
+        r, wall = done_run.result()
         jobs_csv = os.path.join(out, "out", "jobs.csv")
         jobs, done, makespan = figures(jobs_csv) if r.returncode == 0 else (0, 0, 0.0)
         log = open(os.path.join(out, "scheduler.log"), errors="replace").read() if os.path.exists(
