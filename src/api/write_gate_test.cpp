@@ -134,5 +134,37 @@ TEST_F(WriteGateTest, StoppingTheGateLetsTheWaitingWritesThrough) {
   EXPECT_EQ(acted().size(), 2u);
 }
 
+// With reads_too and one_at_a_time (`--cosim-write-gate all`), held changes reach the watches
+// one per release, so that each event reaches the scheduler alone.
+TEST_F(WriteGateTest, WithReadsTooHeldChangesAreReleasedOneWatchedEventAtATime) {
+  ApiRequest watch_pods;
+  watch_pods.method = "GET";
+  watch_pods.path = "/api/v1/pods";
+  watch_pods.query = {{"watch", "1"}};
+  std::shared_ptr<Watch> watch;
+  ASSERT_EQ(api_.handle(watch_pods, &watch).status, 200);
+  ASSERT_TRUE(watch);
+  std::string initial;  // resourceVersion unset: the current objects first (none)
+  api_.poll_watch(*watch, initial, std::chrono::milliseconds(0));
+  ASSERT_TRUE(initial.empty());
+  api_.locked([&] { api_.hold_request_changes(); });
+  for (const char* name : {"pod-a", "pod-b"}) {
+    std::shared_ptr<Watch> none;
+    ASSERT_EQ(api_.handle(create_pod(name), &none).status, 201);
+  }
+  api_.locked([&] { api_.gate_writes(true, true); });
+  const auto released = [&] {
+    api_.locked([&] { api_.release_watch_events(); });
+    std::string out;
+    api_.poll_watch(*watch, out, std::chrono::milliseconds(0));
+    if (!out.empty()) api_.watch_written();
+    return static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n'));
+  };
+  EXPECT_EQ(released(), 1u);
+  EXPECT_TRUE(api_.locked([&] { return api_.watch_events_held(); }));
+  EXPECT_EQ(released(), 1u);
+  EXPECT_FALSE(api_.locked([&] { return api_.watch_events_held(); }));
+}
+
 }  // namespace
 }  // namespace kubesim::api
