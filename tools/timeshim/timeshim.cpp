@@ -319,7 +319,8 @@ void Shim::edit_auxv(pid_t tid) {
 // both for a Go program on x86-64 (found by its cputicks, below):
 // - cputicks (asm_amd64.s: RDTSCP, or MFENCE; LFENCE; RDTSC) is patched to return 0, so the
 //   threads' random states come from --seed's AT_RANDOM bytes and the thread's id alone.
-//   cputicks feeds nothing else unless block/mutex profiling or tracing is on.
+//   cputicks feeds nothing else unless block/mutex profiling or tracing is on. Seeded states
+//   are not yet the same draws: pin_fastrand, below, pins the draws themselves.
 // - sysmon (the program's first thread: proc.go main starts it with newm(sysmon, ...) before
 //   anything else) is held stopped. What it would do is not needed here: goroutines yield at
 //   their blocking points; the garbage collector runs on allocation (GOGC), preempts through

@@ -48,8 +48,11 @@
 // - A Go program on x86-64 (recognized by its runtime's cputicks code) is pinned where Go
 //   1.19's runtime takes decisions from the machine: cputicks (the time-stamp counter, which
 //   seeds each thread's random state: map iteration starts, select choices) is patched to
-//   read 0, and sysmon (its first thread, paced by real-time sleeps) is held stopped for the
-//   whole run (timeshim.cpp, pin_go_runtime, says why either is safe). --verbose reports both.
+//   read 0, every load of a thread's random state (m.fastrand, inlined wherever fastrand is
+//   used) loads one constant from --seed, since which thread draws and how many draws came
+//   before depend on timing, and sysmon (its first thread, paced by real-time sleeps) is held
+//   stopped for the whole run (timeshim.cpp, pin_go_runtime and pin_fastrand, say why each is
+//   safe). --verbose reports them.
 // - Relative sleeps of at most --real-sleep-max (default 10 ms) run in real time: Go's
 //   runtime usleep (sysmon's 20 us-10 ms pacing, spinning back-off) paces CPU work, not time,
 //   and virtualizing it would make an idle program look busy.
