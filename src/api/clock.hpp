@@ -160,6 +160,8 @@ class ClockDriver {
   std::string cosim_step(Clock::time_point now, Clock::time_point& wake_at);
   // cosim with a shimmed scheduler.
   std::string shimmed_step(Clock::time_point now, Clock::time_point& wake_at);
+  // The step of a quiet scheduler whose earliest timer is `deadline_ns` (-1: none).
+  std::string step_shimmed(std::int64_t deadline_ns, Clock::time_point now, Clock::time_point& wake_at);
   std::string open_gate_when_blocked(Clock::time_point now, Clock::time_point& wake_at);
   // Rule 4, paced: moves simulated time with wall time during a hold; true at `until`.
   bool paced_hold_step(Clock::time_point now, Clock::time_point& wake_at);

@@ -2,10 +2,12 @@
 #include "timeshim.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <ctime>
 #include <fcntl.h>
 #include <fstream>
@@ -14,9 +16,14 @@
 #include <linux/futex.h>
 #include <linux/ptrace.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -36,7 +43,9 @@ namespace {
 
 constexpr std::int64_t kNs = 1'000'000'000;
 constexpr std::int64_t kMonotonicBase = kNs;       // MONOTONIC = 1 s + virtual (never 0)
-constexpr std::int64_t kCosimEpoch = 1767225600;   // 2026-01-01T00:00:00Z, kubesim's cosim epoch
+constexpr std::int64_t kCosimEpoch = 1767225600;
+constexpr std::int64_t kRunWallMax = 50'000'000;  // ns of wall time a RUN may take before it answers
+constexpr long kRunLook = 20'000;                 // ns between two looks at the target during a RUN   // 2026-01-01T00:00:00Z, kubesim's cosim epoch
 constexpr unsigned long kAtIgnore = 1, kAtRandom = 25, kAtSysinfoEhdr = 33;
 // Kernel-internal restart codes a syscall-exit stop can show (include/linux/errno.h).
 constexpr long kErestartsys = 512, kErestartnointr = 513, kErestartnohand = 514, kErestartRestartblock = 516;
@@ -214,6 +223,18 @@ class Shim {
   bool quiet();
   std::string answer(const std::string& request);
   void on_client(Client& c);
+  // RUN (timeshim.hpp): steps through the target's own timers while it writes nothing.
+  std::string start_run(const std::string& args, int fd);
+  void run_timers();
+  void finish_run(const char* why);
+  bool settled();
+  bool thread_blocked(pid_t tid, const Thread& t);
+  std::uint64_t cpu_ns(pid_t tid);
+  std::int64_t bytes_written();
+  bool tcp_traffic(std::set<pid_t>& processes, std::vector<std::uint64_t>& out);
+  std::set<pid_t> processes();
+  int proc_fd(pid_t tid, int which);
+  bool read_proc(pid_t tid, int which, char* buf, std::size_t size);
   void log(pid_t tid, const char* what, std::int64_t value) const {
     if (opt_.verbose) std::fprintf(stderr, "timeshim: [%d] %s %lld (virtual %.6f s)\n", tid, what,
                                    static_cast<long long>(value), static_cast<double>(now()) / kNs);
@@ -229,6 +250,18 @@ class Shim {
   int epoll_ = -1, signal_fd_ = -1, timer_fd_ = -1, listen_fd_ = -1;
   std::map<int, Client> clients_;
   sigset_t original_mask_{};
+  // A RUN in progress: its limits (virtual ns, -1: none), the steps taken, the target's bytes
+  // written when it began, the client to answer and a wall-time bound.
+  struct Run {
+    bool active = false;
+    std::int64_t event = -1, until = -1, slack = 0, floor = 0, finish_at = -1;
+    std::int64_t steps = 0, written = 0, wall_end = 0;
+    std::vector<std::uint64_t> tcp;  // tcp_traffic when it began
+    int fd = -1;
+  } run_;
+  std::map<pid_t, std::array<int, 4>> proc_fds_;  // per thread: /proc/TID/{stat,syscall,schedstat,io}
+  std::map<pid_t, pid_t> tgid_;                    // thread -> its process
+  std::map<pid_t, int> pidfds_;                    // process -> its pidfd (for pidfd_getfd)
 };
 
 void Shim::spawn() {
@@ -549,6 +582,7 @@ void Shim::drain_children() {
 // P until sysmon preempts it (the Kueue v0.9.5 manager stopping its webhook server under
 // GOMAXPROCS=1 used a core for the 5 s serve gave it, and exited at once with sysmon running).
 void Shim::forward_signal(int sig) {
+  if (run_.active) finish_run("signal");
   if (auto it = threads_.find(sysmon_tid_); it != threads_.end() && it->second.parked) {
     it->second.parked = false;
     ptrace(PTRACE_CONT, sysmon_tid_, nullptr, nullptr);
@@ -599,31 +633,152 @@ void Shim::arm_timer() {
 // with an event the shim has yet to handle, has been woken, or waits in a poll / select the
 // shim does not virtualize.
 bool Shim::quiet() {
-  for (const auto& [tid, t] : threads_) {
-    if (t.parked) continue;
-    if (t.wake_sent) return false;
+  for (const auto& [tid, t] : threads_)
+    if (!t.parked && !thread_blocked(tid, t)) return false;
+  return true;
+}
+
+// /proc/TID/stat (0), syscall (1), schedstat (2), io (3), opened once per thread and read again with
+// pread: quiet() runs on every look, and RUN looks every few tens of microseconds.
+int Shim::proc_fd(pid_t tid, int which) {
+  static const char* const kNames[] = {"stat", "syscall", "schedstat", "io"};
+  auto [it, added] = proc_fds_.try_emplace(tid, std::array<int, 4>{-1, -1, -1, -1});
+  int& fd = it->second[static_cast<std::size_t>(which)];
+  if (fd < 0) {
     char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/stat", tid);
-    FILE* f = std::fopen(path, "r");
-    if (!f) return false;
-    char buf[512] = {};
-    std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-    std::fclose(f);
-    const char* close_paren = std::strrchr(buf, ')');
-    if (n == 0 || !close_paren || close_paren[1] != ' ' || close_paren[2] != 'S') return false;
-    if (t.wait != Wait::none) continue;
-    std::snprintf(path, sizeof path, "/proc/%d/syscall", tid);
-    f = std::fopen(path, "r");
-    if (!f) return false;
-    long nr = -1;
-    int got = std::fscanf(f, "%ld", &nr);
-    std::fclose(f);
-    if (got != 1) return false;
-    // A short real sleep (--real-sleep-max) counts as blocked: in Go it is sysmon pacing
-    // itself, which waits for *virtual* time to pass (e.g. retake() hands off a P held in a
-    // syscall only after 10 ms of nanotime), so waiting for it to end would never end.
-    if (nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6 || nr == SYS_epoll_pwait2)
-      return false;
+    std::snprintf(path, sizeof path, "/proc/%d/%s", tid, kNames[which]);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  return fd;
+}
+
+bool Shim::read_proc(pid_t tid, int which, char* buf, std::size_t size) {
+  const int fd = proc_fd(tid, which);
+  const ssize_t n = fd < 0 ? -1 : pread(fd, buf, size - 1, 0);
+  if (n <= 0) {  // the thread is gone (or its id reused): open afresh next time
+    if (fd >= 0) close(fd);
+    proc_fds_[tid][static_cast<std::size_t>(which)] = -1;
+    return false;
+  }
+  buf[n] = 0;
+  return true;
+}
+
+bool Shim::thread_blocked(pid_t tid, const Thread& t) {
+  if (t.wake_sent) return false;
+  char buf[512];
+  if (!read_proc(tid, 0, buf, sizeof buf)) return false;
+  const char* close_paren = std::strrchr(buf, ')');
+  if (!close_paren || close_paren[1] != ' ' || close_paren[2] != 'S') return false;
+  if (t.wait != Wait::none) return true;
+  if (!read_proc(tid, 1, buf, sizeof buf)) return false;
+  long nr = -1;
+  if (std::sscanf(buf, "%ld", &nr) != 1) return false;
+  // A short real sleep (--real-sleep-max) counts as blocked: in Go it is sysmon pacing
+  // itself, which waits for *virtual* time to pass (e.g. retake() hands off a P held in a
+  // syscall only after 10 ms of nanotime), so waiting for it to end would never end.
+  return !(nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6 || nr == SYS_epoll_pwait2);
+}
+
+// The CPU time a thread has run (the first field of /proc/TID/schedstat); 0 if unreadable.
+std::uint64_t Shim::cpu_ns(pid_t tid) {
+  char buf[128];
+  return read_proc(tid, 2, buf, sizeof buf) ? std::strtoull(buf, nullptr, 10) : 0;
+}
+
+// Settled: quiet, twice, and no thread ran in between. A thread that was quiet at both looks
+// but ran between them (woken, then asleep again) shows a larger CPU time; one woken and not
+// yet run is not in state S at the second look. So at the instant between the two looks
+// every thread was asleep, and only something outside the target can wake it.
+bool Shim::settled() {
+  std::vector<std::uint64_t> before;
+  if (!quiet()) return false;
+  for (const auto& [tid, t] : threads_)
+    if (!t.parked) before.push_back(cpu_ns(tid));
+  if (!quiet()) return false;
+  std::size_t i = 0;
+  for (const auto& [tid, t] : threads_)
+    if (!t.parked && (i >= before.size() || cpu_ns(tid) != before[i++])) return false;
+  return i == before.size();
+}
+
+// The target's processes (by the Tgid of each thread, looked up once per thread).
+std::set<pid_t> Shim::processes() {
+  std::set<pid_t> out;
+  for (const auto& [tid, t] : threads_) {
+    auto it = tgid_.find(tid);
+    if (it == tgid_.end()) {
+      char path[64];
+      std::snprintf(path, sizeof path, "/proc/%d/status", tid);
+      std::ifstream status(path);
+      pid_t tgid = -1;
+      for (std::string line; std::getline(status, line);)
+        if (line.rfind("Tgid:", 0) == 0) {
+          tgid = static_cast<pid_t>(std::stol(line.substr(5)));
+          break;
+        }
+      if (tgid < 0) continue;
+      it = tgid_.emplace(tid, tgid).first;
+    }
+    out.insert(it->second);
+  }
+  return out;
+}
+
+// What the target's processes have written so far (the sum of /proc/PID/io wchar: write and
+// writev to sockets, pipes and files); -1 if unreadable. Cheap: the usual look of a RUN.
+std::int64_t Shim::bytes_written() {
+  std::int64_t total = 0;
+  for (pid_t pid : processes()) {
+    char buf[512];
+    if (!read_proc(pid, 3, buf, sizeof buf)) return -1;
+    const char* at = std::strstr(buf, "wchar:");
+    if (!at) return -1;
+    total += std::strtoll(at + 6, nullptr, 10);
+  }
+  return total;
+}
+
+// Per TCP socket of the target (by process, fd): the bytes written into it (acked + still
+// queued: SIOCOUTQ) and received. The Go runtime writes to a pipe to wake its network poller
+// (netpollBreak), so a change of wchar alone does not mean a request; this tells. Each socket
+// is copied in with pidfd_getfd only for the look and closed at once: a copy kept open would
+// keep the connection open after the target closed it.
+bool Shim::tcp_traffic(std::set<pid_t>& procs, std::vector<std::uint64_t>& out) {
+  out.clear();
+  for (pid_t pid : procs) {
+    auto pit = pidfds_.find(pid);
+    if (pit == pidfds_.end()) pit = pidfds_.emplace(pid, static_cast<int>(syscall(SYS_pidfd_open, pid, 0))).first;
+    if (pit->second < 0) return false;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/fd", pid);
+    DIR* dir = opendir(path);
+    if (!dir) return false;
+    std::vector<int> fds;
+    while (dirent* e = readdir(dir))
+      if (e->d_name[0] != '.') fds.push_back(std::atoi(e->d_name));
+    closedir(dir);
+    std::sort(fds.begin(), fds.end());
+    for (int fd : fds) {
+      char link[64], target[64];
+      std::snprintf(link, sizeof link, "/proc/%d/fd/%d", pid, fd);
+      const ssize_t n = readlink(link, target, sizeof target - 1);
+      if (n <= 0 || std::strncmp(target, "socket:", 7) != 0) continue;
+      const int copy = static_cast<int>(syscall(SYS_pidfd_getfd, pit->second, fd, 0));
+      if (copy < 0) continue;  // closed since the listing
+      int protocol = 0;
+      socklen_t len = sizeof protocol;
+      tcp_info info{};
+      socklen_t info_len = sizeof info;
+      int queued = 0;
+      if (getsockopt(copy, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) == 0 && protocol == IPPROTO_TCP &&
+          getsockopt(copy, IPPROTO_TCP, TCP_INFO, &info, &info_len) == 0 && ioctl(copy, SIOCOUTQ, &queued) == 0) {
+        out.push_back(static_cast<std::uint64_t>(pid) << 32 | static_cast<std::uint32_t>(fd));
+        out.push_back(info.tcpi_bytes_acked + static_cast<std::uint64_t>(queued));
+        out.push_back(info.tcpi_bytes_received);
+      }
+      close(copy);
+    }
   }
   return true;
 }
@@ -653,11 +808,70 @@ std::string Shim::answer(const std::string& request) {
   return "error unknown request '" + request + "' (STATUS, ADVANCE <ns>, ADVANCE_TO_DEADLINE)";
 }
 
+// RUN <event> <until> <slack> <floor> <finish_at> (virtual ns, -1: none; timeshim.hpp):
+// answered by finish_run once the run stops.
+std::string Shim::start_run(const std::string& args, int fd) {
+  if (opt_.speed > 0) return "error RUN needs --control mode";
+  if (run_.active) return "error a RUN is in progress";
+  std::istringstream in(args);
+  Run r;
+  if (!(in >> r.event >> r.until >> r.slack >> r.floor >> r.finish_at) || r.slack < 0)
+    return "error RUN <event> <until> <slack> <floor> <finish_at> (ns, -1: none)";
+  r.active = true;
+  r.fd = fd;
+  r.written = bytes_written();
+  std::set<pid_t> procs = processes();
+  if (!tcp_traffic(procs, r.tcp)) return "error RUN: cannot read the target's sockets";
+  r.wall_end = wall_ns(CLOCK_MONOTONIC) + kRunWallMax;
+  run_ = r;
+  run_timers();
+  return {};
+}
+
+void Shim::finish_run(const char* why) {
+  const std::string reply = "now " + std::to_string(virtual_) + " steps " + std::to_string(run_.steps) + " stop " + why +
+                            " deadline " + std::to_string(to_virtual(earliest_deadline())) + "\n";
+  send(run_.fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+  run_ = Run{};
+}
+
+// One look of a RUN: once the target has settled, either stop (it wrote something, which
+// serve must take; its next timer is past the next cluster event, `until` or the end; no
+// timer) or move its clock as serve's step would (api/clock.cpp shimmed_step: to its
+// earliest timer, rounded up to the microsecond, plus the slack, never past the event, never
+// before `floor`) and wake the threads due.
+void Shim::run_timers() {
+  if (!run_.active) return;
+  const bool settled_now = settled();
+  if (!settled_now && wall_ns(CLOCK_MONOTONIC) < run_.wall_end) return;  // look again shortly
+  if (!settled_now) return finish_run("busy");
+  const std::int64_t written = bytes_written();
+  if (written != run_.written) {  // something was written: a request to serve, or not
+    std::set<pid_t> procs = processes();
+    std::vector<std::uint64_t> tcp;
+    if (written < 0 || !tcp_traffic(procs, tcp) || tcp != run_.tcp) return finish_run("wrote");
+    run_.written = written;
+  }
+  if (run_.finish_at >= 0 && virtual_ >= run_.finish_at) return finish_run("end");
+  const std::int64_t deadline = to_virtual(earliest_deadline());
+  if (deadline < 0) return finish_run("no-timer");
+  const std::int64_t timer = (deadline + 999) / 1000 * 1000;
+  if (run_.event >= 0 && timer > run_.event) return finish_run("event");
+  std::int64_t next = timer + run_.slack;
+  if (run_.event >= 0) next = std::min(next, run_.event);
+  if (run_.until >= 0 && next > run_.until) return finish_run("until");
+  if (wall_ns(CLOCK_MONOTONIC) >= run_.wall_end) return finish_run("wall");
+  virtual_ = std::max(virtual_, std::max(next, run_.floor));
+  ++run_.steps;
+  wake_due();
+}
+
 void Shim::on_client(Client& c) {
   char buf[4096];
   ssize_t n = read(c.fd, buf, sizeof buf);
   if (n <= 0) {
     epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+    if (run_.fd == c.fd) run_ = Run{};
     close(c.fd);
     clients_.erase(c.fd);
     return;
@@ -668,7 +882,9 @@ void Shim::on_client(Client& c) {
     c.input.erase(0, nl + 1);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     drain_children();  // answer about the target as it is now
-    std::string reply = answer(line) + "\n";
+    std::string reply = line.rfind("RUN ", 0) == 0 ? start_run(line.substr(4), c.fd) : answer(line);
+    if (reply.empty()) continue;  // a RUN answers when it stops
+    reply += "\n";
     send(c.fd, reply.data(), reply.size(), MSG_NOSIGNAL);
   }
 }
@@ -711,7 +927,11 @@ int Shim::run() {
       arm_timer();
     }
     epoll_event events[16];
-    int n = epoll_wait(epoll_, events, 16, -1);
+    // During a RUN the target is looked at every kRunLook: a thread that goes to sleep in an
+    // untimed wait makes no stop the shim would see.
+    const timespec look{0, kRunLook};
+    int n = epoll_pwait2(epoll_, events, 16, run_.active ? &look : nullptr, nullptr);
+    if (n == 0) run_timers();  // no stop to handle: the target may have settled
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;
       if (fd == signal_fd_) {
