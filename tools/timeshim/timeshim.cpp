@@ -1,6 +1,8 @@
 // The tracer of kubesim-timeshim; the design and the controller protocol are in timeshim.hpp.
 #include "timeshim.hpp"
 
+#include "go_clock.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -46,7 +48,7 @@ constexpr std::int64_t kMonotonicBase = kNs;       // MONOTONIC = 1 s + virtual 
 constexpr std::int64_t kCosimEpoch = 1767225600;
 constexpr std::int64_t kRunWallMax = 50'000'000;  // ns of wall time a RUN may take before it answers
 constexpr long kRunLook = 20'000;                 // ns between two looks at the target during a RUN   // 2026-01-01T00:00:00Z, kubesim's cosim epoch
-constexpr unsigned long kAtIgnore = 1, kAtRandom = 25, kAtSysinfoEhdr = 33;
+constexpr unsigned long kAtIgnore = 1, kAtFlags = 8, kAtRandom = 25, kAtSysinfoEhdr = 33;
 // Kernel-internal restart codes a syscall-exit stop can show (include/linux/errno.h).
 constexpr long kErestartsys = 512, kErestartnointr = 513, kErestartnohand = 514, kErestartRestartblock = 516;
 
@@ -182,7 +184,16 @@ class Shim {
     return virtual_ + reads_;
   }
   // A deadline of the target's time as the controller's virtual time (what ADVANCE takes).
-  std::int64_t to_virtual(std::int64_t deadline) const { return deadline < 0 ? -1 : std::max(virtual_, deadline - reads_); }
+  // (earliest_deadline has taken each thread's process's reads off already.)
+  std::int64_t to_virtual(std::int64_t deadline) const { return deadline < 0 ? -1 : std::max(virtual_, deadline); }
+  // Controller mode: the reads counted for the process of `tid` (its Go clock's count, or
+  // the shim's for a process that makes system calls), and its time.
+  std::int64_t reads_of(pid_t tid);
+  std::int64_t now_of(pid_t tid) { return opt_.speed > 0 ? now() : virtual_ + reads_of(tid); }
+  // A clock read of `tid` by system call: counts a wall-clock read, returns its time.
+  std::int64_t read_clock(pid_t tid, bool wall_clock);
+  pid_t tgid_of(pid_t tid);
+  void publish_virtual();
   // Controller mode: a wall-clock read (CLOCK_REALTIME and its kin, gettimeofday, time) takes
   // one nanosecond.
   void count_read(bool wall_clock) {
@@ -218,7 +229,7 @@ class Shim {
   void start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline);
   void wake_due();
   void arm_timer();
-  std::int64_t earliest_deadline() const;
+  std::int64_t earliest_deadline();
   void forward_signal(int sig);
   bool quiet();
   std::string answer(const std::string& request);
@@ -261,6 +272,10 @@ class Shim {
   } run_;
   std::map<pid_t, std::array<int, 4>> proc_fds_;  // per thread: /proc/TID/{stat,syscall,schedstat,io}
   std::map<pid_t, pid_t> tgid_;                    // thread -> its process
+  std::uint64_t vdso_ = 0, vdso_slot_ = 0;         // edit_auxv: the vDSO, its auxv entry's value
+  std::uint64_t flags_entry_ = 0;                  // edit_auxv: the AT_FLAGS entry
+  // Per process with a Go clock (go_clock.hpp): the clock and the virtual time it shows.
+  std::map<pid_t, std::pair<GoClock, std::int64_t>> go_clocks_;
   std::map<pid_t, int> pidfds_;                    // process -> its pidfd (for pidfd_getfd)
 };
 
@@ -313,6 +328,7 @@ void Shim::edit_auxv(pid_t tid) {
   user_regs_struct regs{};
   if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return;
   std::uint64_t p = regs.rsp, word = 0;
+  vdso_ = vdso_slot_ = flags_entry_ = 0;
   if (!read_mem(tid, p, &word, 8)) return;
   p += 8 * (word + 2);                       // argc, argv[argc], NULL
   while (read_mem(tid, p, &word, 8) && word != 0) p += 8;  // envp
@@ -320,7 +336,11 @@ void Shim::edit_auxv(pid_t tid) {
   for (int i = 0; i < 64; ++i, p += 16) {
     std::uint64_t entry[2];
     if (!read_mem(tid, p, entry, sizeof entry) || entry[0] == 0) return;
-    if (entry[0] == kAtSysinfoEhdr) write_mem(tid, p, &kAtIgnore, 8);
+    if (entry[0] == kAtSysinfoEhdr && write_mem(tid, p, &kAtIgnore, 8)) {
+      vdso_ = entry[1];
+      vdso_slot_ = p + 8;  // the entry's value: the Go clock's read count (go_clock.hpp)
+    }
+    if (entry[0] == kAtFlags) flags_entry_ = p;  // its value: the Go clock's time, if installed
     if (entry[0] == kAtRandom && opt_.seed) {
       std::uint64_t bytes[2], x = *opt_.seed;
       for (auto& b : bytes) {  // splitmix64
@@ -423,7 +443,7 @@ void Shim::start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t
 void Shim::on_seccomp(pid_t tid) {
   user_regs_struct regs{};
   if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return;
-  const std::int64_t v = now();
+  const std::int64_t v = now_of(tid);
   auto skip = [&](long result) {
     regs.orig_rax = static_cast<unsigned long long>(-1);
     regs.rax = static_cast<unsigned long long>(result);
@@ -433,15 +453,13 @@ void Shim::on_seccomp(pid_t tid) {
   auto pass = [&] { ptrace(PTRACE_CONT, tid, nullptr, nullptr); };
   switch (regs.orig_rax) {
     case SYS_clock_gettime: {
-      count_read(realtime_clock(regs.rdi));
-      std::int64_t ns = clock_value(regs.rdi, now());
+      std::int64_t ns = clock_value(regs.rdi, read_clock(tid, realtime_clock(regs.rdi)));
       timespec ts{ns / kNs, ns % kNs};
       skip(write_mem(tid, regs.rsi, &ts, sizeof ts) ? 0 : -EFAULT);
       return;
     }
     case SYS_gettimeofday: {
-      count_read(true);
-      std::int64_t ns = clock_value(CLOCK_REALTIME, now());
+      std::int64_t ns = clock_value(CLOCK_REALTIME, read_clock(tid, true));
       timeval tv{ns / kNs, (ns % kNs) / 1000};
       struct { int minuteswest = 0, dsttime = 0; } tz;
       bool ok = (regs.rdi == 0 || write_mem(tid, regs.rdi, &tv, sizeof tv)) &&
@@ -450,8 +468,7 @@ void Shim::on_seccomp(pid_t tid) {
       return;
     }
     case SYS_time: {
-      count_read(true);
-      std::int64_t sec = clock_value(CLOCK_REALTIME, now()) / kNs;
+      std::int64_t sec = clock_value(CLOCK_REALTIME, read_clock(tid, true)) / kNs;
       skip(regs.rdi == 0 || write_mem(tid, regs.rdi, &sec, sizeof sec) ? sec : -EFAULT);
       return;
     }
@@ -508,7 +525,7 @@ void Shim::on_syscall_exit(pid_t tid) {
       value = t.wait == Wait::futex ? -ETIMEDOUT : 0;  // what the timeout would have returned
     } else if (restart || result == -EINTR) {
       value = -EINTR;  // a real signal interrupted the wait
-      std::int64_t left = std::max<std::int64_t>(0, t.deadline - now());
+      std::int64_t left = std::max<std::int64_t>(0, t.deadline - now_of(tid));
       timespec rem{left / kNs, left % kNs};
       if (t.wait == Wait::sleep && t.remaining != 0) write_mem(tid, t.remaining, &rem, sizeof rem);
     }
@@ -532,6 +549,13 @@ void Shim::on_stop(pid_t tid, int status) {
     threads_[tid] = Thread{};
     edit_auxv(tid);
     pin_go_runtime(tid);
+    go_clocks_.erase(tid);
+    if (opt_.speed <= 0 && go_runtime_ && flags_entry_ != 0 && write_mem(tid, flags_entry_, &kAtIgnore, 8))
+      if (auto clock = install_go_clock(tid, vdso_, vdso_slot_, flags_entry_ + 8, epoch_)) {
+        go_clocks_[tid] = {*clock, -1};
+        publish_virtual();
+        if (opt_.verbose) std::fprintf(stderr, "timeshim: [%d] Go clock reads answered in the program\n", tid);
+      }
   } else if (sig == SIGTRAP && (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK)) {
     unsigned long child = 0;
     if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child) == 0) {
@@ -601,17 +625,60 @@ void Shim::forward_signal(int sig) {
   for (pid_t pid : processes) kill(pid, sig);
 }
 
-std::int64_t Shim::earliest_deadline() const {
+pid_t Shim::tgid_of(pid_t tid) {
+  auto it = tgid_.find(tid);
+  if (it != tgid_.end()) return it->second;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/status", tid);
+  std::ifstream status(path);
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Tgid:", 0) == 0) return tgid_[tid] = static_cast<pid_t>(std::stol(line.substr(5)));
+  return -1;
+}
+
+std::int64_t Shim::reads_of(pid_t tid) {
+  if (go_clocks_.empty()) return reads_;
+  auto it = go_clocks_.find(tgid_of(tid));
+  if (it == go_clocks_.end()) return reads_;
+  return std::max<std::int64_t>(0, go_clock_reads(it->first, it->second.first));
+}
+
+std::int64_t Shim::read_clock(pid_t tid, bool wall_clock) {
+  if (opt_.speed > 0) return now();
+  if (auto it = go_clocks_.find(tgid_of(tid)); it != go_clocks_.end())
+    return virtual_ + std::max<std::int64_t>(0, wall_clock ? go_clock_count_read(it->first, it->second.first)
+                                                           : go_clock_reads(it->first, it->second.first));
+  count_read(wall_clock);
+  return now();
+}
+
+// Shows the programs' Go clocks the virtual time (before any thread is woken for it).
+void Shim::publish_virtual() {
+  for (auto it = go_clocks_.begin(); it != go_clocks_.end();) {
+    if (it->second.second == virtual_ || set_go_clock(it->first, it->second.first, virtual_)) {
+      it->second.second = virtual_;
+      ++it;
+    } else {
+      it = go_clocks_.erase(it);  // the process has gone
+    }
+  }
+}
+
+// In the controller's virtual time: each deadline less its process's reads (see now()).
+std::int64_t Shim::earliest_deadline() {
   std::int64_t best = -1;
   for (const auto& [tid, t] : threads_)
-    if (t.wait != Wait::none && !t.wake_sent && (best < 0 || t.deadline < best)) best = t.deadline;
+    if (t.wait != Wait::none && !t.wake_sent) {
+      const std::int64_t d = opt_.speed > 0 ? t.deadline : t.deadline - reads_of(tid);
+      if (best < 0 || d < best) best = d;
+    }
   return best;
 }
 
 void Shim::wake_due() {
-  const std::int64_t v = now();
+  publish_virtual();
   for (auto& [tid, t] : threads_)
-    if (t.wait != Wait::none && !t.wake_sent && t.deadline <= v) {
+    if (t.wait != Wait::none && !t.wake_sent && t.deadline <= now_of(tid)) {
       t.wake_sent = true;
       ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
     }
@@ -705,23 +772,8 @@ bool Shim::settled() {
 // The target's processes (by the Tgid of each thread, looked up once per thread).
 std::set<pid_t> Shim::processes() {
   std::set<pid_t> out;
-  for (const auto& [tid, t] : threads_) {
-    auto it = tgid_.find(tid);
-    if (it == tgid_.end()) {
-      char path[64];
-      std::snprintf(path, sizeof path, "/proc/%d/status", tid);
-      std::ifstream status(path);
-      pid_t tgid = -1;
-      for (std::string line; std::getline(status, line);)
-        if (line.rfind("Tgid:", 0) == 0) {
-          tgid = static_cast<pid_t>(std::stol(line.substr(5)));
-          break;
-        }
-      if (tgid < 0) continue;
-      it = tgid_.emplace(tid, tgid).first;
-    }
-    out.insert(it->second);
-  }
+  for (const auto& [tid, t] : threads_)
+    if (const pid_t pid = tgid_of(tid); pid > 0) out.insert(pid);
   return out;
 }
 
