@@ -36,8 +36,9 @@ def clocks(text):
     return out
 
 
-def controller(shim, probe, work):
-    path = os.path.join(work, "control.sock")
+def start_controlled(shim, probe, work, name):
+    """The probe (waits of 1 s) under the shim in controller mode: (process, socket, ask, deadline)."""
+    path = os.path.join(work, name)
     proc = subprocess.Popen([shim, "--control", path, "--", probe, "1000"], stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not os.path.exists(path) and time.monotonic() < deadline:
@@ -50,6 +51,11 @@ def controller(shim, probe, work):
         f.write(request + "\n")
         f.flush()
         return f.readline().split()
+    return proc, s, ask, deadline
+
+
+def controller(shim, probe, work):
+    proc, s, ask, deadline = start_controlled(shim, probe, work, "control.sock")
 
     def wait_quiet():
         while time.monotonic() < deadline:
@@ -94,20 +100,7 @@ def run_request(shim, probe, work):
     """RUN steps the program's clock through its own timers up to the event limit (2.5 s): the
     1 s sleep and the 1 s condition-variable wait, each a step, then stops settled with the
     1 s epoll wait (due at 3 s) next; its writes to stdout (a pipe) are no reason to stop."""
-    path = os.path.join(work, "run.sock")
-    proc = subprocess.Popen([shim, "--control", path, "--", probe, "1000"], stdout=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while not os.path.exists(path) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    s = socket.socket(socket.AF_UNIX)
-    s.connect(path)
-    f = s.makefile("rw")
-
-    def ask(request):
-        f.write(request + "\n")
-        f.flush()
-        return f.readline().split()
-
+    proc, s, ask, deadline = start_controlled(shim, probe, work, "run.sock")
     reply = []
     try:
         while time.monotonic() < deadline and ask("STATUS")[3] != "1":

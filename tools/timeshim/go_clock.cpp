@@ -40,16 +40,6 @@ constexpr std::uint64_t kEntry = 32;  // the function's offset in kClockPage
 const unsigned char kNanotimeLoad[] = {0xbf, 0x01, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x34, 0x24, 0x48, 0x8b, 0x05};
 const unsigned char kCompareZero[] = {0x48, 0x83, 0xf8, 0x00};
 
-bool read_mem(pid_t pid, std::uint64_t addr, void* out, std::size_t n) {
-  iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
-  return process_vm_readv(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
-}
-
-bool write_mem(pid_t pid, std::uint64_t addr, const void* in, std::size_t n) {
-  iovec local{const_cast<void*>(in), n}, remote{reinterpret_cast<void*>(addr), n};
-  return process_vm_writev(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
-}
-
 // Writes read-only memory (text, the vDSO) word by word: ptrace writes what
 // process_vm_writev may not. `n` is a multiple of 8.
 bool poke(pid_t pid, std::uint64_t addr, const unsigned char* bytes, std::size_t n) {
@@ -62,6 +52,16 @@ bool poke(pid_t pid, std::uint64_t addr, const unsigned char* bytes, std::size_t
 }
 
 }  // namespace
+
+bool read_memory(pid_t pid, std::uint64_t addr, void* out, std::size_t n) {
+  iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
+  return process_vm_readv(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
+}
+
+bool write_memory(pid_t pid, std::uint64_t addr, const void* in, std::size_t n) {
+  iovec local{const_cast<void*>(in), n}, remote{reinterpret_cast<void*>(addr), n};
+  return process_vm_writev(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
+}
 
 std::uint64_t find_in_text(pid_t pid, const unsigned char* pattern, std::size_t size) {
   char path[64];
@@ -84,7 +84,7 @@ std::uint64_t find_in_text(pid_t pid, const unsigned char* pattern, std::size_t 
     for (std::uint64_t at = lo; at < hi; at += kChunk) {
       const std::uint64_t n = std::min<std::uint64_t>(hi - at, kChunk + size);  // overlap
       chunk.resize(n);
-      if (!read_mem(pid, at, chunk.data(), n)) break;
+      if (!read_memory(pid, at, chunk.data(), n)) break;
       auto it = std::search(chunk.begin(), chunk.end(), pattern, pattern + size);
       if (it != chunk.end()) return at + static_cast<std::uint64_t>(it - chunk.begin());
     }
@@ -100,38 +100,38 @@ std::optional<GoClock> install_go_clock(pid_t pid, std::uint64_t vdso, std::uint
   std::int32_t disp = 0;
   unsigned char compare[sizeof kCompareZero];
   const std::uint64_t next = load + sizeof kNanotimeLoad + 4;  // the end of the MOVQ
-  if (!read_mem(pid, load + sizeof kNanotimeLoad, &disp, 4) || !read_mem(pid, next, compare, sizeof compare) ||
+  if (!read_memory(pid, load + sizeof kNanotimeLoad, &disp, 4) || !read_memory(pid, next, compare, sizeof compare) ||
       !std::equal(std::begin(compare), std::end(compare), std::begin(kCompareZero)))
     return std::nullopt;
   const std::uint64_t symbol = next + static_cast<std::uint64_t>(static_cast<std::int64_t>(disp));
   std::uint64_t current = 1;
-  if (!read_mem(pid, symbol, &current, 8) || current != 0) return std::nullopt;  // not as expected: leave it
+  if (!read_memory(pid, symbol, &current, 8) || current != 0) return std::nullopt;  // not as expected: leave it
   unsigned char page[(sizeof kClockPage + 7) / 8 * 8] = {};
   std::memcpy(page, kClockPage, sizeof kClockPage);
   const std::uint64_t data = vdso + kCodeOffset;
   const std::int64_t fields[3] = {static_cast<std::int64_t>(time), epoch_ns, static_cast<std::int64_t>(counter)};
   std::memcpy(page, fields, sizeof fields);
   const std::uint64_t zero = 0, entry = data + kEntry;
-  if (!write_mem(pid, counter, &zero, 8) || !write_mem(pid, time, &zero, 8) || !poke(pid, data, page, sizeof page) ||
-      !write_mem(pid, symbol, &entry, 8))
+  if (!write_memory(pid, counter, &zero, 8) || !write_memory(pid, time, &zero, 8) || !poke(pid, data, page, sizeof page) ||
+      !write_memory(pid, symbol, &entry, 8))
     return std::nullopt;
   return GoClock{time, counter};
 }
 
 bool set_go_clock(pid_t pid, const GoClock& clock, std::int64_t virtual_ns) {
-  return write_mem(pid, clock.time, &virtual_ns, 8);  // the program may be running: no ptrace write
+  return write_memory(pid, clock.time, &virtual_ns, 8);  // the program may be running: no ptrace write
 }
 
 std::int64_t go_clock_reads(pid_t pid, const GoClock& clock) {
   std::int64_t n = 0;
-  return read_mem(pid, clock.counter, &n, 8) ? n : -1;
+  return read_memory(pid, clock.counter, &n, 8) ? n : -1;
 }
 
 std::int64_t go_clock_count_read(pid_t pid, const GoClock& clock) {
   std::int64_t n = go_clock_reads(pid, clock);
   if (n < 0) return -1;
   ++n;
-  return write_mem(pid, clock.counter, &n, 8) ? n : -1;
+  return write_memory(pid, clock.counter, &n, 8) ? n : -1;
 }
 
 }  // namespace kubesim::timeshim

@@ -28,6 +28,11 @@ struct GoClock {
   std::uint64_t counter = 0;  // the REALTIME read count word in the program
 };
 
+// Another process's memory (process_vm_readv / writev: no stop needed, pages must be
+// readable / writable); false unless all `n` bytes moved.
+bool read_memory(pid_t pid, std::uint64_t addr, void* out, std::size_t n);
+bool write_memory(pid_t pid, std::uint64_t addr, const void* in, std::size_t n);
+
 // The address of the first occurrence of `pattern` in the executable mappings of `pid` (the
 // vDSO's excepted); 0 if none.
 std::uint64_t find_in_text(pid_t pid, const unsigned char* pattern, std::size_t size);

@@ -203,14 +203,8 @@ class Shim {
     return realtime_clock(id) ? epoch_ + v : kMonotonicBase + v;
   }
 
-  bool read_mem(pid_t tid, std::uint64_t addr, void* out, std::size_t n) {
-    iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
-    return process_vm_readv(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
-  }
-  bool write_mem(pid_t tid, std::uint64_t addr, const void* in, std::size_t n) {
-    iovec local{const_cast<void*>(in), n}, remote{reinterpret_cast<void*>(addr), n};
-    return process_vm_writev(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
-  }
+  bool read_mem(pid_t tid, std::uint64_t addr, void* out, std::size_t n) { return read_memory(tid, addr, out, n); }
+  bool write_mem(pid_t tid, std::uint64_t addr, const void* in, std::size_t n) { return write_memory(tid, addr, in, n); }
   bool read_timespec(pid_t tid, std::uint64_t addr, std::int64_t& ns) {
     timespec ts{};
     if (addr == 0 || !read_mem(tid, addr, &ts, sizeof ts)) return false;
