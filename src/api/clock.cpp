@@ -152,16 +152,19 @@ std::string ClockDriver::step_shimmed(std::int64_t deadline_ns, Clock::time_poin
       return "until";
     }
     next = std::max(next, sim_.now());
-    if (timer > event) {
-      last_event_sim_ = next;
-      sim_.advance_to(next);
-      api_.release_watch_events();
+    const auto step_to_next = [&] {
       api_.notify_watchers();
       shimmed_->advance(next.micros() * 1000);
       ++shim_steps_;
       shim_time_ = next;
       shim_advanced_ = Clock::now();
       return look_again();
+    };
+    if (timer > event) {
+      last_event_sim_ = next;
+      sim_.advance_to(next);
+      api_.release_watch_events();
+      return step_to_next();
     }
     // The scheduler's timers due at `next` fire first, on their own; cluster events at the
     // same instant are processed at a later step, once it is quiet again: a fixed order for
@@ -176,6 +179,10 @@ std::string ClockDriver::step_shimmed(std::int64_t deadline_ns, Clock::time_poin
     if (!run) {
       std::fprintf(stderr, "kubesim: cosim: the scheduler under --scheduler-command has exited\n");
       return "scheduler exited";
+    }
+    if (run->steps < 0) {  // a shim without RUN: this one step
+      sim_.advance_clock_to(next);
+      return step_to_next();
     }
     if (run->steps > 0) {
       const SimTime reached = SimTime::at(Duration::micros(run->now_ns / 1000));

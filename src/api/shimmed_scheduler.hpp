@@ -53,7 +53,7 @@ class ShimmedScheduler {
   };
   struct RunResult {
     std::int64_t now_ns;
-    std::int64_t steps;        // moves of the scheduler's clock
+    std::int64_t steps;        // moves of the scheduler's clock; -1: the shim refused the RUN
     bool at_event;             // stopped settled, having written nothing, with its next timer
                                // past the event, or none, or at finish_at / until
     std::int64_t deadline_ns;  // its earliest timer then, -1: none

@@ -952,6 +952,7 @@ int Shim::run() {
     // untimed wait makes no stop the shim would see.
     const timespec look{0, kRunLook};
     int n = epoll_pwait2(epoll_, events, 16, run_.active ? &look : nullptr, nullptr);
+    if (n < 0 && errno == ENOSYS) n = epoll_wait(epoll_, events, 16, run_.active ? 0 : -1);  // Linux < 5.11
     if (n == 0) run_timers();  // no stop to handle: the target may have settled
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;
