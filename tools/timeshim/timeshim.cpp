@@ -371,7 +371,32 @@ void Shim::pin_go_runtime(pid_t tid) {
   // The cputicks body from the RDTSCP to the JMP back after RDTSC.
   static const unsigned char kCputicks[] = {0x0f, 0x01, 0xf9, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x01, 0xd0, 0x48, 0x89, 0x44,
                                             0x24, 0x08, 0xc3, 0x0f, 0xae, 0xf0, 0x0f, 0xae, 0xe8, 0x0f, 0x31, 0xeb};
-  const std::uint64_t found = find_in_text(tid, kCputicks, sizeof kCputicks);
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/maps", tid);
+  FILE* maps = std::fopen(path, "r");
+  if (!maps) return;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> text;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long long lo = 0, hi = 0;
+    char perms[8] = {};
+    if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[2] == 'x')
+      text.emplace_back(lo, hi);
+  }
+  std::fclose(maps);
+  std::vector<unsigned char> chunk;
+  std::uint64_t found = 0;
+  for (const auto& [lo, hi] : text) {
+    constexpr std::uint64_t kChunk = 1 << 22;
+    for (std::uint64_t at = lo; at < hi && !found; at += kChunk) {
+      const std::uint64_t n = std::min<std::uint64_t>(hi - at, kChunk + sizeof kCputicks);  // overlap
+      chunk.resize(n);
+      if (!read_mem(tid, at, chunk.data(), n)) break;
+      auto it = std::search(chunk.begin(), chunk.end(), std::begin(kCputicks), std::end(kCputicks));
+      if (it != chunk.end()) found = at + static_cast<std::uint64_t>(it - chunk.begin());
+    }
+    if (found) break;
+  }
   if (!found) return;
   // RDTSCP -> XOR EAX,EAX; CDQ (RAX = RDX = 0); MFENCE -> the same; RDTSC -> a 2-byte NOP.
   // Text pages are read-only: PTRACE_POKETEXT writes them (process_vm_writev would not).
