@@ -45,9 +45,12 @@ namespace {
 
 constexpr std::int64_t kNs = 1'000'000'000;
 constexpr std::int64_t kMonotonicBase = kNs;       // MONOTONIC = 1 s + virtual (never 0)
-constexpr std::int64_t kCosimEpoch = 1767225600;
+constexpr std::int64_t kCosimEpoch = 1767225600;   // 2026-01-01T00:00:00Z, kubesim's cosim epoch
 constexpr std::int64_t kRunWallMax = 50'000'000;  // ns of wall time a RUN may take before it answers
-constexpr long kRunLook = 20'000;                 // ns between two looks at the target during a RUN   // 2026-01-01T00:00:00Z, kubesim's cosim epoch
+// ns between two looks at the target during a RUN: kRunLook after a stop of the target,
+// doubling up to kRunLookMax while it computes without one (on a loaded machine the looks
+// would take the CPU it needs).
+constexpr long kRunLook = 20'000, kRunLookMax = 320'000;
 constexpr unsigned long kAtIgnore = 1, kAtFlags = 8, kAtRandom = 25, kAtSysinfoEhdr = 33;
 // Kernel-internal restart codes a syscall-exit stop can show (include/linux/errno.h).
 constexpr long kErestartsys = 512, kErestartnointr = 513, kErestartnohand = 514, kErestartRestartblock = 516;
@@ -264,6 +267,7 @@ class Shim {
     std::vector<std::uint64_t> tcp;  // tcp_traffic when it began
     int fd = -1;
   } run_;
+  long run_look_ = kRunLook;  // ns to the next look during a RUN
   std::map<pid_t, std::array<int, 4>> proc_fds_;  // per thread: /proc/TID/{stat,syscall,schedstat,io}
   std::map<pid_t, pid_t> tgid_;                    // thread -> its process
   std::uint64_t vdso_ = 0, vdso_slot_ = 0;         // edit_auxv: the vDSO, its auxv entry's value
@@ -975,10 +979,16 @@ int Shim::run() {
     epoll_event events[16];
     // During a RUN the target is looked at every kRunLook: a thread that goes to sleep in an
     // untimed wait makes no stop the shim would see.
-    const timespec look{0, kRunLook};
+    const timespec look{0, run_look_};
     int n = epoll_pwait2(epoll_, events, 16, run_.active ? &look : nullptr, nullptr);
     if (n < 0 && errno == ENOSYS) n = epoll_wait(epoll_, events, 16, run_.active ? 0 : -1);  // Linux < 5.11
-    if (n == 0) run_timers();  // no stop to handle: the target may have settled
+    if (n != 0) {
+      run_look_ = kRunLook;
+    } else {  // no stop to handle: the target may have settled
+      const std::int64_t steps = run_.steps;
+      run_timers();
+      run_look_ = run_.steps != steps ? kRunLook : std::min(2 * run_look_, kRunLookMax);
+    }
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;
       if (fd == signal_fd_) {
