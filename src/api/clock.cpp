@@ -121,6 +121,14 @@ std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& 
     return {};
   }
   shim_quiet_since_ = {};
+  return step_shimmed(st->deadline_ns, now, wake_at);
+}
+
+std::string ClockDriver::step_shimmed(std::int64_t deadline_ns, Clock::time_point now, Clock::time_point& wake_at) {
+  const auto look_again = [&] {
+    wake_at = std::min(wake_at, now + std::chrono::milliseconds(1));
+    return std::string();
+  };
   // Quiet: move to the earlier of the next cluster event and the scheduler's next timer
   // (rounded up to the simulation's microsecond).
   // The changes of the scheduler's own writes, held back from its watches, are events of
@@ -128,37 +136,67 @@ std::string ClockDriver::shimmed_step(Clock::time_point now, Clock::time_point& 
   const bool held = api_.watch_events_held();
   const SimTime event = std::min(sim_.has_work() ? sim_.next_event_time() : SimTime::never(),
                                  held ? sim_.now() : SimTime::never());
-  const SimTime timer = st->deadline_ns < 0 ? SimTime::never() : SimTime::at(Duration::micros((st->deadline_ns + 999) / 1000));
   // A pod not yet decided holds the end too: a periodic scheduler (vc-scheduler's 1 s
   // session) may not have looked at the last arrivals when its threads block on its timer.
-  if (options_.end_with_workload && sim_.arrivals_done() && !sim_.has_work() && !held &&
-      ((api_.given_up_external_pods() == 0 && api_.undecided_external_pods() == 0) ||
-       sim_.now() - last_event_sim_ >= Duration::seconds(330)))
-    return "workload finished";
-  // The timers due within the slack fire together, late by at most the slack.
-  SimTime next = std::min(event, timer.is_never() ? timer : timer + options_.timer_slack);
-  if (next.is_never()) return look_again();
-  if (next > options_.until) {
-    sim_.advance_to(options_.until);
-    return "until";
-  }
-  next = std::max(next, sim_.now());
-  if (timer <= event) {
+  const bool may_end_by_time = options_.end_with_workload && sim_.arrivals_done() && !sim_.has_work() && !held;
+  for (bool first = true;; first = false) {
+    const SimTime timer = deadline_ns < 0 ? SimTime::never() : SimTime::at(Duration::micros((deadline_ns + 999) / 1000));
+    if (may_end_by_time && ((api_.given_up_external_pods() == 0 && api_.undecided_external_pods() == 0) ||
+                            sim_.now() - last_event_sim_ >= Duration::seconds(330)))
+      return "workload finished";
+    // The timers due within the slack fire together, late by at most the slack.
+    SimTime next = std::min(event, timer.is_never() ? timer : timer + options_.timer_slack);
+    if (next.is_never()) return look_again();
+    if (next > options_.until) {
+      sim_.advance_to(options_.until);
+      return "until";
+    }
+    next = std::max(next, sim_.now());
+    const auto step_to_next = [&] {
+      api_.notify_watchers();
+      shimmed_->advance(next.micros() * 1000);
+      ++shim_steps_;
+      shim_time_ = next;
+      shim_advanced_ = Clock::now();
+      return look_again();
+    };
+    if (timer > event) {
+      last_event_sim_ = next;
+      sim_.advance_to(next);
+      api_.release_watch_events();
+      return step_to_next();
+    }
     // The scheduler's timers due at `next` fire first, on their own; cluster events at the
-    // same instant are processed at the next step, once it is quiet again: a fixed order
-    // for what real time orders by chance (the watch delivers an event after its instant).
-    sim_.advance_clock_to(next);
-  } else {
-    last_event_sim_ = next;
-    sim_.advance_to(next);
-    api_.release_watch_events();
+    // same instant are processed at a later step, once it is quiet again: a fixed order for
+    // what real time orders by chance (the watch delivers an event after its instant). The
+    // shim takes these steps itself for as long as the scheduler writes nothing after them
+    // (a poll that finds nothing to do), each as this one (ShimmedScheduler::run_timers).
+    if (!first) return look_again();
+    const auto ns = [](SimTime t) { return t.is_never() ? std::int64_t{-1} : t.micros() * 1000; };
+    const auto run = shimmed_->run_timers(
+        {ns(event), ns(options_.until), options_.timer_slack.micros() * 1000, ns(sim_.now()),
+         may_end_by_time ? ns(last_event_sim_ + Duration::seconds(330)) : std::int64_t{-1}});
+    if (!run) {
+      std::fprintf(stderr, "kubesim: cosim: the scheduler under --scheduler-command has exited\n");
+      return "scheduler exited";
+    }
+    if (run->steps < 0) {  // a shim without RUN: this one step
+      sim_.advance_clock_to(next);
+      return step_to_next();
+    }
+    if (run->steps > 0) {
+      const SimTime reached = SimTime::at(Duration::micros(run->now_ns / 1000));
+      if (reached > sim_.now()) sim_.advance_clock_to(reached);
+      api_.notify_watchers();
+      shim_steps_ += static_cast<std::uint64_t>(run->steps);
+      shim_time_ = reached;
+      shim_advanced_ = Clock::now();
+    }
+    // Settled with nothing written and its next timer past the event (or none): the event's
+    // step is due now, as it would be after two quiet looks.
+    if (!run->at_event) return look_again();
+    deadline_ns = run->deadline_ns;
   }
-  api_.notify_watchers();
-  shimmed_->advance(next.micros() * 1000);
-  ++shim_steps_;
-  shim_time_ = next;
-  shim_advanced_ = Clock::now();
-  return look_again();
 }
 
 std::string ClockDriver::open_gate_when_blocked(Clock::time_point now, Clock::time_point& wake_at) {

@@ -76,7 +76,10 @@
 //   1 s backoff flush, the cache's 1 s cleanup, the metrics recorder's 1 s flush, their 100 ms
 //   polls), started microseconds to a millisecond apart, made 4.7 steps per simulated second
 //   of the spaced workload; each step costs a few ms of wall time (the shim's ptrace stops,
-//   two looks at its threads). When a timer
+//   two looks at its threads). Timer steps after which the scheduler sends serve nothing
+//   (vc-scheduler's 20 ms bind-queue poll) are taken by the shim itself, each as this rule
+//   would take it, until the scheduler writes a request or the next step would pass the next
+//   cluster event (ShimmedScheduler::run_timers, the shim's RUN). When a timer
 //   and cluster events fall on the same instant, the timers fire first and the events are
 //   processed at the next step, once the scheduler is quiet again (a fixed order where real
 //   time orders by chance; a watch delivers an event after its instant). A request counts
@@ -160,6 +163,8 @@ class ClockDriver {
   std::string cosim_step(Clock::time_point now, Clock::time_point& wake_at);
   // cosim with a shimmed scheduler.
   std::string shimmed_step(Clock::time_point now, Clock::time_point& wake_at);
+  // The step of a quiet scheduler whose earliest timer is `deadline_ns` (-1: none).
+  std::string step_shimmed(std::int64_t deadline_ns, Clock::time_point now, Clock::time_point& wake_at);
   std::string open_gate_when_blocked(Clock::time_point now, Clock::time_point& wake_at);
   // Rule 4, paced: moves simulated time with wall time during a hold; true at `until`.
   bool paced_hold_step(Clock::time_point now, Clock::time_point& wake_at);

@@ -154,6 +154,22 @@ std::optional<ShimmedScheduler::Status> ShimmedScheduler::status() {
   return s;
 }
 
+std::optional<ShimmedScheduler::RunResult> ShimmedScheduler::run_timers(const RunLimits& l) {
+  const std::string reply = ask("RUN " + std::to_string(l.event_ns) + " " + std::to_string(l.until_ns) + " " +
+                                std::to_string(l.slack_ns) + " " + std::to_string(l.floor_ns) + " " +
+                                std::to_string(l.finish_at_ns));
+  RunResult r{};
+  if (reply.rfind("error", 0) == 0) {  // e.g. a kernel without pidfd_getfd: the caller steps itself
+    r.steps = -1;
+    return r;
+  }
+  std::istringstream in(reply);
+  std::string now, steps, stop, why, deadline;
+  if (!(in >> now >> r.now_ns >> steps >> r.steps >> stop >> why >> deadline >> r.deadline_ns)) return std::nullopt;
+  r.at_event = why == "event" || why == "no-timer" || why == "end" || why == "until";
+  return r;
+}
+
 void ShimmedScheduler::advance(std::int64_t ns) { ask("ADVANCE " + std::to_string(ns)); }
 
 bool ShimmedScheduler::bytes_in_flight() const { return options_.bytes_unread && options_.bytes_unread(); }

@@ -43,8 +43,30 @@ class ShimmedScheduler {
   ShimmedScheduler(const ShimmedScheduler&) = delete;
   ShimmedScheduler& operator=(const ShimmedScheduler&) = delete;
 
+  // What a RUN may do (virtual ns, -1: no such limit): see run_timers.
+  struct RunLimits {
+    std::int64_t event_ns;      // the next cluster event: no timer past it fires
+    std::int64_t until_ns;      // --until
+    std::int64_t slack_ns;      // ClockOptions::timer_slack
+    std::int64_t floor_ns;      // simulated now: the clock never moves below it
+    std::int64_t finish_at_ns;  // stop once the clock has reached it (the 330 s end rule)
+  };
+  struct RunResult {
+    std::int64_t now_ns;
+    std::int64_t steps;        // moves of the scheduler's clock; -1: the shim refused the RUN
+    bool at_event;             // stopped settled, having written nothing, with its next timer
+                               // past the event, or none, or at finish_at / until
+    std::int64_t deadline_ns;  // its earliest timer then, -1: none
+  };
+
   // nullopt once the scheduler has exited.
   std::optional<Status> status();
+  // The shim's RUN: steps the scheduler's clock through its own timers, each step as
+  // ClockDriver's (to the earliest timer plus the slack, never past the event), for as long
+  // as it writes nothing (no request to serve) and settles after each. Call only when a
+  // step is due (the scheduler quiet, serve idle): one call replaces the steps of timer
+  // wake-ups that send serve nothing. nullopt once the scheduler has exited.
+  std::optional<RunResult> run_timers(const RunLimits& limits);
   // Sets the scheduler's virtual time (ns since simulated time 0); wakes its due timers.
   void advance(std::int64_t ns);
   // Whether some TCP connection to serve has bytes its reader has not read yet (Options::

@@ -36,8 +36,9 @@ def clocks(text):
     return out
 
 
-def controller(shim, probe, work):
-    path = os.path.join(work, "control.sock")
+def start_controlled(shim, probe, work, name):
+    """The probe (waits of 1 s) under the shim in controller mode: (process, socket, ask, deadline)."""
+    path = os.path.join(work, name)
     proc = subprocess.Popen([shim, "--control", path, "--", probe, "1000"], stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not os.path.exists(path) and time.monotonic() < deadline:
@@ -50,6 +51,11 @@ def controller(shim, probe, work):
         f.write(request + "\n")
         f.flush()
         return f.readline().split()
+    return proc, s, ask, deadline
+
+
+def controller(shim, probe, work):
+    proc, s, ask, deadline = start_controlled(shim, probe, work, "control.sock")
 
     def wait_quiet():
         while time.monotonic() < deadline:
@@ -90,6 +96,30 @@ def controller(shim, probe, work):
           f"first STATUS now/deadline, after ADVANCE deadline-1 ns, deadline again: {first}")
 
 
+def run_request(shim, probe, work):
+    """RUN steps the program's clock through its own timers up to the event limit (2.5 s): the
+    1 s sleep and the 1 s condition-variable wait, each a step, then stops settled with the
+    1 s epoll wait (due at 3 s) next; its writes to stdout (a pipe) are no reason to stop."""
+    proc, s, ask, deadline = start_controlled(shim, probe, work, "run.sock")
+    reply = []
+    try:
+        while time.monotonic() < deadline and ask("STATUS")[3] != "1":
+            time.sleep(0.005)
+        reply = ask(f"RUN {25 * 10**8} -1 0 0 -1")
+        while ask("ADVANCE_TO_DEADLINE") and time.monotonic() < deadline:
+            time.sleep(0.05)
+    except (IndexError, BrokenPipeError, ConnectionResetError):
+        pass
+    s.close()
+    out, _ = proc.communicate(timeout=30)
+    epoch = 1767225600 * 10**9
+    got = [(label, (r - epoch) // 10**6) for label, r, m in clocks(out)]
+    check("controller: RUN takes the program's timer steps up to the event, then stops",
+          reply == ["now", str(2 * 10**9), "steps", "2", "stop", "event", "deadline", str(3 * 10**9)] and
+          got == [("start", 0), ("slept", 1000), ("cv-waited", 2000), ("epoll-waited", 3000), ("joined", 4500)],
+          f"RUN answered {reply}; probe saw {got}")
+
+
 def speed(shim, probe):
     t0 = time.monotonic()
     r = subprocess.run([shim, "--speed", "10", "--", probe, "2000"], capture_output=True, text=True, timeout=120)
@@ -125,6 +155,7 @@ def main():
     shim, probe = sys.argv[1:3]
     with tempfile.TemporaryDirectory() as work:
         controller(shim, probe, work)
+        run_request(shim, probe, work)
     speed(shim, probe)
     bad_input(shim)
     print(f"{'FAIL' if failures else 'PASS'}: kubesim-timeshim tests ({', '.join(failures) or 'all passed'})")

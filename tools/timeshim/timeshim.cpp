@@ -1,11 +1,15 @@
 // The tracer of kubesim-timeshim; the design and the controller protocol are in timeshim.hpp.
 #include "timeshim.hpp"
 
+#include "go_clock.hpp"
+
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <ctime>
 #include <fcntl.h>
 #include <fstream>
@@ -14,9 +18,14 @@
 #include <linux/futex.h>
 #include <linux/ptrace.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -37,7 +46,12 @@ namespace {
 constexpr std::int64_t kNs = 1'000'000'000;
 constexpr std::int64_t kMonotonicBase = kNs;       // MONOTONIC = 1 s + virtual (never 0)
 constexpr std::int64_t kCosimEpoch = 1767225600;   // 2026-01-01T00:00:00Z, kubesim's cosim epoch
-constexpr unsigned long kAtIgnore = 1, kAtRandom = 25, kAtSysinfoEhdr = 33;
+constexpr std::int64_t kRunWallMax = 50'000'000;  // ns of wall time a RUN may take before it answers
+// ns between two looks at the target during a RUN: kRunLook after a stop of the target,
+// doubling up to kRunLookMax while it computes without one (on a loaded machine the looks
+// would take the CPU it needs).
+constexpr long kRunLook = 20'000, kRunLookMax = 320'000;
+constexpr unsigned long kAtIgnore = 1, kAtFlags = 8, kAtRandom = 25, kAtSysinfoEhdr = 33;
 // Kernel-internal restart codes a syscall-exit stop can show (include/linux/errno.h).
 constexpr long kErestartsys = 512, kErestartnointr = 513, kErestartnohand = 514, kErestartRestartblock = 516;
 
@@ -173,7 +187,16 @@ class Shim {
     return virtual_ + reads_;
   }
   // A deadline of the target's time as the controller's virtual time (what ADVANCE takes).
-  std::int64_t to_virtual(std::int64_t deadline) const { return deadline < 0 ? -1 : std::max(virtual_, deadline - reads_); }
+  // (earliest_deadline has taken each thread's process's reads off already.)
+  std::int64_t to_virtual(std::int64_t deadline) const { return deadline < 0 ? -1 : std::max(virtual_, deadline); }
+  // Controller mode: the reads counted for the process of `tid` (its Go clock's count, or
+  // the shim's for a process that makes system calls), and its time.
+  std::int64_t reads_of(pid_t tid);
+  std::int64_t now_of(pid_t tid) { return opt_.speed > 0 ? now() : virtual_ + reads_of(tid); }
+  // A clock read of `tid` by system call: counts a wall-clock read, returns its time.
+  std::int64_t read_clock(pid_t tid, bool wall_clock);
+  pid_t tgid_of(pid_t tid);
+  void publish_virtual();
   // Controller mode: a wall-clock read (CLOCK_REALTIME and its kin, gettimeofday, time) takes
   // one nanosecond.
   void count_read(bool wall_clock) {
@@ -183,14 +206,8 @@ class Shim {
     return realtime_clock(id) ? epoch_ + v : kMonotonicBase + v;
   }
 
-  bool read_mem(pid_t tid, std::uint64_t addr, void* out, std::size_t n) {
-    iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
-    return process_vm_readv(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
-  }
-  bool write_mem(pid_t tid, std::uint64_t addr, const void* in, std::size_t n) {
-    iovec local{const_cast<void*>(in), n}, remote{reinterpret_cast<void*>(addr), n};
-    return process_vm_writev(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
-  }
+  bool read_mem(pid_t tid, std::uint64_t addr, void* out, std::size_t n) { return read_memory(tid, addr, out, n); }
+  bool write_mem(pid_t tid, std::uint64_t addr, const void* in, std::size_t n) { return write_memory(tid, addr, in, n); }
   bool read_timespec(pid_t tid, std::uint64_t addr, std::int64_t& ns) {
     timespec ts{};
     if (addr == 0 || !read_mem(tid, addr, &ts, sizeof ts)) return false;
@@ -216,11 +233,23 @@ class Shim {
   void start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline);
   void wake_due();
   void arm_timer();
-  std::int64_t earliest_deadline() const;
+  std::int64_t earliest_deadline();
   void forward_signal(int sig);
   bool quiet();
   std::string answer(const std::string& request);
   void on_client(Client& c);
+  // RUN (timeshim.hpp): steps through the target's own timers while it writes nothing.
+  std::string start_run(const std::string& args, int fd);
+  void run_timers();
+  void finish_run(const char* why);
+  bool settled();
+  bool thread_blocked(pid_t tid, const Thread& t);
+  std::uint64_t cpu_ns(pid_t tid);
+  std::int64_t bytes_written();
+  bool tcp_traffic(std::set<pid_t>& processes, std::vector<std::uint64_t>& out);
+  std::set<pid_t> processes();
+  int proc_fd(pid_t tid, int which);
+  bool read_proc(pid_t tid, int which, char* buf, std::size_t size);
   void log(pid_t tid, const char* what, std::int64_t value) const {
     if (opt_.verbose) std::fprintf(stderr, "timeshim: [%d] %s %lld (virtual %.6f s)\n", tid, what,
                                    static_cast<long long>(value), static_cast<double>(now()) / kNs);
@@ -236,6 +265,23 @@ class Shim {
   int epoll_ = -1, signal_fd_ = -1, timer_fd_ = -1, listen_fd_ = -1;
   std::map<int, Client> clients_;
   sigset_t original_mask_{};
+  // A RUN in progress: its limits (virtual ns, -1: none), the steps taken, the target's bytes
+  // written when it began, the client to answer and a wall-time bound.
+  struct Run {
+    bool active = false;
+    std::int64_t event = -1, until = -1, slack = 0, floor = 0, finish_at = -1;
+    std::int64_t steps = 0, written = 0, wall_end = 0;
+    std::vector<std::uint64_t> tcp;  // tcp_traffic when it began
+    int fd = -1;
+  } run_;
+  long run_look_ = kRunLook;  // ns to the next look during a RUN
+  std::map<pid_t, std::array<int, 4>> proc_fds_;  // per thread: /proc/TID/{stat,syscall,schedstat,io}
+  std::map<pid_t, pid_t> tgid_;                    // thread -> its process
+  std::uint64_t vdso_ = 0, vdso_slot_ = 0;         // edit_auxv: the vDSO, its auxv entry's value
+  std::uint64_t flags_entry_ = 0;                  // edit_auxv: the AT_FLAGS entry
+  // Per process with a Go clock (go_clock.hpp): the clock and the virtual time it shows.
+  std::map<pid_t, std::pair<GoClock, std::int64_t>> go_clocks_;
+  std::map<pid_t, int> pidfds_;                    // process -> its pidfd (for pidfd_getfd)
 };
 
 void Shim::spawn() {
@@ -287,6 +333,7 @@ void Shim::edit_auxv(pid_t tid) {
   user_regs_struct regs{};
   if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return;
   std::uint64_t p = regs.rsp, word = 0;
+  vdso_ = vdso_slot_ = flags_entry_ = 0;
   if (!read_mem(tid, p, &word, 8)) return;
   p += 8 * (word + 2);                       // argc, argv[argc], NULL
   while (read_mem(tid, p, &word, 8) && word != 0) p += 8;  // envp
@@ -294,7 +341,11 @@ void Shim::edit_auxv(pid_t tid) {
   for (int i = 0; i < 64; ++i, p += 16) {
     std::uint64_t entry[2];
     if (!read_mem(tid, p, entry, sizeof entry) || entry[0] == 0) return;
-    if (entry[0] == kAtSysinfoEhdr) write_mem(tid, p, &kAtIgnore, 8);
+    if (entry[0] == kAtSysinfoEhdr && write_mem(tid, p, &kAtIgnore, 8)) {
+      vdso_ = entry[1];
+      vdso_slot_ = p + 8;  // the entry's value: the Go clock's read count (go_clock.hpp)
+    }
+    if (entry[0] == kAtFlags) flags_entry_ = p;  // its value: the Go clock's time, if installed
     if (entry[0] == kAtRandom && opt_.seed) {
       std::uint64_t bytes[2], x = *opt_.seed;
       for (auto& b : bytes) {  // splitmix64
@@ -478,7 +529,7 @@ void Shim::start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t
 void Shim::on_seccomp(pid_t tid) {
   user_regs_struct regs{};
   if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return;
-  const std::int64_t v = now();
+  const std::int64_t v = now_of(tid);
   auto skip = [&](long result) {
     regs.orig_rax = static_cast<unsigned long long>(-1);
     regs.rax = static_cast<unsigned long long>(result);
@@ -488,15 +539,13 @@ void Shim::on_seccomp(pid_t tid) {
   auto pass = [&] { ptrace(PTRACE_CONT, tid, nullptr, nullptr); };
   switch (regs.orig_rax) {
     case SYS_clock_gettime: {
-      count_read(realtime_clock(regs.rdi));
-      std::int64_t ns = clock_value(regs.rdi, now());
+      std::int64_t ns = clock_value(regs.rdi, read_clock(tid, realtime_clock(regs.rdi)));
       timespec ts{ns / kNs, ns % kNs};
       skip(write_mem(tid, regs.rsi, &ts, sizeof ts) ? 0 : -EFAULT);
       return;
     }
     case SYS_gettimeofday: {
-      count_read(true);
-      std::int64_t ns = clock_value(CLOCK_REALTIME, now());
+      std::int64_t ns = clock_value(CLOCK_REALTIME, read_clock(tid, true));
       timeval tv{ns / kNs, (ns % kNs) / 1000};
       struct { int minuteswest = 0, dsttime = 0; } tz;
       bool ok = (regs.rdi == 0 || write_mem(tid, regs.rdi, &tv, sizeof tv)) &&
@@ -505,8 +554,7 @@ void Shim::on_seccomp(pid_t tid) {
       return;
     }
     case SYS_time: {
-      count_read(true);
-      std::int64_t sec = clock_value(CLOCK_REALTIME, now()) / kNs;
+      std::int64_t sec = clock_value(CLOCK_REALTIME, read_clock(tid, true)) / kNs;
       skip(regs.rdi == 0 || write_mem(tid, regs.rdi, &sec, sizeof sec) ? sec : -EFAULT);
       return;
     }
@@ -563,7 +611,7 @@ void Shim::on_syscall_exit(pid_t tid) {
       value = t.wait == Wait::futex ? -ETIMEDOUT : 0;  // what the timeout would have returned
     } else if (restart || result == -EINTR) {
       value = -EINTR;  // a real signal interrupted the wait
-      std::int64_t left = std::max<std::int64_t>(0, t.deadline - now());
+      std::int64_t left = std::max<std::int64_t>(0, t.deadline - now_of(tid));
       timespec rem{left / kNs, left % kNs};
       if (t.wait == Wait::sleep && t.remaining != 0) write_mem(tid, t.remaining, &rem, sizeof rem);
     }
@@ -587,6 +635,13 @@ void Shim::on_stop(pid_t tid, int status) {
     threads_[tid] = Thread{};
     edit_auxv(tid);
     pin_go_runtime(tid);
+    go_clocks_.erase(tid);
+    if (opt_.speed <= 0 && go_runtime_ && flags_entry_ != 0 && write_mem(tid, flags_entry_, &kAtIgnore, 8))
+      if (auto clock = install_go_clock(tid, vdso_, vdso_slot_, flags_entry_ + 8, epoch_)) {
+        go_clocks_[tid] = {*clock, -1};
+        publish_virtual();
+        if (opt_.verbose) std::fprintf(stderr, "timeshim: [%d] Go clock reads answered in the program\n", tid);
+      }
   } else if (sig == SIGTRAP && (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK)) {
     unsigned long child = 0;
     if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child) == 0) {
@@ -637,6 +692,7 @@ void Shim::drain_children() {
 // P until sysmon preempts it (the Kueue v0.9.5 manager stopping its webhook server under
 // GOMAXPROCS=1 used a core for the 5 s serve gave it, and exited at once with sysmon running).
 void Shim::forward_signal(int sig) {
+  if (run_.active) finish_run("signal");
   if (auto it = threads_.find(sysmon_tid_); it != threads_.end() && it->second.parked) {
     it->second.parked = false;
     ptrace(PTRACE_CONT, sysmon_tid_, nullptr, nullptr);
@@ -655,17 +711,60 @@ void Shim::forward_signal(int sig) {
   for (pid_t pid : processes) kill(pid, sig);
 }
 
-std::int64_t Shim::earliest_deadline() const {
+pid_t Shim::tgid_of(pid_t tid) {
+  auto it = tgid_.find(tid);
+  if (it != tgid_.end()) return it->second;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/status", tid);
+  std::ifstream status(path);
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Tgid:", 0) == 0) return tgid_[tid] = static_cast<pid_t>(std::stol(line.substr(5)));
+  return -1;
+}
+
+std::int64_t Shim::reads_of(pid_t tid) {
+  if (go_clocks_.empty()) return reads_;
+  auto it = go_clocks_.find(tgid_of(tid));
+  if (it == go_clocks_.end()) return reads_;
+  return std::max<std::int64_t>(0, go_clock_reads(it->first, it->second.first));
+}
+
+std::int64_t Shim::read_clock(pid_t tid, bool wall_clock) {
+  if (opt_.speed > 0) return now();
+  if (auto it = go_clocks_.find(tgid_of(tid)); it != go_clocks_.end())
+    return virtual_ + std::max<std::int64_t>(0, wall_clock ? go_clock_count_read(it->first, it->second.first)
+                                                           : go_clock_reads(it->first, it->second.first));
+  count_read(wall_clock);
+  return now();
+}
+
+// Shows the programs' Go clocks the virtual time (before any thread is woken for it).
+void Shim::publish_virtual() {
+  for (auto it = go_clocks_.begin(); it != go_clocks_.end();) {
+    if (it->second.second == virtual_ || set_go_clock(it->first, it->second.first, virtual_)) {
+      it->second.second = virtual_;
+      ++it;
+    } else {
+      it = go_clocks_.erase(it);  // the process has gone
+    }
+  }
+}
+
+// In the controller's virtual time: each deadline less its process's reads (see now()).
+std::int64_t Shim::earliest_deadline() {
   std::int64_t best = -1;
   for (const auto& [tid, t] : threads_)
-    if (t.wait != Wait::none && !t.wake_sent && (best < 0 || t.deadline < best)) best = t.deadline;
+    if (t.wait != Wait::none && !t.wake_sent) {
+      const std::int64_t d = opt_.speed > 0 ? t.deadline : t.deadline - reads_of(tid);
+      if (best < 0 || d < best) best = d;
+    }
   return best;
 }
 
 void Shim::wake_due() {
-  const std::int64_t v = now();
+  publish_virtual();
   for (auto& [tid, t] : threads_)
-    if (t.wait != Wait::none && !t.wake_sent && t.deadline <= v) {
+    if (t.wait != Wait::none && !t.wake_sent && t.deadline <= now_of(tid)) {
       t.wake_sent = true;
       ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
     }
@@ -687,31 +786,137 @@ void Shim::arm_timer() {
 // with an event the shim has yet to handle, has been woken, or waits in a poll / select the
 // shim does not virtualize.
 bool Shim::quiet() {
-  for (const auto& [tid, t] : threads_) {
-    if (t.parked) continue;
-    if (t.wake_sent) return false;
+  for (const auto& [tid, t] : threads_)
+    if (!t.parked && !thread_blocked(tid, t)) return false;
+  return true;
+}
+
+// /proc/TID/stat (0), syscall (1), schedstat (2), io (3), opened once per thread and read again with
+// pread: quiet() runs on every look, and RUN looks every few tens of microseconds.
+int Shim::proc_fd(pid_t tid, int which) {
+  static const char* const kNames[] = {"stat", "syscall", "schedstat", "io"};
+  auto [it, added] = proc_fds_.try_emplace(tid, std::array<int, 4>{-1, -1, -1, -1});
+  int& fd = it->second[static_cast<std::size_t>(which)];
+  if (fd < 0) {
     char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/stat", tid);
-    FILE* f = std::fopen(path, "r");
-    if (!f) return false;
-    char buf[512] = {};
-    std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-    std::fclose(f);
-    const char* close_paren = std::strrchr(buf, ')');
-    if (n == 0 || !close_paren || close_paren[1] != ' ' || close_paren[2] != 'S') return false;
-    if (t.wait != Wait::none) continue;
-    std::snprintf(path, sizeof path, "/proc/%d/syscall", tid);
-    f = std::fopen(path, "r");
-    if (!f) return false;
-    long nr = -1;
-    int got = std::fscanf(f, "%ld", &nr);
-    std::fclose(f);
-    if (got != 1) return false;
-    // A short real sleep (--real-sleep-max) counts as blocked: in Go it is sysmon pacing
-    // itself, which waits for *virtual* time to pass (e.g. retake() hands off a P held in a
-    // syscall only after 10 ms of nanotime), so waiting for it to end would never end.
-    if (nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6 || nr == SYS_epoll_pwait2)
-      return false;
+    std::snprintf(path, sizeof path, "/proc/%d/%s", tid, kNames[which]);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  return fd;
+}
+
+bool Shim::read_proc(pid_t tid, int which, char* buf, std::size_t size) {
+  const int fd = proc_fd(tid, which);
+  const ssize_t n = fd < 0 ? -1 : pread(fd, buf, size - 1, 0);
+  if (n <= 0) {  // the thread is gone (or its id reused): open afresh next time
+    if (fd >= 0) close(fd);
+    proc_fds_[tid][static_cast<std::size_t>(which)] = -1;
+    return false;
+  }
+  buf[n] = 0;
+  return true;
+}
+
+bool Shim::thread_blocked(pid_t tid, const Thread& t) {
+  if (t.wake_sent) return false;
+  char buf[512];
+  if (!read_proc(tid, 0, buf, sizeof buf)) return false;
+  const char* close_paren = std::strrchr(buf, ')');
+  if (!close_paren || close_paren[1] != ' ' || close_paren[2] != 'S') return false;
+  if (t.wait != Wait::none) return true;
+  if (!read_proc(tid, 1, buf, sizeof buf)) return false;
+  long nr = -1;
+  if (std::sscanf(buf, "%ld", &nr) != 1) return false;
+  // A short real sleep (--real-sleep-max) counts as blocked: in Go it is sysmon pacing
+  // itself, which waits for *virtual* time to pass (e.g. retake() hands off a P held in a
+  // syscall only after 10 ms of nanotime), so waiting for it to end would never end.
+  return !(nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6 || nr == SYS_epoll_pwait2);
+}
+
+// The CPU time a thread has run (the first field of /proc/TID/schedstat); 0 if unreadable.
+std::uint64_t Shim::cpu_ns(pid_t tid) {
+  char buf[128];
+  return read_proc(tid, 2, buf, sizeof buf) ? std::strtoull(buf, nullptr, 10) : 0;
+}
+
+// Settled: quiet, twice, and no thread ran in between. A thread that was quiet at both looks
+// but ran between them (woken, then asleep again) shows a larger CPU time; one woken and not
+// yet run is not in state S at the second look. So at the instant between the two looks
+// every thread was asleep, and only something outside the target can wake it.
+bool Shim::settled() {
+  std::vector<std::uint64_t> before;
+  if (!quiet()) return false;
+  for (const auto& [tid, t] : threads_)
+    if (!t.parked) before.push_back(cpu_ns(tid));
+  if (!quiet()) return false;
+  std::size_t i = 0;
+  for (const auto& [tid, t] : threads_)
+    if (!t.parked && (i >= before.size() || cpu_ns(tid) != before[i++])) return false;
+  return i == before.size();
+}
+
+// The target's processes (by the Tgid of each thread, looked up once per thread).
+std::set<pid_t> Shim::processes() {
+  std::set<pid_t> out;
+  for (const auto& [tid, t] : threads_)
+    if (const pid_t pid = tgid_of(tid); pid > 0) out.insert(pid);
+  return out;
+}
+
+// What the target's processes have written so far (the sum of /proc/PID/io wchar: write and
+// writev to sockets, pipes and files); -1 if unreadable. Cheap: the usual look of a RUN.
+std::int64_t Shim::bytes_written() {
+  std::int64_t total = 0;
+  for (pid_t pid : processes()) {
+    char buf[512];
+    if (!read_proc(pid, 3, buf, sizeof buf)) return -1;
+    const char* at = std::strstr(buf, "wchar:");
+    if (!at) return -1;
+    total += std::strtoll(at + 6, nullptr, 10);
+  }
+  return total;
+}
+
+// Per TCP socket of the target (by process, fd): the bytes written into it (acked + still
+// queued: SIOCOUTQ) and received. The Go runtime writes to a pipe to wake its network poller
+// (netpollBreak), so a change of wchar alone does not mean a request; this tells. Each socket
+// is copied in with pidfd_getfd only for the look and closed at once: a copy kept open would
+// keep the connection open after the target closed it.
+bool Shim::tcp_traffic(std::set<pid_t>& procs, std::vector<std::uint64_t>& out) {
+  out.clear();
+  for (pid_t pid : procs) {
+    auto pit = pidfds_.find(pid);
+    if (pit == pidfds_.end()) pit = pidfds_.emplace(pid, static_cast<int>(syscall(SYS_pidfd_open, pid, 0))).first;
+    if (pit->second < 0) return false;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/fd", pid);
+    DIR* dir = opendir(path);
+    if (!dir) return false;
+    std::vector<int> fds;
+    while (dirent* e = readdir(dir))
+      if (e->d_name[0] != '.') fds.push_back(std::atoi(e->d_name));
+    closedir(dir);
+    std::sort(fds.begin(), fds.end());
+    for (int fd : fds) {
+      char link[64], target[64];
+      std::snprintf(link, sizeof link, "/proc/%d/fd/%d", pid, fd);
+      const ssize_t n = readlink(link, target, sizeof target - 1);
+      if (n <= 0 || std::strncmp(target, "socket:", 7) != 0) continue;
+      const int copy = static_cast<int>(syscall(SYS_pidfd_getfd, pit->second, fd, 0));
+      if (copy < 0) continue;  // closed since the listing
+      int protocol = 0;
+      socklen_t len = sizeof protocol;
+      tcp_info info{};
+      socklen_t info_len = sizeof info;
+      int queued = 0;
+      if (getsockopt(copy, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) == 0 && protocol == IPPROTO_TCP &&
+          getsockopt(copy, IPPROTO_TCP, TCP_INFO, &info, &info_len) == 0 && ioctl(copy, SIOCOUTQ, &queued) == 0) {
+        out.push_back(static_cast<std::uint64_t>(pid) << 32 | static_cast<std::uint32_t>(fd));
+        out.push_back(info.tcpi_bytes_acked + static_cast<std::uint64_t>(queued));
+        out.push_back(info.tcpi_bytes_received);
+      }
+      close(copy);
+    }
   }
   return true;
 }
@@ -741,11 +946,70 @@ std::string Shim::answer(const std::string& request) {
   return "error unknown request '" + request + "' (STATUS, ADVANCE <ns>, ADVANCE_TO_DEADLINE)";
 }
 
+// RUN <event> <until> <slack> <floor> <finish_at> (virtual ns, -1: none; timeshim.hpp):
+// answered by finish_run once the run stops.
+std::string Shim::start_run(const std::string& args, int fd) {
+  if (opt_.speed > 0) return "error RUN needs --control mode";
+  if (run_.active) return "error a RUN is in progress";
+  std::istringstream in(args);
+  Run r;
+  if (!(in >> r.event >> r.until >> r.slack >> r.floor >> r.finish_at) || r.slack < 0)
+    return "error RUN <event> <until> <slack> <floor> <finish_at> (ns, -1: none)";
+  r.active = true;
+  r.fd = fd;
+  r.written = bytes_written();
+  std::set<pid_t> procs = processes();
+  if (!tcp_traffic(procs, r.tcp)) return "error RUN: cannot read the target's sockets";
+  r.wall_end = wall_ns(CLOCK_MONOTONIC) + kRunWallMax;
+  run_ = r;
+  run_timers();
+  return {};
+}
+
+void Shim::finish_run(const char* why) {
+  const std::string reply = "now " + std::to_string(virtual_) + " steps " + std::to_string(run_.steps) + " stop " + why +
+                            " deadline " + std::to_string(to_virtual(earliest_deadline())) + "\n";
+  send(run_.fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+  run_ = Run{};
+}
+
+// One look of a RUN: once the target has settled, either stop (it wrote something, which
+// serve must take; its next timer is past the next cluster event, `until` or the end; no
+// timer) or move its clock as serve's step would (api/clock.cpp shimmed_step: to its
+// earliest timer, rounded up to the microsecond, plus the slack, never past the event, never
+// before `floor`) and wake the threads due.
+void Shim::run_timers() {
+  if (!run_.active) return;
+  const bool settled_now = settled();
+  if (!settled_now && wall_ns(CLOCK_MONOTONIC) < run_.wall_end) return;  // look again shortly
+  if (!settled_now) return finish_run("busy");
+  const std::int64_t written = bytes_written();
+  if (written != run_.written) {  // something was written: a request to serve, or not
+    std::set<pid_t> procs = processes();
+    std::vector<std::uint64_t> tcp;
+    if (written < 0 || !tcp_traffic(procs, tcp) || tcp != run_.tcp) return finish_run("wrote");
+    run_.written = written;
+  }
+  if (run_.finish_at >= 0 && virtual_ >= run_.finish_at) return finish_run("end");
+  const std::int64_t deadline = to_virtual(earliest_deadline());
+  if (deadline < 0) return finish_run("no-timer");
+  const std::int64_t timer = (deadline + 999) / 1000 * 1000;
+  if (run_.event >= 0 && timer > run_.event) return finish_run("event");
+  std::int64_t next = timer + run_.slack;
+  if (run_.event >= 0) next = std::min(next, run_.event);
+  if (run_.until >= 0 && next > run_.until) return finish_run("until");
+  if (wall_ns(CLOCK_MONOTONIC) >= run_.wall_end) return finish_run("wall");
+  virtual_ = std::max(virtual_, std::max(next, run_.floor));
+  ++run_.steps;
+  wake_due();
+}
+
 void Shim::on_client(Client& c) {
   char buf[4096];
   ssize_t n = read(c.fd, buf, sizeof buf);
   if (n <= 0) {
     epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+    if (run_.fd == c.fd) run_ = Run{};
     close(c.fd);
     clients_.erase(c.fd);
     return;
@@ -756,7 +1020,9 @@ void Shim::on_client(Client& c) {
     c.input.erase(0, nl + 1);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     drain_children();  // answer about the target as it is now
-    std::string reply = answer(line) + "\n";
+    std::string reply = line.rfind("RUN ", 0) == 0 ? start_run(line.substr(4), c.fd) : answer(line);
+    if (reply.empty()) continue;  // a RUN answers when it stops
+    reply += "\n";
     send(c.fd, reply.data(), reply.size(), MSG_NOSIGNAL);
   }
 }
@@ -799,7 +1065,18 @@ int Shim::run() {
       arm_timer();
     }
     epoll_event events[16];
-    int n = epoll_wait(epoll_, events, 16, -1);
+    // During a RUN the target is looked at every kRunLook: a thread that goes to sleep in an
+    // untimed wait makes no stop the shim would see.
+    const timespec look{0, run_look_};
+    int n = epoll_pwait2(epoll_, events, 16, run_.active ? &look : nullptr, nullptr);
+    if (n < 0 && errno == ENOSYS) n = epoll_wait(epoll_, events, 16, run_.active ? 0 : -1);  // Linux < 5.11
+    if (n != 0) {
+      run_look_ = kRunLook;
+    } else {  // no stop to handle: the target may have settled
+      const std::int64_t steps = run_.steps;
+      run_timers();
+      run_look_ = run_.steps != steps ? kRunLook : std::min(2 * run_look_, kRunLookMax);
+    }
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;
       if (fd == signal_fd_) {
