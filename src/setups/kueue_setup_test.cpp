@@ -125,10 +125,11 @@ TEST(KueueSetup, EventsAndQueueStatusWritesShareTheClientsTokenBucket) {
   // CreatedWorkload, QuotaReserved, Admitted, Started, FinishedWorkload; none dropped.
   EXPECT_EQ(kueue->events(), 5u);
   EXPECT_EQ(kueue->events_dropped(), 0u);
-  // Two batches (after the creation and after the admission; the one after the finish would
-  // come when the run has ended), each a ClusterQueue and a LocalQueue reconcile of two
-  // updates (the second woken by the first's own watch event).
-  EXPECT_EQ(kueue->queue_status_writes(), 8u);
+  // Three batches (after the creation, the admission and the finish: the last one 1 s after
+  // the finish, while the Workload's finalizer removal still waits 2 s for its token behind
+  // FinishedWorkload), each a ClusterQueue and a LocalQueue reconcile of two updates (the
+  // second woken by the first's own watch event).
+  EXPECT_EQ(kueue->queue_status_writes(), 12u);
 }
 
 // ---- Plain pods and pod groups (the pod integration: pod_webhook.go, pod_controller.go) ----

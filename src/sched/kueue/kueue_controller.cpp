@@ -263,10 +263,12 @@ void Controller::landed(const Op& op, SimTime now) {
       if (cache_.workload(op.target).state != Cache::State::kAdmitted) return;  // its pods all gone first
       cache_.release(op.target, true);
       event(EventSource::kJobController, op.target, now);  // FinishedWorkload
+      write(Write::kRemoveFinalizer, op.target, now);
       queues_changed(op.target, now);
       kick(now);
       return;
     case Write::kPendingCondition: queues_changed(op.target, now); return;
+    case Write::kRemoveFinalizer: return;
     case Write::kEvent:
     case Write::kQueueStatusAgain:
       serial_done(serial_client(op.what, op.target, static_cast<std::uint32_t>(cache_.config().cluster_queues.size())), now);

@@ -79,8 +79,10 @@
 //    (updateCqStatusIfChanged / UpdateStatusIfChanged compare a pointer with a value), and
 //    the write's own watch event reconciles once more: a second update, which changes
 //    nothing.
-// A Workload's Pending condition is written once per stay in the queue (requeueAndUpdate
-// writes it when it changes).
+// A finished Workload's finalizer is removed with an update (reconciler.go: after the
+// FinishedWorkload Event, workload.RemoveFinalizer). A Workload's Pending condition is written
+// once per stay in the queue (requeueAndUpdate writes it when it changes; upstream its message,
+// which names the quota missing, changes more often: not modelled).
 // Not modelled: Workload objects in the API (kubectl get workloads), waitForPodsReady,
 // fair sharing, admission checks, partial admission, the Eviction requeuing timestamp
 // (applies to PodsReadyTimeout evictions only), Jobs created unsuspended.
@@ -132,7 +134,7 @@ class Controller final : public kubesim::Controller {
  private:
   enum class Write : std::uint8_t { kCreateWorkload, kCreateGroupWorkload, kAdmit, kUnsuspendJob, kUngatePod, kEvict,
                                     kSuspendJob, kStopPods, kUnsetReservation, kFinish, kPendingCondition,
-                                    kEvent, kQueueStatus, kQueueStatusAgain };
+                                    kEvent, kQueueStatus, kQueueStatusAgain, kRemoveFinalizer };
   // Who records an Event: the spam filter keys on the source component and the object.
   enum class EventSource : std::uint8_t { kAdmission, kWorkloadController, kJobController };
   struct Op {
