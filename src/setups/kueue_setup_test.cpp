@@ -96,6 +96,42 @@ TEST(KueueSetup, PreemptsBySuspendingTheJob) {
   EXPECT_EQ(lj.start_time, SimTime::from_seconds(16));
 }
 
+// Every request of the manager shares one token bucket (cmd/kueue/main.go sets
+// kubeConfig.RateLimiter): Events and the queues' status updates too. qps 1, burst 1, zero
+// latency, one Job of 1 cpu: the Workload's creation takes the token at 0; its
+// CreatedWorkload Event reserves 1 s, the admission 2 s; at 1 s the ClusterQueue's and the
+// LocalQueue's reconciles (1 s after the Workload's creation) reserve 3 s and 4 s; the
+// admission lands at 2 s, its QuotaReserved Event reserves 5 s (Admitted waits behind it on
+// the event sink's one goroutine), and the Job's un-suspension 6 s: the pod is created at 6 s,
+// where the Workload and Job writes alone would have it at 2 s.
+TEST(KueueSetup, EventsAndQueueStatusWritesShareTheClientsTokenBucket) {
+  SimulationInputs in;
+  in.nodes.push_back(testing::NodeBuilder("n1").cpu("4").memory("64Gi"));
+  in.workload.namespaces = {"default", "t1"};
+  in.workload.templates.push_back(testing::PodTemplateBuilder().cpu("1"));
+  in.workload.jobs = {job("a", 0, 10, 0)};
+  in.scheduler = default_scheduler_config(in.resource_names);
+  std::string config = testing::kueue_config(kQueue);
+  const std::string unthrottled = "clientConnection: {qps: 1000000, burst: 1000000}";
+  config.replace(config.find(unthrottled), unthrottled.size(), "clientConnection: {qps: 1, burst: 1}");
+  const testing::ScratchDir dir;
+  apply_setup(find_setup("kueue"), in, SetupOptions{.config_file = dir.write("kueue.yaml", config), .pod_groups = {}});
+  Simulation sim(std::move(in), testing::ideal_options());
+  sim.run();
+  ASSERT_EQ(pods_of(sim, 0).size(), 1u);
+  EXPECT_EQ(pods_of(sim, 0)[0]->created, SimTime::from_seconds(6));
+  const auto* kueue = sim.find_controller<kueue::Controller>();
+  ASSERT_NE(kueue, nullptr);
+  // CreatedWorkload, QuotaReserved, Admitted, Started, FinishedWorkload; none dropped.
+  EXPECT_EQ(kueue->events(), 5u);
+  EXPECT_EQ(kueue->events_dropped(), 0u);
+  // Three batches (after the creation, the admission and the finish: the last one 1 s after
+  // the finish, while the Workload's finalizer removal still waits 2 s for its token behind
+  // FinishedWorkload), each a ClusterQueue and a LocalQueue reconcile of two updates (the
+  // second woken by the first's own watch event).
+  EXPECT_EQ(kueue->queue_status_writes(), 12u);
+}
+
 // ---- Plain pods and pod groups (the pod integration: pod_webhook.go, pod_controller.go) ----
 
 SimulationInputs pod_inputs() {

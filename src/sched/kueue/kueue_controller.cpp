@@ -31,6 +31,70 @@ void Controller::write(Write what, std::uint32_t target, SimTime now) {
   host_.post_timer(now + wait + c.api_latency, Phase::kApi, Timer{Timer::Kind::kWriteLanded, slot});
 }
 
+void Controller::event(EventSource source, std::uint32_t w, SimTime now) {
+  // client-go tools/record/events_cache.go: EventCorrelate runs every Event through
+  // EventSourceObjectSpamFilter (getSpamKey: source component and host, involved object) with
+  // defaultSpamBurst 25 and defaultSpamQPS 1/300 per key before it is sent.
+  constexpr double kSpamBurst = 25, kSpamQps = 1.0 / 300.0;
+  auto [it, fresh] = spam_.try_emplace({static_cast<std::uint32_t>(source), w}, SpamBucket{kSpamBurst, now});
+  SpamBucket& b = it->second;
+  if (!fresh) {
+    b.tokens = std::min(kSpamBurst, b.tokens + static_cast<double>((now - b.at).micros()) / 1e6 * kSpamQps);
+    b.at = now;
+  }
+  if (b.tokens < 1) {
+    ++events_dropped_;
+    return;
+  }
+  b.tokens -= 1;
+  ++events_;
+  send_serial(kEventSink, Op{Write::kEvent, w}, now);
+}
+
+Controller::SerialClient Controller::serial_client(Write what, std::uint32_t target, std::uint32_t cluster_queues) {
+  if (what == Write::kEvent) return kEventSink;
+  return target < cluster_queues ? kClusterQueueWorker : kLocalQueueWorker;
+}
+
+void Controller::send_serial(SerialClient client, Op op, SimTime now) {
+  Serial& s = serial_[client];
+  if (s.sending) {
+    s.waiting.push_back(op);
+    return;
+  }
+  s.sending = true;
+  write(op.what, op.target, now);
+}
+
+void Controller::serial_done(SerialClient client, SimTime now) {
+  Serial& s = serial_[client];
+  s.sending = false;
+  if (s.waiting.empty()) return;
+  const Op next = s.waiting.front();
+  s.waiting.pop_front();
+  send_serial(client, next, now);
+}
+
+std::uint32_t Controller::queue_count() const {
+  return static_cast<std::uint32_t>(cache_.config().cluster_queues.size() + cache_.config().local_queues.size());
+}
+
+void Controller::queues_changed(std::uint32_t w, SimTime now) {
+  // The workload controller's NotifyWorkloadUpdate feeds both queue reconcilers' Generic
+  // handlers, which AddAfter(UpdatesBatchPeriod): one pending reconcile per queue.
+  if (queue_reconcile_posted_.empty()) queue_reconcile_posted_.assign(queue_count(), false);
+  const std::uint32_t queues[] = {cache_.workload(w).cq,
+                                  wl_state_[w].local_queue < 0
+                                      ? queue_count()
+                                      : static_cast<std::uint32_t>(cache_.config().cluster_queues.size()) +
+                                            static_cast<std::uint32_t>(wl_state_[w].local_queue)};
+  for (const std::uint32_t q : queues) {
+    if (q >= queue_count() || queue_reconcile_posted_[q]) continue;
+    queue_reconcile_posted_[q] = true;
+    host_.post_timer(now + Duration::seconds(1), Phase::kApi, Timer{Timer::Kind::kQueueReconcile, q});
+  }
+}
+
 void Controller::kick(SimTime now) {
   if (cycle_posted_ || !cache_.has_heads()) return;
   cycle_posted_ = true;
@@ -98,7 +162,8 @@ void Controller::create_job_workload(JobId id, SimTime now) {
   const Job& job = store_.job(id);
   job_wl_[id.value()] = -1;
   if (job.deleted || job.finished()) return;
-  const std::int32_t cq = cluster_queue_for(job.ns, *find_label(job.labels, kQueueNameLabel));
+  std::int32_t lq = -1;
+  const std::int32_t cq = cluster_queue_for(job.ns, *find_label(job.labels, kQueueNameLabel), lq);
   if (cq < 0) return;
   // jobframework: one PodSet, count = min(parallelism, completions), requests = the pod
   // template's (as the scheduler computes them); priority from its PriorityClass.
@@ -109,6 +174,9 @@ void Controller::create_job_workload(JobId id, SimTime now) {
   const std::uint32_t w = cache_.add_workload(id, static_cast<std::uint32_t>(cq), t.priority, now, total);
   job_wl_[id.value()] = static_cast<std::int32_t>(w);
   wl_state_.resize(cache_.workload_count());
+  wl_state_[w].local_queue = lq;
+  event(EventSource::kJobController, w, now);  // CreatedWorkload
+  queues_changed(w, now);
   kick(now);
 }
 
@@ -146,7 +214,13 @@ void Controller::landed(const Op& op, SimTime now) {
   switch (op.what) {
     case Write::kCreateWorkload: create_job_workload(JobId(op.target), now); return;
     case Write::kCreateGroupWorkload: create_group_workload(op.target, now); return;
-    case Write::kAdmit: start_job(op.target, now); return;
+    case Write::kAdmit:
+      // applyAdmission succeeded: QuotaReserved, then Admitted (no admission checks).
+      event(EventSource::kAdmission, op.target, now);
+      event(EventSource::kAdmission, op.target, now);
+      queues_changed(op.target, now);
+      start_job(op.target, now);
+      return;
     case Write::kUngatePod: ungate_pod(PodId(op.target), now); return;
     case Write::kUnsuspendJob: {
       const Cache::Workload& wl = cache_.workload(op.target);
@@ -154,10 +228,16 @@ void Controller::landed(const Op& op, SimTime now) {
       const Job& job = store_.job(wl.job);
       if (job.deleted || job.finished() || !job.suspend) return;
       host_.client().set_job_suspend(wl.job, false, now);
+      event(EventSource::kJobController, op.target, now);  // Started
       return;
     }
     case Write::kEvict:
-      // jobframework stopJob: the Job is suspended; a pod group's pods are deleted (Pod.Stop).
+      // Preempted (preemption.go, once the Evicted patch succeeded), EvictedDueToPreempted
+      // (the workload controller); jobframework stopJob: the Job is suspended; a pod group's
+      // pods are deleted (Pod.Stop).
+      event(EventSource::kAdmission, op.target, now);
+      event(EventSource::kWorkloadController, op.target, now);
+      queues_changed(op.target, now);
       write(wl_state_[op.target].group >= 0 ? Write::kStopPods : Write::kSuspendJob, op.target, now);
       return;
     case Write::kStopPods: stop_pods(op.target, now); return;
@@ -166,30 +246,52 @@ void Controller::landed(const Op& op, SimTime now) {
       if (wl.state != Cache::State::kAdmitted) return;
       const Job& job = store_.job(wl.job);
       if (job.deleted || job.finished()) return;
-      if (!job.suspend) host_.client().set_job_suspend(wl.job, true, now);
+      if (!job.suspend) {
+        host_.client().set_job_suspend(wl.job, true, now);
+        event(EventSource::kJobController, op.target, now);  // Stopped
+      }
       maybe_unset(op.target, now);
       return;
     }
     case Write::kUnsetReservation:
       if (cache_.workload(op.target).state == Cache::State::kAdmitted) cache_.release(op.target, false);
-      wl_state_[op.target] = WlState{};
+      wl_state_[op.target] = WlState{.local_queue = wl_state_[op.target].local_queue};
+      queues_changed(op.target, now);
       kick(now);
       return;
     case Write::kFinish:
       if (cache_.workload(op.target).state != Cache::State::kAdmitted) return;  // its pods all gone first
       cache_.release(op.target, true);
+      event(EventSource::kJobController, op.target, now);  // FinishedWorkload
+      write(Write::kRemoveFinalizer, op.target, now);
+      queues_changed(op.target, now);
       kick(now);
       return;
-    case Write::kPendingCondition: return;
+    case Write::kPendingCondition: queues_changed(op.target, now); return;
+    case Write::kRemoveFinalizer: return;
+    case Write::kEvent:
+    case Write::kQueueStatusAgain:
+      serial_done(serial_client(op.what, op.target, static_cast<std::uint32_t>(cache_.config().cluster_queues.size())), now);
+      return;
+    case Write::kQueueStatus: {
+      // Its own write's watch event reconciles the queue once more: a second update, which
+      // the worker sends before anything queued after it.
+      ++queue_status_writes_;
+      write(Write::kQueueStatusAgain, op.target, now);
+      return;
+    }
   }
 }
 
-std::int32_t Controller::cluster_queue_for(NamespaceId ns_id, const std::string& queue) const {
+std::int32_t Controller::cluster_queue_for(NamespaceId ns_id, const std::string& queue, std::int32_t& local_queue) const {
   const std::string& ns = store_.namespace_(ns_id).name;
   const Config& cfg = cache_.config();
   const LocalQueueSpec* lq = nullptr;
-  for (const auto& q : cfg.local_queues)
-    if (q.ns == ns && q.name == queue) lq = &q;
+  for (std::size_t i = 0; i < cfg.local_queues.size(); ++i)
+    if (cfg.local_queues[i].ns == ns && cfg.local_queues[i].name == queue) {
+      lq = &cfg.local_queues[i];
+      local_queue = static_cast<std::int32_t>(i);
+    }
   // "LocalQueue ... doesn't exist" / "Workload namespace doesn't match ClusterQueue
   // selector": the Workload stays pending (and the Job suspended) for good here.
   if (!lq) return -1;
@@ -345,7 +447,8 @@ void Controller::create_group_workload(std::uint32_t g, SimTime now) {
   }
   const Pod& first = store_.pod(members.front());
   const PodTemplate& t = store_.spec(first.spec);
-  const std::int32_t cq = cluster_queue_for(first.ns, *find_label(t.labels, kQueueNameLabel));
+  std::int32_t lq = -1;
+  const std::int32_t cq = cluster_queue_for(first.ns, *find_label(t.labels, kQueueNameLabel), lq);
   if (cq < 0) {
     group.workload = kRefused;
     return;
@@ -354,6 +457,9 @@ void Controller::create_group_workload(std::uint32_t g, SimTime now) {
   group.workload = static_cast<std::int32_t>(w);
   wl_state_.resize(cache_.workload_count());
   wl_state_[w].group = static_cast<std::int32_t>(g);
+  wl_state_[w].local_queue = lq;
+  event(EventSource::kJobController, w, now);  // CreatedWorkload
+  queues_changed(w, now);
   kick(now);
 }
 
@@ -369,6 +475,13 @@ void Controller::on_timer(TimerPayload payload, SimTime now) {
   const auto timer = payload.as<Timer>();
   if (timer.kind == Timer::Kind::kCycle) {
     run_cycle(now);
+    return;
+  }
+  if (timer.kind == Timer::Kind::kQueueReconcile) {
+    queue_reconcile_posted_[timer.slot] = false;
+    ++queue_status_writes_;
+    const auto cqs = static_cast<std::uint32_t>(cache_.config().cluster_queues.size());
+    send_serial(serial_client(Write::kQueueStatus, timer.slot, cqs), Op{Write::kQueueStatus, timer.slot}, now);
     return;
   }
   const Op op = ops_[timer.slot];
@@ -390,6 +503,7 @@ void Controller::run_cycle(SimTime now) {
     write(Write::kEvict, w, now);  // IssuePreemptions: Evicted, reason Preempted
   }
   for (const std::uint32_t w : cycle_result_.not_admitted) {
+    event(EventSource::kAdmission, w, now);  // Pending, on every requeue
     if (wl_state_[w].pending_written) continue;
     wl_state_[w].pending_written = true;
     write(Write::kPendingCondition, w, now);

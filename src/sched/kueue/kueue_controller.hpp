@@ -56,14 +56,40 @@
 // resources then), the role-hash annotation, excess pods (upstream deletes the pods beyond
 // total-count), pod-group-fast-admission, waitingForReplacementPods, node selectors injected
 // from flavors, gates set by API clients (kubesim serve drops a created pod's own gates).
-// Every API write waits for the manager client's token bucket (clientConnection qps 20,
-// burst 30) and lands after Config::api_latency. A Workload's Pending condition is written
-// once per stay in the queue (scheduler.go requeueAndUpdate writes it when it changes).
+// Every API request waits for the manager's one token bucket (clientConnection qps 20,
+// burst 30) and lands after Config::api_latency. One bucket for all: cmd/kueue/main.go sets
+// kubeConfig.RateLimiter (flowcontrol.NewTokenBucketRateLimiter(qps, burst)) before
+// ctrl.NewManager, and client-go's RESTClientForConfigAndClient (rest/config.go) builds a
+// limiter only when the config has none, so controller-runtime's per-type REST clients, the
+// informers and the event recorder's clientset (controller-runtime
+// pkg/internal/recorder/recorder.go NewProvider: corev1client.NewForConfigAndClient) all
+// share it. Besides the Workload and Job writes, the bucket carries:
+//  - Events (one create or patch each; which one is client-go's correlator's affair and
+//    costs the same): QuotaReserved and Admitted (scheduler.go applyAdmission), Pending on
+//    every requeue of a nominated head that was not admitted (scheduler.go
+//    requeueAndUpdate), Preempted (preemption.go), EvictedDueToPreempted (workload
+//    controller, workload.ReportEvictedWorkload), CreatedWorkload, Started, Stopped and
+//    FinishedWorkload on the Job (jobframework reconciler.go). client-go's spam filter
+//    (tools/record/events_cache.go EventSourceObjectSpamFilter: per source component and
+//    involved object, a bucket of 25 refilled at 1 per 300 s) drops the rest unsent.
+//  - ClusterQueue and LocalQueue status updates: every Workload change queues both
+//    reconcilers after constants.UpdatesBatchPeriod (1 s; clusterqueue_controller.go
+//    cqWorkloadHandler, localqueue_controller.go qWorkloadHandler: AddAfter, which keeps
+//    one pending request per queue). In v0.9.5 each reconcile writes the status
+//    (updateCqStatusIfChanged / UpdateStatusIfChanged compare a pointer with a value), and
+//    the write's own watch event reconciles once more: a second update, which changes
+//    nothing.
+// A finished Workload's finalizer is removed with an update (reconciler.go: after the
+// FinishedWorkload Event, workload.RemoveFinalizer). A Workload's Pending condition is written
+// once per stay in the queue (requeueAndUpdate writes it when it changes; upstream its message,
+// which names the quota missing, changes more often: not modelled).
 // Not modelled: Workload objects in the API (kubectl get workloads), waitForPodsReady,
 // fair sharing, admission checks, partial admission, the Eviction requeuing timestamp
 // (applies to PodsReadyTimeout evictions only), Jobs created unsuspended.
 #pragma once
 
+#include <array>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -98,16 +124,23 @@ class Controller final : public kubesim::Controller {
   std::uint64_t admissions() const { return admissions_; }
   std::uint64_t evictions() const { return evictions_; }
   std::uint64_t api_writes() const { return api_writes_; }
+  // Of the API requests: Events sent, Events the spam filter dropped, queue status updates.
+  std::uint64_t events() const { return events_; }
+  std::uint64_t events_dropped() const { return events_dropped_; }
+  std::uint64_t queue_status_writes() const { return queue_status_writes_; }
   // The Workload of a plain pod's group, -1 while it has none.
   std::int32_t workload_of_pod(PodId pod) const;
 
  private:
   enum class Write : std::uint8_t { kCreateWorkload, kCreateGroupWorkload, kAdmit, kUnsuspendJob, kUngatePod, kEvict,
-                                    kSuspendJob, kStopPods, kUnsetReservation, kFinish, kPendingCondition };
+                                    kSuspendJob, kStopPods, kUnsetReservation, kFinish, kPendingCondition,
+                                    kEvent, kQueueStatus, kQueueStatusAgain, kRemoveFinalizer };
+  // Who records an Event: the spam filter keys on the source component and the object.
+  enum class EventSource : std::uint8_t { kAdmission, kWorkloadController, kJobController };
   struct Op {
     Write what;
     // JobId for kCreateWorkload, the pod group for kCreateGroupWorkload, PodId for
-    // kUngatePod, else the workload
+    // kUngatePod, the queue (queue_index) for kQueueStatus*, else the workload
     std::uint32_t target;
   };
   struct WlState {
@@ -115,6 +148,12 @@ class Controller final : public kubesim::Controller {
     bool unset_requested = false;
     bool pending_written = false;
     std::int32_t group = -1;  // the plain-pod group it admits; -1: a Job's
+    std::int32_t local_queue = -1;  // index into Config::local_queues
+  };
+  // client-go's spam filter state of one (source, object): a token bucket of its own.
+  struct SpamBucket {
+    double tokens;
+    SimTime at;
   };
   // Plain pods: a group (pod-group-name in a namespace), or a single pod (empty name).
   static constexpr std::int32_t kNoWorkload = -1, kCreating = -2, kRefused = -3;
@@ -127,7 +166,7 @@ class Controller final : public kubesim::Controller {
 
   // Its timers: a scheduling cycle, or the API write in ops_[slot] landing.
   struct Timer {
-    enum class Kind : std::uint32_t { kCycle, kWriteLanded } kind;
+    enum class Kind : std::uint32_t { kCycle, kWriteLanded, kQueueReconcile } kind;
     std::uint32_t slot;
   };
 
@@ -135,6 +174,12 @@ class Controller final : public kubesim::Controller {
   void on_job_change(const Change& change, SimTime now);
   void run_cycle(SimTime now);
   void write(Write what, std::uint32_t target, SimTime now);
+  // An Event about workload w (or its Job) from `source`, unless the spam filter drops it.
+  void event(EventSource source, std::uint32_t w, SimTime now);
+  // Workload w changed: its ClusterQueue's and LocalQueue's reconciles, 1 s later.
+  void queues_changed(std::uint32_t w, SimTime now);
+  // Queues as one index: ClusterQueues first, then LocalQueues.
+  std::uint32_t queue_count() const;
   // A write landing (the API call done): its effect, split along jobframework's reconciler
   // (reconciler.go: constructWorkload + Create, startJob, stopJob) and Pod's Run / Stop.
   void landed(const Op& op, SimTime now);
@@ -149,7 +194,8 @@ class Controller final : public kubesim::Controller {
   // The LocalQueue's ClusterQueue for a workload in namespace `ns` (-1: the LocalQueue does
   // not exist or the ClusterQueue's namespaceSelector does not match; the workload stays
   // pending for good).
-  std::int32_t cluster_queue_for(NamespaceId ns, const std::string& queue) const;
+  // local_queue: set to the LocalQueue's index when it exists.
+  std::int32_t cluster_queue_for(NamespaceId ns, const std::string& queue, std::int32_t& local_queue) const;
   std::int32_t workload_of(JobId job) const {
     return job.value() < job_wl_.size() ? job_wl_[job.value()] : -1;
   }
@@ -165,6 +211,23 @@ class Controller final : public kubesim::Controller {
   std::vector<Op> ops_;               // writes in flight (slots reused)
   std::vector<std::uint32_t> free_ops_;
   Cache::CycleResult cycle_result_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, SpamBucket> spam_;  // (source, workload)
+  // A client that sends one request at a time, the next once the last is answered, so it
+  // holds at most one place in the token bucket's line: the event broadcaster's one
+  // goroutine (client-go tools/record/event.go StartRecordingToSink: recordToSink per Event
+  // in turn), and the ClusterQueue and LocalQueue reconcilers (one worker each:
+  // groupKindConcurrency 1).
+  struct Serial {
+    std::deque<Op> waiting;
+    bool sending = false;
+  };
+  enum SerialClient : std::uint8_t { kEventSink, kClusterQueueWorker, kLocalQueueWorker, kSerialClients };
+  std::array<Serial, kSerialClients> serial_;
+  void send_serial(SerialClient client, Op op, SimTime now);
+  void serial_done(SerialClient client, SimTime now);
+  static SerialClient serial_client(Write what, std::uint32_t target, std::uint32_t cluster_queues);
+  std::vector<bool> queue_reconcile_posted_;  // by queue index
+  std::uint64_t events_ = 0, events_dropped_ = 0, queue_status_writes_ = 0;
   // client-go flowcontrol token bucket (golang.org/x/time/rate reservations).
   double tokens_;
   SimTime tokens_at_;
