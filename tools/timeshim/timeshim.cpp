@@ -2,6 +2,7 @@
 #include "timeshim.hpp"
 
 #include "go_clock.hpp"
+#include "go_rand.hpp"
 
 #include <algorithm>
 #include <array>
@@ -229,6 +230,14 @@ class Shim {
   bool poke_text(pid_t tid, std::uint64_t addr, std::initializer_list<unsigned char> bytes);
   void pin_go_runtime(pid_t tid);
   int pin_fastrand(pid_t tid, const std::vector<TextRegion>& text);
+  struct StateLoad {  // a load of a thread's random state, to pin
+    std::uint64_t addr;
+    unsigned char rex, op, modrm;
+    std::uint32_t disp;
+  };
+  static void add_state_loads_after_getg_m(const std::vector<TextRegion>& text, std::uint32_t disp,
+                                           std::vector<StateLoad>& loads);
+  bool pin_rand(pid_t tid);
   void park(pid_t tid);
   void start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline);
   void wake_due();
@@ -435,9 +444,32 @@ void Shim::pin_go_runtime(pid_t tid) {
   go_runtime_ = poke_text(tid, found, {0x31, 0xc0, 0x99}) && poke_text(tid, found + 16, {0x31, 0xc0, 0x99}) &&
                 poke_text(tid, found + 22, {0x66, 0x90});
   const int pinned = go_runtime_ ? pin_fastrand(tid, text) : 0;
+  const bool rand_pinned = go_runtime_ && pin_rand(tid);
   if (opt_.verbose)
-    std::fprintf(stderr, "timeshim: Go runtime: cputicks at 0x%llx %s; %d fastrand state reads pinned\n",
-                 static_cast<unsigned long long>(found), go_runtime_ ? "patched" : "NOT patched", pinned);
+    std::fprintf(stderr, "timeshim: Go runtime: cputicks at 0x%llx %s; %d fastrand state reads pinned%s\n",
+                 static_cast<unsigned long long>(found), go_runtime_ ? "patched" : "NOT patched", pinned,
+                 rand_pinned ? "; runtime.rand returns a constant" : "");
+}
+
+// Go 1.22+ (go_rand.hpp): runtime.rand's entry becomes MOVABS RAX, v; RET (ABIInternal returns
+// the uint64 in RAX), v = pinned_rand_value(--seed). Safe because: rand takes no arguments and
+// has no effect but advancing the calling M's ChaCha8 state, which nothing else reads (the
+// global generator that seeds it, bootstrapRand, still runs: alginit's hash keys come from
+// --seed's AT_RANDOM bytes as before); rand is in package runtime, so it is never
+// asynchronously preempted (preempt.go isAsyncSafePoint), and the patched code makes no call,
+// so no stack walk starts inside it (a CPU-profile signal could, and its unwinder tolerates a
+// frame that does not match, traceback.go unwindSilentErrors). The program must be Go 1.22+:
+// it has runtime.rand beside internal/chacha8rand's Refill, and the entry is rand's frame
+// set-up (PUSH RBP). A stripped binary has no symbols: nothing is patched.
+bool Shim::pin_rand(pid_t tid) {
+  const std::uint64_t rand = elf_function(tid, "runtime.rand");
+  unsigned char entry = 0;
+  if (rand == 0 || elf_function(tid, "internal/chacha8rand.(*State).Refill") == 0 || !read_mem(tid, rand, &entry, 1) ||
+      entry != 0x55)
+    return false;
+  const std::uint64_t v = pinned_rand_value(opt_.seed.value_or(0));
+  auto byte = [v](int i) { return static_cast<unsigned char>(v >> (8 * i)); };
+  return poke_text(tid, rand, {0x48, 0xb8, byte(0), byte(1), byte(2), byte(3), byte(4), byte(5), byte(6), byte(7), 0xc3});
 }
 
 // The state every pinned fastrand read loads (sign-extended from 32 bits), derived from
@@ -469,13 +501,43 @@ static std::uint32_t pinned_fastrand_state(std::uint64_t seed) {
 // (makemap's hash0 is such a draw too, so iteration orders still differ between seeds),
 // select polls its ready cases in one fixed order, and work stealing, treap priorities of
 // the semaphore table and profiling samples take fixed values. Returns the sites pinned.
+//
+// Go 1.22+ keeps the same wyrand state as m.cheaprand (runtime/rand.go cheaprand), inlined
+// the same way, so the same pin applies. Some of its draws reuse a MOVABS hoisted out of
+// their block, beyond the window above (iface.go typeAssert's and interfaceSwitch's second
+// draw, mprof.go's profiling draws); add_state_loads_after_getg_m pins those loads too.
+// Adds to `loads` every REX.W MOV/ADD r64, [base + disp] (mod 10, no SIB) that follows,
+// within 16 bytes, MOV base, [R14 + 0x30]: getg().m in Go's register ABI (R14 holds g, and m
+// is g's 7th word, runtime2.go), i.e. a load of the m field at `disp`, the random state.
+void Shim::add_state_loads_after_getg_m(const std::vector<TextRegion>& text, std::uint32_t disp,
+                                        std::vector<StateLoad>& loads) {
+  unsigned char want[4];
+  std::memcpy(want, &disp, 4);
+  for (const auto& region : text) {
+    const auto& b = region.bytes;
+    for (auto it = b.begin(); (it = std::search(it, b.end(), std::begin(want), std::end(want))) != b.end(); ++it) {
+      const auto at = static_cast<std::size_t>(it - b.begin());
+      if (at < 3) continue;
+      const std::size_t p = at - 3;
+      const unsigned char rex = b[p], op = b[p + 1], modrm = b[p + 2];
+      if ((rex & 0xf8) != 0x48 || (op != 0x03 && op != 0x8b) || (modrm & 0xc0) != 0x80 || (modrm & 7) == 4) continue;
+      const unsigned base = (modrm & 7u) | ((rex & 1u) << 3);
+      const unsigned char getg_m[] = {static_cast<unsigned char>(0x49 | ((base >> 3) << 2)), 0x8b,
+                                      static_cast<unsigned char>(0x46 | ((base & 7) << 3)), 0x30};
+      const auto from = b.begin() + static_cast<std::ptrdiff_t>(p >= 16 ? p - 16 : 0);
+      if (std::search(from, b.begin() + static_cast<std::ptrdiff_t>(p), std::begin(getg_m), std::end(getg_m)) ==
+          b.begin() + static_cast<std::ptrdiff_t>(p))
+        continue;
+      const std::uint64_t addr = region.lo + p;
+      if (std::none_of(loads.begin(), loads.end(), [addr](const StateLoad& l) { return l.addr == addr; }))
+        loads.push_back({addr, rex, op, modrm, disp});
+    }
+  }
+}
+
 int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
   static const unsigned char kStep[] = {0x2f, 0x64, 0xbd, 0x78, 0x64, 0x1d, 0x76, 0xa0};  // MOVABS imm64, little endian
-  struct Load {
-    std::uint64_t addr;
-    unsigned char rex, op, modrm;
-    std::uint32_t disp;
-  };
+  using Load = StateLoad;
   std::vector<Load> loads;
   std::map<std::uint32_t, int> by_disp;  // the state's offset in m is the one most loads use
   for (const auto& region : text) {
@@ -498,6 +560,7 @@ int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
   const auto mode = std::max_element(by_disp.begin(), by_disp.end(),
                                      [](const auto& x, const auto& y) { return x.second < y.second; });
   if (mode == by_disp.end() || mode->second < 8) return 0;  // not Go 1.19's inlined fastrand
+  add_state_loads_after_getg_m(text, mode->first, loads);
   const std::uint32_t imm = pinned_fastrand_state(opt_.seed.value_or(0));
   int pinned = 0;
   for (const Load& l : loads) {
