@@ -52,7 +52,9 @@
 //   used) loads one constant from --seed, since which thread draws and how many draws came
 //   before depend on timing, and sysmon (its first thread, paced by real-time sleeps) is held
 //   stopped for the whole run (timeshim.cpp, pin_go_runtime and pin_fastrand, say why each is
-//   safe). --verbose reports them.
+//   safe). Go 1.22+ keeps that state as m.cheaprand (pinned the same way) and draws map
+//   iteration starts from runtime.rand, a ChaCha8 stream per thread, whose entry is patched
+//   to return one constant from --seed (go_rand.hpp). --verbose reports them.
 // - Go's clock reads (controller mode) cost no stop: Go 1.19 reads both clocks through one
 //   function pointer, which the shim points at a function of its own in the program's unused
 //   vDSO mapping; it answers from the virtual time the shim writes into the program and
