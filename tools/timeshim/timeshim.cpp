@@ -479,7 +479,11 @@ bool Shim::pin_rand(pid_t tid) {
 // it makes: newproc1 traces a goroutine's scheduling latency when uint8(out) % 8 == 0 (one
 // clock read per switch), and fastexprand's memory-profile sampling distance is -ln(q) times
 // the mean for q = (out >> 6 + 1) / 2^26 (q near 1 would sample every allocation), so out
-// must have a low 3 bits != 0 and q in [1/4, 1/2).
+// must have a low 3 bits != 0 and q in [1/4, 1/2). Go 1.22+'s cheaprand is the same
+// generator and the same two draws (proc.go newproc1's trackingSeq; malloc.go fastexprand's
+// cheaprandn(1 << 26) + 1, i.e. out >> 6 + 1); its type-assertion and type-switch caches
+// (iface.go typeAssert, interfaceSwitch) are filled only when cheaprand() & 1023 == 0, never
+// with this out: those then always take the runtime's itab lookup, as Go 1.21 did.
 static std::uint32_t pinned_fastrand_state(std::uint64_t seed) {
   for (std::uint32_t candidate = static_cast<std::uint32_t>(seed * 0x9e3779b97f4a7c15ULL >> 33);; ++candidate) {
     const std::uint64_t state = 0xa0761d6478bd642fULL + static_cast<std::uint64_t>(static_cast<std::int32_t>(candidate));
@@ -489,23 +493,6 @@ static std::uint32_t pinned_fastrand_state(std::uint64_t seed) {
   }
 }
 
-// Go 1.19's fastrand keeps its state per thread (m.fastrand) and is inlined wherever it is
-// used: every site loads the state from the thread's m, adds 0xa0761d6478bd642f (a MOVABS
-// within a few bytes of the load) and stores it back. Seeding the state (AT_RANDOM,
-// cputicks) is not enough for the same draws in every run: which thread makes a draw and how
-// many draws came before depend on timing (findrunnable's stealWork draws each time the P
-// runs dry, and which idle thread takes the P when input arrives is the kernel's choice).
-// So every load of the state becomes a load of one constant (MOV r64, [m+off] -> MOV r64,
-// imm32; ADD r64, [m+off] -> ADD r64, imm32: both 7 bytes): every draw returns the same
-// number, whatever thread or moment. Map iterations then start at one place set by --seed
-// (makemap's hash0 is such a draw too, so iteration orders still differ between seeds),
-// select polls its ready cases in one fixed order, and work stealing, treap priorities of
-// the semaphore table and profiling samples take fixed values. Returns the sites pinned.
-//
-// Go 1.22+ keeps the same wyrand state as m.cheaprand (runtime/rand.go cheaprand), inlined
-// the same way, so the same pin applies. Some of its draws reuse a MOVABS hoisted out of
-// their block, beyond the window above (iface.go typeAssert's and interfaceSwitch's second
-// draw, mprof.go's profiling draws); add_state_loads_after_getg_m pins those loads too.
 // Adds to `loads` every REX.W MOV/ADD r64, [base + disp] (mod 10, no SIB) that follows,
 // within 16 bytes, MOV base, [R14 + 0x30]: getg().m in Go's register ABI (R14 holds g, and m
 // is g's 7th word, runtime2.go), i.e. a load of the m field at `disp`, the random state.
@@ -535,6 +522,23 @@ void Shim::add_state_loads_after_getg_m(const std::vector<TextRegion>& text, std
   }
 }
 
+// Go 1.19's fastrand keeps its state per thread (m.fastrand) and is inlined wherever it is
+// used: every site loads the state from the thread's m, adds 0xa0761d6478bd642f (a MOVABS
+// within a few bytes of the load) and stores it back. Seeding the state (AT_RANDOM,
+// cputicks) is not enough for the same draws in every run: which thread makes a draw and how
+// many draws came before depend on timing (findrunnable's stealWork draws each time the P
+// runs dry, and which idle thread takes the P when input arrives is the kernel's choice).
+// So every load of the state becomes a load of one constant (MOV r64, [m+off] -> MOV r64,
+// imm32; ADD r64, [m+off] -> ADD r64, imm32: both 7 bytes): every draw returns the same
+// number, whatever thread or moment. Map iterations then start at one place set by --seed
+// (makemap's hash0 is such a draw too, so iteration orders still differ between seeds),
+// select polls its ready cases in one fixed order, and work stealing, treap priorities of
+// the semaphore table and profiling samples take fixed values. Returns the sites pinned.
+//
+// Go 1.22+ keeps the same wyrand state as m.cheaprand (runtime/rand.go cheaprand), inlined
+// the same way, so the same pin applies. Some of its draws reuse a MOVABS hoisted out of
+// their block, beyond the window above (iface.go typeAssert's and interfaceSwitch's second
+// draw, mprof.go's profiling draws); add_state_loads_after_getg_m pins those loads too.
 int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
   static const unsigned char kStep[] = {0x2f, 0x64, 0xbd, 0x78, 0x64, 0x1d, 0x76, 0xa0};  // MOVABS imm64, little endian
   using Load = StateLoad;
