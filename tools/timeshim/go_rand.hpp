@@ -34,7 +34,7 @@ std::uint64_t elf_function(pid_t pid, std::string_view name);
 // - Lemire's bounded draws (v1 int31n for Shuffle, v2 uint64n/uint32n) retry while the low
 //   half of draw * n is below (2^k - n) % n, never when 1 <= draw and draw * n < 2^k:
 //   1 <= Uint32 < 2^12 and 2^31 <= v < 2^43 pass for every n below 2^20 (a larger n may
-//   retry forever: no caller in the binaries run here draws from that many);
+//   retry forever: not checked for the binaries run here);
 // - hash/maphash MakeSeed retries while the draw is 0: v != 0;
 // - v1 NormFloat64 / ExpFloat64 retry on a table entry 0 (kn[1], ke[0], ke[1]): Uint32's
 //   low 7 bits are at least 2.
