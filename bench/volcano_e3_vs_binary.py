@@ -3,6 +3,7 @@
 + vc-scheduler v1.7.0 on simulated time (issue 28; docs/volcano.md, "E3 with Volcano queues").
 
 Usage: volcano_e3_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--experiment e3|e4] [--scale N] [--seeds K] [--reuse-real]
+                               [--gate batch|one|all]
 Needs $KUBESIM_PEERS, the folder of the oracle binaries, with volcano/. Writes E3
 (examples/multitenant/e3.yaml; cores and jobs divided by --scale, default 1) as explicit
 batch/v1 Jobs of schedulerName volcano whose pods carry scheduling.volcano.sh/queue-name =
@@ -12,7 +13,8 @@ backfill PriorityClass (-9999) on its pods; runs the model
 (`kubesim run --scheduler volcano --model ideal`, seeds 1..K) and the two binaries under one
 kubesim-timeshim (`/bin/sh -c "controller & exec scheduler"`: the shim follows forks), and
 prints each tenant's mean queue time on both sides and the first session whose starts per
-tenant differ (model seed 1). --reuse-real keeps WORK_DIR/real from an earlier call. The real run takes 20-30 min of wall time
+tenant differ (model seed 1). --reuse-real keeps WORK_DIR/real from an earlier call. --gate passes serve's
+--cosim-write-gate (for repeatability runs: compare WORK_DIR/real/jobs.csv of two calls). The real run takes 20-30 min of wall time
 on a loaded 2-core machine (--scale 8: about 20 min there).
 """
 import csv
@@ -136,10 +138,12 @@ def main():
     command = "/bin/sh -c " + "${IFS}".join(words).replace("${IFS}&exec", "&exec")
     applies = [a for c in CRDS for a in ("--apply", os.path.join(peers, "volcano", "crds", c))]
     real = os.path.join(work, "real")
+    # --gate all|batch: serve's --cosim-write-gate (repeatability runs).
+    gate = ["--cosim-write-gate", args[args.index("--gate") + 1]] if "--gate" in args else []
     # --reuse-real: the binaries' run of an earlier call (same inputs); only the model runs again.
     if "--reuse-real" not in args or not os.path.exists(os.path.join(real, "summary.csv")):
         subprocess.run([kubesim, "serve", "--scenario", scenario, "--model", "ideal", "--builtin-scheduler", "off",
-                        "--clock", "cosim", "--port", "0", *applies, "--apply", queues, "--out", real,
+                        "--clock", "cosim", "--port", "0", *gate, *applies, "--apply", queues, "--out", real,
                         "--kubeconfig", os.path.join(work, "kubeconfig"), "--scheduler-log", os.path.join(work, "binaries.log"),
                         "--timeshim", timeshim, "--scheduler-command", command], check=True)
     got = waits(os.path.join(real, "summary.csv"))
