@@ -2,12 +2,8 @@
 #include "go_clock.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <iterator>
-#include <sys/ptrace.h>
-#include <sys/uio.h>
-#include <vector>
 
 namespace kubesim::timeshim {
 namespace {
@@ -40,62 +36,12 @@ constexpr std::uint64_t kEntry = 32;  // the function's offset in kClockPage
 const unsigned char kNanotimeLoad[] = {0xbf, 0x01, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x34, 0x24, 0x48, 0x8b, 0x05};
 const unsigned char kCompareZero[] = {0x48, 0x83, 0xf8, 0x00};
 
-// Writes read-only memory (text, the vDSO) word by word: ptrace writes what
-// process_vm_writev may not. `n` is a multiple of 8.
-bool poke(pid_t pid, std::uint64_t addr, const unsigned char* bytes, std::size_t n) {
-  for (std::size_t at = 0; at < n; at += 8) {
-    long word = 0;
-    std::memcpy(&word, bytes + at, 8);
-    if (ptrace(PTRACE_POKEDATA, pid, reinterpret_cast<void*>(addr + at), reinterpret_cast<void*>(word)) != 0) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
-bool read_memory(pid_t pid, std::uint64_t addr, void* out, std::size_t n) {
-  iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
-  return process_vm_readv(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
-}
-
-bool write_memory(pid_t pid, std::uint64_t addr, const void* in, std::size_t n) {
-  iovec local{const_cast<void*>(in), n}, remote{reinterpret_cast<void*>(addr), n};
-  return process_vm_writev(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
-}
-
-std::uint64_t find_in_text(pid_t pid, const unsigned char* pattern, std::size_t size) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/maps", pid);
-  FILE* maps = std::fopen(path, "r");
-  if (!maps) return 0;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> text;
-  char line[512];
-  while (std::fgets(line, sizeof line, maps)) {
-    unsigned long long lo = 0, hi = 0;
-    char perms[8] = {};
-    if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[2] == 'x' &&
-        !std::strstr(line, "[vdso]"))
-      text.emplace_back(lo, hi);
-  }
-  std::fclose(maps);
-  std::vector<unsigned char> chunk;
-  for (const auto& [lo, hi] : text) {
-    constexpr std::uint64_t kChunk = 1 << 22;
-    for (std::uint64_t at = lo; at < hi; at += kChunk) {
-      const std::uint64_t n = std::min<std::uint64_t>(hi - at, kChunk + size);  // overlap
-      chunk.resize(n);
-      if (!read_memory(pid, at, chunk.data(), n)) break;
-      auto it = std::search(chunk.begin(), chunk.end(), pattern, pattern + size);
-      if (it != chunk.end()) return at + static_cast<std::uint64_t>(it - chunk.begin());
-    }
-  }
-  return 0;
-}
-
-std::optional<GoClock> install_go_clock(pid_t pid, std::uint64_t vdso, std::uint64_t counter, std::uint64_t time,
-                                       std::int64_t epoch_ns) {
+std::optional<GoClock> install_go_clock(pid_t pid, const std::vector<TextRegion>& text, std::uint64_t vdso,
+                                       std::uint64_t counter, std::uint64_t time, std::int64_t epoch_ns) {
   if (vdso == 0 || counter == 0 || time == 0) return std::nullopt;
-  const std::uint64_t load = find_in_text(pid, kNanotimeLoad, sizeof kNanotimeLoad);
+  const std::uint64_t load = find_in_text(text, kNanotimeLoad, sizeof kNanotimeLoad);
   if (load == 0) return std::nullopt;
   std::int32_t disp = 0;
   unsigned char compare[sizeof kCompareZero];
@@ -106,13 +52,13 @@ std::optional<GoClock> install_go_clock(pid_t pid, std::uint64_t vdso, std::uint
   const std::uint64_t symbol = next + static_cast<std::uint64_t>(static_cast<std::int64_t>(disp));
   std::uint64_t current = 1;
   if (!read_memory(pid, symbol, &current, 8) || current != 0) return std::nullopt;  // not as expected: leave it
-  unsigned char page[(sizeof kClockPage + 7) / 8 * 8] = {};
+  unsigned char page[sizeof kClockPage];
   std::memcpy(page, kClockPage, sizeof kClockPage);
   const std::uint64_t data = vdso + kCodeOffset;
   const std::int64_t fields[3] = {static_cast<std::int64_t>(time), epoch_ns, static_cast<std::int64_t>(counter)};
   std::memcpy(page, fields, sizeof fields);
   const std::uint64_t zero = 0, entry = data + kEntry;
-  if (!write_memory(pid, counter, &zero, 8) || !write_memory(pid, time, &zero, 8) || !poke(pid, data, page, sizeof page) ||
+  if (!write_memory(pid, counter, &zero, 8) || !write_memory(pid, time, &zero, 8) || !poke_text(pid, data, page, sizeof page) ||
       !write_memory(pid, symbol, &entry, 8))
     return std::nullopt;
   return GoClock{time, counter};

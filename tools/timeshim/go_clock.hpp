@@ -20,6 +20,9 @@
 #include <cstdint>
 #include <optional>
 #include <sys/types.h>
+#include <vector>
+
+#include "target_memory.hpp"
 
 namespace kubesim::timeshim {
 
@@ -28,22 +31,13 @@ struct GoClock {
   std::uint64_t counter = 0;  // the REALTIME read count word in the program
 };
 
-// Another process's memory (process_vm_readv / writev: no stop needed, pages must be
-// readable / writable); false unless all `n` bytes moved.
-bool read_memory(pid_t pid, std::uint64_t addr, void* out, std::size_t n);
-bool write_memory(pid_t pid, std::uint64_t addr, const void* in, std::size_t n);
-
-// The address of the first occurrence of `pattern` in the executable mappings of `pid` (the
-// vDSO's excepted); 0 if none.
-std::uint64_t find_in_text(pid_t pid, const unsigned char* pattern, std::size_t size);
-
 // Installs the clock in the stopped process `pid` (at its exec stop, after the auxv edit):
-// `vdso` is the vDSO mapping's start (the function goes there, written while the process is
+// `text` is its code (read_text), `vdso` is the vDSO mapping's start (the function goes there, written while the process is
 // stopped), `counter` and `time` the addresses of two writable words nothing else uses (the
 // read count, the virtual time: the values of two auxv entries made AT_IGNORE, on the initial
 // stack). nullopt (nothing changed) if the program is not such a Go binary.
-std::optional<GoClock> install_go_clock(pid_t pid, std::uint64_t vdso, std::uint64_t counter, std::uint64_t time,
-                                        std::int64_t epoch_ns);
+std::optional<GoClock> install_go_clock(pid_t pid, const std::vector<TextRegion>& text, std::uint64_t vdso,
+                                        std::uint64_t counter, std::uint64_t time, std::int64_t epoch_ns);
 // Publishes virtual time to the program (running or not); false if it could not be written.
 bool set_go_clock(pid_t pid, const GoClock& clock, std::int64_t virtual_ns);
 // The program's REALTIME read count; -1 if unreadable.

@@ -222,13 +222,7 @@ class Shim {
   void on_seccomp(pid_t tid);
   void on_syscall_exit(pid_t tid);
   void edit_auxv(pid_t tid);
-  struct TextRegion {
-    std::uint64_t lo;
-    std::vector<unsigned char> bytes;
-  };
-  std::vector<TextRegion> read_text(pid_t tid);
-  bool poke_text(pid_t tid, std::uint64_t addr, std::initializer_list<unsigned char> bytes);
-  void pin_go_runtime(pid_t tid);
+  void pin_go_runtime(pid_t tid, const std::vector<TextRegion>& text);
   int pin_fastrand(pid_t tid, const std::vector<TextRegion>& text);
   struct StateLoad {  // a load of a thread's random state, to pin
     std::uint64_t addr;
@@ -388,57 +382,11 @@ void Shim::edit_auxv(pid_t tid) {
 //   one that runs the timers; the program's system calls do not block (sockets are
 //   non-blocking), so no P needs retaking.
 // A non-Go program, or a Go build without that code, runs unchanged.
-// The target's executable mappings (start address and bytes), read once at the exec stop.
-std::vector<Shim::TextRegion> Shim::read_text(pid_t tid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/maps", tid);
-  FILE* maps = std::fopen(path, "r");
-  if (!maps) return {};
-  std::vector<TextRegion> text;
-  char line[512];
-  while (std::fgets(line, sizeof line, maps)) {
-    unsigned long long lo = 0, hi = 0;
-    char perms[8] = {};
-    if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[2] == 'x' && hi > lo &&
-        hi - lo <= (std::uint64_t{1} << 30)) {
-      text.push_back({lo, std::vector<unsigned char>(hi - lo)});
-      if (!read_mem(tid, lo, text.back().bytes.data(), hi - lo)) text.pop_back();
-    }
-  }
-  std::fclose(maps);
-  return text;
-}
-
-// Writes bytes at addr in the target's text. Text pages are read-only: PTRACE_POKETEXT
-// writes them (process_vm_writev would not).
-bool Shim::poke_text(pid_t tid, std::uint64_t addr, std::initializer_list<unsigned char> bytes) {
-  const std::uint64_t word_addr = addr & ~std::uint64_t{7};
-  const std::size_t off = addr - word_addr;
-  unsigned char word[24];
-  if (bytes.size() > 16 || !read_mem(tid, word_addr, word, sizeof word)) return false;
-  std::copy(bytes.begin(), bytes.end(), word + off);
-  for (std::size_t w = 0; w < (off + bytes.size() + 7) / 8; ++w) {
-    std::uint64_t value = 0;
-    std::memcpy(&value, word + 8 * w, 8);
-    if (ptrace(PTRACE_POKETEXT, tid, reinterpret_cast<void*>(word_addr + 8 * w), reinterpret_cast<void*>(value)) != 0)
-      return false;
-  }
-  return true;
-}
-
-void Shim::pin_go_runtime(pid_t tid) {
+void Shim::pin_go_runtime(pid_t tid, const std::vector<TextRegion>& text) {
   // The cputicks body from the RDTSCP to the JMP back after RDTSC.
   static const unsigned char kCputicks[] = {0x0f, 0x01, 0xf9, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x01, 0xd0, 0x48, 0x89, 0x44,
                                             0x24, 0x08, 0xc3, 0x0f, 0xae, 0xf0, 0x0f, 0xae, 0xe8, 0x0f, 0x31, 0xeb};
-  const std::vector<TextRegion> text = read_text(tid);
-  std::uint64_t found = 0;
-  for (const auto& region : text) {
-    auto it = std::search(region.bytes.begin(), region.bytes.end(), std::begin(kCputicks), std::end(kCputicks));
-    if (it != region.bytes.end()) {
-      found = region.lo + static_cast<std::uint64_t>(it - region.bytes.begin());
-      break;
-    }
-  }
+  const std::uint64_t found = find_in_text(text, kCputicks, sizeof kCputicks);
   if (!found) return;
   // RDTSCP -> XOR EAX,EAX; CDQ (RAX = RDX = 0); MFENCE -> the same; RDTSC -> a 2-byte NOP.
   go_runtime_ = poke_text(tid, found, {0x31, 0xc0, 0x99}) && poke_text(tid, found + 16, {0x31, 0xc0, 0x99}) &&
@@ -701,10 +649,11 @@ void Shim::on_stop(pid_t tid, int status) {
     if (static_cast<pid_t>(former) != tid) threads_.erase(static_cast<pid_t>(former));
     threads_[tid] = Thread{};
     edit_auxv(tid);
-    pin_go_runtime(tid);
+    const std::vector<TextRegion> text = read_text(tid);
+    pin_go_runtime(tid, text);
     go_clocks_.erase(tid);
     if (opt_.speed <= 0 && go_runtime_ && flags_entry_ != 0 && write_mem(tid, flags_entry_, &kAtIgnore, 8))
-      if (auto clock = install_go_clock(tid, vdso_, vdso_slot_, flags_entry_ + 8, epoch_)) {
+      if (auto clock = install_go_clock(tid, text, vdso_, vdso_slot_, flags_entry_ + 8, epoch_)) {
         go_clocks_[tid] = {*clock, -1};
         publish_virtual();
         if (opt_.verbose) std::fprintf(stderr, "timeshim: [%d] Go clock reads answered in the program\n", tid);
@@ -1010,7 +959,7 @@ std::string Shim::answer(const std::string& request) {
     wake_due();
     return "now " + std::to_string(virtual_);
   }
-  return "error unknown request '" + request + "' (STATUS, ADVANCE <ns>, ADVANCE_TO_DEADLINE)";
+  return "error unknown request '" + request + "' (STATUS, ADVANCE <ns>, ADVANCE_TO_DEADLINE, RUN ...)";
 }
 
 // RUN <event> <until> <slack> <floor> <finish_at> (virtual ns, -1: none; timeshim.hpp):
