@@ -262,7 +262,11 @@ class Shim {
   std::int64_t epoch_ = 0, wall0_ = 0, virtual_ = 0, reads_ = 0;
   pid_t main_pid_ = -1;
   bool go_runtime_ = false;  // the program is a Go binary whose cputicks the shim patched
-  pid_t sysmon_tid_ = -1;    // Go's sysmon thread: the program's first thread clone; -2: let go
+  // Go's sysmon, per Go process of the target: each process's first thread clone (proc.go
+  // main starts it first). sysmon_next_: the Go processes whose first clone is still to come;
+  // sysmons_: the sysmon threads held; hold_sysmon_: false once they are let go.
+  std::set<pid_t> sysmon_next_, sysmons_;
+  bool hold_sysmon_ = true;
   int exit_status_ = 0;
   std::map<pid_t, Thread> threads_;
   int epoll_ = -1, signal_fd_ = -1, timer_fd_ = -1, listen_fd_ = -1;
@@ -651,6 +655,11 @@ void Shim::on_stop(pid_t tid, int status) {
     edit_auxv(tid);
     const std::vector<TextRegion> text = read_text(tid);
     pin_go_runtime(tid, text);
+    // `sh -c "controller & exec scheduler"` makes two Go processes: each has its sysmon held.
+    if (go_runtime_ && hold_sysmon_)
+      sysmon_next_.insert(tid);
+    else
+      sysmon_next_.erase(tid);
     go_clocks_.erase(tid);
     if (opt_.speed <= 0 && go_runtime_ && flags_entry_ != 0 && write_mem(tid, flags_entry_, &kAtIgnore, 8))
       if (auto clock = install_go_clock(tid, text, vdso_, vdso_slot_, flags_entry_ + 8, epoch_)) {
@@ -664,15 +673,15 @@ void Shim::on_stop(pid_t tid, int status) {
       const pid_t c = static_cast<pid_t>(child);
       const bool seen = threads_.count(c) != 0;  // its first stop may come before this event
       threads_[c];
-      if (go_runtime_ && sysmon_tid_ == -1 && event == PTRACE_EVENT_CLONE && tid == main_pid_) {
-        sysmon_tid_ = c;
+      if (event == PTRACE_EVENT_CLONE && sysmon_next_.erase(tid) != 0) {
+        sysmons_.insert(c);
         if (seen) ptrace(PTRACE_INTERRUPT, c, nullptr, nullptr);  // parked at its next stop
       }
     }
   } else if (event != 0) {
     // PTRACE_EVENT_STOP: a new thread's first stop, the stop after PTRACE_INTERRUPT, or a
     // group stop (job control is not supported: the program keeps running).
-    if (tid == sysmon_tid_) return park(tid);
+    if (sysmons_.count(tid) != 0) return park(tid);
   } else {
     ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));  // deliver the signal
     return;
@@ -695,6 +704,7 @@ void Shim::drain_children() {
       on_stop(tid, status);
     } else if (WIFEXITED(status) || WIFSIGNALED(status)) {
       threads_.erase(tid);
+      sysmons_.erase(tid);
       if (tid == main_pid_) exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
   }
@@ -709,11 +719,14 @@ void Shim::drain_children() {
 // GOMAXPROCS=1 used a core for the 5 s serve gave it, and exited at once with sysmon running).
 void Shim::forward_signal(int sig) {
   if (run_.active) finish_run("signal");
-  if (auto it = threads_.find(sysmon_tid_); it != threads_.end() && it->second.parked) {
-    it->second.parked = false;
-    ptrace(PTRACE_CONT, sysmon_tid_, nullptr, nullptr);
-  }
-  sysmon_tid_ = -2;  // never held again
+  for (pid_t sysmon : sysmons_)
+    if (auto it = threads_.find(sysmon); it != threads_.end() && it->second.parked) {
+      it->second.parked = false;
+      ptrace(PTRACE_CONT, sysmon, nullptr, nullptr);
+    }
+  sysmons_.clear();  // never held again
+  sysmon_next_.clear();
+  hold_sysmon_ = false;
   std::set<pid_t> processes;
   for (const auto& [tid, t] : threads_) {
     std::ifstream status("/proc/" + std::to_string(tid) + "/status");

@@ -50,7 +50,7 @@
 //   seeds each thread's random state: map iteration starts, select choices) is patched to
 //   read 0, every load of a thread's random state (m.fastrand, inlined wherever fastrand is
 //   used) loads one constant from --seed, since which thread draws and how many draws came
-//   before depend on timing, and sysmon (its first thread, paced by real-time sleeps) is held
+//   before depend on timing, and sysmon (each Go process's first thread, paced by real-time sleeps) is held
 //   stopped for the whole run (timeshim.cpp, pin_go_runtime and pin_fastrand, say why each is
 //   safe). Go 1.22+ keeps that state as m.cheaprand (pinned the same way) and draws map
 //   iteration starts from runtime.rand, a ChaCha8 stream per thread, whose entry is patched
