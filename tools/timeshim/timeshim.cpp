@@ -115,8 +115,9 @@ std::vector<sock_filter> build_filter() {
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_gettimeofday, "trace");
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_time, "trace");
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_nanosleep, "trace");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_getaffinity, "trace");
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, "futex");
-  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_epoll_wait, "epoll");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_epoll_wait, "epoll_wait");
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_epoll_pwait, "epoll", "allow");
   b.label("clockid");  // only the clocks the shim virtualizes (not the CPU-time clocks)
   b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_hi(0));
@@ -135,6 +136,9 @@ std::vector<sock_filter> build_filter() {
   b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(3));
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "", "trace");
   b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_hi(3));
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "allow", "trace");
+  b.label("epoll_wait");  // also without a timeout (Go's netpoller waits with epoll_pwait): see on_seccomp
+  b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(3));
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "allow", "trace");
   b.label("epoll");  // a timeout > 0 ms (0 polls, < 0 waits without a timeout)
   b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(3));
@@ -161,6 +165,8 @@ struct Thread {
   bool wake_sent = false;       // PTRACE_INTERRUPT sent for the deadline
   std::uint64_t remaining = 0;  // nanosleep's rem pointer (relative sleeps), 0: none
   bool parked = false;          // Go's sysmon, held stopped for the whole run (see timeshim.hpp)
+  bool started = false;         // sysmon: it has run (parked at a usleep, not at its first stop)
+  int sysmon_rounds = 0;        // sysmon let go: its usleeps to its next hold
 };
 
 struct Client {
@@ -233,6 +239,7 @@ class Shim {
                                            std::vector<StateLoad>& loads);
   bool pin_rand(pid_t tid);
   void park(pid_t tid);
+  void let_sysmon_retake(pid_t tid);
   void start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline);
   void wake_due();
   void arm_timer();
@@ -533,7 +540,29 @@ int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
 
 void Shim::park(pid_t tid) {
   threads_[tid].parked = true;
+  threads_[tid].sysmon_rounds = 0;
   if (opt_.verbose) std::fprintf(stderr, "timeshim: [%d] Go's sysmon held stopped\n", tid);
+}
+
+// A goroutine of a Go process blocks in a system call of its own (fsnotify v1.5's inotify
+// poller, used by vc-scheduler's watch of its configuration folder: epoll_wait with no
+// timeout) and keeps the process's P (entersyscall leaves it _Psyscall): with one P and
+// sysmon held, nothing else of the program would run again. Go counts on sysmon to retake
+// such a P (proc.go retake: a P seen in the same system call at two of sysmon's rounds is
+// handed to another thread, handoffp, when its run queue holds work or no other thread is
+// idle or spinning). So sysmon is let run for the two rounds that take: it sleeps at the
+// start of each round (usleep), and is held again at the sleep after the second. Its other
+// duties in those rounds (network poll after 10 ms, forced GC after 2 minutes) look at
+// virtual time and at a program in which only this call is under way.
+void Shim::let_sysmon_retake(pid_t tid) {
+  const pid_t process = tgid_of(tid);
+  for (pid_t sysmon : sysmons_)
+    if (Thread& s = threads_[sysmon]; s.parked && tgid_of(sysmon) == process) {
+      s.parked = false;
+      s.sysmon_rounds = s.started ? 2 : 3;  // from its first stop: one sleep before its first round
+      s.started = true;
+      ptrace(PTRACE_CONT, sysmon, nullptr, nullptr);
+    }
 }
 
 void Shim::start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline) {
@@ -577,6 +606,24 @@ void Shim::on_seccomp(pid_t tid) {
       skip(regs.rdi == 0 || write_mem(tid, regs.rdi, &sec, sizeof sec) ? sec : -EFAULT);
       return;
     }
+    case SYS_sched_getaffinity: {
+      // One CPU (the lowest the thread may run on), so that a program sizing its parallelism
+      // by the machine runs as on one core. Why: Go computes runtime.NumCPU from this call
+      // (runtime/os_linux.go getproccount), and Volcano v1.7.0's main sets
+      // runtime.GOMAXPROCS(runtime.NumCPU()) (cmd/scheduler/main.go, cmd/controller-manager/main.go),
+      // overriding serve's GOMAXPROCS=1: its goroutines then ran on two threads at once.
+      std::array<unsigned char, 8192> mask{};
+      const std::size_t len = std::min<std::size_t>(regs.rsi, mask.size());
+      const pid_t who = regs.rdi == 0 ? tid : static_cast<pid_t>(regs.rdi);
+      const long n = syscall(SYS_sched_getaffinity, who, len, mask.data());
+      if (n <= 0) return skip(n < 0 ? -errno : n);
+      const auto first = std::find_if(mask.begin(), mask.begin() + n, [](unsigned char b) { return b != 0; });
+      if (first != mask.begin() + n) {
+        *first = static_cast<unsigned char>(*first & -*first);  // its lowest bit
+        std::fill(first + 1, mask.begin() + n, 0);
+      }
+      return skip(write_mem(tid, regs.rdx, mask.data(), static_cast<std::size_t>(n)) ? n : -EFAULT);
+    }
     case SYS_futex: {
       const int op = static_cast<int>(regs.rsi);
       std::int64_t t = 0;
@@ -593,6 +640,10 @@ void Shim::on_seccomp(pid_t tid) {
     }
     case SYS_epoll_wait:
     case SYS_epoll_pwait: {
+      if (static_cast<int>(regs.r10) < 0) {  // epoll_wait without a timeout
+        let_sysmon_retake(tid);
+        return pass();
+      }
       std::int64_t deadline = v + static_cast<std::int64_t>(static_cast<int>(regs.r10)) * 1'000'000;
       regs.r10 = static_cast<unsigned long long>(-1);
       log(tid, "epoll wait until", deadline);
@@ -600,6 +651,8 @@ void Shim::on_seccomp(pid_t tid) {
     }
     case SYS_nanosleep:
     case SYS_clock_nanosleep: {
+      // Go's sysmon let go for a retake (let_sysmon_retake) starts each round with a usleep.
+      if (Thread& t = threads_[tid]; t.sysmon_rounds > 0 && --t.sysmon_rounds == 0 && hold_sysmon_) return park(tid);
       const bool clock_call = regs.orig_rax == SYS_clock_nanosleep;
       const std::uint64_t clock = clock_call ? regs.rdi : CLOCK_MONOTONIC;
       const bool absolute = clock_call && (regs.rsi & TIMER_ABSTIME);
