@@ -173,13 +173,15 @@ class ApiServer final : public ChangeListener {
   void hold_request_changes();
   bool watch_events_held() const { return hold_ && visible_end_ < cache_.end_index(); }
   // Lets the watches send the held changes; with the gate's `all` setting (gate_writes(true,
-  // true)) only up to the next change an open watch will send, so that each watch event, as
-  // each response, reaches the scheduler alone and while it is blocked (the clock releases
-  // the next one at its next step, once the scheduler is blocked again). Why: the events of
-  // one step went out on several streams (pods, nodes, quotas), each written by its own
-  // server thread, and several events of one stream in pieces; how far the scheduler got
+  // true)) only the next change, to one watch (release_to_next_watch), so that each watch
+  // event, as each response, reaches the scheduler alone and while it is blocked (the clock
+  // releases the next one at its next step, once the scheduler is blocked again). Why: the
+  // events of one step went out on several streams (pods, nodes, quotas), each written by its
+  // own server thread, and several events of one stream in pieces; how far the scheduler got
   // with the first before the next arrived changed from run to run (e.g. which waiting pod
-  // its queue tried first after a pod ended and freed quota; docs/evidence/cosim.md).
+  // its queue tried first after a pod ended and freed quota; docs/evidence/cosim.md). One
+  // change also goes to every watch of its kind, and Volcano's controllers each watch pods,
+  // PodGroups, Jobs through informers of their own: sent at once, they arrived in any order.
   void release_watch_events();
   // Cosim with a scheduler under the shim: every write waits at a gate until the clock opens
   // it (open_write_gate), which it does once the scheduler is blocked and every request it
@@ -219,9 +221,12 @@ class ApiServer final : public ChangeListener {
   // cluster_handlers.cpp (nodes, namespaces, quotas) and generic_handlers.cpp.
   struct BackendHandlers;
   static const BackendHandlers& handlers_of(Backend backend);
-  // The watch log's end just past the next held change some open watch will send (the log's
-  // end if none). Call under the lock.
-  std::size_t end_of_next_watched_event() const;
+  // With the gate's `all` setting: lets the first open watch (in the order they were opened)
+  // that will send the next held change send it, alone; once every such watch has, the
+  // change is visible to all and the next one is taken. Call under the lock.
+  void release_to_next_watch();
+  // The watch log's end `w` may send up to now. Call under the lock.
+  std::size_t sendable_end(const Watch& w) const;
 
   // Routing (api_server.cpp).
   ApiResponse dispatch(const ApiRequest& request, std::shared_ptr<Watch>* watch);

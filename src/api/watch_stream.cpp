@@ -29,6 +29,7 @@ struct Watch {
   bool table = false;
   bool first_event = true;
   bool expired = false;  // fell behind the log's eviction: ended with a 410 ERROR event
+  std::size_t released_end = 0;  // with the gate's `all`: the log's end this watch may send up to
   TableObjects include = TableObjects::Metadata;
   std::chrono::steady_clock::time_point deadline;
   std::chrono::steady_clock::time_point next_bookmark;
@@ -107,9 +108,8 @@ ApiResponse ApiServer::start_watch(const ResourcePath& t, const ApiRequest& r, s
 bool ApiServer::watches_delivered() {
   if (watch_writes_.load() != 0) return false;
   std::erase_if(watches_, [](const std::weak_ptr<Watch>& w) { return w.expired(); });
-  const std::size_t end = hold_ ? visible_end_ : cache_.end_index();
   for (const auto& weak : watches_)
-    if (const auto w = weak.lock(); w && !w->expired && (w->send_initial || w->cursor < end)) return false;
+    if (const auto w = weak.lock(); w && !w->expired && (w->send_initial || w->cursor < sendable_end(*w))) return false;
   return true;
 }
 
@@ -165,7 +165,7 @@ bool ApiServer::poll_watch(Watch& w, WatchLines& out, std::chrono::milliseconds 
       return;
     }
     if (w.expired) return;
-    for (const std::size_t end = hold_ ? visible_end_ : cache_.end_index(); w.cursor < end; ++w.cursor) {
+    for (const std::size_t end = sendable_end(w); w.cursor < end; ++w.cursor) {
       const LoggedEvent& e = cache_.at(w.cursor);
       if (e.resource != w.resource || !in_namespace(w, *e.object)) continue;
       // cacher.go convertToWatchEvent: filter the new and the previous state; an object that
@@ -223,14 +223,27 @@ void ApiServer::notify_watchers() {
   events_cv_.notify_all();
 }
 
-std::size_t ApiServer::end_of_next_watched_event() const {
-  for (std::size_t i = visible_end_; i < cache_.end_index(); ++i) {
+std::size_t ApiServer::sendable_end(const Watch& w) const {
+  return hold_ ? std::max(visible_end_, w.released_end) : cache_.end_index();
+}
+
+void ApiServer::release_to_next_watch() {
+  // The first open watch (in the order they were opened) yet to send the change at `i`.
+  const auto next_watch = [&](std::size_t i) -> std::shared_ptr<Watch> {
     const LoggedEvent& e = cache_.at(i);
     for (const auto& weak : watches_)
-      if (const auto w = weak.lock(); w && !w->expired && w->resource == e.resource && in_namespace(*w, *e.object))
-        return i + 1;
-  }
-  return cache_.end_index();
+      if (auto w = weak.lock(); w && !w->expired && w->resource == e.resource && in_namespace(*w, *e.object) &&
+                                w->cursor <= i && w->released_end <= i)
+        return w;
+    return nullptr;
+  };
+  for (; visible_end_ < cache_.end_index(); ++visible_end_)
+    if (const auto w = next_watch(visible_end_)) {
+      w->released_end = visible_end_ + 1;
+      break;
+    }
+  // Visible to all once no watch is left to send it.
+  while (visible_end_ < cache_.end_index() && !next_watch(visible_end_)) ++visible_end_;
 }
 
 void ApiServer::hold_request_changes() {
@@ -240,7 +253,10 @@ void ApiServer::hold_request_changes() {
 
 void ApiServer::release_watch_events() {
   if (!hold_ || visible_end_ == cache_.end_index()) return;
-  visible_end_ = gate_one_ && gate_reads_ ? end_of_next_watched_event() : cache_.end_index();
+  if (gate_one_ && gate_reads_)
+    release_to_next_watch();
+  else
+    visible_end_ = cache_.end_index();
   notified_end_ = visible_end_;
   events_cv_.notify_all();
 }

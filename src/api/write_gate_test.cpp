@@ -166,5 +166,39 @@ TEST_F(WriteGateTest, WithReadsTooHeldChangesAreReleasedOneWatchedEventAtATime) 
   EXPECT_FALSE(api_.locked([&] { return api_.watch_events_held(); }));
 }
 
+// A change two watches send goes to one at a time, in the order they were opened, so that a
+// scheduler watching pods through two informers gets it on one stream while it is blocked.
+TEST_F(WriteGateTest, WithReadsTooAChangeReachesItsWatchesOneAtATime) {
+  ApiRequest watch_pods;
+  watch_pods.method = "GET";
+  watch_pods.path = "/api/v1/pods";
+  watch_pods.query = {{"watch", "1"}};
+  std::shared_ptr<Watch> first, second;
+  ASSERT_EQ(api_.handle(watch_pods, &first).status, 200);
+  ASSERT_EQ(api_.handle(watch_pods, &second).status, 200);
+  for (auto* w : {&first, &second}) {
+    std::string initial;
+    api_.poll_watch(**w, initial, std::chrono::milliseconds(0));
+  }
+  api_.locked([&] { api_.hold_request_changes(); });
+  std::shared_ptr<Watch> none;
+  ASSERT_EQ(api_.handle(create_pod("pod-a"), &none).status, 201);
+  api_.locked([&] { api_.gate_writes(true, true); });
+  const auto lines = [&](Watch& w) {
+    std::string out;
+    api_.poll_watch(w, out, std::chrono::milliseconds(0));
+    if (!out.empty()) api_.watch_written();
+    return static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n'));
+  };
+  api_.locked([&] { api_.release_watch_events(); });
+  EXPECT_EQ(lines(*first), 1u);
+  EXPECT_EQ(lines(*second), 0u);
+  EXPECT_TRUE(api_.locked([&] { return api_.watch_events_held(); }));
+  api_.locked([&] { api_.release_watch_events(); });
+  EXPECT_EQ(lines(*first), 0u);
+  EXPECT_EQ(lines(*second), 1u);
+  EXPECT_FALSE(api_.locked([&] { return api_.watch_events_held(); }));
+}
+
 }  // namespace
 }  // namespace kubesim::api
