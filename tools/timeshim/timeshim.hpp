@@ -50,11 +50,15 @@
 //   seeds each thread's random state: map iteration starts, select choices) is patched to
 //   read 0, every load of a thread's random state (m.fastrand, inlined wherever fastrand is
 //   used) loads one constant from --seed, since which thread draws and how many draws came
-//   before depend on timing, and sysmon (each Go process's first thread, paced by real-time sleeps) is held
-//   stopped for the whole run (timeshim.cpp, pin_go_runtime and pin_fastrand, say why each is
-//   safe). Go 1.22+ keeps that state as m.cheaprand (pinned the same way) and draws map
-//   iteration starts from runtime.rand, a ChaCha8 stream per thread, whose entry is patched
-//   to return one constant from --seed (go_rand.hpp). --verbose reports them.
+//   before depend on timing, and sysmon (each Go process's first thread, paced by real-time
+//   sleeps) is held stopped for the whole run (timeshim.cpp, pin_go_runtime and pin_fastrand,
+//   say why each is safe), except for the two rounds in which it retakes the P of a thread
+//   that blocks in an epoll_wait of its own (let_sysmon_retake). Go 1.22+ keeps that state as
+//   m.cheaprand (pinned the same way) and draws map iteration starts from runtime.rand, a
+//   ChaCha8 stream per thread, whose entry is patched to return one constant from --seed
+//   (go_rand.hpp). --verbose reports them.
+// - The program sees one CPU (sched_getaffinity: the lowest of its mask), so a Go program
+//   that sets runtime.GOMAXPROCS(runtime.NumCPU()) (Volcano's binaries) still runs on one P.
 // - Go's clock reads (controller mode) cost no stop: Go 1.19 reads both clocks through one
 //   function pointer, which the shim points at a function of its own in the program's unused
 //   vDSO mapping; it answers from the virtual time the shim writes into the program and
