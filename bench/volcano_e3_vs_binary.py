@@ -38,7 +38,12 @@ EXPERIMENTS = {
     "e4": {"tenant1": ([[30, 4, "8G", 96, 180], [120, 4, "8G", 96, 180]], []),
            "tenant2": ([[60, 4, "8G", 32, 120], [150, 4, "8G", 32, 120]], []),
            "tenant3": ([[180, 2, "4G", 96, 60]], [(90, 2, "4G", 25, 60, 5)]),
-           "backfill": ([[0, 8, "16G", 48, 360]], [])}}
+           "backfill": ([[0, 8, "16G", 48, 360]], [])},
+    # Not the study's: E3's shape in 80 s, for tests/peers/volcano_repeat.py (with --scale 8:
+    # 42 jobs, 3 nodes of 16 cores, each tenant's burst queued behind another's).
+    "mini": {"tenant1": ([[0, 4, "8G", 96, 30], [15, 4, "8G", 96, 30]], []),
+             "tenant2": ([[10, 4, "8G", 32, 20]], []),
+             "tenant3": ([[20, 2, "4G", 96, 10]], [(5, 2, "4G", 16, 10, 3)])}}
 # The queues' weights: examples/volcano/tenants.yaml's 4 : 2 : 1; backfill (YuniKorn guarantee
 # 2 vcores, 1/16 of tenant3's) gets the least integer weight, 1.
 WEIGHTS = {"tenant1": 4, "tenant2": 2, "tenant3": 1, "backfill": 1}

@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""The real Volcano v1.7.0 binaries on simulated time, twice at once: one jobs.csv (issue 27).
+
+Usage: volcano_repeat.py KUBESIM KUBESIM_TIMESHIM PEERS_DIR WORK_DIR
+PEERS_DIR "-" means $KUBESIM_PEERS, else ../shared/peers beside the repository. Skips (exit 0,
+one line) when the Volcano binaries are absent.
+
+Runs bench/volcano_e3_vs_binary.py's `mini` experiment (E3's shape in 90 s: 42 jobs, 3 nodes of
+16 cores) twice at once: vc-controller-manager and vc-scheduler under one kubesim-timeshim on
+`kubesim serve --clock cosim --cosim-write-gate all`, with GOGC=off for the binaries. Why
+GOGC=off: a Go GC starts when the heap reaches its goal, and how much a client allocates
+while it reads a response depends on how the bytes came in, so GCs fell at other points from
+run to run, and each adds a wall-clock read (a nanosecond of the process's clock under the shim)
+that moved its timers across a step (docs/evidence/cosim.md, "The Volcano binaries").
+"""
+import os
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tests", "peers"))
+from real_scheduler import peers_dir  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__.splitlines()[2], file=sys.stderr)
+        return 2
+    kubesim, timeshim, peers, work = sys.argv[1:5]
+    peers = os.path.abspath(peers_dir(REPO, peers))
+    if not os.path.exists(os.path.join(peers, "volcano", "vc-scheduler-volcano-v1.7.0-linux-amd64.xz")):
+        print(f"SKIP the Volcano binaries twice: {peers}/volcano not found (the oracle binaries live in ../shared/peers)")
+        return 0
+    env = dict(os.environ, KUBESIM_PEERS=peers, GOGC="off")
+    bench = os.path.join(REPO, "bench", "volcano_e3_vs_binary.py")
+    start = time.monotonic()
+    runs = [subprocess.Popen([sys.executable, bench, kubesim, timeshim, os.path.join(work, f"run{i}"), "--experiment",
+                              "mini", "--scale", "8", "--seeds", "1", "--gate", "all"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for i in (1, 2)]
+    outputs = [r.communicate()[0] for r in runs]
+    wall = time.monotonic() - start
+    jobs = []
+    for i, (r, out) in enumerate(zip(runs, outputs), 1):
+        path = os.path.join(work, f"run{i}", "real", "jobs.csv")
+        if r.returncode != 0 or not os.path.exists(path):
+            print(f"FAIL run {i}: exit {r.returncode}\n{out}")
+            return 1
+        jobs.append(open(path).read().splitlines())
+    served = [line for out in outputs for line in out.splitlines() if "serve ended" in line]
+    if jobs[0] != jobs[1]:
+        row = next(i for i, (a, b) in enumerate(zip(jobs[0] + [""], jobs[1] + [""])) if a != b)
+        print(f"FAIL the two runs' jobs.csv differ from row {row}:\n  {jobs[0][row] if row < len(jobs[0]) else ''}\n"
+              f"  {jobs[1][row] if row < len(jobs[1]) else ''}")
+        return 1
+    print(f"PASS the Volcano binaries twice at once: identical jobs.csv ({len(jobs[0]) - 1} jobs), {wall:.1f} s wall; "
+          + "; ".join(served))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
