@@ -8,10 +8,12 @@ one line) when the Volcano binaries are absent.
 Runs bench/volcano_e3_vs_binary.py's `mini` experiment (E3's shape in 90 s: 42 jobs, 3 nodes of
 16 cores) twice at once: vc-controller-manager and vc-scheduler under one kubesim-timeshim on
 `kubesim serve --clock cosim --cosim-write-gate all`, with GOGC=off for the binaries. Why
-GOGC=off: a Go GC starts when the heap reaches its goal, and how much a client allocates
-while it reads a response depends on how the bytes came in, so GCs fell at other points from
-run to run, and each adds a wall-clock read (a nanosecond of the process's clock under the shim)
-that moved its timers across a step (docs/evidence/cosim.md, "The Volcano binaries").
+GOGC=off: with the GC on, two runs still differed (E3 at 1/8: 3 jobs.csv in 5 runs; this case:
+5873 vs 5876 steps), with it off they did not (docs/evidence/cosim.md, "The Volcano binaries").
+A GC starts when the heap reaches its goal, and what a client allocates while reading a
+response likely depends on how its bytes came in; a GC's end reads the wall clock (runtime
+mgc.go gcMarkTermination), a nanosecond of the process's clock under the shim, enough to move
+a timer to the next step.
 """
 import os
 import subprocess
