@@ -225,6 +225,8 @@ class ApiServer final : public ChangeListener {
   // that will send the next held change send it, alone; once every such watch has, the
   // change is visible to all and the next one is taken. Call under the lock.
   void release_to_next_watch();
+  // Whether change `e` makes a line on watch `w` (its selector matches the new or old state).
+  static bool carries(const Watch& w, const LoggedEvent& e);
   // The watch log's end `w` may send up to now. Call under the lock.
   std::size_t sendable_end(const Watch& w) const;
 

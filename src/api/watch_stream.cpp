@@ -223,6 +223,12 @@ void ApiServer::notify_watchers() {
   events_cv_.notify_all();
 }
 
+// Whether the change makes a line on the watch: its selector matches the object's new or
+// previous state (drain above: a match of either gives ADDED, MODIFIED or DELETED).
+bool ApiServer::carries(const Watch& w, const LoggedEvent& e) {
+  return w.selection.matches(e.object->object) || (e.previous && w.selection.matches(e.previous->object));
+}
+
 std::size_t ApiServer::sendable_end(const Watch& w) const {
   return hold_ ? std::max(visible_end_, w.released_end) : cache_.end_index();
 }
@@ -233,7 +239,7 @@ void ApiServer::release_to_next_watch() {
     const LoggedEvent& e = cache_.at(i);
     for (const auto& weak : watches_)
       if (auto w = weak.lock(); w && !w->expired && w->resource == e.resource && in_namespace(*w, *e.object) &&
-                                w->cursor <= i && w->released_end <= i)
+                                w->cursor <= i && w->released_end <= i && carries(*w, e))
         return w;
     return nullptr;
   };

@@ -200,5 +200,35 @@ TEST_F(WriteGateTest, WithReadsTooAChangeReachesItsWatchesOneAtATime) {
   EXPECT_FALSE(api_.locked([&] { return api_.watch_events_held(); }));
 }
 
+// A watch whose selector the change does not match sends no line for it: it takes no release
+// (one release, not two: a step of the scheduler's clock for nothing).
+TEST_F(WriteGateTest, WithReadsTooAWatchTheChangeDoesNotMatchTakesNoRelease) {
+  ApiRequest watch_pods;
+  watch_pods.method = "GET";
+  watch_pods.path = "/api/v1/pods";
+  watch_pods.query = {{"watch", "1"}, {"labelSelector", "app=other"}};
+  std::shared_ptr<Watch> selective, all;
+  ASSERT_EQ(api_.handle(watch_pods, &selective).status, 200);
+  watch_pods.query = {{"watch", "1"}};
+  ASSERT_EQ(api_.handle(watch_pods, &all).status, 200);
+  for (auto* w : {&selective, &all}) {
+    std::string initial;
+    api_.poll_watch(**w, initial, std::chrono::milliseconds(0));
+  }
+  api_.locked([&] { api_.hold_request_changes(); });
+  std::shared_ptr<Watch> none;
+  ASSERT_EQ(api_.handle(create_pod("pod-a"), &none).status, 201);
+  api_.locked([&] { api_.gate_writes(true, true); });
+  api_.locked([&] { api_.release_watch_events(); });
+  std::string out;
+  api_.poll_watch(*all, out, std::chrono::milliseconds(0));
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1);
+  api_.watch_written();
+  out.clear();
+  api_.poll_watch(*selective, out, std::chrono::milliseconds(0));
+  EXPECT_TRUE(out.empty());
+  EXPECT_FALSE(api_.locked([&] { return api_.watch_events_held(); }));
+}
+
 }  // namespace
 }  // namespace kubesim::api
