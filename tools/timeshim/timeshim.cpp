@@ -245,6 +245,7 @@ class Shim {
   void arm_timer();
   std::int64_t earliest_deadline();
   void forward_signal(int sig);
+  void forget_thread(pid_t tid);
   bool quiet();
   std::string answer(const std::string& request);
   void on_client(Client& c);
@@ -255,7 +256,6 @@ class Shim {
   bool settled();
   bool thread_blocked(pid_t tid, const Thread& t);
   std::uint64_t cpu_ns(pid_t tid);
-  std::int64_t bytes_written();
   bool tcp_traffic(std::set<pid_t>& processes, std::vector<std::uint64_t>& out);
   std::set<pid_t> processes();
   int proc_fd(pid_t tid, int which);
@@ -279,17 +279,18 @@ class Shim {
   int epoll_ = -1, signal_fd_ = -1, timer_fd_ = -1, listen_fd_ = -1;
   std::map<int, Client> clients_;
   sigset_t original_mask_{};
-  // A RUN in progress: its limits (virtual ns, -1: none), the steps taken, the target's bytes
-  // written when it began, the client to answer and a wall-time bound.
+  // A RUN in progress: its limits (virtual ns, -1: none), the steps taken, the client to
+  // answer and a wall-time bound.
   struct Run {
     bool active = false;
     std::int64_t event = -1, until = -1, slack = 0, floor = 0, finish_at = -1;
-    std::int64_t steps = 0, written = 0, wall_end = 0;
+    std::int64_t steps = 0, wall_end = 0;
     std::vector<std::uint64_t> tcp;  // tcp_traffic when it began
     int fd = -1;
   } run_;
   long run_look_ = kRunLook;  // ns to the next look during a RUN
-  std::map<pid_t, std::array<int, 4>> proc_fds_;  // per thread: /proc/TID/{stat,syscall,schedstat,io}
+  bool no_epoll_pwait2_ = false;                   // Linux < 5.11: no timed looks, so no RUN
+  std::map<pid_t, std::array<int, 3>> proc_fds_;   // per thread: /proc/TID/{stat,syscall,schedstat}
   std::map<pid_t, pid_t> tgid_;                    // thread -> its process
   std::uint64_t vdso_ = 0, vdso_slot_ = 0;         // edit_auxv: the vDSO, its auxv entry's value
   std::uint64_t flags_entry_ = 0;                  // edit_auxv: the AT_FLAGS entry
@@ -452,9 +453,11 @@ static std::uint32_t pinned_fastrand_state(std::uint64_t seed) {
   }
 }
 
-// Adds to `loads` every REX.W MOV/ADD r64, [base + disp] (mod 10, no SIB) that follows,
-// within 16 bytes, MOV base, [R14 + 0x30]: getg().m in Go's register ABI (R14 holds g, and m
-// is g's 7th word, runtime2.go), i.e. a load of the m field at `disp`, the random state.
+// Adds to `loads` every REX.W MOV/ADD r64, [base + disp] (mod 10, no SIB) that directly
+// follows MOV base, [R14 + 0x30]: getg().m in Go's register ABI (R14 holds g, and m is g's
+// 7th word, runtime2.go), i.e. a load of the m field at `disp`, the random state. Only the
+// adjacent pair: with instructions between them, `base` could have been written without an
+// instruction decoder to tell (in Kueue v0.9.5's manager every such load is adjacent: 7 sites).
 void Shim::add_state_loads_after_getg_m(const std::vector<TextRegion>& text, std::uint32_t disp,
                                         std::vector<StateLoad>& loads) {
   unsigned char want[4];
@@ -470,9 +473,8 @@ void Shim::add_state_loads_after_getg_m(const std::vector<TextRegion>& text, std
       const unsigned base = (modrm & 7u) | ((rex & 1u) << 3);
       const unsigned char getg_m[] = {static_cast<unsigned char>(0x49 | ((base >> 3) << 2)), 0x8b,
                                       static_cast<unsigned char>(0x46 | ((base & 7) << 3)), 0x30};
-      const auto from = b.begin() + static_cast<std::ptrdiff_t>(p >= 16 ? p - 16 : 0);
-      if (std::search(from, b.begin() + static_cast<std::ptrdiff_t>(p), std::begin(getg_m), std::end(getg_m)) ==
-          b.begin() + static_cast<std::ptrdiff_t>(p))
+      if (p < sizeof getg_m ||
+          !std::equal(std::begin(getg_m), std::end(getg_m), b.begin() + static_cast<std::ptrdiff_t>(p - sizeof getg_m)))
         continue;
       const std::uint64_t addr = region.lo + p;
       if (std::none_of(loads.begin(), loads.end(), [addr](const StateLoad& l) { return l.addr == addr; }))
@@ -703,7 +705,7 @@ void Shim::on_stop(pid_t tid, int status) {
   if (sig == SIGTRAP && event == PTRACE_EVENT_EXEC) {
     unsigned long former = 0;
     ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &former);
-    if (static_cast<pid_t>(former) != tid) threads_.erase(static_cast<pid_t>(former));
+    if (static_cast<pid_t>(former) != tid) forget_thread(static_cast<pid_t>(former));
     threads_[tid] = Thread{};
     edit_auxv(tid);
     const std::vector<TextRegion> text = read_text(tid);
@@ -742,6 +744,24 @@ void Shim::on_stop(pid_t tid, int status) {
   ptrace(PTRACE_CONT, tid, nullptr, nullptr);
 }
 
+// A thread that has exited (or whose id an exec gave to its process's leader): what the shim
+// keeps for it goes, with its open /proc files; a process's pidfd goes with its leader, whose
+// exit is reported after every other thread's.
+void Shim::forget_thread(pid_t tid) {
+  threads_.erase(tid);
+  sysmons_.erase(tid);
+  tgid_.erase(tid);
+  if (auto it = proc_fds_.find(tid); it != proc_fds_.end()) {
+    for (int fd : it->second)
+      if (fd >= 0) close(fd);
+    proc_fds_.erase(it);
+  }
+  if (auto it = pidfds_.find(tid); it != pidfds_.end()) {
+    if (it->second >= 0) close(it->second);
+    pidfds_.erase(it);
+  }
+}
+
 void Shim::drain_children() {
   for (;;) {
     int status = 0;
@@ -756,8 +776,7 @@ void Shim::drain_children() {
       threads_[tid];
       on_stop(tid, status);
     } else if (WIFEXITED(status) || WIFSIGNALED(status)) {
-      threads_.erase(tid);
-      sysmons_.erase(tid);
+      forget_thread(tid);
       if (tid == main_pid_) exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
   }
@@ -873,11 +892,12 @@ bool Shim::quiet() {
   return true;
 }
 
-// /proc/TID/stat (0), syscall (1), schedstat (2), io (3), opened once per thread and read again with
-// pread: quiet() runs on every look, and RUN looks every few tens of microseconds.
+// /proc/TID/stat (0), syscall (1), schedstat (2), opened once per thread (closed when it exits:
+// forget_thread) and read again with pread: quiet() runs on every look, and RUN looks every few
+// tens of microseconds.
 int Shim::proc_fd(pid_t tid, int which) {
-  static const char* const kNames[] = {"stat", "syscall", "schedstat", "io"};
-  auto [it, added] = proc_fds_.try_emplace(tid, std::array<int, 4>{-1, -1, -1, -1});
+  static const char* const kNames[] = {"stat", "syscall", "schedstat"};
+  auto [it, added] = proc_fds_.try_emplace(tid, std::array<int, 3>{-1, -1, -1});
   int& fd = it->second[static_cast<std::size_t>(which)];
   if (fd < 0) {
     char path[64];
@@ -943,20 +963,6 @@ std::set<pid_t> Shim::processes() {
   for (const auto& [tid, t] : threads_)
     if (const pid_t pid = tgid_of(tid); pid > 0) out.insert(pid);
   return out;
-}
-
-// What the target's processes have written so far (the sum of /proc/PID/io wchar: write and
-// writev to sockets, pipes and files); -1 if unreadable. Cheap: the usual look of a RUN.
-std::int64_t Shim::bytes_written() {
-  std::int64_t total = 0;
-  for (pid_t pid : processes()) {
-    char buf[512];
-    if (!read_proc(pid, 3, buf, sizeof buf)) return -1;
-    const char* at = std::strstr(buf, "wchar:");
-    if (!at) return -1;
-    total += std::strtoll(at + 6, nullptr, 10);
-  }
-  return total;
 }
 
 // Per TCP socket of the target (by process, fd): the bytes written into it (acked + still
@@ -1033,13 +1039,13 @@ std::string Shim::answer(const std::string& request) {
 std::string Shim::start_run(const std::string& args, int fd) {
   if (opt_.speed > 0) return "error RUN needs --control mode";
   if (run_.active) return "error a RUN is in progress";
+  if (no_epoll_pwait2_) return "error RUN needs epoll_pwait2 (Linux 5.11)";
   std::istringstream in(args);
   Run r;
   if (!(in >> r.event >> r.until >> r.slack >> r.floor >> r.finish_at) || r.slack < 0)
     return "error RUN <event> <until> <slack> <floor> <finish_at> (ns, -1: none)";
   r.active = true;
   r.fd = fd;
-  r.written = bytes_written();
   std::set<pid_t> procs = processes();
   if (!tcp_traffic(procs, r.tcp)) return "error RUN: cannot read the target's sockets";
   r.wall_end = wall_ns(CLOCK_MONOTONIC) + kRunWallMax;
@@ -1065,13 +1071,9 @@ void Shim::run_timers() {
   const bool settled_now = settled();
   if (!settled_now && wall_ns(CLOCK_MONOTONIC) < run_.wall_end) return;  // look again shortly
   if (!settled_now) return finish_run("busy");
-  const std::int64_t written = bytes_written();
-  if (written != run_.written) {  // something was written: a request to serve, or not
-    std::set<pid_t> procs = processes();
-    std::vector<std::uint64_t> tcp;
-    if (written < 0 || !tcp_traffic(procs, tcp) || tcp != run_.tcp) return finish_run("wrote");
-    run_.written = written;
-  }
+  std::set<pid_t> procs = processes();
+  std::vector<std::uint64_t> tcp;
+  if (!tcp_traffic(procs, tcp) || tcp != run_.tcp) return finish_run("wrote");  // a request to serve, or its answer
   if (run_.finish_at >= 0 && virtual_ >= run_.finish_at) return finish_run("end");
   const std::int64_t deadline = to_virtual(earliest_deadline());
   if (deadline < 0) return finish_run("no-timer");
@@ -1150,10 +1152,16 @@ int Shim::run() {
     // During a RUN the target is looked at every kRunLook: a thread that goes to sleep in an
     // untimed wait makes no stop the shim would see.
     const timespec look{0, run_look_};
-    int n = epoll_pwait2(epoll_, events, 16, run_.active ? &look : nullptr, nullptr);
-    if (n < 0 && errno == ENOSYS) n = epoll_wait(epoll_, events, 16, run_.active ? 0 : -1);  // Linux < 5.11
+    int n = no_epoll_pwait2_ ? -1 : epoll_pwait2(epoll_, events, 16, run_.active ? &look : nullptr, nullptr);
+    if (no_epoll_pwait2_ || (n < 0 && errno == ENOSYS)) {  // Linux < 5.11: start_run refuses RUN
+      no_epoll_pwait2_ = true;
+      n = epoll_wait(epoll_, events, 16, -1);
+    }
     if (n != 0) {
       run_look_ = kRunLook;
+      // A target that stops more often than every look would keep epoll from timing out:
+      // the RUN's wall-time bound holds all the same.
+      if (run_.active && wall_ns(CLOCK_MONOTONIC) >= run_.wall_end) run_timers();
     } else {  // no stop to handle: the target may have settled
       const std::int64_t steps = run_.steps;
       run_timers();
