@@ -77,9 +77,12 @@
 //   polls), started microseconds to a millisecond apart, made 4.7 steps per simulated second
 //   of the spaced workload; each step costs a few ms of wall time (the shim's ptrace stops,
 //   two looks at its threads). Timer steps after which the scheduler sends serve nothing
-//   (vc-scheduler's 20 ms bind-queue poll) are taken by the shim itself, each as this rule
-//   would take it, until the scheduler writes a request or the next step would pass the next
-//   cluster event (ShimmedScheduler::run_timers, the shim's RUN). When a timer
+//   (vc-scheduler's 20 ms bind-queue poll) are taken by the shim itself, each to the instant
+//   this rule would choose, until the scheduler writes a request or the next step would pass
+//   the next cluster event (ShimmedScheduler::run_timers, the shim's RUN). Those steps do not
+//   wait the `quiet` wall time of 2. and 3.: the shim's own test (every thread asleep at two looks,
+//   none run between them, no TCP traffic) stands for it, as serve has nothing in flight
+//   while the scheduler sent nothing. When a timer
 //   and cluster events fall on the same instant, the timers fire first and the events are
 //   processed at the next step, once the scheduler is quiet again (a fixed order where real
 //   time orders by chance; a watch delivers an event after its instant). A request counts

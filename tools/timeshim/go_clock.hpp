@@ -43,6 +43,14 @@ bool set_go_clock(pid_t pid, const GoClock& clock, std::int64_t virtual_ns);
 // The program's REALTIME read count; -1 if unreadable.
 std::int64_t go_clock_reads(pid_t pid, const GoClock& clock);
 // Adds one to the count (a REALTIME read made by system call) and returns the new count.
+// Not atomic with the program's own `lock xadd`: a read and a write from outside. A read the
+// program made in-program between the two would be lost (later reads repeat a value). It does
+// not come about in a Go program on the shim: Go's runtime reads the wall clock only through
+// the vDSO slot, i.e. in-program (walltime, sys_linux_amd64.s), so this path serves clock ids
+// the function passes on (REALTIME_COARSE, TAI, ...), gettimeofday and time, made through
+// x/sys/unix; the thread is then stopped in a system call holding its process's only P (the
+// shim shows one CPU; entersyscall leaves the P _Psyscall), and no other thread runs Go code
+// before sysmon retakes that P, which the shim allows only for an untimed epoll_wait.
 std::int64_t go_clock_count_read(pid_t pid, const GoClock& clock);
 
 }  // namespace kubesim::timeshim
