@@ -255,7 +255,8 @@ void Controller::landed(const Op& op, SimTime now) {
     }
     case Write::kUnsetReservation:
       if (cache_.workload(op.target).state == Cache::State::kAdmitted) cache_.release(op.target, false);
-      wl_state_[op.target] = WlState{.local_queue = wl_state_[op.target].local_queue};
+      // Requeued: what it admits (a Job or a pod group) and its LocalQueue stay.
+      wl_state_[op.target] = WlState{.group = wl_state_[op.target].group, .local_queue = wl_state_[op.target].local_queue};
       queues_changed(op.target, now);
       kick(now);
       return;
