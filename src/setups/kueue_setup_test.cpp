@@ -148,14 +148,15 @@ SimulationInputs pod_inputs() {
 }
 
 // A pod of group `group` ("": no group label) with total count `total` (-1: no annotation) in t1, `cpu` millicores,
-// labelled with queue lq unless `queued` is false. Returns the pod, or the API's refusal.
+// priority `priority`, labelled with queue lq unless `queued` is false. Returns the pod, or the API's refusal.
 std::variant<PodId, std::string> create(Simulation& sim, const std::string& name, const std::string& group, int total,
-                                        std::int64_t cpu, bool queued = true) {
+                                        std::int64_t cpu, bool queued = true, std::int32_t priority = 0) {
   WorkloadJob j;
   j.name = name;
   j.ns = NamespaceId(1);
   j.run_time = Duration::max();
   PodTemplate t = batch_job_template(cpu, std::nullopt);
+  t.priority = priority;
   if (queued) set_label(t.labels, kueue::kQueueNameLabel, "lq");
   if (!group.empty()) set_label(t.labels, kueue::kPodGroupNameLabel, group);
   if (total >= 0) set_label(t.annotations, kueue::kPodGroupTotalCountAnnotation, std::to_string(total));
@@ -164,8 +165,9 @@ std::variant<PodId, std::string> create(Simulation& sim, const std::string& name
   return std::get<Simulation::Created>(created).pod;
 }
 
-PodId must_create(Simulation& sim, const std::string& name, const std::string& group, int total, std::int64_t cpu) {
-  auto r = create(sim, name, group, total, cpu);
+PodId must_create(Simulation& sim, const std::string& name, const std::string& group, int total, std::int64_t cpu,
+                  std::int32_t priority = 0) {
+  auto r = create(sim, name, group, total, cpu, true, priority);
   if (auto* refused = std::get_if<std::string>(&r)) ADD_FAILURE() << *refused;
   return std::get<PodId>(r);
 }
@@ -241,6 +243,37 @@ TEST(KueuePods, DeletedGroupReleasesItsQuota) {
   }
   EXPECT_GE(sim.store().pod(b0).scheduled, gone);
   EXPECT_EQ(sim.store().pod(b0).scheduled, sim.store().pod(b1).scheduled);
+}
+
+// A preempted pod group is admitted again as a pod group. Quota 4 cpu: group "low" (2 x 2 cpu,
+// priority -10) is admitted at 0; the single pod "high" (2 cpu, priority 10) preempts it at 5
+// (withinClusterQueue LowerPriority): Stop deletes low's two pods, and once none runs the
+// reservation is unset and high admitted. Replacement pods r0, r1 of group low (created at 6,
+// gated) keep its Workload. When high's pod is deleted and gone, low is admitted again and
+// startJob ungates r0 and r1 (the Workload is still the group's, not a Job's).
+TEST(KueuePods, PreemptedGroupIsReadmittedAsAGroup) {
+  Simulation sim(pod_inputs(), testing::ideal_options());
+  std::vector<PodId> low;
+  for (const char* n : {"l0", "l1"}) low.push_back(must_create(sim, n, "low", 2, 2000, -10));
+  sim.advance_to(SimTime::from_seconds(5));
+  const PodId high = must_create(sim, "high", "", -1, 2000, 10);
+  sim.advance_to(SimTime::from_seconds(6));
+  for (const PodId p : low) EXPECT_TRUE(sim.store().pod(p).terminating() || sim.store().pod(p).deleted);
+  const PodId r0 = must_create(sim, "r0", "low", 2, 2000, -10);
+  const PodId r1 = must_create(sim, "r1", "low", 2, 2000, -10);
+  while (!sim.store().pod(high).node.valid() && sim.has_work()) sim.advance_to(sim.next_event_time());
+  ASSERT_TRUE(sim.store().pod(high).node.valid());
+  const auto* kueue = sim.find_controller<kueue::Controller>();
+  ASSERT_NE(kueue, nullptr);
+  EXPECT_EQ(kueue->evictions(), 1u);
+  EXPECT_FALSE(sim.store().pod(r0).scheduling_gates.empty());
+  sim.store().delete_pod(high, sim.now(), Duration::seconds(30), DisruptionReason::kDeletionByUser);
+  while (!sim.store().pod(r1).node.valid() && sim.has_work()) sim.advance_to(sim.next_event_time());
+  EXPECT_EQ(kueue->admissions(), 3u);
+  for (const PodId p : {r0, r1}) {
+    EXPECT_TRUE(sim.store().pod(p).scheduling_gates.empty());
+    EXPECT_TRUE(sim.store().pod(p).node.valid());
+  }
 }
 
 // The webhook's validation: the group label without the total count (or the reverse, or a

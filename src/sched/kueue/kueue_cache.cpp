@@ -112,8 +112,24 @@ std::int64_t Cache::potential_available(std::uint32_t cq, std::size_t f) const {
   return a;
 }
 
+namespace {
+// One reason or message part as a fingerprint (splitmix64 of its fields).
+std::uint64_t fingerprint(std::uint64_t kind, std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0) {
+  std::uint64_t h = kind;
+  for (const std::uint64_t x : {a, b, c}) {
+    h += 0x9e3779b97f4a7c15ULL + x;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+  }
+  return h;
+}
+// The messages that are not the flavor assigner's (scheduler.go setSkipped, schedule).
+enum MessageKind : std::uint64_t { kOverCapacity = 1, kMoreNeeded, kOverlapping, kNoLongerFits, kPendingPreemption };
+}  // namespace
+
 Cache::Granular Cache::fits_resource_quota(std::uint32_t w, std::size_t f, std::int64_t v, bool rank_reclaim,
-                                           bool* borrow) {
+                                           bool* borrow, std::uint64_t* message) {
   // flavorassigner.go (v0.9) fitsResourceQuota:
   //   borrow := cq.BorrowingWith(fr, val) && cq.HasParent()
   //   val > PotentialAvailable -> noFit ("request > maximum capacity")
@@ -128,11 +144,15 @@ Cache::Granular Cache::fits_resource_quota(std::uint32_t w, std::size_t f, std::
   const ClusterQueue& c = cqs_[cq];
   const ResourceQuotaSpec& q = c.quota[f].spec;
   *borrow = c.cohort >= 0 && borrowing_with(cq, f, v);
-  if (v > potential_available(cq, f)) {
+  const std::int64_t maximum = potential_available(cq, f);
+  if (v > maximum) {
     *borrow = false;
+    *message += fingerprint(kOverCapacity, f, static_cast<std::uint64_t>(v), static_cast<std::uint64_t>(maximum));
     return Granular::kNoFit;
   }
-  if (v <= available(cq, f)) return Granular::kFit;
+  const std::int64_t avail = available(cq, f);
+  if (v <= avail) return Granular::kFit;
+  *message += fingerprint(kMoreNeeded, f, static_cast<std::uint64_t>(v - avail));
   if (v <= q.nominal)
     return rank_reclaim && is_reclaim_possible(w, f, v) ? Granular::kReclaim : Granular::kPreempt;
   if (config_.cluster_queues[cq].borrow_within_cohort != Policy::kNever) return Granular::kPreempt;
@@ -195,7 +215,7 @@ Cache::Assignment Cache::assign_flavors(std::uint32_t w) {
       for (const auto s : g.covered) {
         if (!(group_requested & (1u << s))) continue;
         bool b = false;
-        const Granular m = fits_resource_quota(w, fr(fq.flavor, s), wl.total[s], rank_reclaim, &b);
+        const Granular m = fits_resource_quota(w, fr(fq.flavor, s), wl.total[s], rank_reclaim, &b, &res.message);
         if (m != Granular::kFit) needs |= 1u << s;
         mode = std::min(mode, m);
         borrow = borrow || b;
@@ -528,7 +548,7 @@ void Cache::snapshot_add(std::uint32_t cq, std::size_t f, std::int64_t v) {
   snapshot_adds_.push_back(UsageDelta{cq, f, v});
 }
 
-void Cache::requeue(std::uint32_t w, bool immediate, CycleResult& out) {
+void Cache::requeue(std::uint32_t w, bool immediate, std::uint64_t message, CycleResult& out) {
   // requeueAndUpdate -> manager.go RequeueWorkload -> cluster_queue.go
   // requeueIfNotPresent(immediate): BestEffortFIFO is immediate for the reasons
   // FailedAfterNomination (an entry skipped after nomination) and PendingPreemption;
@@ -537,6 +557,7 @@ void Cache::requeue(std::uint32_t w, bool immediate, CycleResult& out) {
   Workload& wl = wls_[w];
   ClusterQueue& c = cqs_[wl.cq];
   out.not_admitted.push_back(w);
+  out.pending_message.push_back(message);
   if (immediate || config_.cluster_queues[wl.cq].strategy == QueueingStrategy::kStrictFIFO) {
     wl.state = State::kPending;
     c.pending.push_back(w);
@@ -573,19 +594,19 @@ void Cache::process_entry(const Entry& e, SimTime now, CycleResult& out) {
   Workload& wl = wls_[e.w];
   const std::uint32_t cq = wl.cq;
   if (e.a.mode == Mode::kNoFit) {
-    requeue(e.w, false, out);
+    requeue(e.w, false, e.a.message, out);
     return;
   }
   if (e.a.mode == Mode::kPreempt && e.targets.empty()) {
     reserve_blocked_quota(e);
-    requeue(e.w, false, out);  // RequeueReasonGeneric, not nominated
+    requeue(e.w, false, e.a.message, out);  // RequeueReasonGeneric, not nominated
     return;
   }
   // "Workload has overlapping preemption targets with another workload": skipped.
   bool overlap = false;
   for (const std::uint32_t t : e.targets) overlap = overlap || preempted_[t] != 0;
   if (overlap) {
-    requeue(e.w, true, out);
+    requeue(e.w, true, fingerprint(kOverlapping, 0), out);
     return;
   }
   // netUsage: the request minus what the targets free on the same flavor-resources
@@ -599,7 +620,7 @@ void Cache::process_entry(const Entry& e, SimTime now, CycleResult& out) {
         if (net[r] > 0 && wls_[t].flavor[r] == e.a.flavor[r]) net[r] = std::max<std::int64_t>(0, net[r] - wls_[t].total[r]);
   }
   if (!workload_fits(Request{e.a.flavor, net, 0}, cq, true)) {
-    requeue(e.w, true, out);  // "Workload no longer fits after processing another workload"
+    requeue(e.w, true, fingerprint(kNoLongerFits, 0), out);  // "Workload no longer fits after processing another workload"
     return;
   }
   for (const std::uint32_t t : e.targets) preempted_[t] = 1;
@@ -613,7 +634,8 @@ void Cache::process_entry(const Entry& e, SimTime now, CycleResult& out) {
       wls_[t].evicted = true;
       out.evicted.push_back(t);
     }
-    requeue(e.w, true, out);
+    // ". Pending the preemption of N workload(s)": IssuePreemptions counts every target.
+    requeue(e.w, true, e.a.message + fingerprint(kPendingPreemption, e.targets.size()), out);
     return;
   }
   // admit: quota reserved (cache.AssumeWorkload), written asynchronously.

@@ -52,13 +52,21 @@ class Cache {
     bool borrows = false;
     std::array<std::int8_t, kMaxResources> flavor{};  // -1: not requested
     std::uint32_t needs_preemption = 0;                 // slots whose flavor-resource is not Fit
+    // Which message Assignment.Message() would give (flavorassigner.go): a fingerprint of its
+    // reasons, each "insufficient unused quota for R in flavor F, N more needed" or
+    // "insufficient quota for R in flavor F, request > maximum capacity (V > M)", summed so
+    // that their order does not count (Status.Message sorts them).
+    std::uint64_t message = 0;
   };
   // What one cycle did, for the controller to turn into API writes.
   struct CycleResult {
     std::vector<std::uint32_t> admitted;     // quota reserved (in admission order)
     std::vector<std::uint32_t> evicted;      // newly preempted victims
     std::vector<std::uint32_t> not_admitted; // nominated but requeued (a Pending condition)
-    void clear() { admitted.clear(); evicted.clear(); not_admitted.clear(); }
+    // By not_admitted's index: a fingerprint of the Pending condition's message
+    // (scheduler.go entry.inadmissibleMsg); equal messages, equal fingerprints.
+    std::vector<std::uint64_t> pending_message;
+    void clear() { admitted.clear(); evicted.clear(); not_admitted.clear(); pending_message.clear(); }
   };
 
   explicit Cache(Config config);
@@ -128,7 +136,9 @@ class Cache {
 
   std::int64_t guaranteed(const ClusterQueue& c, std::size_t fr) const;
   // rank_reclaim: whether Reclaim must be told from Preempt (the group has several flavors).
-  Granular fits_resource_quota(std::uint32_t w, std::size_t fr, std::int64_t v, bool rank_reclaim, bool* borrow);
+  // Adds the reason it gives when not Fit to *message.
+  Granular fits_resource_quota(std::uint32_t w, std::size_t fr, std::int64_t v, bool rank_reclaim, bool* borrow,
+                               std::uint64_t* message);
   bool borrowing_with(std::uint32_t cq, std::size_t fr, std::int64_t v) const;
   bool is_reclaim_possible(std::uint32_t w, std::size_t fr, std::int64_t v);
   std::vector<std::uint32_t> get_targets(std::uint32_t w, const Request& req);
@@ -147,7 +157,7 @@ class Cache {
   void nominate();
   void process_entry(const Entry& e, SimTime now, CycleResult& out);
   void reserve_blocked_quota(const Entry& e);  // resourcesToReserve
-  void requeue(std::uint32_t w, bool immediate, CycleResult& out);  // requeueAndUpdate
+  void requeue(std::uint32_t w, bool immediate, std::uint64_t message, CycleResult& out);  // requeueAndUpdate
   void snapshot_add(std::uint32_t cq, std::size_t f, std::int64_t v);
   void finish_cycle(const CycleResult& out);
 

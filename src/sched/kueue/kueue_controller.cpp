@@ -48,31 +48,48 @@ void Controller::event(EventSource source, std::uint32_t w, SimTime now) {
   }
   b.tokens -= 1;
   ++events_;
-  send_serial(kEventSink, Op{Write::kEvent, w}, now);
-}
-
-Controller::SerialClient Controller::serial_client(Write what, std::uint32_t target, std::uint32_t cluster_queues) {
-  if (what == Write::kEvent) return kEventSink;
-  return target < cluster_queues ? kClusterQueueWorker : kLocalQueueWorker;
-}
-
-void Controller::send_serial(SerialClient client, Op op, SimTime now) {
-  Serial& s = serial_[client];
-  if (s.sending) {
-    s.waiting.push_back(op);
+  if (event_sending_) {
+    events_waiting_.push_back(w);
     return;
   }
-  s.sending = true;
-  write(op.what, op.target, now);
+  event_sending_ = true;
+  write(Write::kEvent, w, now);
 }
 
-void Controller::serial_done(SerialClient client, SimTime now) {
-  Serial& s = serial_[client];
-  s.sending = false;
-  if (s.waiting.empty()) return;
-  const Op next = s.waiting.front();
-  s.waiting.pop_front();
-  send_serial(client, next, now);
+void Controller::event_done(SimTime now) {
+  event_sending_ = false;
+  if (events_waiting_.empty()) return;
+  const std::uint32_t w = events_waiting_.front();
+  events_waiting_.pop_front();
+  event_sending_ = true;
+  write(Write::kEvent, w, now);
+}
+
+Controller::QueueWorker& Controller::worker_of(std::uint32_t queue) {
+  return workers_[queue < cache_.config().cluster_queues.size() ? 0 : 1];
+}
+
+void Controller::queue_add(std::uint32_t q, SimTime now) {
+  // client-go util/workqueue/queue.go Add: nothing if the key is dirty; else dirty, and
+  // into the FIFO unless it is being processed (then Done queues it).
+  if (queued_[q]) return;
+  queued_[q] = true;
+  QueueWorker& worker = worker_of(q);
+  if (worker.processing != q) worker.fifo.push_back(q);
+  queue_next(worker, now);
+}
+
+void Controller::queue_next(QueueWorker& worker, SimTime now) {
+  if (worker.processing >= 0 || worker.fifo.empty()) return;
+  const std::uint32_t q = worker.fifo.front();
+  worker.fifo.pop_front();
+  queued_[q] = false;  // Get: out of the dirty set, into processing
+  worker.processing = q;
+  ++queue_status_writes_;
+  const bool changes = queue_changes_[q] != queue_changes_written_[q];
+  queue_changes_written_[q] = queue_changes_[q];
+  queue_status_unchanged_ += !changes;
+  write(changes ? Write::kQueueStatus : Write::kQueueStatusUnchanged, q, now);
 }
 
 std::uint32_t Controller::queue_count() const {
@@ -82,14 +99,21 @@ std::uint32_t Controller::queue_count() const {
 void Controller::queues_changed(std::uint32_t w, SimTime now) {
   // The workload controller's NotifyWorkloadUpdate feeds both queue reconcilers' Generic
   // handlers, which AddAfter(UpdatesBatchPeriod): one pending reconcile per queue.
-  if (queue_reconcile_posted_.empty()) queue_reconcile_posted_.assign(queue_count(), false);
+  if (queue_reconcile_posted_.empty()) {
+    queue_reconcile_posted_.assign(queue_count(), false);
+    queued_.assign(queue_count(), false);
+    queue_changes_.assign(queue_count(), 0);
+    queue_changes_written_.assign(queue_count(), 0);
+  }
   const std::uint32_t queues[] = {cache_.workload(w).cq,
                                   wl_state_[w].local_queue < 0
                                       ? queue_count()
                                       : static_cast<std::uint32_t>(cache_.config().cluster_queues.size()) +
                                             static_cast<std::uint32_t>(wl_state_[w].local_queue)};
   for (const std::uint32_t q : queues) {
-    if (q >= queue_count() || queue_reconcile_posted_[q]) continue;
+    if (q >= queue_count()) continue;
+    ++queue_changes_[q];
+    if (queue_reconcile_posted_[q]) continue;
     queue_reconcile_posted_[q] = true;
     host_.post_timer(now + Duration::seconds(1), Phase::kApi, Timer{Timer::Kind::kQueueReconcile, q});
   }
@@ -239,6 +263,8 @@ void Controller::landed(const Op& op, SimTime now) {
       event(EventSource::kWorkloadController, op.target, now);
       queues_changed(op.target, now);
       write(wl_state_[op.target].group >= 0 ? Write::kStopPods : Write::kSuspendJob, op.target, now);
+      --cycle_waits_;
+      cycle_step(now);
       return;
     case Write::kStopPods: stop_pods(op.target, now); return;
     case Write::kSuspendJob: {
@@ -255,7 +281,8 @@ void Controller::landed(const Op& op, SimTime now) {
     }
     case Write::kUnsetReservation:
       if (cache_.workload(op.target).state == Cache::State::kAdmitted) cache_.release(op.target, false);
-      wl_state_[op.target] = WlState{.local_queue = wl_state_[op.target].local_queue};
+      // Requeued: what it admits (a Job or a pod group) and its LocalQueue stay.
+      wl_state_[op.target] = WlState{.group = wl_state_[op.target].group, .local_queue = wl_state_[op.target].local_queue};
       queues_changed(op.target, now);
       kick(now);
       return;
@@ -267,17 +294,25 @@ void Controller::landed(const Op& op, SimTime now) {
       queues_changed(op.target, now);
       kick(now);
       return;
-    case Write::kPendingCondition: queues_changed(op.target, now); return;
-    case Write::kRemoveFinalizer: return;
-    case Write::kEvent:
-    case Write::kQueueStatusAgain:
-      serial_done(serial_client(op.what, op.target, static_cast<std::uint32_t>(cache_.config().cluster_queues.size())), now);
+    case Write::kPendingCondition:
+      wl_state_[op.target].has_pending = true;
+      wl_state_[op.target].pending_message = wl_state_[op.target].pending_sent;
+      queues_changed(op.target, now);
+      event(EventSource::kAdmission, op.target, now);  // Pending
+      --cycle_waits_;
+      cycle_step(now);
       return;
-    case Write::kQueueStatus: {
-      // Its own write's watch event reconciles the queue once more: a second update, which
-      // the worker sends before anything queued after it.
-      ++queue_status_writes_;
-      write(Write::kQueueStatusAgain, op.target, now);
+    case Write::kRemoveFinalizer: queues_changed(op.target, now); return;  // an update event too
+    case Write::kEvent: event_done(now); return;
+    case Write::kQueueStatus:
+    case Write::kQueueStatusUnchanged: {
+      // The reconcile is done (Done: queued again if added meanwhile); an update that changed
+      // the status comes back as the queue's own watch event.
+      QueueWorker& worker = worker_of(op.target);
+      worker.processing = -1;
+      if (queued_[op.target]) worker.fifo.push_back(op.target);
+      if (op.what == Write::kQueueStatus) queue_add(op.target, now);
+      queue_next(worker, now);
       return;
     }
   }
@@ -479,9 +514,7 @@ void Controller::on_timer(TimerPayload payload, SimTime now) {
   }
   if (timer.kind == Timer::Kind::kQueueReconcile) {
     queue_reconcile_posted_[timer.slot] = false;
-    ++queue_status_writes_;
-    const auto cqs = static_cast<std::uint32_t>(cache_.config().cluster_queues.size());
-    send_serial(serial_client(Write::kQueueStatus, timer.slot, cqs), Op{Write::kQueueStatus, timer.slot}, now);
+    queue_add(timer.slot, now);
     return;
   }
   const Op op = ops_[timer.slot];
@@ -491,8 +524,14 @@ void Controller::on_timer(TimerPayload payload, SimTime now) {
 }
 
 void Controller::run_cycle(SimTime now) {
-  cycle_posted_ = false;
-  if (!cache_.has_heads()) return;
+  // scheduler.go schedule runs in one goroutine; the next cycle starts once this one has
+  // returned: IssuePreemptions waits for its Evicted patches (sent in parallel), and each
+  // requeueAndUpdate for its Pending patch (one after another, each Event after its patch).
+  // Admissions are applied in goroutines of their own (admissionRoutineWrapper).
+  if (!cache_.has_heads()) {
+    cycle_posted_ = false;
+    return;
+  }
   cache_.cycle(now, cycle_result_);
   for (const std::uint32_t w : cycle_result_.admitted) {
     ++admissions_;
@@ -500,14 +539,33 @@ void Controller::run_cycle(SimTime now) {
   }
   for (const std::uint32_t w : cycle_result_.evicted) {
     ++evictions_;
+    ++cycle_waits_;
     write(Write::kEvict, w, now);  // IssuePreemptions: Evicted, reason Preempted
   }
-  for (const std::uint32_t w : cycle_result_.not_admitted) {
-    event(EventSource::kAdmission, w, now);  // Pending, on every requeue
-    if (wl_state_[w].pending_written) continue;
-    wl_state_[w].pending_written = true;
-    write(Write::kPendingCondition, w, now);
+  for (std::size_t i = 0; i < cycle_result_.not_admitted.size(); ++i) {
+    const std::uint32_t w = cycle_result_.not_admitted[i];
+    const std::uint64_t message = cycle_result_.pending_message[i];
+    WlState& s = wl_state_[w];
+    const bool patch = !s.has_pending || s.pending_message != message;
+    if (patch) s.pending_sent = message;
+    requeues_.push_back(Requeue{w, patch});
   }
+  cycle_step(now);
+}
+
+void Controller::cycle_step(SimTime now) {
+  while (cycle_waits_ == 0 && !requeues_.empty()) {
+    const Requeue r = requeues_.front();
+    requeues_.pop_front();
+    if (r.patch) {
+      ++cycle_waits_;
+      write(Write::kPendingCondition, r.w, now);  // its Pending Event once it has landed
+      return;
+    }
+    event(EventSource::kAdmission, r.w, now);  // Pending, on every requeue
+  }
+  if (cycle_waits_ != 0) return;
+  cycle_posted_ = false;
   kick(now);
 }
 

@@ -72,17 +72,23 @@
 //    FinishedWorkload on the Job (jobframework reconciler.go). client-go's spam filter
 //    (tools/record/events_cache.go EventSourceObjectSpamFilter: per source component and
 //    involved object, a bucket of 25 refilled at 1 per 300 s) drops the rest unsent.
-//  - ClusterQueue and LocalQueue status updates: every Workload change queues both
-//    reconcilers after constants.UpdatesBatchPeriod (1 s; clusterqueue_controller.go
-//    cqWorkloadHandler, localqueue_controller.go qWorkloadHandler: AddAfter, which keeps
-//    one pending request per queue). In v0.9.5 each reconcile writes the status
-//    (updateCqStatusIfChanged / UpdateStatusIfChanged compare a pointer with a value), and
-//    the write's own watch event reconciles once more: a second update, which changes
-//    nothing.
+//  - ClusterQueue and LocalQueue status updates: every Workload event (create, every update,
+//    the finalizer's removal too: workload_controller.go Create/Update/Delete ->
+//    notifyWatchers -> NotifyWorkloadUpdate) queues both reconcilers after
+//    constants.UpdatesBatchPeriod (1 s; clusterqueue_controller.go cqWorkloadHandler,
+//    localqueue_controller.go qWorkloadHandler: AddAfter, which keeps one pending request
+//    per queue). In v0.9.5 each reconcile writes the status (updateCqStatusIfChanged /
+//    UpdateStatusIfChanged compare a pointer with a value), and an update that changed the
+//    status comes back as a watch event of the queue (For(&ClusterQueue{}) /
+//    For(&LocalQueue{})) which reconciles it once more; serve, as etcd3's GuaranteedUpdate,
+//    does not store an update that changes nothing, so that one ends it.
 // A finished Workload's finalizer is removed with an update (reconciler.go: after the
-// FinishedWorkload Event, workload.RemoveFinalizer). A Workload's Pending condition is written
-// once per stay in the queue (requeueAndUpdate writes it when it changes; upstream its message,
-// which names the quota missing, changes more often: not modelled).
+// FinishedWorkload Event, workload.RemoveFinalizer). A Workload's Pending condition
+// (QuotaReserved False, reason Pending, the entry's inadmissibleMsg) is patched whenever a
+// requeue changes it (scheduler.go requeueAndUpdate: UnsetQuotaReservationWithCondition on a
+// copy of the queue's Workload, applied if changed). Its message names the quota missing
+// ("N more needed"), so it changes with the usage; the queue's copy has the new message once
+// the patch has landed (the workload controller's Update event).
 // Not modelled: Workload objects in the API (kubectl get workloads), waitForPodsReady,
 // fair sharing, admission checks, partial admission, the Eviction requeuing timestamp
 // (applies to PodsReadyTimeout evictions only), Jobs created unsuspended.
@@ -124,29 +130,34 @@ class Controller final : public kubesim::Controller {
   std::uint64_t admissions() const { return admissions_; }
   std::uint64_t evictions() const { return evictions_; }
   std::uint64_t api_writes() const { return api_writes_; }
-  // Of the API requests: Events sent, Events the spam filter dropped, queue status updates.
+  // Of the API requests: Events sent, Events the spam filter dropped, queue status updates
+  // (all, and those that changed nothing).
   std::uint64_t events() const { return events_; }
   std::uint64_t events_dropped() const { return events_dropped_; }
   std::uint64_t queue_status_writes() const { return queue_status_writes_; }
+  std::uint64_t queue_status_unchanged() const { return queue_status_unchanged_; }
   // The Workload of a plain pod's group, -1 while it has none.
   std::int32_t workload_of_pod(PodId pod) const;
 
  private:
   enum class Write : std::uint8_t { kCreateWorkload, kCreateGroupWorkload, kAdmit, kUnsuspendJob, kUngatePod, kEvict,
                                     kSuspendJob, kStopPods, kUnsetReservation, kFinish, kPendingCondition,
-                                    kEvent, kQueueStatus, kQueueStatusAgain, kRemoveFinalizer };
+                                    kEvent, kQueueStatus, kQueueStatusUnchanged, kRemoveFinalizer };
   // Who records an Event: the spam filter keys on the source component and the object.
   enum class EventSource : std::uint8_t { kAdmission, kWorkloadController, kJobController };
   struct Op {
     Write what;
     // JobId for kCreateWorkload, the pod group for kCreateGroupWorkload, PodId for
-    // kUngatePod, the queue (queue_index) for kQueueStatus*, else the workload
+    // kUngatePod, the queue (queue_count's index) for kQueueStatus*, else the workload
     std::uint32_t target;
   };
   struct WlState {
     bool finish_requested = false;
     bool unset_requested = false;
-    bool pending_written = false;
+    // The Pending condition's message (Cache::CycleResult::pending_message): the one the
+    // queue's copy has, and the last one sent.
+    bool has_pending = false;
+    std::uint64_t pending_message = 0, pending_sent = 0;
     std::int32_t group = -1;  // the plain-pod group it admits; -1: a Job's
     std::int32_t local_queue = -1;  // index into Config::local_queues
   };
@@ -173,10 +184,15 @@ class Controller final : public kubesim::Controller {
   void on_pod_change(const Change& change, SimTime now);
   void on_job_change(const Change& change, SimTime now);
   void run_cycle(SimTime now);
+  // The rest of a cycle: the blocking writes (cycle_waits_), then the requeues in order;
+  // then the next cycle.
+  void cycle_step(SimTime now);
   void write(Write what, std::uint32_t target, SimTime now);
   // An Event about workload w (or its Job) from `source`, unless the spam filter drops it.
   void event(EventSource source, std::uint32_t w, SimTime now);
-  // Workload w changed: its ClusterQueue's and LocalQueue's reconciles, 1 s later.
+  // Workload w changed: its ClusterQueue's and LocalQueue's reconciles, 1 s later. Every
+  // change counts as one the queues' status shows (their pending, reserving and admitted
+  // counts move with it, and the pending count while the scheduler holds a head too).
   void queues_changed(std::uint32_t w, SimTime now);
   // Queues as one index: ClusterQueues first, then LocalQueues.
   std::uint32_t queue_count() const;
@@ -212,26 +228,40 @@ class Controller final : public kubesim::Controller {
   std::vector<std::uint32_t> free_ops_;
   Cache::CycleResult cycle_result_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, SpamBucket> spam_;  // (source, workload)
-  // A client that sends one request at a time, the next once the last is answered, so it
-  // holds at most one place in the token bucket's line: the event broadcaster's one
-  // goroutine (client-go tools/record/event.go StartRecordingToSink: recordToSink per Event
-  // in turn), and the ClusterQueue and LocalQueue reconcilers (one worker each:
-  // groupKindConcurrency 1).
-  struct Serial {
-    std::deque<Op> waiting;
-    bool sending = false;
+  // The event broadcaster's one goroutine (client-go tools/record/event.go
+  // StartRecordingToSink: recordToSink per Event in turn): one request at a time, the next
+  // once the last is answered, so it holds at most one place in the token bucket's line.
+  std::deque<std::uint32_t> events_waiting_;  // workloads
+  bool event_sending_ = false;
+  void event_done(SimTime now);
+  // The ClusterQueue and the LocalQueue reconciler: one worker each (groupKindConcurrency
+  // 1) on client-go's workqueue (util/workqueue/queue.go): a FIFO of keys where a key
+  // added while queued is one item (the dirty set), and a key added while it is processed
+  // is queued once that reconcile is done (Done). Each reconcile is one status update.
+  struct QueueWorker {
+    std::deque<std::uint32_t> fifo;  // queue indexes
+    std::int64_t processing = -1;
   };
-  enum SerialClient : std::uint8_t { kEventSink, kClusterQueueWorker, kLocalQueueWorker, kSerialClients };
-  std::array<Serial, kSerialClients> serial_;
-  void send_serial(SerialClient client, Op op, SimTime now);
-  void serial_done(SerialClient client, SimTime now);
-  static SerialClient serial_client(Write what, std::uint32_t target, std::uint32_t cluster_queues);
-  std::vector<bool> queue_reconcile_posted_;  // by queue index
-  std::uint64_t events_ = 0, events_dropped_ = 0, queue_status_writes_ = 0;
+  std::array<QueueWorker, 2> workers_;  // ClusterQueues', LocalQueues'
+  std::vector<bool> queued_;            // by queue index: in its worker's dirty set
+  std::vector<bool> queue_reconcile_posted_;  // by queue index: an AddAfter waiting
+  // By queue index: Workload changes of the queue, and how many its last status update saw;
+  // an update changes the status when they differ.
+  std::vector<std::uint64_t> queue_changes_, queue_changes_written_;
+  QueueWorker& worker_of(std::uint32_t queue);
+  void queue_add(std::uint32_t queue, SimTime now);
+  void queue_next(QueueWorker& worker, SimTime now);
+  std::uint64_t events_ = 0, events_dropped_ = 0, queue_status_writes_ = 0, queue_status_unchanged_ = 0;
   // client-go flowcontrol token bucket (golang.org/x/time/rate reservations).
   double tokens_;
   SimTime tokens_at_;
-  bool cycle_posted_ = false;
+  bool cycle_posted_ = false;  // a cycle is posted or running
+  struct Requeue {
+    std::uint32_t w;
+    bool patch;  // its Pending condition changes
+  };
+  std::deque<Requeue> requeues_;    // of the running cycle, not yet done
+  std::uint32_t cycle_waits_ = 0;  // its writes it waits for
   std::uint64_t writes_in_flight_ = 0;
   std::uint64_t admissions_ = 0;
   std::uint64_t evictions_ = 0;

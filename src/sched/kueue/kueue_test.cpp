@@ -216,6 +216,32 @@ TEST(KueueQueueing, BestEffortVersusStrictFIFO) {
   }
 }
 
+// The Pending condition's message (scheduler.go requeueAndUpdate patches it when it changes)
+// names the quota missing (flavorassigner.go fitsResourceQuota: "N more needed"). A alone,
+// N = 10; u (6) and z (1) admitted; h (8): 8 - 3 = 5 more needed. z finishes, h is requeued:
+// 4 more needed. x (1) and y (1) admitted, y finishes: 5 more needed again, the first message.
+TEST(KueueQueueing, PendingMessageNamesTheQuotaMissing) {
+  Cache c(config({cq("A", 10, std::nullopt, std::nullopt, "")}));
+  c.add_workload(JobId(0), 0, 0, t(0), cpu(6));
+  const auto z = c.add_workload(JobId(1), 0, 0, t(0), cpu(1));
+  run(c, t(0));
+  const auto h = c.add_workload(JobId(2), 0, 0, t(1), cpu(8));
+  Cache::CycleResult r;
+  const auto pending = [&](SimTime now) {
+    c.cycle(now, r);
+    EXPECT_EQ(r.not_admitted, std::vector<std::uint32_t>{h});
+    return r.pending_message.size() == 1 ? r.pending_message[0] : 0;
+  };
+  const std::uint64_t five_more = pending(t(1));
+  c.release(z, true);
+  EXPECT_NE(pending(t(2)), five_more);
+  c.add_workload(JobId(3), 0, 0, t(3), cpu(1));
+  const auto y = c.add_workload(JobId(4), 0, 0, t(3), cpu(1));
+  EXPECT_EQ(run(c, t(3)).size(), 2u);
+  c.release(y, true);
+  EXPECT_EQ(pending(t(4)), five_more);
+}
+
 // Case 6: entries that do not borrow go first, before priority and age.
 TEST(KueueQueueing, NonBorrowingFirstInACycle) {
   Cache c(config({cq("A", 4), cq("B", 4)}));
