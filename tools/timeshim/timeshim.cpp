@@ -256,6 +256,7 @@ class Shim {
   bool settled();
   bool thread_blocked(pid_t tid, const Thread& t);
   std::uint64_t cpu_ns(pid_t tid);
+  std::int64_t bytes_written();
   bool tcp_traffic(std::set<pid_t>& processes, std::vector<std::uint64_t>& out);
   std::set<pid_t> processes();
   int proc_fd(pid_t tid, int which);
@@ -279,18 +280,18 @@ class Shim {
   int epoll_ = -1, signal_fd_ = -1, timer_fd_ = -1, listen_fd_ = -1;
   std::map<int, Client> clients_;
   sigset_t original_mask_{};
-  // A RUN in progress: its limits (virtual ns, -1: none), the steps taken, the client to
-  // answer and a wall-time bound.
+  // A RUN in progress: its limits (virtual ns, -1: none), the steps taken, the target's bytes
+  // written (bytes_written) at the last TCP check, the client to answer and a wall-time bound.
   struct Run {
     bool active = false;
     std::int64_t event = -1, until = -1, slack = 0, floor = 0, finish_at = -1;
-    std::int64_t steps = 0, wall_end = 0;
+    std::int64_t steps = 0, written = -1, wall_end = 0;
     std::vector<std::uint64_t> tcp;  // tcp_traffic when it began
     int fd = -1;
   } run_;
   long run_look_ = kRunLook;  // ns to the next look during a RUN
   bool no_epoll_pwait2_ = false;                   // Linux < 5.11: no timed looks, so no RUN
-  std::map<pid_t, std::array<int, 3>> proc_fds_;   // per thread: /proc/TID/{stat,syscall,schedstat}
+  std::map<pid_t, std::array<int, 4>> proc_fds_;   // per thread: /proc/TID/{stat,syscall,schedstat,io}
   std::map<pid_t, pid_t> tgid_;                    // thread -> its process
   std::uint64_t vdso_ = 0, vdso_slot_ = 0;         // edit_auxv: the vDSO, its auxv entry's value
   std::uint64_t flags_entry_ = 0;                  // edit_auxv: the AT_FLAGS entry
@@ -892,12 +893,12 @@ bool Shim::quiet() {
   return true;
 }
 
-// /proc/TID/stat (0), syscall (1), schedstat (2), opened once per thread (closed when it exits:
+// /proc/TID/stat (0), syscall (1), schedstat (2), io (3), opened once per thread (closed when it exits:
 // forget_thread) and read again with pread: quiet() runs on every look, and RUN looks every few
 // tens of microseconds.
 int Shim::proc_fd(pid_t tid, int which) {
-  static const char* const kNames[] = {"stat", "syscall", "schedstat"};
-  auto [it, added] = proc_fds_.try_emplace(tid, std::array<int, 3>{-1, -1, -1});
+  static const char* const kNames[] = {"stat", "syscall", "schedstat", "io"};
+  auto [it, added] = proc_fds_.try_emplace(tid, std::array<int, 4>{-1, -1, -1, -1});
   int& fd = it->second[static_cast<std::size_t>(which)];
   if (fd < 0) {
     char path[64];
@@ -963,6 +964,23 @@ std::set<pid_t> Shim::processes() {
   for (const auto& [tid, t] : threads_)
     if (const pid_t pid = tgid_of(tid); pid > 0) out.insert(pid);
   return out;
+}
+
+// What the target's processes have written so far: the sum of /proc/PID/io wchar, which
+// counts the write family only (fs/read_write.c), not send/sendmsg (net/socket.c). So it tells
+// that no request went out only for Go processes, whose TCP writes are write/writev
+// (internal/poll fd_unix.go Write, writev.go): -1 (look at the sockets) if a process is not
+// one (no Go clock installed) or unreadable. Cheap: a pread per process.
+std::int64_t Shim::bytes_written() {
+  std::int64_t total = 0;
+  for (pid_t pid : processes()) {
+    char buf[512];
+    if (go_clocks_.count(pid) == 0 || !read_proc(pid, 3, buf, sizeof buf)) return -1;
+    const char* at = std::strstr(buf, "wchar:");
+    if (!at) return -1;
+    total += std::strtoll(at + 6, nullptr, 10);
+  }
+  return total;
 }
 
 // Per TCP socket of the target (by process, fd): the bytes written into it (acked + still
@@ -1046,6 +1064,7 @@ std::string Shim::start_run(const std::string& args, int fd) {
     return "error RUN <event> <until> <slack> <floor> <finish_at> (ns, -1: none)";
   r.active = true;
   r.fd = fd;
+  r.written = bytes_written();
   std::set<pid_t> procs = processes();
   if (!tcp_traffic(procs, r.tcp)) return "error RUN: cannot read the target's sockets";
   r.wall_end = wall_ns(CLOCK_MONOTONIC) + kRunWallMax;
@@ -1071,9 +1090,12 @@ void Shim::run_timers() {
   const bool settled_now = settled();
   if (!settled_now && wall_ns(CLOCK_MONOTONIC) < run_.wall_end) return;  // look again shortly
   if (!settled_now) return finish_run("busy");
-  std::set<pid_t> procs = processes();
-  std::vector<std::uint64_t> tcp;
-  if (!tcp_traffic(procs, tcp) || tcp != run_.tcp) return finish_run("wrote");  // a request to serve, or its answer
+  if (const std::int64_t written = bytes_written(); written < 0 || written != run_.written) {
+    std::set<pid_t> procs = processes();
+    std::vector<std::uint64_t> tcp;
+    if (!tcp_traffic(procs, tcp) || tcp != run_.tcp) return finish_run("wrote");  // a request to serve, or its answer
+    run_.written = written;  // Go's netpollBreak writes to a pipe: not a request
+  }
   if (run_.finish_at >= 0 && virtual_ >= run_.finish_at) return finish_run("end");
   const std::int64_t deadline = to_virtual(earliest_deadline());
   if (deadline < 0) return finish_run("no-timer");

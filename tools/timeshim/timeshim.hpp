@@ -96,8 +96,8 @@
 //         step would pass <event> ("event"), <until> ("until"), there is no deadline
 //         ("no-timer"), virtual time has reached <finish_at> ("end"), a process of the target
 //         has written into a TCP socket or received from one ("wrote": the requests to serve;
-//         looked at by pidfd_getfd + TCP_INFO at every settled look: /proc/PID/io wchar would
-//         be cheaper but counts only the write family, not send/sendmsg), it did not settle
+//         looked at by pidfd_getfd + TCP_INFO when /proc/PID/io wchar has moved, which counts
+//         the write family only, so at every settled look unless all are Go), it did not settle
 //         ("busy") or after 50 ms of wall time ("wall"), so that a timer wake-up after which
 //         the target sends nothing costs no round trip (vc-scheduler polls its bind queue
 //         every 20 ms). Needs epoll_pwait2 (Linux 5.11) for its looks; without it RUN is
