@@ -10,10 +10,11 @@ Runs bench/volcano_e3_vs_binary.py's `mini` experiment (E3's shape in 90 s: 42 j
 `kubesim serve --clock cosim --cosim-write-gate all`, with GOGC=off for the binaries. Why
 GOGC=off: with the GC on, two runs still differed (E3 at 1/8: 3 jobs.csv in 5 runs; this case:
 5873 vs 5876 steps), with it off they did not (docs/evidence/cosim.md, "The Volcano binaries").
-A GC starts when the heap reaches its goal, and what a client allocates while reading a
-response likely depends on how its bytes came in; a GC's end reads the wall clock (runtime
-mgc.go gcMarkTermination), a nanosecond of the process's clock under the shim, enough to move
-a timer to the next step.
+Two causes are fixed in the shim (a thread more or less in vc-scheduler, changing what the GC
+marks; zero-timeout polls); with the GC on still 1 pair of 3 differs: the first GC's mark worker
+start (runtime mgc.go gcBgMarkStartWorkers, notetsleepg) lets goroutines run on another thread
+for as long as real time decides, and GC timing reaches the program's clock through each GC's
+wall-clock read (mgc.go gcMarkTermination).
 """
 import os
 import subprocess

@@ -140,10 +140,22 @@ std::vector<sock_filter> build_filter() {
   b.label("epoll_wait");  // also without a timeout (Go's netpoller waits with epoll_pwait): see on_seccomp
   b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(3));
   b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "allow", "trace");
-  b.label("epoll");  // a timeout > 0 ms (0 polls, < 0 waits without a timeout)
+  b.label("epoll");  // a timeout > 0 ms (< 0 waits without a timeout; 0 polls: see "poll")
   b.stmt(BPF_LD | BPF_W | BPF_ABS, arg_lo(3));
-  b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "allow");
+  b.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, "poll");
   b.jump(BPF_JMP | BPF_JSET | BPF_K, 0x80000000u, "allow", "trace");
+  // A poll (epoll_pwait, timeout 0: Go's netpoll(0)) finds nothing, without running: what it
+  // would find depends on when serve's bytes arrived in real time. Go 1.19 polls so in
+  // findRunnable (harmless: it blocks in netpoll next, which finds the same), in pollWork
+  // (proc.go), with which the GC's idle mark worker (mgcmark.go gcDrain, gcDrainIdle) stops
+  // when a goroutine became ready, i.e. after a real-time-dependent amount of mark work, so
+  // the heap marked, the next heap goal and where the next GC starts differed between runs
+  // (vc-controller-manager: gctrace "6->6->3 MB, 8 MB goal" vs "7 MB goal" at 15 s), and in
+  // startTheWorldWithSema (proc.go: the goroutines found join the run queue before or after
+  // others). With no poll finding anything, the idle worker marks until the cycle ends and
+  // the goroutines wake from the blocking netpoll. seccomp's RET_ERRNO with 0 returns 0.
+  b.label("poll");
+  b.stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0);
   b.label("trace");
   b.stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
   b.label("allow");
@@ -240,20 +252,21 @@ class Shim {
   bool pin_rand(pid_t tid);
   void park(pid_t tid);
   void let_sysmon_retake(pid_t tid);
+  void release_retakes();
   void start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline);
   void wake_due();
   void arm_timer();
   std::int64_t earliest_deadline();
   void forward_signal(int sig);
   void forget_thread(pid_t tid);
-  bool quiet();
+  bool quiet(pid_t process = 0);
   std::string answer(const std::string& request);
   void on_client(Client& c);
   // RUN (timeshim.hpp): steps through the target's own timers while it writes nothing.
   std::string start_run(const std::string& args, int fd);
   void run_timers();
   void finish_run(const char* why);
-  bool settled();
+  bool settled(pid_t process = 0);
   bool thread_blocked(pid_t tid, const Thread& t);
   std::uint64_t cpu_ns(pid_t tid);
   std::int64_t bytes_written();
@@ -275,6 +288,7 @@ class Shim {
   // sysmons_: the sysmon threads held; hold_sysmon_: false once they are let go.
   std::set<pid_t> sysmon_next_, sysmons_;
   bool hold_sysmon_ = true;
+  std::set<pid_t> retakes_;  // processes whose sysmon is let go once they have settled (let_sysmon_retake)
   int exit_status_ = 0;
   std::map<pid_t, Thread> threads_;
   int epoll_ = -1, signal_fd_ = -1, timer_fd_ = -1, listen_fd_ = -1;
@@ -557,15 +571,31 @@ void Shim::park(pid_t tid) {
 // start of each round (usleep), and is held again at the sleep after the second. Its other
 // duties in those rounds (network poll after 10 ms, forced GC after 2 minutes) look at
 // virtual time and at a program in which only this call is under way.
-void Shim::let_sysmon_retake(pid_t tid) {
-  const pid_t process = tgid_of(tid);
-  for (pid_t sysmon : sysmons_)
-    if (Thread& s = threads_[sysmon]; s.parked && tgid_of(sysmon) == process) {
-      s.parked = false;
-      s.sysmon_rounds = s.started ? 2 : 3;  // from its first stop: one sleep before its first round
-      s.started = true;
-      ptrace(PTRACE_CONT, sysmon, nullptr, nullptr);
+// Sysmon is let go only once the process has settled (release_retakes): retake's handoffp
+// starts a thread for the P (proc.go startm: an idle M from sched.midle, else newm). Let go at
+// once, it raced the process's other threads on their way to sleep, and vc-scheduler ended
+// with 6 or 7 threads: one more runtime m (heap-allocated, reachable from allm) changed the
+// heap the GC marks by its size (gcpacertrace: 1518784 vs 1520216 B of scan work, equal heaps),
+// hence every later heap goal, where each GC started and its one wall-clock read
+// (mgc.go gcMarkTermination, time_now): the runs' jobs.csv differed with the GC on.
+void Shim::let_sysmon_retake(pid_t tid) { retakes_.insert(tgid_of(tid)); }
+
+void Shim::release_retakes() {
+  for (auto it = retakes_.begin(); it != retakes_.end();) {
+    const pid_t process = *it;
+    if (!settled(process)) {
+      ++it;
+      continue;
     }
+    for (pid_t sysmon : sysmons_)
+      if (Thread& s = threads_[sysmon]; s.parked && tgid_of(sysmon) == process) {
+        s.parked = false;
+        s.sysmon_rounds = s.started ? 2 : 3;  // from its first stop: one sleep before its first round
+        s.started = true;
+        ptrace(PTRACE_CONT, sysmon, nullptr, nullptr);
+      }
+    it = retakes_.erase(it);
+  }
 }
 
 void Shim::start_wait(pid_t tid, user_regs_struct& regs, Wait kind, std::int64_t deadline) {
@@ -887,9 +917,9 @@ void Shim::arm_timer() {
 // or a wait the shim holds until a virtual deadline; not quiet when a thread runs, is stopped
 // with an event the shim has yet to handle, has been woken, or waits in a poll / select the
 // shim does not virtualize.
-bool Shim::quiet() {
+bool Shim::quiet(pid_t process) {
   for (const auto& [tid, t] : threads_)
-    if (!t.parked && !thread_blocked(tid, t)) return false;
+    if (!t.parked && (process == 0 || tgid_of(tid) == process) && !thread_blocked(tid, t)) return false;
   return true;
 }
 
@@ -945,16 +975,18 @@ std::uint64_t Shim::cpu_ns(pid_t tid) {
 // Settled: quiet, twice, and no thread ran in between. A thread that was quiet at both looks
 // but ran between them (woken, then asleep again) shows a larger CPU time; one woken and not
 // yet run is not in state S at the second look. So at the instant between the two looks
-// every thread was asleep, and only something outside the target can wake it.
-bool Shim::settled() {
+// every thread was asleep, and only something outside the target can wake it. process: only
+// that process's threads (0: all).
+bool Shim::settled(pid_t process) {
+  auto counted = [&](pid_t tid, const Thread& t) { return !t.parked && (process == 0 || tgid_of(tid) == process); };
   std::vector<std::uint64_t> before;
-  if (!quiet()) return false;
+  if (!quiet(process)) return false;
   for (const auto& [tid, t] : threads_)
-    if (!t.parked) before.push_back(cpu_ns(tid));
-  if (!quiet()) return false;
+    if (counted(tid, t)) before.push_back(cpu_ns(tid));
+  if (!quiet(process)) return false;
   std::size_t i = 0;
   for (const auto& [tid, t] : threads_)
-    if (!t.parked && (i >= before.size() || cpu_ns(tid) != before[i++])) return false;
+    if (counted(tid, t) && (i >= before.size() || cpu_ns(tid) != before[i++])) return false;
   return i == before.size();
 }
 
@@ -1173,12 +1205,15 @@ int Shim::run() {
     epoll_event events[16];
     // During a RUN the target is looked at every kRunLook: a thread that goes to sleep in an
     // untimed wait makes no stop the shim would see.
+    // So is a process whose sysmon waits to be let go (release_retakes).
+    const bool look_again = run_.active || !retakes_.empty();
     const timespec look{0, run_look_};
-    int n = no_epoll_pwait2_ ? -1 : epoll_pwait2(epoll_, events, 16, run_.active ? &look : nullptr, nullptr);
+    int n = no_epoll_pwait2_ ? -1 : epoll_pwait2(epoll_, events, 16, look_again ? &look : nullptr, nullptr);
     if (no_epoll_pwait2_ || (n < 0 && errno == ENOSYS)) {  // Linux < 5.11: start_run refuses RUN
       no_epoll_pwait2_ = true;
-      n = epoll_wait(epoll_, events, 16, -1);
+      n = epoll_wait(epoll_, events, 16, look_again ? 1 : -1);  // a sysmon to let go: a look every ms
     }
+    if (!retakes_.empty()) release_retakes();
     if (n != 0) {
       run_look_ = kRunLook;
       // A target that stops more often than every look would keep epoll from timing out:

@@ -53,10 +53,14 @@
 //   before depend on timing, and sysmon (each Go process's first thread, paced by real-time
 //   sleeps) is held stopped for the whole run (timeshim.cpp, pin_go_runtime and pin_fastrand,
 //   say why each is safe), except for the two rounds in which it retakes the P of a thread
-//   that blocks in an epoll_wait of its own (let_sysmon_retake). Go 1.22+ keeps that state as
+//   that blocks in an epoll_wait of its own (let_sysmon_retake; let go only once that process
+//   has settled, so that the thread it hands the P to is the same in every run). Go 1.22+ keeps that state as
 //   m.cheaprand (pinned the same way) and draws map iteration starts from runtime.rand, a
 //   ChaCha8 stream per thread, whose entry is patched to return one constant from --seed
 //   (go_rand.hpp). --verbose reports them.
+// - A poll (epoll_pwait with a zero timeout: Go's netpoll(0)) returns no event without running
+//   (seccomp RET_ERRNO 0): what it found depended on when serve's bytes arrived in real time,
+//   and with it how much mark work the GC's idle worker did (build_filter says where Go polls).
 // - The program sees one CPU (sched_getaffinity: the lowest of its mask), so a Go program
 //   that sets runtime.GOMAXPROCS(runtime.NumCPU()) (Volcano's binaries) still runs on one P.
 // - Go's clock reads (controller mode) cost no stop: Go 1.19 reads both clocks through one
