@@ -4,7 +4,7 @@ real scheduler-plugins v0.26.7 kube-scheduler on simulated time (issue 27, "Must
 docs/derivations/scheduler-plugins.md, "E3 and E4 against the binary").
 
 Usage: scheduler_plugins_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--experiment e3|e4|sp-tenants]
-           [--scale N] [--seeds K] [--real-seeds K] [--v LEVEL] [--reuse-real]
+           [--scale N] [--seeds K] [--real-seeds K] [--v LEVEL] [--gate off|batch|one|all] [--client-rate-limit] [--reuse-real]
 Needs $KUBESIM_PEERS, the folder of the oracle binaries, with
 scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz (skips without it).
 
@@ -12,10 +12,13 @@ Writes examples/multitenant/E.yaml with cores, memory and jobs (per burst and st
 --scale (default 1), its pods named for the Helm chart's scheduler-plugins-scheduler, and the
 study's ElasticQuotas (examples/scheduler-plugins/all-cap-quota.yaml, cores and memory divided
 the same way). --experiment sp-tenants takes tests/peers/scheduler-plugins-case as it is. Runs
-the model (`kubesim run --scheduler scheduler-plugins`, seeds 1..K, default 5) and the binary
+the model (`kubesim run --scheduler scheduler-plugins`, seeds 1..K, default 5; latency model
+ideal, with --client-rate-limit ideal plus the scheduler's client token bucket, which the
+binary's client-go waits for on the simulated clock) and the binary
 with the chart's configuration (tests/peers/scheduler-plugins-case/sp-scheduler-config.yaml)
 under `kubesim serve --clock cosim` (serve seeds 1..--real-seeds, default 5: serve passes its
-seed to the timeshim), and prints each tenant's mean queue time on both sides (each side's mean
+seed to the timeshim; `--cosim-write-gate` --gate, default all, which makes a seed's run
+repeatable: docs/evidence/cosim.md), and prints each tenant's mean queue time on both sides (each side's mean
 over its seeds) and the difference. --reuse-real keeps the binary's runs of an earlier call.
 """
 import csv
@@ -86,13 +89,13 @@ def waits(summary):
             if r["tenant"] and not r["tenant"].startswith("(")}
 
 
-def run_real(kubesim, timeshim, binary, scenario, quotas, out, seed, verbosity):
+def run_real(kubesim, timeshim, binary, scenario, quotas, out, seed, verbosity, gate):
     """One binary run in OUT (its working directory: the configuration names kubesim.kubeconfig
     relative to it); returns the wall seconds."""
     os.makedirs(out, exist_ok=True)
     t0 = time.monotonic()
     r = subprocess.run([kubesim, "serve", "--scenario", scenario, "--model", "ideal", "--builtin-scheduler", "off",
-                        "--clock", "cosim", "--port", "0", "--seed", str(seed),
+                        "--clock", "cosim", "--cosim-write-gate", gate, "--port", "0", "--seed", str(seed),
                         "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
                         "--apply", os.path.join(CASE, "sp-crds.yaml"), "--apply", quotas,
                         "--out", "out", "--kubeconfig", "kubesim.kubeconfig", "--scheduler-log", "scheduler.log",
@@ -115,15 +118,21 @@ def main():
     opt = lambda name, default: args[args.index(name) + 1] if name in args else default  # noqa: E731
     experiment, scale = opt("--experiment", "e3"), int(opt("--scale", "1"))
     seeds, real_seeds, verbosity = int(opt("--seeds", "5")), int(opt("--real-seeds", "5")), int(opt("--v", "2"))
+    gate = opt("--gate", "all")
     binary = unpack_peer(REPO, "-", PACKED, work, "sp-scheduler", "the real scheduler-plugins scheduler")
     if binary is None:
         return 0
     scenario, quotas, serve_quotas = write_inputs(work, experiment, scale)
+    model_file = "ideal"
+    if "--client-rate-limit" in args:
+        model_file = os.path.join(work, "model.yaml")
+        with open(model_file, "w") as f:
+            f.write("base: ideal\nclientRateLimit: true\n")
     model, real = {}, {}
     for seed in range(1, seeds + 1):
         out = os.path.join(work, f"model-{seed}")
         subprocess.run([kubesim, "run", "--scenario", scenario, "--scheduler", "scheduler-plugins",
-                        "--scheduler-config", quotas, "--model", "ideal", "--seed", str(seed), "--out", out,
+                        "--scheduler-config", quotas, "--model", model_file, "--seed", str(seed), "--out", out,
                         "--quiet"], check=True)
         for t, w in waits(os.path.join(out, "summary.csv")).items():
             model.setdefault(t, []).append(w)
@@ -132,7 +141,7 @@ def main():
         summary = os.path.join(out, "out", "summary.csv")
         if "--reuse-real" not in args or not os.path.exists(summary):
             load = open("/proc/loadavg").read().split()[0]
-            wall = run_real(kubesim, timeshim, binary, scenario, serve_quotas, out, seed, verbosity)
+            wall = run_real(kubesim, timeshim, binary, scenario, serve_quotas, out, seed, verbosity, gate)
             print(f"binary seed {seed}: {wall:.1f} s wall (load {load} before)", flush=True)
         for t, w in waits(summary).items():
             real.setdefault(t, []).append(w)

@@ -21,7 +21,21 @@ struct SchedulerEvent {
   // kCycle .. kLeftoverTick are kube-scheduler's; kTimer is any other model's own timer.
   // kBindJob: a model's binding of several pods at once (the batch policies' machine job:
   // `pod` is its first rank); like kBindDone, it counts as a pending cluster change.
-  enum class Kind : std::uint8_t { kCycle, kCycleEnd, kPatchDone, kBindDone, kBackoffTick, kLeftoverTick, kTimer, kBindJob };
+  // kDeleteVictim: kube-scheduler's DELETE of a preemption victim (`pod`) once its client's
+  // token came, a pending cluster change too; kPreemptionDone: that preemption's last request
+  // went, the failed cycle of `pod` goes on (handleSchedulingFailure).
+  enum class Kind : std::uint8_t {
+    kCycle,
+    kCycleEnd,
+    kPatchDone,
+    kBindDone,
+    kBackoffTick,
+    kLeftoverTick,
+    kTimer,
+    kBindJob,
+    kDeleteVictim,
+    kPreemptionDone
+  };
   SchedulerEvent() = default;
   SchedulerEvent(Kind k, PodId p, NodeId n) : kind(k), pod(p), node(n) {}
 

@@ -371,7 +371,9 @@ void FluxionScheduler::on_event(const SchedulerEvent& event, SimTime now) {
       break;
     case SchedulerEvent::Kind::kPatchDone:
     case SchedulerEvent::Kind::kTimer:
-    case SchedulerEvent::Kind::kBindJob: break;  // not posted by this model
+    case SchedulerEvent::Kind::kBindJob:
+    case SchedulerEvent::Kind::kDeleteVictim:
+    case SchedulerEvent::Kind::kPreemptionDone: break;  // not posted by this model
   }
 }
 

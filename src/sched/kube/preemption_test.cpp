@@ -415,5 +415,46 @@ TEST(PreemptionConfig, DefaultPreemptionArgs) {
   EXPECT_EQ(def.profiles[0].preemption->min_candidate_nodes_absolute, 100);
 }
 
+TEST(PreemptionEndToEnd, VictimRequestsWaitForTheClientsTokens) {
+  // prepareCandidate's requests take tokens of the scheduler's client (qps 10, burst 2 here):
+  // per victim a DisruptionTarget status patch and a DELETE. Four victims on n0: the first's
+  // two requests use the burst (deleted at 0), each further victim waits 0.2 s for two tokens
+  // (deleted at 0.2, 0.4, 0.6 s). The cycle goes on after the last one (PostFilter is
+  // synchronous): the preemptor's nomination patch takes the next token, at 0.7 s.
+  ObjectStore store;
+  store.ensure_namespace("default");
+  testing::FakeSchedulerHost loop{&store};
+  SchedulerConfig config = default_scheduler_config(store.resource_names());
+  config.client_qps = 10;
+  config.client_burst = 2;
+  SchedulerLatencies latencies;
+  latencies.client_rate_limit = true;
+  Scheduler scheduler(store, std::move(config), latencies, 1, loop);
+  loop.attach(&scheduler);
+  store.add_listener(&loop);
+  const NodeId n0 = store.create_node(testing::NodeBuilder("n0").cpu_milli(4000).memory_bytes(64 * kGi));
+  const PodTemplateId low =
+      store.add_template(testing::PodTemplateBuilder().cpu_milli(1000).memory_bytes(kGi).grace_seconds(30).build());
+  std::vector<PodId> victims;
+  for (int i = 0; i < 4; ++i)
+    victims.push_back(store.create_pod(testing::PodBuilder(low).name("v" + std::to_string(i)).on(n0, at_s(i))));
+  const PodTemplateId high = store.add_template(
+      testing::PodTemplateBuilder().cpu_milli(4000).memory_bytes(kGi).priority(100).grace_seconds(30).build());
+  const PodId p = store.create_pod(testing::PodBuilder(high).name("p"));
+  const auto ms = [](std::int64_t m) { return SimTime::at(Duration::millis(m)); };
+  loop.run_until(ms(599));
+  std::vector<SimTime> deleted;
+  for (const PodId v : victims)
+    if (store.pod(v).terminating()) deleted.push_back(store.pod(v).deletion_requested);
+  std::sort(deleted.begin(), deleted.end());
+  EXPECT_EQ(deleted, (std::vector<SimTime>{ms(0), ms(200), ms(400)}));
+  EXPECT_FALSE(store.pod(p).nominated_node.valid());
+  loop.run_until(ms(699));
+  for (const PodId v : victims) EXPECT_TRUE(store.pod(v).terminating());
+  EXPECT_FALSE(store.pod(p).nominated_node.valid());  // its status patch waits for a token
+  loop.run_until(ms(700));
+  EXPECT_EQ(store.pod(p).nominated_node, n0);
+}
+
 }  // namespace
 }  // namespace kubesim

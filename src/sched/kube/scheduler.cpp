@@ -599,7 +599,14 @@ void Scheduler::finish_cycle(SimTime now) {
     assume_and_bind(pod, cycle_decision_.node, now);
     return;
   }
-  if (preemption_.ran && preemption_.node.valid()) prepare_candidate(pod, now);
+  if (preemption_.ran && preemption_.node.valid()) {
+    const SimTime done = prepare_candidate(pod, now);
+    if (done != now) {  // the cycle waits for its preemption's requests (PostFilter is synchronous)
+      waiting_for_patch_ = true;
+      host_.post(done, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kPreemptionDone, pod, NodeId()});
+      return;
+    }
+  }
   handle_scheduling_failure(pod, now);
 }
 
@@ -626,26 +633,47 @@ void Scheduler::assume_and_bind(PodId pod, NodeId node, SimTime now) {
 }
 
 // preemption.go prepareCandidate (v1.26), applied when the cycle ends: each victim gets
-// DisruptionTarget=True/PreemptionByKubeScheduler and is deleted with its own
-// terminationGracePeriodSeconds (DeleteOptions{}); then the lower-priority pods nominated to
-// that node lose their nomination (ClearNominatedNodeName), because they may no longer fit
-// there. The nominator forgets them at once (upstream: when the status update reaches the
-// informer).
-void Scheduler::prepare_candidate(PodId pod, SimTime now) {
+// DisruptionTarget=True/PreemptionByKubeScheduler (PatchPodStatus; always sent, also to a
+// victim an earlier preemptor chose, since the new status is built from the preemptor's own,
+// `pod.Status.DeepCopy()`, which never has that condition) and is deleted with its own
+// terminationGracePeriodSeconds
+// (DeleteOptions{}); then the lower-priority pods nominated to that node lose their
+// nomination (ClearNominatedNodeName, one patch each), because they may no longer fit there.
+// Every one of these requests first waits for a token of the scheduler's client
+// (core/client_rate_limiter.hpp); a victim's DELETE lands when its token comes
+// (kDeleteVictim), and the scheduling cycle, which runs prepareCandidate synchronously in
+// PostFilter, goes on after the last request: the returned time. The nominator forgets the
+// nominations at once (upstream: when the status update reaches the informer).
+SimTime Scheduler::prepare_candidate(PodId pod, SimTime now) {
   const Preemption& pre = preemption_;
   const std::int32_t priority = store_.spec_of(pod).priority;
+  SimTime done = now;
   for (const PodId v : pre.victims) {
-    const Duration grace = Duration::seconds(store_.spec_of(v).termination_grace_period_seconds);
-    host_.client().delete_pod(v, grace, DisruptionReason::kPreemptionByScheduler, now);
+    client_limiter_.acquire(now);  // the status patch
+    done = client_limiter_.acquire(now);
+    if (done == now) {
+      delete_victim(v, now);
+    } else {
+      host_.post(done, Phase::kApi, SchedulerEvent{SchedulerEvent::Kind::kDeleteVictim, v, NodeId()});
+    }
   }
-  if (pre.node.value() >= nominated_on_.size()) return;
+  if (pre.node.value() >= nominated_on_.size()) return done;
   potential_victims_.assign(nominated_on_[pre.node.value()].begin(), nominated_on_[pre.node.value()].end());
   for (const PodId q : potential_victims_) {
     if (q == pod || store_.spec_of(q).priority >= priority) continue;
     nominate(q, NodeId());
-    if (store_.pod(q).nominated_node.valid() && !store_.pod(q).deleted)
+    if (store_.pod(q).nominated_node.valid() && !store_.pod(q).deleted) {
+      done = client_limiter_.acquire(now);
       host_.client().set_nominated_node(q, NodeId(), now);
+    }
   }
+  return done;
+}
+
+void Scheduler::delete_victim(PodId victim, SimTime now) {
+  if (store_.pod(victim).deleted) return;  // gone meanwhile: the DELETE finds nothing
+  const Duration grace = Duration::seconds(store_.spec_of(victim).termination_grace_period_seconds);
+  host_.client().delete_pod(victim, grace, DisruptionReason::kPreemptionByScheduler, now);
 }
 
 // schedule_one.go handleSchedulingFailure (v1.26): re-queue first, record the nomination in
@@ -727,7 +755,7 @@ Duration Scheduler::retry_window() const {
 
 void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
   if (event.kind != SchedulerEvent::Kind::kCycle && event.kind != SchedulerEvent::Kind::kCycleEnd &&
-      event.kind != SchedulerEvent::Kind::kPatchDone)
+      event.kind != SchedulerEvent::Kind::kPatchDone && event.kind != SchedulerEvent::Kind::kPreemptionDone)
     progress(now);  // a binding landed, a timer fired, a flush of the queue
   switch (event.kind) {
     case SchedulerEvent::Kind::kCycle: start_cycle(now); break;
@@ -770,6 +798,11 @@ void Scheduler::on_event(const SchedulerEvent& event, SimTime now) {
       ticks_.on_tick(queue_, event.kind == SchedulerEvent::Kind::kBackoffTick, now);
       schedule_next_cycle(now);
       arm_ticks(now);
+      break;
+    case SchedulerEvent::Kind::kDeleteVictim: delete_victim(event.pod, now); break;
+    case SchedulerEvent::Kind::kPreemptionDone:
+      waiting_for_patch_ = false;
+      handle_scheduling_failure(event.pod, now);
       break;
     case SchedulerEvent::Kind::kBindJob: break;  // not posted by this model
   }

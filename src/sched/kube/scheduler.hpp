@@ -237,7 +237,8 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   // finish_cycle's parts (schedule_one.go v1.26 schedulingCycle/bindingCycle, preemption.go
   // prepareCandidate, handleSchedulingFailure).
   void assume_and_bind(PodId pod, NodeId node, SimTime now);
-  void prepare_candidate(PodId pod, SimTime now);
+  SimTime prepare_candidate(PodId pod, SimTime now);
+  void delete_victim(PodId victim, SimTime now);
   void handle_scheduling_failure(PodId pod, SimTime now);
   void update_pod(PodId pod, SimTime now);         // the failure's status patch (updatePod)
   bool bind(PodId pod, NodeId node, SimTime now);  // the binding API call; false: refused
@@ -328,7 +329,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   DecisionObserver decision_observer_;
   std::vector<NodeId> best_nodes_;  // the observer's argument (filled only when there is one)
   QueueFlushTicks ticks_;
-  bool waiting_for_patch_ = false;           // the failure's status patch is in flight
+  bool waiting_for_patch_ = false;           // the failure's status patch or its preemption's requests are in flight
   std::string patch_message_;                 // what that patch writes
   bool patch_sets_nominated_ = false;
   bool patch_error_ = false;                  // PodScheduled's reason SchedulerError
