@@ -76,6 +76,34 @@ class WriteGateTest : public ::testing::Test {
     return names;
   }
 
+  // A watch of all pods (with a label selector if given), its initial events read.
+  std::shared_ptr<Watch> watch_pods(const std::string& label_selector = "") {
+    ApiRequest request;
+    request.method = "GET";
+    request.path = "/api/v1/pods";
+    request.query = {{"watch", "1"}};
+    if (!label_selector.empty()) request.query.emplace_back("labelSelector", label_selector);
+    std::shared_ptr<Watch> watch;
+    EXPECT_EQ(api_.handle(request, &watch).status, 200);
+    std::string initial;
+    api_.poll_watch(*watch, initial, std::chrono::milliseconds(0));
+    return watch;
+  }
+  // Creates pod-a with the watches' events held, then gates reads and writes (`all`).
+  void hold_a_creation_for_the_watches() {
+    api_.locked([&] { api_.hold_request_changes(); });
+    std::shared_ptr<Watch> none;
+    EXPECT_EQ(api_.handle(create_pod("pod-a"), &none).status, 201);
+    api_.locked([&] { api_.gate_writes(true, true); });
+  }
+  // The event lines the watch sends now (counted as written).
+  std::size_t lines(Watch& w) {
+    std::string out;
+    api_.poll_watch(w, out, std::chrono::milliseconds(0));
+    if (!out.empty()) api_.watch_written();
+    return static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n'));
+  }
+
   Simulation sim_;
   ApiServer api_;
   std::vector<std::thread> threads_;
@@ -169,27 +197,8 @@ TEST_F(WriteGateTest, WithReadsTooHeldChangesAreReleasedOneWatchedEventAtATime) 
 // A change two watches send goes to one at a time, in the order they were opened, so that a
 // scheduler watching pods through two informers gets it on one stream while it is blocked.
 TEST_F(WriteGateTest, WithReadsTooAChangeReachesItsWatchesOneAtATime) {
-  ApiRequest watch_pods;
-  watch_pods.method = "GET";
-  watch_pods.path = "/api/v1/pods";
-  watch_pods.query = {{"watch", "1"}};
-  std::shared_ptr<Watch> first, second;
-  ASSERT_EQ(api_.handle(watch_pods, &first).status, 200);
-  ASSERT_EQ(api_.handle(watch_pods, &second).status, 200);
-  for (auto* w : {&first, &second}) {
-    std::string initial;
-    api_.poll_watch(**w, initial, std::chrono::milliseconds(0));
-  }
-  api_.locked([&] { api_.hold_request_changes(); });
-  std::shared_ptr<Watch> none;
-  ASSERT_EQ(api_.handle(create_pod("pod-a"), &none).status, 201);
-  api_.locked([&] { api_.gate_writes(true, true); });
-  const auto lines = [&](Watch& w) {
-    std::string out;
-    api_.poll_watch(w, out, std::chrono::milliseconds(0));
-    if (!out.empty()) api_.watch_written();
-    return static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n'));
-  };
+  const std::shared_ptr<Watch> first = watch_pods(), second = watch_pods();
+  hold_a_creation_for_the_watches();
   api_.locked([&] { api_.release_watch_events(); });
   EXPECT_EQ(lines(*first), 1u);
   EXPECT_EQ(lines(*second), 0u);
@@ -203,30 +212,11 @@ TEST_F(WriteGateTest, WithReadsTooAChangeReachesItsWatchesOneAtATime) {
 // A watch whose selector the change does not match sends no line for it: it takes no release
 // (one release, not two: a step of the scheduler's clock for nothing).
 TEST_F(WriteGateTest, WithReadsTooAWatchTheChangeDoesNotMatchTakesNoRelease) {
-  ApiRequest watch_pods;
-  watch_pods.method = "GET";
-  watch_pods.path = "/api/v1/pods";
-  watch_pods.query = {{"watch", "1"}, {"labelSelector", "app=other"}};
-  std::shared_ptr<Watch> selective, all;
-  ASSERT_EQ(api_.handle(watch_pods, &selective).status, 200);
-  watch_pods.query = {{"watch", "1"}};
-  ASSERT_EQ(api_.handle(watch_pods, &all).status, 200);
-  for (auto* w : {&selective, &all}) {
-    std::string initial;
-    api_.poll_watch(**w, initial, std::chrono::milliseconds(0));
-  }
-  api_.locked([&] { api_.hold_request_changes(); });
-  std::shared_ptr<Watch> none;
-  ASSERT_EQ(api_.handle(create_pod("pod-a"), &none).status, 201);
-  api_.locked([&] { api_.gate_writes(true, true); });
+  const std::shared_ptr<Watch> selective = watch_pods("app=other"), all = watch_pods();
+  hold_a_creation_for_the_watches();
   api_.locked([&] { api_.release_watch_events(); });
-  std::string out;
-  api_.poll_watch(*all, out, std::chrono::milliseconds(0));
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1);
-  api_.watch_written();
-  out.clear();
-  api_.poll_watch(*selective, out, std::chrono::milliseconds(0));
-  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(lines(*all), 1u);
+  EXPECT_EQ(lines(*selective), 0u);
   EXPECT_FALSE(api_.locked([&] { return api_.watch_events_held(); }));
 }
 
