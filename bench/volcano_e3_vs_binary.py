@@ -2,7 +2,7 @@
 """The study's E3 with Volcano queues: the built-in model against the real vc-controller-manager
 + vc-scheduler v1.7.0 on simulated time (issue 28; docs/volcano.md, "E3 with Volcano queues").
 
-Usage: volcano_e3_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--experiment e3|e4] [--scale N] [--seeds K] [--reuse-real]
+Usage: volcano_e3_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--experiment e3|e4|mini] [--scale N] [--seeds K] [--reuse-real]
                                [--gate batch|one|all]
 Needs $KUBESIM_PEERS, the folder of the oracle binaries, with volcano/. Writes E3
 (examples/multitenant/e3.yaml; cores and jobs divided by --scale, default 1) as explicit
@@ -17,6 +17,7 @@ tenant differ (model seed 1). --reuse-real keeps WORK_DIR/real from an earlier c
 --cosim-write-gate (for repeatability runs: compare WORK_DIR/real/jobs.csv of two calls). The real run takes 20-30 min of wall time
 on a loaded 2-core machine (--scale 8: about 20 min there).
 """
+import argparse
 import csv
 import json
 import os
@@ -111,11 +112,21 @@ def first_divergence(real, model):
 
 def main():
     global TENANTS
-    kubesim, timeshim, work = (os.path.abspath(a) for a in sys.argv[1:4])
-    args = sys.argv[4:]
-    scale = int(args[args.index("--scale") + 1]) if "--scale" in args else 1
-    seeds = int(args[args.index("--seeds") + 1]) if "--seeds" in args else 3
-    experiment = args[args.index("--experiment") + 1] if "--experiment" in args else "e3"
+    parser = argparse.ArgumentParser(description="E3/E4 with Volcano queues: the model against the real binaries "
+                                                 "(see this script's docstring).")
+    parser.add_argument("kubesim")
+    parser.add_argument("timeshim", metavar="kubesim_timeshim")
+    parser.add_argument("work", metavar="work_dir")
+    parser.add_argument("--experiment", choices=sorted(EXPERIMENTS), default="e3")
+    parser.add_argument("--scale", type=int, default=1, help="cores and jobs divided by N")
+    parser.add_argument("--seeds", type=int, default=3, help="model seeds 1..K")
+    parser.add_argument("--reuse-real", action="store_true", help="keep WORK_DIR/real from an earlier call")
+    parser.add_argument("--gate", choices=["batch", "one", "all"], help="serve's --cosim-write-gate")
+    args = parser.parse_args()
+    if args.scale < 1 or args.seeds < 1:
+        parser.error("--scale and --seeds: expected a number >= 1")
+    kubesim, timeshim, work = (os.path.abspath(a) for a in (args.kubesim, args.timeshim, args.work))
+    scale, seeds, experiment = args.scale, args.seeds, args.experiment
     TENANTS = EXPERIMENTS[experiment]
     peers = os.environ.get("KUBESIM_PEERS", os.path.join(REPO, "..", "shared", "peers"))
     binaries = []
@@ -144,9 +155,9 @@ def main():
     applies = [a for c in CRDS for a in ("--apply", os.path.join(peers, "volcano", "crds", c))]
     real = os.path.join(work, "real")
     # --gate all|batch: serve's --cosim-write-gate (repeatability runs).
-    gate = ["--cosim-write-gate", args[args.index("--gate") + 1]] if "--gate" in args else []
+    gate = ["--cosim-write-gate", args.gate] if args.gate else []
     # --reuse-real: the binaries' run of an earlier call (same inputs); only the model runs again.
-    if "--reuse-real" not in args or not os.path.exists(os.path.join(real, "summary.csv")):
+    if not args.reuse_real or not os.path.exists(os.path.join(real, "summary.csv")):
         subprocess.run([kubesim, "serve", "--scenario", scenario, "--model", "ideal", "--builtin-scheduler", "off",
                         "--clock", "cosim", "--port", "0", *gate, *applies, "--apply", queues, "--out", real,
                         "--kubeconfig", os.path.join(work, "kubeconfig"), "--scheduler-log", os.path.join(work, "binaries.log"),
