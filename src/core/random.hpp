@@ -9,6 +9,10 @@
 
 namespace kubesim {
 
+// splitmix64 (Steele, Lea, Flood): advances the state `x` by the golden gamma and returns the
+// mix of the new state; the seeder of RandomStream, and a 64-bit hash of a word.
+std::uint64_t splitmix64(std::uint64_t& x);
+
 class RandomStream {
  public:
   RandomStream() = default;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "core/random.hpp"
+
 namespace kubesim::kueue {
 
 Cache::Cache(Config config) : config_(std::move(config)) {
@@ -117,10 +119,8 @@ namespace {
 std::uint64_t fingerprint(std::uint64_t kind, std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0) {
   std::uint64_t h = kind;
   for (const std::uint64_t x : {a, b, c}) {
-    h += 0x9e3779b97f4a7c15ULL + x;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    h ^= h >> 31;
+    std::uint64_t state = h + x;
+    h = splitmix64(state);
   }
   return h;
 }
