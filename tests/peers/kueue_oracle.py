@@ -49,7 +49,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from checks import check, failures  # noqa: E402
 sys.path.insert(0, HERE)
-from real_scheduler import peers_dir, unpack_peer  # noqa: E402
+from real_scheduler import first_difference, peers_dir, unpack_peer  # noqa: E402
 
 MANAGER = "kueue/kueue-manager-v0.9.5-linux-amd64.xz"
 SCHEDULER = "kube-scheduler-v1.26.7.xz"
@@ -256,18 +256,6 @@ def run_case(name, args, bins, peers):
             # By hand without --require-identical (e.g. a different shim): report only.
             print(f"INFO {name}: jobs.csv of the {len(texts)} runs {'identical' if identical else 'differ'}"
                   + (f" ({first})" if first else ""))
-
-
-def first_difference(texts):
-    """The first row where the runs' jobs.csv differ, as 'row N: A | B'."""
-    rows = [t.decode().splitlines() for t in texts]
-    for other in rows[1:]:
-        for k, (a, b) in enumerate(zip(rows[0], other)):
-            if a != b:
-                return f"row {k + 1}: {a} | {b}"
-        if len(rows[0]) != len(other):
-            return f"{len(rows[0])} and {len(other)} rows"
-    return ""
 
 
 def main():

@@ -19,6 +19,18 @@ import tempfile
 import time
 
 
+def first_difference(texts):
+    """The first row where the runs' jobs.csv texts (bytes) differ, as 'row N: A | B'."""
+    rows = [t.decode().splitlines() for t in texts]
+    for other in rows[1:]:
+        for k, (a, b) in enumerate(zip(rows[0], other)):
+            if a != b:
+                return f"row {k + 1}: {a} | {b}"
+        if len(rows[0]) != len(other):
+            return f"{len(rows[0])} and {len(other)} rows"
+    return ""
+
+
 def peers_dir(kubesim_repo, peers):
     """PEERS, or for `-` $KUBESIM_PEERS, else ../shared/peers beside the repository."""
     if peers == "-":

@@ -23,7 +23,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tests", "peers"))
-from real_scheduler import peers_dir  # noqa: E402
+from real_scheduler import first_difference, peers_dir  # noqa: E402
 
 
 def main():
@@ -49,14 +49,13 @@ def main():
         if r.returncode != 0 or not os.path.exists(path):
             print(f"FAIL run {i}: exit {r.returncode}\n{out}")
             return 1
-        jobs.append(open(path).read().splitlines())
+        jobs.append(open(path, "rb").read())
     served = [line for out in outputs for line in out.splitlines() if "serve ended" in line]
     if jobs[0] != jobs[1]:
-        row = next(i for i, (a, b) in enumerate(zip(jobs[0] + [""], jobs[1] + [""])) if a != b)
-        print(f"FAIL the two runs' jobs.csv differ from row {row}:\n  {jobs[0][row] if row < len(jobs[0]) else ''}\n"
-              f"  {jobs[1][row] if row < len(jobs[1]) else ''}")
+        print(f"FAIL the two runs' jobs.csv differ: {first_difference(jobs)}")
         return 1
-    print(f"PASS the Volcano binaries twice at once: identical jobs.csv ({len(jobs[0]) - 1} jobs), {wall:.1f} s wall; "
+    print(f"PASS the Volcano binaries twice at once: identical jobs.csv ({len(jobs[0].splitlines()) - 1} jobs), "
+          f"{wall:.1f} s wall; "
           + "; ".join(served))
     return 0
 
