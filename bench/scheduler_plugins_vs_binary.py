@@ -4,7 +4,8 @@ real scheduler-plugins v0.26.7 kube-scheduler on simulated time (issue 27, "Must
 docs/derivations/scheduler-plugins.md, "E3 and E4 against the binary").
 
 Usage: scheduler_plugins_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--experiment e3|e4|sp-tenants]
-           [--scale N] [--seeds K] [--real-seeds K] [--v LEVEL] [--gate off|batch|one|all] [--client-rate-limit] [--reuse-real]
+           [--scale N] [--seeds K] [--real-seeds K] [--v LEVEL] [--gate off|batch|one|all]
+           [--map-draws per-goroutine|pinned] [--client-rate-limit] [--reuse-real]
 Needs $KUBESIM_PEERS, the folder of the oracle binaries, with
 scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz (skips without it).
 
@@ -17,9 +18,12 @@ ideal, with --client-rate-limit ideal plus the scheduler's client token bucket, 
 binary's client-go waits for on the simulated clock) and the binary
 with the chart's configuration (tests/peers/scheduler-plugins-case/sp-scheduler-config.yaml)
 under `kubesim serve --clock cosim` (serve seeds 1..--real-seeds, default 5: serve passes its
-seed to the timeshim; `--cosim-write-gate` --gate, default all, which makes a seed's run
-repeatable: docs/evidence/cosim.md), and prints each tenant's mean queue time on both sides (each side's mean
-over its seeds) and the difference. --reuse-real keeps the binary's runs of an earlier call.
+seed to the timeshim; `--cosim-write-gate` --gate, default all: docs/evidence/cosim.md;
+`--cosim-go-map-draws` --map-draws, default per-goroutine, so that the binary's ties among
+preemption nodes, broken by a Go map walk, go different ways within a run and between seeds, as
+in the real program; pinned makes a seed's run repeatable but breaks every such tie of a run the
+same way), and prints each tenant's mean queue time on both sides (each side's mean over its
+seeds) and the difference. --reuse-real keeps the binary's runs of an earlier call.
 """
 import csv
 import json
@@ -89,13 +93,14 @@ def waits(summary):
             if r["tenant"] and not r["tenant"].startswith("(")}
 
 
-def run_real(kubesim, timeshim, binary, scenario, quotas, out, seed, verbosity, gate):
+def run_real(kubesim, timeshim, binary, scenario, quotas, out, seed, verbosity, gate, map_draws):
     """One binary run in OUT (its working directory: the configuration names kubesim.kubeconfig
     relative to it); returns the wall seconds."""
     os.makedirs(out, exist_ok=True)
     t0 = time.monotonic()
     r = subprocess.run([kubesim, "serve", "--scenario", scenario, "--model", "ideal", "--builtin-scheduler", "off",
-                        "--clock", "cosim", "--cosim-write-gate", gate, "--port", "0", "--seed", str(seed),
+                        "--clock", "cosim", "--cosim-write-gate", gate, "--cosim-go-map-draws", map_draws,
+                        "--port", "0", "--seed", str(seed),
                         "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
                         "--apply", os.path.join(CASE, "sp-crds.yaml"), "--apply", quotas,
                         "--out", "out", "--kubeconfig", "kubesim.kubeconfig", "--scheduler-log", "scheduler.log",
@@ -118,7 +123,7 @@ def main():
     opt = lambda name, default: args[args.index(name) + 1] if name in args else default  # noqa: E731
     experiment, scale = opt("--experiment", "e3"), int(opt("--scale", "1"))
     seeds, real_seeds, verbosity = int(opt("--seeds", "5")), int(opt("--real-seeds", "5")), int(opt("--v", "2"))
-    gate = opt("--gate", "all")
+    gate, map_draws = opt("--gate", "all"), opt("--map-draws", "per-goroutine")
     binary = unpack_peer(REPO, "-", PACKED, work, "sp-scheduler", "the real scheduler-plugins scheduler")
     if binary is None:
         return 0
@@ -141,7 +146,7 @@ def main():
         summary = os.path.join(out, "out", "summary.csv")
         if "--reuse-real" not in args or not os.path.exists(summary):
             load = open("/proc/loadavg").read().split()[0]
-            wall = run_real(kubesim, timeshim, binary, scenario, serve_quotas, out, seed, verbosity, gate)
+            wall = run_real(kubesim, timeshim, binary, scenario, serve_quotas, out, seed, verbosity, gate, map_draws)
             print(f"binary seed {seed}: {wall:.1f} s wall (load {load} before)", flush=True)
         for t, w in waits(summary).items():
             real.setdefault(t, []).append(w)

@@ -31,7 +31,7 @@ ShimmedScheduler::ShimmedScheduler(Options options) : options_(std::move(options
   if (options_.command.empty()) throw std::runtime_error("--scheduler-command: empty command");
   std::vector<std::string> argv = {options_.timeshim, "--control", options_.socket_path, "--epoch",
                                    std::to_string(options_.epoch_unix_seconds), "--seed", std::to_string(options_.seed),
-                                   "--"};
+                                   "--go-map-draws", options_.go_map_draws, "--"};
   argv.insert(argv.end(), options_.command.begin(), options_.command.end());
   std::vector<char*> args;
   for (auto& s : argv) args.push_back(s.data());

@@ -24,6 +24,7 @@ class ShimmedScheduler {
     std::int64_t epoch_unix_seconds;   // REALTIME of virtual time 0 (= simulated time 0)
     std::function<bool()> bytes_unread;  // unread bytes on serve's connections mean "busy" (HttpServer::bytes_unread)
     std::uint64_t seed;                // the shim's --seed (the scheduler's runtime seeds)
+    std::string go_map_draws;          // the shim's --go-map-draws: pinned or per-goroutine
   };
   struct Status {
     std::int64_t now_ns;

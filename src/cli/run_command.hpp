@@ -46,6 +46,7 @@ struct RunArgs {
   std::vector<std::string> apply;  // serve --apply: manifests created through the API at start
   std::string scheduler_log = "kubesim-scheduler.log";
   std::string timeshim;           // default: kubesim-timeshim beside this binary
+  std::string cosim_go_map_draws = "pinned";  // --scheduler-command: the shim's --go-map-draws
   bool keep_serving = false;
   std::string auth = "auto";  // serve: token, none, or auto (token unless the address is loopback)
   bool tls = false;

@@ -126,7 +126,8 @@ std::unique_ptr<api::ShimmedScheduler> start_shimmed_scheduler(const RunArgs& a,
   try {
     return std::make_unique<api::ShimmedScheduler>(api::ShimmedScheduler::Options{
         timeshim, api::scheduler_command_words(a.scheduler_command, a.kubeconfig), a.kubeconfig + ".timeshim.sock",
-        a.scheduler_log, options.epoch_unix_micros / 1'000'000, [&http] { return http.bytes_unread(); }, a.seed});
+        a.scheduler_log, options.epoch_unix_micros / 1'000'000, [&http] { return http.bytes_unread(); }, a.seed,
+        a.cosim_go_map_draws});
   } catch (const std::runtime_error& e) {
     throw InputError("", 0, e.what());
   }
@@ -203,6 +204,12 @@ void add_clock_options(CLI::App* serve_cmd, RunArgs& serve) {
       ->capture_default_str();
   serve_cmd->add_option("--timeshim", serve.timeshim,
                         "the kubesim-timeshim binary for --scheduler-command (default: beside kubesim)");
+  serve_cmd->add_option("--cosim-go-map-draws", serve.cosim_go_map_draws,
+                        "with --scheduler-command, where a Go 1.19 scheduler's map walks start: pinned (one place per "
+                        "seed, repeatable) or per-goroutine (a stream per goroutine: ties broken by a map walk vary "
+                        "within a run; runs of a seed may differ)")
+      ->check(CLI::IsMember({"pinned", "per-goroutine"}))
+      ->capture_default_str();
 }
 
 // Where the API listens, who may use it, how much watch history it keeps.

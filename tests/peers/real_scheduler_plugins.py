@@ -13,7 +13,9 @@ binary with the Helm chart's configuration, and `--cosim-write-gate all` (every 
 scheduler, and every watch event, reaches it alone while it is blocked). Checks: every job
 finishes, the scheduler logged its bindings, each run is at least 20x faster than simulated
 time, and the two jobs.csv are byte for byte the same (docs/evidence/cosim.md, "The
-scheduler-plugins binary", says what makes them so).
+scheduler-plugins binary", says what makes them so). Then once with `--cosim-go-map-draws
+per-goroutine` (the binary's Go map walks draw a stream per goroutine; not repeatable, so
+checked for its rewrite of runtime.mapiterinit and a run whose jobs all finish).
 """
 import concurrent.futures
 import csv
@@ -32,14 +34,14 @@ from real_scheduler import unpack_peer  # noqa: E402
 PACKED = "scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz"
 
 
-def run(kubesim, timeshim, binary, out):
+def run(kubesim, timeshim, binary, out, map_draws="pinned"):
     os.makedirs(out, exist_ok=True)
     # With --config, kube-scheduler reads the kubeconfig named in the file: the example's
     # relative kubesim.kubeconfig, in serve's working directory.
     t0 = time.monotonic()
     r = subprocess.run([kubesim, "serve", "--scenario", os.path.join(EX, "sp-tenants.yaml"), "--model", "ideal",
                         "--builtin-scheduler", "off", "--clock", "cosim", "--cosim-quiet-ms", "1", "--port", "0",
-                        "--cosim-write-gate", "all",
+                        "--cosim-write-gate", "all", "--cosim-go-map-draws", map_draws,
                         "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
                         "--apply", os.path.join(EX, "sp-crds.yaml"), "--apply", os.path.join(EX, "sp-quotas.yaml"),
                         "--out", "out", "--kubeconfig", "kubesim.kubeconfig", "--scheduler-log", "scheduler.log",
@@ -80,6 +82,16 @@ def main():
         results.append(open(jobs_csv, "rb").read() if r.returncode == 0 else name.encode())
     check("scheduler-plugins twice: identical jobs.csv", results[0] == results[1],
           f"{len(results[0].splitlines())} and {len(results[1].splitlines())} lines")
+    shim = subprocess.run([timeshim, "--speed", "1", "--go-map-draws", "per-goroutine", "--verbose", "--", binary,
+                           "--version"], capture_output=True, text=True, timeout=60)
+    rewritten = "Go map walks draw per goroutine (2 sites)" in shim.stderr
+    out = os.path.join(work, "sp-per-goroutine")
+    r, wall = run(kubesim, timeshim, binary, out, "per-goroutine")
+    jobs, done, makespan = figures(os.path.join(out, "out", "jobs.csv")) if r.returncode == 0 else (0, 0, 0.0)
+    check("scheduler-plugins with map walks drawn per goroutine",
+          shim.returncode == 0 and rewritten and r.returncode == 0 and jobs > 0 and done == jobs,
+          f"mapiterinit's 2 draws {'rewritten' if rewritten else 'NOT rewritten'}; exit {r.returncode}; "
+          f"{done}/{jobs} jobs finished in {wall:.1f} s wall; {r.stderr.strip()[-300:]}")
     print(f"{'FAIL' if failures else 'PASS'}: the real scheduler-plugins scheduler "
           f"({', '.join(failures) or 'all passed'})")
     return 1 if failures else 0

@@ -20,10 +20,16 @@
 
 namespace kubesim::timeshim {
 
-// The address of the function `name` in the ELF symbol table of the executable of `pid`
-// (/proc/PID/exe); 0 if the file is not a fixed-address (ET_EXEC) x86-64 ELF file, has no
-// symbol table (stripped) or no such function.
-std::uint64_t elf_function(pid_t pid, std::string_view name);
+// A symbol of an executable: where it is and how many bytes it spans.
+struct ElfSymbol {
+  std::uint64_t address = 0, size = 0;
+};
+
+// The function `name` (or with `data`, the data object) in the ELF symbol table of the
+// executable of `pid` (/proc/PID/exe); address 0 if the file is not a fixed-address (ET_EXEC)
+// x86-64 ELF file, has no symbol table (stripped) or no such symbol.
+ElfSymbol elf_symbol(pid_t pid, std::string_view name, bool data = false);
+inline std::uint64_t elf_function(pid_t pid, std::string_view name) { return elf_symbol(pid, name).address; }
 
 // The value every call of the pinned runtime.rand returns, derived from `seed`. Unseeded
 // math/rand (v1) draws Int63 = v & (2^63-1), Int31 = Int63 >> 32, Uint32 = Int63 >> 31;
@@ -42,5 +48,14 @@ std::uint64_t elf_function(pid_t pid, std::string_view name);
 // the low bits, which come from the seed; v is odd, so runtime.(*hmap).incrnoverflow's
 // uint32(v) & mask is never 0 (it only estimates overflow buckets of maps with 2^16+ buckets).
 std::uint64_t pinned_rand_value(std::uint64_t seed);
+
+// splitmix64 (Steele, Lea, Flood): advances `x` by the golden gamma and returns the mix of the
+// new state; how the shim derives its values from --seed.
+inline std::uint64_t splitmix64(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 }  // namespace kubesim::timeshim

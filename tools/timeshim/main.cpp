@@ -1,5 +1,5 @@
 // kubesim-timeshim [--speed X | --control SOCKET] [--epoch UNIX_SECONDS] [--real-sleep-max-us N]
-//                  [--seed N] [--verbose] -- CMD ARGS...
+//                  [--seed N] [--go-map-draws pinned|per-goroutine] [--verbose] -- CMD ARGS...
 // Runs CMD on a virtual clock (timeshim.hpp says how and what the controller protocol is).
 #include "timeshim.hpp"
 

@@ -249,6 +249,8 @@ class Shim {
   };
   static void add_state_loads_after_getg_m(const std::vector<TextRegion>& text, std::uint32_t disp,
                                            std::vector<StateLoad>& loads);
+  std::vector<std::uint64_t> draw_map_walks_per_goroutine(pid_t tid, const std::vector<StateLoad>& loads,
+                                                          std::uint32_t disp);
   bool pin_rand(pid_t tid);
   void park(pid_t tid);
   void let_sysmon_retake(pid_t tid);
@@ -378,13 +380,7 @@ void Shim::edit_auxv(pid_t tid) {
     if (entry[0] == kAtFlags) flags_entry_ = p;  // its value: the Go clock's time, if installed
     if (entry[0] == kAtRandom && opt_.seed) {
       std::uint64_t bytes[2], x = *opt_.seed;
-      for (auto& b : bytes) {  // splitmix64
-        x += 0x9e3779b97f4a7c15ULL;
-        std::uint64_t z = x;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        b = z ^ (z >> 31);
-      }
+      for (auto& b : bytes) b = splitmix64(x);
       write_mem(tid, entry[1], bytes, sizeof bytes);
     }
   }
@@ -541,10 +537,15 @@ int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
                                      [](const auto& x, const auto& y) { return x.second < y.second; });
   if (mode == by_disp.end() || mode->second < 8) return 0;  // not Go 1.19's inlined fastrand
   add_state_loads_after_getg_m(text, mode->first, loads);
+  const std::vector<std::uint64_t> per_goroutine =
+      opt_.map_draws_per_goroutine ? draw_map_walks_per_goroutine(tid, loads, mode->first) : std::vector<std::uint64_t>{};
   const std::uint32_t imm = pinned_fastrand_state(opt_.seed.value_or(0));
-  int pinned = 0;
+  auto pinned = static_cast<int>(per_goroutine.size());
+  if (opt_.verbose && !per_goroutine.empty())
+    std::fprintf(stderr, "timeshim: Go map walks draw per goroutine (%zu sites)\n", per_goroutine.size());
   for (const Load& l : loads) {
-    if (l.disp != mode->first) continue;
+    if (l.disp != mode->first || std::find(per_goroutine.begin(), per_goroutine.end(), l.addr) != per_goroutine.end())
+      continue;
     const auto reg = static_cast<unsigned char>((l.modrm >> 3) & 7);
     const auto rex = static_cast<unsigned char>(0x48 | ((l.rex & 4) ? 1 : 0));  // REX.R (destination) -> REX.B
     const auto opcode = static_cast<unsigned char>(l.op == 0x03 ? 0x81 : 0xc7);  // ADD /0 or MOV /0, imm32
@@ -553,6 +554,90 @@ int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
                                       static_cast<unsigned char>(imm >> 24)});
   }
   return pinned;
+}
+
+// The increment of the map walks' per-goroutine generator (draw_map_walks_per_goroutine): Go's
+// own (stubs.go fastrand) without --seed, else an odd number derived from it, so each seed
+// gives every goroutine another stream (a Weyl sequence: any odd increment visits every state).
+static std::uint64_t map_draw_increment(std::optional<std::uint64_t> seed) {
+  if (!seed) return 0xa0761d6478bd642fULL;
+  std::uint64_t x = *seed;
+  return splitmix64(x) | 1;
+}
+
+// Go 1.19's g.racectx (runtime2.go, the word after startpc, which proc.go newproc1 stores at
+// 0x138 in these builds): written only by race-detector builds (`if raceenabled`), so in any
+// other build a word per goroutine that nothing reads; malg zeroes it when a g is made, and a
+// g reused from the free list keeps its last value.
+constexpr std::uint32_t kGo119RacectxOffset = 0x140;
+
+// --go-map-draws per-goroutine. With one pinned value every map walk of a run starts at the
+// same slot, so every tie a program breaks by a walk goes the same way all run long:
+// kube-scheduler's pickOneNodeForPreemption (framework/preemption/preemption.go, v1.26) takes
+// the first tied node of a walk, and the scheduler-plugins binary sent every fully tied
+// preemptor of the study's E3 to node-0. Here the walks draw from a stream per goroutine: in
+// runtime.mapiterinit (map.go: r := uintptr(fastrand()), then startBucket = r & mask, offset =
+// r >> B & 7), each inlined fastrand's getg().m (MOV base, [R14+0x30]) becomes getg() (MOV
+// base, R14; NOP), its state load and store-back address g.racectx instead of m.fastrand, and
+// its increment becomes map_draw_increment(--seed). The scheduling loop, one goroutine, then
+// draws a new start at each of its walks, different between seeds. A stream per goroutine
+// rather than per process keeps other goroutines' walks out of it, yet a goroutine that runs
+// once more or less in a run (after a wall-clock read more or less, which the pinned mode
+// absorbs) shifts its own stream: runs of one seed are not always identical (E3 at 1/1: two
+// runs identical but for 1-ns times, a third apart from 249 s). Only for a Go 1.19 build
+// (runtime.buildVersion; the g layout is that version's) with a symbol table; every other
+// load stays pinned (pin_fastrand). Returns the loads rewritten.
+std::vector<std::uint64_t> Shim::draw_map_walks_per_goroutine(pid_t tid, const std::vector<StateLoad>& loads,
+                                                              std::uint32_t disp) {
+  const ElfSymbol version = elf_symbol(tid, "runtime.buildVersion", true);
+  std::uint64_t header[2] = {0, 0};  // a Go string: data, length
+  char text[8] = {};
+  if (version.address == 0 || !read_mem(tid, version.address, header, sizeof header) || header[1] < 6 ||
+      !read_mem(tid, header[0], text, std::min<std::uint64_t>(header[1], sizeof text)) ||
+      std::string_view(text, std::min<std::uint64_t>(header[1], sizeof text)).substr(0, 6) != "go1.19" ||
+      (header[1] > 6 && text[6] != '.'))
+    return {};
+  const ElfSymbol walk_start = elf_symbol(tid, "runtime.mapiterinit");
+  static const unsigned char kStep[] = {0x2f, 0x64, 0xbd, 0x78, 0x64, 0x1d, 0x76, 0xa0};
+  const std::uint64_t increment = map_draw_increment(opt_.seed);
+  std::vector<std::uint64_t> rewritten;
+  for (const StateLoad& l : loads) {
+    if (l.disp != disp || l.op != 0x8b || l.addr < walk_start.address + 4 ||
+        l.addr >= walk_start.address + walk_start.size)
+      continue;
+    unsigned char code[4 + 7 + 64];  // getg().m, the load, what follows up to the store
+    if (!read_mem(tid, l.addr - 4, code, sizeof code)) continue;
+    const unsigned base = (l.modrm & 7u) | ((l.rex & 1u) << 3);
+    const unsigned char getg_m[] = {static_cast<unsigned char>(0x49 | ((base >> 3) << 2)), 0x8b,
+                                    static_cast<unsigned char>(0x46 | ((base & 7) << 3)), 0x30};
+    if (!std::equal(std::begin(getg_m), std::end(getg_m), code)) continue;
+    std::size_t step = 0, store = 0;  // offsets in code of the increment's imm64 and of the store
+    for (std::size_t p = 11; p + 7 <= sizeof code && store == 0; ++p) {
+      if (step == 0 && p + 8 <= sizeof code && std::equal(std::begin(kStep), std::end(kStep), code + p) &&
+          (code[p - 2] & 0xf8) == 0x48 && (code[p - 1] & 0xf8) == 0xb8)
+        step = p;
+      std::uint32_t d = 0;
+      std::memcpy(&d, code + p + 3, 4);
+      if (step != 0 && p >= step + 8 && (code[p] & 0xf8) == 0x48 && code[p + 1] == 0x89 &&
+          (code[p + 2] & 0xc0) == 0x80 && (code[p + 2] & 7) != 4 && d == disp)
+        store = p;
+    }
+    if (store == 0) continue;
+    const std::uint64_t at = l.addr - 4;
+    auto imm32 = [](std::uint32_t v) {
+      return std::array<unsigned char, 4>{static_cast<unsigned char>(v), static_cast<unsigned char>(v >> 8),
+                                          static_cast<unsigned char>(v >> 16), static_cast<unsigned char>(v >> 24)};
+    };
+    const auto offset = imm32(kGo119RacectxOffset);
+    unsigned char inc[8];
+    std::memcpy(inc, &increment, 8);
+    const bool ok =
+        poke_text(tid, at, {static_cast<unsigned char>(0x4c | (base >> 3)), 0x89, static_cast<unsigned char>(0xf0 | (base & 7)), 0x90}) &&
+        poke_text(tid, l.addr + 3, offset.data(), 4) && poke_text(tid, at + store + 3, offset.data(), 4) &&
+        poke_text(tid, at + step, inc, 8);
+    if (ok) rewritten.push_back(l.addr);
+  }
+  return rewritten;
 }
 
 void Shim::park(pid_t tid) {
@@ -1282,6 +1367,11 @@ Options parse_options(int argc, char** argv) {
       o.real_sleep_max_ns = parse_int(value(a), "--real-sleep-max-us") * 1000;
     } else if (a == "--seed") {
       o.seed = static_cast<std::uint64_t>(parse_int(value(a), "--seed"));
+    } else if (a == "--go-map-draws") {
+      const std::string v = value(a);
+      if (v != "pinned" && v != "per-goroutine")
+        throw std::invalid_argument("kubesim-timeshim: --go-map-draws: expected pinned or per-goroutine, got '" + v + "'");
+      o.map_draws_per_goroutine = v == "per-goroutine";
     } else if (a == "--verbose") {
       o.verbose = true;
     } else {

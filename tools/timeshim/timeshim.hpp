@@ -58,6 +58,12 @@
 //   m.cheaprand (pinned the same way) and draws map iteration starts from runtime.rand, a
 //   ChaCha8 stream per thread, whose entry is patched to return one constant from --seed
 //   (go_rand.hpp). --verbose reports them.
+// - --go-map-draws per-goroutine (Go 1.19 builds): where a map walk starts is drawn from a
+//   stream per goroutine instead of the one constant (timeshim.cpp,
+//   draw_map_walks_per_goroutine), so that ties a program breaks by a map walk go different
+//   ways within a run. Not repeatable: how many walks a goroutine made depends on how often
+//   it ran, which a single wall-clock read more or less can change. For means over seeds;
+//   the default, pinned, is the repeatable mode.
 // - A poll (epoll_pwait with a zero timeout: Go's netpoll(0)) returns no event without running
 //   (seccomp RET_ERRNO 0): what it found depended on when serve's bytes arrived in real time,
 //   and with it how much mark work the GC's idle worker did (build_filter says where Go polls).
@@ -128,6 +134,7 @@ struct Options {
   std::int64_t epoch_ns = -1;       // REALTIME at virtual 0; -1: default of the mode
   std::int64_t real_sleep_max_ns = 10'000'000;
   std::optional<std::uint64_t> seed;  // the program's AT_RANDOM bytes from this seed
+  bool map_draws_per_goroutine = false;  // --go-map-draws per-goroutine (pin_fastrand)
   bool verbose = false;             // one stderr line per virtualized call
   std::vector<std::string> command;
 };

@@ -5,6 +5,7 @@
 // parallel DryRunPreemption checks nodes from the random offset on and cancels once enough
 // candidates are found; a sequential run in that order is the same as its best case.
 #include <algorithm>
+#include <tuple>
 
 #include "sched/kube/scheduler.hpp"
 
@@ -338,17 +339,21 @@ bool Scheduler::dry_run_preemption(const CycleContext& ctx, std::uint32_t offset
 // preemption.go SelectCandidate / pickOneNodeForPreemption (v1.26), lexicographically: fewest
 // PDB violations; lowest priority of the first victim (the most important of the first
 // reprieve group); lowest sum of (priority + 2^31); fewest victims; latest earliest start
-// time among the highest-priority victims (GetEarliestPodStartTime). A full tie goes to "the
-// first such node" of a Go map walk: the map (CandidatesToVictimsMap) is filled in the order
-// DryRunPreemption's parallel workers (Parallelizer.Until, one node per piece) finished, and
-// is walked from a random slot. The walk alone is not uniform (Go 1.19 runtime/map.go: in a
-// map of at most 8 entries the walk starts at one of 8 slots, so the first-filled of k entries
-// comes first with probability (9-k)/8), but the fill order is the workers' finishing order,
-// which on a multi-core scheduler follows no node order; over it every tied node is equally
-// likely. kubesim draws one uniformly from its own stream (one draw per further tied candidate: reservoir sampling), so
-// a run without full ties draws nothing. This matters with CapacityScheduling, whose dry run
-// starts at offset 0 (GetOffsetAndNumCandidates): taking the first tied candidate would put
-// every preemptor on the first node. Returns the index in candidates_.
+// time among the highest-priority victims (GetEarliestPodStartTime). A full tie goes to the
+// first tied node of a Go map walk: each step keeps its nodes in walk order and the last
+// returns the first of them. The map (CandidatesToVictimsMap) is filled in candidates_'s order:
+// DryRunPreemption's workers (Parallelizer.Until, one node per piece) take the pieces in
+// order, and on one CPU, as the binary has under kubesim-timeshim, finish them in that order.
+// A map of at most 8 entries is one bucket whose slots fill in insertion order, and a walk
+// starts at one of its 8 slots drawn uniformly and wraps (Go 1.19 runtime/map.go mapiterinit:
+// it.offset = r >> h.B & 7, mapiternext's offi = (i + it.offset) & 7): the walk meets first
+// the first tied candidate at or after the drawn slot, else the first tied one, so with k
+// candidates all tied the first wins with probability (9-k)/8. With more than 8 candidates the
+// hash seed scatters them over buckets: every tied one is taken as equally likely. This
+// matters with CapacityScheduling, whose dry run starts at offset 0
+// (GetOffsetAndNumCandidates): preemptors favour the first nodes, but not all of them. One draw
+// from its own stream per full tie, so a run without full ties draws nothing. Returns the
+// index in candidates_.
 std::size_t Scheduler::select_candidate(SimTime now) {
   if (candidates_.size() <= 1) return 0;
   struct Key {
@@ -357,6 +362,8 @@ std::size_t Scheduler::select_candidate(SimTime now) {
     std::int64_t sum;
     std::uint32_t count;
     SimTime earliest;
+    // The ranking above, as one lexicographic order (a latest earliest start ranks first).
+    auto rank() const { return std::tuple(violations, highest, sum, count, -earliest.micros()); }
   };
   auto key = [&](const Candidate& c) {
     Key k{c.violations, store_.spec_of(victim_pool_[c.begin]).priority, 0, c.end - c.begin, SimTime::never()};
@@ -375,33 +382,25 @@ std::size_t Scheduler::select_candidate(SimTime now) {
     }
     return k;
   };
-  std::size_t best = 0;
-  std::uint64_t ties = 1;  // candidates tied with best so far
-  Key best_key = key(candidates_[0]);
+  tied_candidates_.clear();
+  auto best = key(candidates_[0]).rank();
+  tied_candidates_.push_back(0);
   for (std::size_t i = 1; i < candidates_.size(); ++i) {
-    const Key k = key(candidates_[i]);
-    bool better;
-    if (k.violations != best_key.violations) {
-      better = k.violations < best_key.violations;
-    } else if (k.highest != best_key.highest) {
-      better = k.highest < best_key.highest;
-    } else if (k.sum != best_key.sum) {
-      better = k.sum < best_key.sum;
-    } else if (k.count != best_key.count) {
-      better = k.count < best_key.count;
-    } else if (k.earliest != best_key.earliest) {
-      better = k.earliest > best_key.earliest;
-    } else {
-      if (candidate_tie_rng_.uniform_below(++ties) == 0) best = i;
-      continue;
+    const auto rank = key(candidates_[i]).rank();
+    if (rank < best) {
+      best = rank;
+      tied_candidates_.clear();
     }
-    if (better) {
-      best = i;
-      best_key = k;
-      ties = 1;
-    }
+    if (rank == best) tied_candidates_.push_back(static_cast<std::uint32_t>(i));
   }
-  return best;
+  if (tied_candidates_.size() == 1) return tied_candidates_[0];
+  constexpr std::uint64_t kBucketSlots = 8;  // runtime/map.go bucketCnt
+  if (candidates_.size() > kBucketSlots)
+    return tied_candidates_[candidate_tie_rng_.uniform_below(tied_candidates_.size())];
+  const auto start = static_cast<std::uint32_t>(candidate_tie_rng_.uniform_below(kBucketSlots));
+  for (const std::uint32_t slot : tied_candidates_)
+    if (slot >= start) return slot;
+  return tied_candidates_[0];
 }
 
 void Scheduler::sort_victims_and_split_by_pdb() {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/random.hpp"
 #include "sched/kube/scheduler.hpp"
 #include "testing/builders.hpp"
 #include "testing/fake_scheduler_host.hpp"
@@ -210,6 +211,31 @@ TEST(PickNode, LatestStartTime) {
   c.add_pod(c.add_template(2000, 1), n1, SimTime::at(Duration::millis(100400)));
   const PodId p = c.add_pod(c.add_template(2000, 9));
   EXPECT_EQ(c.attempt(p, at_s(200)).node, n1);
+}
+
+TEST(PickNode, FullTieGoesToTheFirstTiedNodeOfAGoMapWalk) {
+  // Three alike nodes: every candidate ties. The candidates are in dry-run order from the
+  // offset (drawn first from the "scheduler/preemption" stream); a walk of their one-bucket map
+  // starts at one of 8 slots, so it meets the offset's node first with probability 6/8 and each
+  // of the two others with 1/8 (preemption.cpp select_candidate).
+  constexpr int kRuns = 2000;
+  int at_position[3] = {0, 0, 0};
+  for (std::uint64_t seed = 1; seed <= kRuns; ++seed) {
+    Cluster c({}, seed);
+    NodeId nodes[3];
+    for (int i = 0; i < 3; ++i) {
+      nodes[i] = c.add_node("n" + std::to_string(i), 2000);
+      c.add_pod(c.add_template(2000, 1), nodes[i]);
+    }
+    const NodeId chosen = c.attempt(c.add_pod(c.add_template(2000, 9))).node;
+    const auto offset = static_cast<int>(RandomStream(seed, "scheduler/preemption").uniform_below(3));
+    const auto index = static_cast<int>(std::find(std::begin(nodes), std::end(nodes), chosen) - std::begin(nodes));
+    ASSERT_LT(index, 3);
+    ++at_position[(index - offset + 3) % 3];
+  }
+  EXPECT_NEAR(at_position[0] / double(kRuns), 0.75, 0.035);
+  EXPECT_NEAR(at_position[1] / double(kRuns), 0.125, 0.025);
+  EXPECT_NEAR(at_position[2] / double(kRuns), 0.125, 0.025);
 }
 
 TEST(Eligibility, PreemptionPolicyNever) {

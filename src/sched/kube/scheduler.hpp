@@ -294,6 +294,7 @@ class Scheduler final : public SchedulerModel, public FrameworkHandle, public Gp
   RandomStream latency_rng_;
   RandomStream preemption_rng_;
   RandomStream candidate_tie_rng_;  // SelectCandidate's full ties (preemption.cpp select_candidate)
+  std::vector<std::uint32_t> tied_candidates_;  // select_candidate's scratch: indices in candidates_
   SchedulerHost& host_;
   SchedulingQueue queue_;
 
