@@ -5,17 +5,21 @@ docs/derivations/scheduler-plugins.md, "E3 and E4 against the binary").
 
 Usage: scheduler_plugins_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--experiment e3|e4|sp-tenants]
            [--scale N] [--seeds K] [--real-seeds K] [--v LEVEL] [--gate off|batch|one|all]
-           [--map-draws per-goroutine|pinned] [--client-rate-limit] [--reuse-real]
+           [--map-draws per-goroutine|pinned] [--start S] [--client-rate-limit] [--reuse-real]
 Needs $KUBESIM_PEERS, the folder of the oracle binaries, with
 scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz (skips without it).
 
 Writes examples/multitenant/E.yaml with cores, memory and jobs (per burst and stream) divided by
---scale (default 1), its pods named for the Helm chart's scheduler-plugins-scheduler, and the
+--scale (default 1) and every burst and stream --start seconds later (default 1: the binary
+takes 0.4 s of simulated time to start, its informers' cache sync polling every 100 ms, while
+the study's scheduler was running before its workload came), its pods named for the Helm
+chart's scheduler-plugins-scheduler, and the
 study's ElasticQuotas (examples/scheduler-plugins/all-cap-quota.yaml, cores and memory divided
 the same way). --experiment sp-tenants takes tests/peers/scheduler-plugins-case as it is. Runs
 the model (`kubesim run --scheduler scheduler-plugins`, seeds 1..K, default 5; latency model
-ideal, with --client-rate-limit ideal plus the scheduler's client token bucket, which the
-binary's client-go waits for on the simulated clock) and the binary
+ideal with the queue flush loops at a phase per seed, with --client-rate-limit also the
+scheduler's client token bucket, which the binary's client-go waits for on the simulated
+clock) and the binary
 with the chart's configuration (tests/peers/scheduler-plugins-case/sp-scheduler-config.yaml)
 under `kubesim serve --clock cosim` (serve seeds 1..--real-seeds, default 5: serve passes its
 seed to the timeshim; `--cosim-write-gate` --gate, default all: docs/evidence/cosim.md;
@@ -49,9 +53,10 @@ def scale_quantity(q, scale):
     return f"{int(digits) // scale}{s[len(digits):]}" if s[len(digits):] else int(digits) // scale
 
 
-def write_inputs(work, experiment, scale):
+def write_inputs(work, experiment, scale, start):
     """Paths of the scenario, the quotas (the model's --scheduler-config) and what serve applies
-    (the quotas and their namespaces that the scenario does not create)."""
+    (the quotas and their namespaces that the scenario does not create). Every burst and stream
+    begins `start` seconds later than in the study's scenario."""
     if experiment == "sp-tenants":
         return (os.path.join(CASE, "sp-tenants.yaml"),) + (os.path.join(CASE, "sp-quotas.yaml"),) * 2
     src = os.path.join(REPO, "examples", "multitenant", experiment + ".yaml")
@@ -67,9 +72,10 @@ def write_inputs(work, experiment, scale):
             m["file"] = os.path.join(os.path.dirname(src), m["file"])
     for t in scenario["tenants"]:
         t["template"] = {**t.get("template", {}), "schedulerName": SCHEDULER_NAME}
-        t["bursts"] = [[b[0], b[1], b[2], b[3] // scale, b[4]] for b in t.get("bursts", [])]
+        t["bursts"] = [[b[0] + start, b[1], b[2], b[3] // scale, b[4]] for b in t.get("bursts", [])]
         for s in t.get("streams", []):
             s["jobs"] //= scale
+            s["start"] = s.get("start", 0) + start
     quotas = list(yaml.safe_load_all(open(os.path.join(REPO, "examples", "scheduler-plugins", "all-cap-quota.yaml"))))
     for q in quotas:
         for bound in ("min", "max"):
@@ -127,12 +133,14 @@ def main():
     binary = unpack_peer(REPO, "-", PACKED, work, "sp-scheduler", "the real scheduler-plugins scheduler")
     if binary is None:
         return 0
-    scenario, quotas, serve_quotas = write_inputs(work, experiment, scale)
-    model_file = "ideal"
-    if "--client-rate-limit" in args:
-        model_file = os.path.join(work, "model.yaml")
-        with open(model_file, "w") as f:
-            f.write("base: ideal\nclientRateLimit: true\n")
+    scenario, quotas, serve_quotas = write_inputs(work, experiment, scale, float(opt("--start", "1")))
+    # The binary's queue flush loops tick from when it started (0.57 s into a run, after its
+    # informers' sync), not at whole seconds as the ideal model's do, where they would coincide
+    # with the workload's own whole-second events: the model's loops take a phase per seed.
+    model_file = os.path.join(work, "model.yaml")
+    with open(model_file, "w") as f:
+        f.write("base: ideal\nqueueFlushPhase: random\n"
+                + ("clientRateLimit: true\n" if "--client-rate-limit" in args else ""))
     model, real = {}, {}
     for seed in range(1, seeds + 1):
         out = os.path.join(work, f"model-{seed}")
