@@ -494,6 +494,10 @@ void Shim::add_state_loads_after_getg_m(const std::vector<TextRegion>& text, std
   }
 }
 
+// fastrand's increment 0xa0761d6478bd642f (Go 1.19 runtime/stubs.go; Go 1.22+ cheaprand): the
+// imm64 of the MOVABS next to every inlined draw, little endian.
+static const unsigned char kFastrandStep[] = {0x2f, 0x64, 0xbd, 0x78, 0x64, 0x1d, 0x76, 0xa0};
+
 // Go 1.19's fastrand keeps its state per thread (m.fastrand) and is inlined wherever it is
 // used: every site loads the state from the thread's m, adds 0xa0761d6478bd642f (a MOVABS
 // within a few bytes of the load) and stores it back. Seeding the state (AT_RANDOM,
@@ -512,13 +516,12 @@ void Shim::add_state_loads_after_getg_m(const std::vector<TextRegion>& text, std
 // their block, beyond the window above (iface.go typeAssert's and interfaceSwitch's second
 // draw, mprof.go's profiling draws); add_state_loads_after_getg_m pins those loads too.
 int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
-  static const unsigned char kStep[] = {0x2f, 0x64, 0xbd, 0x78, 0x64, 0x1d, 0x76, 0xa0};  // MOVABS imm64, little endian
   using Load = StateLoad;
   std::vector<Load> loads;
   std::map<std::uint32_t, int> by_disp;  // the state's offset in m is the one most loads use
   for (const auto& region : text) {
     const auto& b = region.bytes;
-    for (auto it = b.begin(); (it = std::search(it, b.end(), std::begin(kStep), std::end(kStep))) != b.end(); ++it) {
+    for (auto it = b.begin(); (it = std::search(it, b.end(), std::begin(kFastrandStep), std::end(kFastrandStep))) != b.end(); ++it) {
       const auto at = static_cast<std::size_t>(it - b.begin());
       if (at < 2 || (b[at - 2] & 0xf8) != 0x48 || (b[at - 1] & 0xf8) != 0xb8) continue;  // REX.W B8+r
       // The load: REX.W (03|8B) modrm(mod=10, no SIB) disp32, within 16 bytes either side.
@@ -592,13 +595,12 @@ std::vector<std::uint64_t> Shim::draw_map_walks_per_goroutine(pid_t tid, const s
   const ElfSymbol version = elf_symbol(tid, "runtime.buildVersion", true);
   std::uint64_t header[2] = {0, 0};  // a Go string: data, length
   char text[8] = {};
-  if (version.address == 0 || !read_mem(tid, version.address, header, sizeof header) || header[1] < 6 ||
-      !read_mem(tid, header[0], text, std::min<std::uint64_t>(header[1], sizeof text)) ||
-      std::string_view(text, std::min<std::uint64_t>(header[1], sizeof text)).substr(0, 6) != "go1.19" ||
-      (header[1] > 6 && text[6] != '.'))
+  if (version.address == 0 || !read_mem(tid, version.address, header, sizeof header) ||
+      !read_mem(tid, header[0], text, std::min<std::uint64_t>(header[1], sizeof text)))
     return {};
+  const std::string_view go(text, std::min<std::uint64_t>(header[1], sizeof text));
+  if (go != "go1.19" && !go.starts_with("go1.19.")) return {};
   const ElfSymbol walk_start = elf_symbol(tid, "runtime.mapiterinit");
-  static const unsigned char kStep[] = {0x2f, 0x64, 0xbd, 0x78, 0x64, 0x1d, 0x76, 0xa0};
   const std::uint64_t increment = map_draw_increment(opt_.seed);
   std::vector<std::uint64_t> rewritten;
   for (const StateLoad& l : loads) {
@@ -613,7 +615,7 @@ std::vector<std::uint64_t> Shim::draw_map_walks_per_goroutine(pid_t tid, const s
     if (!std::equal(std::begin(getg_m), std::end(getg_m), code)) continue;
     std::size_t step = 0, store = 0;  // offsets in code of the increment's imm64 and of the store
     for (std::size_t p = 11; p + 7 <= sizeof code && store == 0; ++p) {
-      if (step == 0 && p + 8 <= sizeof code && std::equal(std::begin(kStep), std::end(kStep), code + p) &&
+      if (step == 0 && p + 8 <= sizeof code && std::equal(std::begin(kFastrandStep), std::end(kFastrandStep), code + p) &&
           (code[p - 2] & 0xf8) == 0x48 && (code[p - 1] & 0xf8) == 0xb8)
         step = p;
       std::uint32_t d = 0;
@@ -624,18 +626,14 @@ std::vector<std::uint64_t> Shim::draw_map_walks_per_goroutine(pid_t tid, const s
     }
     if (store == 0) continue;
     const std::uint64_t at = l.addr - 4;
-    auto imm32 = [](std::uint32_t v) {
-      return std::array<unsigned char, 4>{static_cast<unsigned char>(v), static_cast<unsigned char>(v >> 8),
-                                          static_cast<unsigned char>(v >> 16), static_cast<unsigned char>(v >> 24)};
-    };
-    const auto offset = imm32(kGo119RacectxOffset);
-    unsigned char inc[8];
-    std::memcpy(inc, &increment, 8);
-    const bool ok =
-        poke_text(tid, at, {static_cast<unsigned char>(0x4c | (base >> 3)), 0x89, static_cast<unsigned char>(0xf0 | (base & 7)), 0x90}) &&
-        poke_text(tid, l.addr + 3, offset.data(), 4) && poke_text(tid, at + store + 3, offset.data(), 4) &&
-        poke_text(tid, at + step, inc, 8);
-    if (ok) rewritten.push_back(l.addr);
+    unsigned char offset[4], inc[8];  // little endian, as x86-64 reads them
+    std::memcpy(offset, &kGo119RacectxOffset, sizeof offset);
+    std::memcpy(inc, &increment, sizeof inc);
+    const auto getg = {static_cast<unsigned char>(0x4c | (base >> 3)), static_cast<unsigned char>(0x89),
+                       static_cast<unsigned char>(0xf0 | (base & 7)), static_cast<unsigned char>(0x90)};
+    if (poke_text(tid, at, getg) && poke_text(tid, l.addr + 3, offset, 4) && poke_text(tid, at + store + 3, offset, 4) &&
+        poke_text(tid, at + step, inc, 8))
+      rewritten.push_back(l.addr);
   }
   return rewritten;
 }
