@@ -464,6 +464,13 @@ static std::uint32_t pinned_fastrand_state(std::uint64_t seed) {
   }
 }
 
+// MOV base, [R14 + 0x30] (REX.W(+R) 8B modrm disp8): getg().m in Go's register ABI (R14 holds g,
+// and m is g's 7th word, runtime2.go), loaded into register `base`.
+static std::array<unsigned char, 4> getg_m_into(unsigned base) {
+  return {static_cast<unsigned char>(0x49 | ((base >> 3) << 2)), 0x8b,
+          static_cast<unsigned char>(0x46 | ((base & 7) << 3)), 0x30};
+}
+
 // Adds to `loads` every REX.W MOV/ADD r64, [base + disp] (mod 10, no SIB) that directly
 // follows MOV base, [R14 + 0x30]: getg().m in Go's register ABI (R14 holds g, and m is g's
 // 7th word, runtime2.go), i.e. a load of the m field at `disp`, the random state. Only the
@@ -481,11 +488,9 @@ void Shim::add_state_loads_after_getg_m(const std::vector<TextRegion>& text, std
       const std::size_t p = at - 3;
       const unsigned char rex = b[p], op = b[p + 1], modrm = b[p + 2];
       if ((rex & 0xf8) != 0x48 || (op != 0x03 && op != 0x8b) || (modrm & 0xc0) != 0x80 || (modrm & 7) == 4) continue;
-      const unsigned base = (modrm & 7u) | ((rex & 1u) << 3);
-      const unsigned char getg_m[] = {static_cast<unsigned char>(0x49 | ((base >> 3) << 2)), 0x8b,
-                                      static_cast<unsigned char>(0x46 | ((base & 7) << 3)), 0x30};
-      if (p < sizeof getg_m ||
-          !std::equal(std::begin(getg_m), std::end(getg_m), b.begin() + static_cast<std::ptrdiff_t>(p - sizeof getg_m)))
+      const auto getg_m = getg_m_into((modrm & 7u) | ((rex & 1u) << 3));
+      if (p < getg_m.size() ||
+          !std::equal(getg_m.begin(), getg_m.end(), b.begin() + static_cast<std::ptrdiff_t>(p - getg_m.size())))
         continue;
       const std::uint64_t addr = region.lo + p;
       if (std::none_of(loads.begin(), loads.end(), [addr](const StateLoad& l) { return l.addr == addr; }))
@@ -521,7 +526,8 @@ int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
   std::map<std::uint32_t, int> by_disp;  // the state's offset in m is the one most loads use
   for (const auto& region : text) {
     const auto& b = region.bytes;
-    for (auto it = b.begin(); (it = std::search(it, b.end(), std::begin(kFastrandStep), std::end(kFastrandStep))) != b.end(); ++it) {
+    for (auto it = b.begin();
+         (it = std::search(it, b.end(), std::begin(kFastrandStep), std::end(kFastrandStep))) != b.end(); ++it) {
       const auto at = static_cast<std::size_t>(it - b.begin());
       if (at < 2 || (b[at - 2] & 0xf8) != 0x48 || (b[at - 1] & 0xf8) != 0xb8) continue;  // REX.W B8+r
       // The load: REX.W (03|8B) modrm(mod=10, no SIB) disp32, within 16 bytes either side.
@@ -540,15 +546,14 @@ int Shim::pin_fastrand(pid_t tid, const std::vector<TextRegion>& text) {
                                      [](const auto& x, const auto& y) { return x.second < y.second; });
   if (mode == by_disp.end() || mode->second < 8) return 0;  // not Go 1.19's inlined fastrand
   add_state_loads_after_getg_m(text, mode->first, loads);
-  const std::vector<std::uint64_t> per_goroutine =
-      opt_.map_draws_per_goroutine ? draw_map_walks_per_goroutine(tid, loads, mode->first) : std::vector<std::uint64_t>{};
+  std::vector<std::uint64_t> per_goroutine;
+  if (opt_.map_draws_per_goroutine) per_goroutine = draw_map_walks_per_goroutine(tid, loads, mode->first);
   const std::uint32_t imm = pinned_fastrand_state(opt_.seed.value_or(0));
   auto pinned = static_cast<int>(per_goroutine.size());
   if (opt_.verbose && !per_goroutine.empty())
     std::fprintf(stderr, "timeshim: Go map walks draw per goroutine (%zu sites)\n", per_goroutine.size());
   for (const Load& l : loads) {
-    if (l.disp != mode->first || std::find(per_goroutine.begin(), per_goroutine.end(), l.addr) != per_goroutine.end())
-      continue;
+    if (l.disp != mode->first || std::ranges::find(per_goroutine, l.addr) != per_goroutine.end()) continue;
     const auto reg = static_cast<unsigned char>((l.modrm >> 3) & 7);
     const auto rex = static_cast<unsigned char>(0x48 | ((l.rex & 4) ? 1 : 0));  // REX.R (destination) -> REX.B
     const auto opcode = static_cast<unsigned char>(l.op == 0x03 ? 0x81 : 0xc7);  // ADD /0 or MOV /0, imm32
@@ -610,13 +615,13 @@ std::vector<std::uint64_t> Shim::draw_map_walks_per_goroutine(pid_t tid, const s
     unsigned char code[4 + 7 + 64];  // getg().m, the load, what follows up to the store
     if (!read_mem(tid, l.addr - 4, code, sizeof code)) continue;
     const unsigned base = (l.modrm & 7u) | ((l.rex & 1u) << 3);
-    const unsigned char getg_m[] = {static_cast<unsigned char>(0x49 | ((base >> 3) << 2)), 0x8b,
-                                    static_cast<unsigned char>(0x46 | ((base & 7) << 3)), 0x30};
-    if (!std::equal(std::begin(getg_m), std::end(getg_m), code)) continue;
+    const auto getg_m = getg_m_into(base);
+    if (!std::equal(getg_m.begin(), getg_m.end(), code)) continue;
     std::size_t step = 0, store = 0;  // offsets in code of the increment's imm64 and of the store
     for (std::size_t p = 11; p + 7 <= sizeof code && store == 0; ++p) {
-      if (step == 0 && p + 8 <= sizeof code && std::equal(std::begin(kFastrandStep), std::end(kFastrandStep), code + p) &&
-          (code[p - 2] & 0xf8) == 0x48 && (code[p - 1] & 0xf8) == 0xb8)
+      if (step == 0 && p + 8 <= sizeof code &&
+          std::equal(std::begin(kFastrandStep), std::end(kFastrandStep), code + p) && (code[p - 2] & 0xf8) == 0x48 &&
+          (code[p - 1] & 0xf8) == 0xb8)
         step = p;
       std::uint32_t d = 0;
       std::memcpy(&d, code + p + 3, 4);
@@ -631,8 +636,8 @@ std::vector<std::uint64_t> Shim::draw_map_walks_per_goroutine(pid_t tid, const s
     std::memcpy(inc, &increment, sizeof inc);
     const auto getg = {static_cast<unsigned char>(0x4c | (base >> 3)), static_cast<unsigned char>(0x89),
                        static_cast<unsigned char>(0xf0 | (base & 7)), static_cast<unsigned char>(0x90)};
-    if (poke_text(tid, at, getg) && poke_text(tid, l.addr + 3, offset, 4) && poke_text(tid, at + store + 3, offset, 4) &&
-        poke_text(tid, at + step, inc, 8))
+    if (poke_text(tid, at, getg) && poke_text(tid, l.addr + 3, offset, 4) &&
+        poke_text(tid, at + store + 3, offset, 4) && poke_text(tid, at + step, inc, 8))
       rewritten.push_back(l.addr);
   }
   return rewritten;
@@ -1368,7 +1373,8 @@ Options parse_options(int argc, char** argv) {
     } else if (a == "--go-map-draws") {
       const std::string v = value(a);
       if (v != "pinned" && v != "per-goroutine")
-        throw std::invalid_argument("kubesim-timeshim: --go-map-draws: expected pinned or per-goroutine, got '" + v + "'");
+        throw std::invalid_argument("kubesim-timeshim: --go-map-draws: expected pinned or per-goroutine, got '" + v +
+                                    "'");
       o.map_draws_per_goroutine = v == "per-goroutine";
     } else if (a == "--verbose") {
       o.verbose = true;
