@@ -165,17 +165,13 @@ SchedulerFactory kube_scheduler_factory(std::function<SchedulerConfig(ResourceNa
 }
 
 bool Simulation::is_external(const Event& e) {
-  if (const auto* s = std::get_if<SchedulerEvent>(&e))
-    return s->kind == SchedulerEvent::Kind::kBindDone || s->kind == SchedulerEvent::Kind::kBindJob ||
-           s->kind == SchedulerEvent::Kind::kDeleteVictim;
+  if (const auto* s = std::get_if<SchedulerEvent>(&e)) return s->changes_cluster();
   return !std::holds_alternative<JobControllerEvent>(e) && !std::holds_alternative<ControllerEvent>(e);
 }
 
 void Simulation::SchedulerPort::post(SimTime at, Phase phase, SchedulerEvent event) {
   event.scheduler = index;
-  if (event.kind == SchedulerEvent::Kind::kBindDone || event.kind == SchedulerEvent::Kind::kBindJob ||
-      event.kind == SchedulerEvent::Kind::kDeleteVictim)
-    ++sim->external_pending_;
+  if (event.changes_cluster()) ++sim->external_pending_;
   sim->push(at, phase, event);
 }
 

@@ -38,6 +38,11 @@ struct SchedulerEvent {
   };
   SchedulerEvent() = default;
   SchedulerEvent(Kind k, PodId p, NodeId n) : kind(k), pod(p), node(n) {}
+  // A change of the cluster the model made through the API (a binding, a victim's DELETE), as
+  // opposed to one of its own timers or cycle steps.
+  bool changes_cluster() const {
+    return kind == Kind::kBindDone || kind == Kind::kBindJob || kind == Kind::kDeleteVictim;
+  }
 
   // A kTimer carrying a value of the posting model's own type (core/timer_payload.hpp), read
   // back with `payload.as<T>()`; `pod` and `node` stay invalid (the engine's progress guard
