@@ -139,7 +139,10 @@ bool Scheduler::find_nodes_that_fit_pod(const CycleContext& ctx, const Profile& 
     d.interested_events |= pf->events_to_register();
     for (const NodeId id : node_order_) node_code_[id.value()] = static_cast<std::uint8_t>(st.code);
     if (st.code == StatusCode::kUnschedulableAndUnresolvable) d.unresolvable = n;
-    d.message = "0/" + std::to_string(n) + " nodes are available: " + std::to_string(n) + " " + st.message + ".";
+    // FitError.Error with Diagnosis.PreFilterMsg (framework/types.go, v1.26): the PreFilter's
+    // message once, not a per-node histogram ("0/3 nodes are available: Pod t/p is rejected in
+    // PreFilter because ...", as scheduler-plugins v0.26.7's binary logs it).
+    d.message = "0/" + std::to_string(n) + " nodes are available: " + st.message + ".";
     return false;
   }
   active_filters_.clear();

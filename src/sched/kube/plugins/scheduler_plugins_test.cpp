@@ -282,6 +282,55 @@ TEST(CapacityScheduling, EqualPriorityReclaimPreemptsNewest) {
   EXPECT_EQ(pre.victims, (std::vector<PodId>{pods[3]}));
 }
 
+// CapacityScheduling's PodEligibleToPreemptOthers weighs the preemptor's quota with the
+// nominated pods PreFilter counted in it (nominatedPodsReqInEQWithPodReq), as its
+// SelectVictimsOnNode does. tenant1 (min 128) has 40 pods of 4 cores nominated to n1 (they
+// never preempt), so with p it is over its min: a terminating backfill pod on p's nominated
+// node n0 does not hold p back, p preempts again, finds no victim of its own namespace and
+// loses its nomination (NominatingInfo ""). With p's 4 cores alone it would wait for n0.
+TEST(CapacityScheduling, EligibilityCountsTheQuotasNominatedPods) {
+  SchedulerPluginsObjects objs;
+  objs.elastic_quotas = study_quotas();
+  Cluster c(objs);
+  const NodeId n0 = c.add_node("n0", 128000, 512 * kGi);
+  const NodeId n1 = c.add_node("n1", 128000, 512 * kGi);
+  const auto tmpl = [&](std::int32_t priority, PreemptionPolicy policy) {
+    return c.store.add_template(testing::PodTemplateBuilder()
+                                    .cpu_milli(priority < 0 ? 8000 : 4000)
+                                    .priority(priority)
+                                    .preemption_policy(policy)
+                                    .scheduler("scheduler-plugins-scheduler"));
+  };
+  const PodTemplateId backfill = tmpl(-10, PreemptionPolicy::kPreemptLowerPriority);
+  const PodTemplateId never = tmpl(0, PreemptionPolicy::kNever);
+  const PodTemplateId preemptor = tmpl(0, PreemptionPolicy::kPreemptLowerPriority);
+  const NamespaceId bf = *c.store.find_namespace("backfill");
+  const NamespaceId t1 = *c.store.find_namespace("tenant1");
+  PodId terminating;
+  for (int i = 0; i < 32; ++i) {
+    Pod b = testing::PodBuilder(backfill).name("b" + std::to_string(i)).ns(bf).created(SimTime::zero());
+    b.node = i < 16 ? n0 : n1;
+    b.phase = PodPhase::kRunning;
+    if (i == 0) b.deletion_requested = SimTime::zero();
+    const PodId id = c.store.create_pod(std::move(b));
+    if (i == 0) terminating = id;
+  }
+  ASSERT_TRUE(c.store.pod(terminating).terminating());
+  for (int i = 0; i < 40; ++i)
+    c.store.create_pod(testing::PodBuilder(never).name("w" + std::to_string(i)).ns(t1).nominated(n1));
+  c.run_until(SimTime::at(Duration::seconds(1)));
+  ASSERT_EQ(c.scheduler->nominated_pods_on(n1).size(), 40u);
+  const PodId p = c.store.create_pod(testing::PodBuilder(preemptor).name("p").ns(t1).nominated(n0));
+  c.run_until(SimTime::at(Duration::seconds(2)));
+  EXPECT_FALSE(c.store.pod(p).node.valid());
+  EXPECT_FALSE(c.scheduler->nominated_node_of(p).valid());
+  EXPECT_FALSE(c.store.pod(p).nominated_node.valid());
+  // v1.26's FitError message carries a PreFilter rejection once (Diagnosis.PreFilterMsg).
+  EXPECT_EQ(c.store.pod(p).unschedulable_message,
+            "0/2 nodes are available: Pod tenant1/p is rejected in PreFilter because total ElasticQuota used is more "
+            "than min.");
+}
+
 // Case 5: a gang of minMember 3 whose third pod never gets scheduled by this scheduler:
 // p1 and p2 wait on Permit; the chart's 10 s timeout rejects p1, whose Unreserve rejects p2.
 TEST(Coscheduling, PermitTimeoutRejectsTheGroup) {

@@ -165,7 +165,11 @@ bool CapacityScheduling::eligible(PodId pod, NodeId nominated, bool nominated_un
   const std::int32_t priority = s.spec_of(pod).priority;
   const int q = quota_of_namespace(ns);
   if (q >= 0) {
-    const bool more_than_min = used_over_min_with(snapshot_, q, s.spec_of(pod).requests);
+    // moreThanMinWithPreemptor = usedOverMinWith(nominatedPodsReqInEQWithPodReq): the pod's
+    // quota with the nominated pods PreFilter counted in it, as in SelectVictimsOnNode. A pod
+    // over its min so is eligible although another quota's victim still terminates on its
+    // node; its dry run then finds no victim and its nomination goes.
+    const bool more_than_min = used_over_min_with(snapshot_, q, in_eq_);
     for (const PodId p : handle_->cached_pods_on(nominated)) {
       if (!s.pod(p).terminating()) continue;
       const int pq = quota_of_namespace(s.pod(p).ns);
