@@ -161,6 +161,15 @@ TEST_F(ApiServerTest, ExternalSchedulerBindsAndWatchersSeeTheLifecycle) {
   EXPECT_EQ(call("PATCH", "/api/v1/namespaces/default/pods/a/status", unschedulable, {}, "application/strategic-merge-patch+json").status, 200);
   EXPECT_EQ(api_->undecided_external_pods(), 0u);
   EXPECT_EQ(api_->given_up_external_pods(), 1u);
+  // A preemption nominates a node (status.nominatedNodeName); a patch deleting the field
+  // (null, as updatePod sends for NominatingInfo "") clears it, and other patches keep it.
+  const std::string status_path = "/api/v1/namespaces/default/pods/a/status";
+  const char* smp = "application/strategic-merge-patch+json";
+  ASSERT_EQ(call("PATCH", status_path, {{"status", {{"nominatedNodeName", "node-1"}}}}, {}, smp).status, 200);
+  ASSERT_EQ(call("PATCH", status_path, unschedulable, {}, smp).status, 200);
+  EXPECT_EQ(json(call("GET", "/api/v1/namespaces/default/pods/a"))["status"]["nominatedNodeName"], "node-1");
+  ASSERT_EQ(call("PATCH", status_path, {{"status", {{"nominatedNodeName", nullptr}}}}, {}, smp).status, 200);
+  EXPECT_FALSE(json(call("GET", "/api/v1/namespaces/default/pods/a"))["status"].contains("nominatedNodeName"));
   const Json binding = {{"apiVersion", "v1"}, {"kind", "Binding"}, {"metadata", {{"name", "a"}}}, {"target", {{"kind", "Node"}, {"name", "node-1"}}}};
   EXPECT_EQ(call("POST", "/api/v1/namespaces/default/pods/a/binding", binding).status, 201);
   EXPECT_EQ(api_->given_up_external_pods(), 0u);

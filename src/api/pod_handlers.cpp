@@ -159,11 +159,13 @@ ApiResponse ApiServer::update_pod_status(const ResourcePath& t, const Json& upda
     if (type == "DisruptionTarget" && value == "True")
       disruption_marks_[pod.value()] = disruption_reason_named(json_string_of(c.value("reason", Json())));
   }
-  if (const auto it = status.find("nominatedNodeName"); it != status.end()) {
-    const std::string name = json_string_of(*it);
-    const SnapshotPtr node = name.empty() ? nullptr : cache_.find(nodes_resource_, name);
-    nominated = node ? NodeId(node->model_id) : NodeId();
-  }
+  // `updated` is the whole object after the patch or update: a nominatedNodeName it lacks was
+  // cleared, as by the patch {"nominatedNodeName": null} that updatePod sends for a
+  // NominatingInfo of "" (schedule_one.go; the preemption Evaluator's "no candidate").
+  const auto nnn = status.find("nominatedNodeName");
+  const std::string nominated_name = nnn == status.end() ? std::string() : json_string_of(*nnn);
+  const SnapshotPtr nominated_node = nominated_name.empty() ? nullptr : cache_.find(nodes_resource_, nominated_name);
+  nominated = nominated_node ? NodeId(nominated_node->model_id) : NodeId();
   const Pod& p = store.pod(pod);
   if (p.unschedulable_message != unschedulable || p.scheduler_error != scheduler_error || p.nominated_node != nominated) {
     store.update_pod(pod, [&](Pod& x) {
