@@ -5,7 +5,7 @@ docs/derivations/scheduler-plugins.md, "E3 and E4 against the binary").
 
 Usage: scheduler_plugins_vs_binary.py KUBESIM KUBESIM_TIMESHIM WORK_DIR [--experiment e3|e4|sp-tenants]
            [--scale N] [--seeds K] [--real-seeds K] [--v LEVEL] [--gate off|batch|one|all]
-           [--map-draws per-goroutine|pinned] [--start S] [--client-rate-limit] [--reuse-real]
+           [--map-draws per-goroutine|pinned] [--start S] [--ideal] [--reuse-real]
 Needs $KUBESIM_PEERS, the folder of the oracle binaries, with
 scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz (skips without it).
 
@@ -17,9 +17,10 @@ chart's scheduler-plugins-scheduler, and the
 study's ElasticQuotas (examples/scheduler-plugins/all-cap-quota.yaml, cores and memory divided
 the same way). --experiment sp-tenants takes tests/peers/scheduler-plugins-case as it is. Runs
 the model (`kubesim run --scheduler scheduler-plugins`, seeds 1..K, default 5; latency model
-ideal with the queue flush loops at a phase per seed, with --client-rate-limit also the
-scheduler's client token bucket, which the binary's client-go waits for on the simulated
-clock) and the binary
+ideal with the queue flush loops at a phase per seed, plus what the binary has on serve: the
+token bucket of its client, which client-go waits for on the simulated clock, and its writes
+(bindings, status patches) landing one tick, 1 us, after its decision, as serve's cosim clock
+makes them (src/api/clock.hpp); --ideal leaves those two out) and the binary
 with the chart's configuration (tests/peers/scheduler-plugins-case/sp-scheduler-config.yaml)
 under `kubesim serve --clock cosim` (serve seeds 1..--real-seeds, default 5: serve passes its
 seed to the timeshim; `--cosim-write-gate` --gate, default all: docs/evidence/cosim.md;
@@ -139,8 +140,8 @@ def main():
     # with the workload's own whole-second events: the model's loops take a phase per seed.
     model_file = os.path.join(work, "model.yaml")
     with open(model_file, "w") as f:
-        f.write("base: ideal\nqueueFlushPhase: random\n"
-                + ("clientRateLimit: true\n" if "--client-rate-limit" in args else ""))
+        f.write("base: ideal\nqueueFlushPhase: random\n" + ("" if "--ideal" in args else
+                "clientRateLimit: true\nbindLatency: fixed:0.000001\nstatusPatchLatency: fixed:0.000001\n"))
     model, real = {}, {}
     for seed in range(1, seeds + 1):
         out = os.path.join(work, f"model-{seed}")
