@@ -146,7 +146,6 @@ ApiResponse ApiServer::update_pod_status(const ResourcePath& t, const Json& upda
   // (schedule_one.go updatePod), status.nominatedNodeName, and DisruptionTarget on a victim.
   std::string unschedulable = store.pod(pod).unschedulable_message;
   bool scheduler_error = store.pod(pod).scheduler_error;  // reason SchedulerError
-  NodeId nominated = store.pod(pod).nominated_node;
   const Json status = updated.value("status", Json::object());
   for (const auto& c : status.value("conditions", Json::array())) {
     const std::string type = json_string_of(c.value("type", Json()));
@@ -165,7 +164,7 @@ ApiResponse ApiServer::update_pod_status(const ResourcePath& t, const Json& upda
   const auto nnn = status.find("nominatedNodeName");
   const std::string nominated_name = nnn == status.end() ? std::string() : json_string_of(*nnn);
   const SnapshotPtr nominated_node = nominated_name.empty() ? nullptr : cache_.find(nodes_resource_, nominated_name);
-  nominated = nominated_node ? NodeId(nominated_node->model_id) : NodeId();
+  const NodeId nominated = nominated_node ? NodeId(nominated_node->model_id) : NodeId();
   const Pod& p = store.pod(pod);
   if (p.unschedulable_message != unschedulable || p.scheduler_error != scheduler_error || p.nominated_node != nominated) {
     store.update_pod(pod, [&](Pod& x) {
