@@ -42,6 +42,7 @@ import yaml
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "peers"))
 from real_scheduler import unpack_peer  # noqa: E402
+from real_scheduler_plugins import serve_command  # noqa: E402
 CASE = os.path.join(REPO, "tests", "peers", "scheduler-plugins-case")
 PACKED = "scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz"
 SCHEDULER_NAME = "scheduler-plugins-scheduler"  # the chart's profile (sp-scheduler-config.yaml)
@@ -105,15 +106,8 @@ def run_real(kubesim, timeshim, binary, scenario, quotas, out, seed, verbosity, 
     relative to it); returns the wall seconds."""
     os.makedirs(out, exist_ok=True)
     t0 = time.monotonic()
-    r = subprocess.run([kubesim, "serve", "--scenario", scenario, "--model", "ideal", "--builtin-scheduler", "off",
-                        "--clock", "cosim", "--cosim-write-gate", gate, "--cosim-go-map-draws", map_draws,
-                        "--port", "0", "--seed", str(seed),
-                        "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
-                        "--apply", os.path.join(CASE, "sp-crds.yaml"), "--apply", quotas,
-                        "--out", "out", "--kubeconfig", "kubesim.kubeconfig", "--scheduler-log", "scheduler.log",
-                        "--timeshim", timeshim,
-                        "--scheduler-command", f"{binary} --config {os.path.join(CASE, 'sp-scheduler-config.yaml')} "
-                                               f"--secure-port=0 --v={verbosity}"],
+    r = subprocess.run(serve_command(kubesim, timeshim, binary, scenario, quotas, verbosity, gate)
+                       + ["--cosim-go-map-draws", map_draws, "--seed", str(seed)],
                        cwd=out, capture_output=True, text=True)
     if r.returncode:
         sys.exit(f"serve exited {r.returncode} in {out}: {r.stderr.strip()[-500:]}")

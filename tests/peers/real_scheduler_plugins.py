@@ -34,20 +34,27 @@ from real_scheduler import unpack_peer  # noqa: E402
 PACKED = "scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz"
 
 
+def serve_command(kubesim, timeshim, binary, scenario, quotas, verbosity=2, gate="all"):
+    """`kubesim serve` of SCENARIO with the binary as the Helm chart configures it (CRDs and
+    QUOTAS applied at start), on simulated time with the write gate GATE (default: every write);
+    callers add their own options. Run it in its output folder: with --config, kube-scheduler
+    reads the kubeconfig the file names, the relative kubesim.kubeconfig, in serve's folder."""
+    config = os.path.join(EX, "sp-scheduler-config.yaml")
+    return [kubesim, "serve", "--scenario", scenario, "--model", "ideal", "--builtin-scheduler", "off",
+            "--clock", "cosim", "--cosim-write-gate", gate, "--port", "0",
+            "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
+            "--apply", os.path.join(EX, "sp-crds.yaml"), "--apply", quotas,
+            "--out", "out", "--kubeconfig", "kubesim.kubeconfig", "--scheduler-log", "scheduler.log",
+            "--timeshim", timeshim,
+            "--scheduler-command", f"{binary} --config {config} --secure-port=0 --v={verbosity}"]
+
+
 def run(kubesim, timeshim, binary, out, map_draws="pinned"):
     os.makedirs(out, exist_ok=True)
-    # With --config, kube-scheduler reads the kubeconfig named in the file: the example's
-    # relative kubesim.kubeconfig, in serve's working directory.
     t0 = time.monotonic()
-    r = subprocess.run([kubesim, "serve", "--scenario", os.path.join(EX, "sp-tenants.yaml"), "--model", "ideal",
-                        "--builtin-scheduler", "off", "--clock", "cosim", "--cosim-quiet-ms", "1", "--port", "0",
-                        "--cosim-write-gate", "all", "--cosim-go-map-draws", map_draws,
-                        "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
-                        "--apply", os.path.join(EX, "sp-crds.yaml"), "--apply", os.path.join(EX, "sp-quotas.yaml"),
-                        "--out", "out", "--kubeconfig", "kubesim.kubeconfig", "--scheduler-log", "scheduler.log",
-                        "--timeshim", timeshim,
-                        "--scheduler-command", f"{binary} --config {os.path.join(EX, 'sp-scheduler-config.yaml')} "
-                                               "--secure-port=0 --v=2"],
+    r = subprocess.run(serve_command(kubesim, timeshim, binary, os.path.join(EX, "sp-tenants.yaml"),
+                                     os.path.join(EX, "sp-quotas.yaml"))
+                       + ["--cosim-quiet-ms", "1", "--cosim-go-map-draws", map_draws],
                        cwd=out, capture_output=True, text=True, timeout=300)
     return r, time.monotonic() - t0
 

@@ -29,6 +29,7 @@ CASE = os.path.join(REPO, "tests", "peers", "scheduler-plugins-case")
 sys.path.insert(0, HERE)
 from run_peer_tests import check, failures  # noqa: E402
 from real_scheduler import unpack_peer  # noqa: E402
+from real_scheduler_plugins import serve_command  # noqa: E402
 
 PACKED = "scheduler-plugins/kube-scheduler-scheduler-plugins-v0.26.7-linux-amd64.xz"
 SCENARIO = os.path.join(CASE, "sp-eligibility.yaml")
@@ -44,14 +45,7 @@ def bind_times(pods_csv):
 
 def run_binary(kubesim, timeshim, binary, out):
     os.makedirs(out, exist_ok=True)
-    config = os.path.join(CASE, "sp-scheduler-config.yaml")
-    return subprocess.run([kubesim, "serve", "--scenario", SCENARIO, "--model", "ideal", "--builtin-scheduler", "off",
-                           "--clock", "cosim", "--cosim-write-gate", "all", "--port", "0",
-                           "--apply", os.path.join(REPO, "examples", "crd", "podgroup-crd.yaml"),
-                           "--apply", os.path.join(CASE, "sp-crds.yaml"), "--apply", QUOTAS,
-                           "--out", "out", "--kubeconfig", "kubesim.kubeconfig", "--scheduler-log", "scheduler.log",
-                           "--timeshim", timeshim,
-                           "--scheduler-command", f"{binary} --config {config} --secure-port=0 --v=2"],
+    return subprocess.run(serve_command(kubesim, timeshim, binary, SCENARIO, QUOTAS),
                           cwd=out, capture_output=True, text=True, timeout=300)
 
 
