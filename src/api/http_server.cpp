@@ -445,12 +445,22 @@ void HttpServer::serve_request(const httplib::Request& req, httplib::Response& r
     return api_.handle(r, &watch);
   }();
   res.status = out.status;
-  if (watch) answered();  // a watch is long-running: not a request in flight (ApiServer::in_flight)
   if (!watch) {
     res.set_content(std::move(out.body), out.content_type);
     return;
   }
-  res.set_chunked_content_provider(out.content_type, [this, w = std::move(watch)](std::size_t, httplib::DataSink& sink) {
+  res.set_chunked_content_provider(out.content_type, [this, w = std::move(watch), started = false](
+                                                         std::size_t, httplib::DataSink& sink) mutable {
+    // A watch is long-running: not a request in flight (ApiServer::in_flight) once its head is
+    // written, which httplib does before it first asks for content. Answered before (as it
+    // was), the watch's client could still be waiting for the head when cosim took it, and
+    // its watch, for settled: a Go informer then opened its watch before or after a step, as
+    // real time had it, and a change went to a different number of watches from run to run.
+    // (A head that cannot be written ends the request: serve_connection answers it then.)
+    if (!started) {
+      started = true;
+      answered();
+    }
     WatchLines events;
     const bool alive = api_.poll_watch(*w, events, std::chrono::milliseconds(500));
     if (!events.empty()) {
@@ -770,7 +780,7 @@ void HttpServer::gate_accept(GateConnections& gate) {
     if (::getsockname(c, reinterpret_cast<sockaddr*>(&e.local), &local_size) == 0 &&
         ::getpeername(c, reinterpret_cast<sockaddr*>(&e.remote), &remote_size) == 0) {
       std::lock_guard lock(endpoints_mutex_);
-      endpoints_[c] = e;
+      endpoints_[c] = Endpoint{e, std::nullopt};
     }
     gate.add(c, true);
   }
@@ -783,8 +793,29 @@ bool HttpServer::bytes_unread() {
   socklen_t size = sizeof listener;
   if (::getsockopt(listen_fd_, IPPROTO_TCP, TCP_INFO, &listener, &size) == 0 && listener.tcpi_unacked != 0) return true;
   std::lock_guard lock(endpoints_mutex_);
-  for (const auto& [fd, e] : endpoints_)
-    if (probe_.unread_bytes(e).value_or(0) != 0 || probe_.unread_bytes(reversed(e)).value_or(0) != 0) return true;
+  for (auto it = endpoints_.begin(); it != endpoints_.end();) {
+    auto& [fd, endpoint] = *it;
+    // Serve's end through its descriptor. While what serve has written into the connection has
+    // not grown since its client was last seen with nothing unread, the client still has
+    // nothing unread (only serve's writes add to its queue), so the kernel's socket lookup (a
+    // netlink round trip, about 17 us) runs only for the connections serve wrote into since:
+    // over tens of idle watch streams, a lookup of every end took over a millisecond, and
+    // cosim asks on every look.
+    if (const std::optional<OwnEnd> own = own_end(fd)) {
+      if (own->unread != 0) return true;
+      if (endpoint.client_read_all_at != own->written) {
+        if (probe_.unread_bytes(reversed(endpoint.addresses)).value_or(0) != 0) return true;
+        endpoint.client_read_all_at = own->written;
+      }
+      ++it;
+      continue;
+    }
+    // The descriptor is no TCP socket any more: the connection closed (and the number may be
+    // some other file's now). Its ends, if the kernel still has them, are looked up by address.
+    const auto own = probe_.unread_bytes(endpoint.addresses), peer = probe_.unread_bytes(reversed(endpoint.addresses));
+    if (own.value_or(0) != 0 || peer.value_or(0) != 0) return true;
+    it = own || peer ? std::next(it) : endpoints_.erase(it);
+  }
   return false;
 }
 

@@ -165,10 +165,17 @@ class HttpServer {
   std::vector<char> peek_;          // the gate's buffer
   std::mutex taken_mutex_;
   std::set<std::thread::id> taken_;  // workers answering a request counted by ApiServer::request_taken
-  // By descriptor, the addresses of the accepted connections (an entry outlives its connection
-  // until the descriptor is reused: its lookup then finds no socket, or one with nothing queued).
+  // An accepted connection: its addresses, and how many bytes serve had written into it when
+  // its client was last seen with none of them unread (bytes_unread asks the kernel about the
+  // client's end only once serve has written more since).
+  struct Endpoint {
+    TcpEndpoints addresses;
+    std::optional<std::uint64_t> client_read_all_at;
+  };
+  // By descriptor (an entry outlives its connection until the descriptor is reused, or a look
+  // finds neither end of it).
   std::mutex endpoints_mutex_;
-  std::map<int, TcpEndpoints> endpoints_;
+  std::map<int, Endpoint> endpoints_;
   TcpQueueProbe probe_;  // under endpoints_mutex_
   std::atomic<int> read_only_in_flight_{0};
   std::atomic<int> mutating_in_flight_{0};

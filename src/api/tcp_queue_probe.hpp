@@ -42,6 +42,18 @@ class TcpQueueProbe {
   std::uint32_t sequence_ = 0;
 };
 
+// A connection's end as its owner sees it through its descriptor (no netlink): the bytes in
+// its receive queue not yet read (SIOCINQ; like unread_bytes, without the peer's FIN: tcp_inq
+// in net/ipv4/tcp.c) and the bytes written into it so far (acknowledged plus still queued:
+// TCP_INFO tcpi_bytes_acked + SIOCOUTQ, i.e. write_seq - isn). nullopt when `fd` is no
+// connected TCP socket. Defined in tcp_own_end.cpp: the kernel's tcp_info (linux/tcp.h) and
+// glibc's (netinet/tcp.h, without tcpi_bytes_acked) cannot share a file.
+struct OwnEnd {
+  std::uint32_t unread = 0;
+  std::uint64_t written = 0;
+};
+std::optional<OwnEnd> own_end(int fd);
+
 // The same connection seen from its other end.
 inline TcpEndpoints reversed(const TcpEndpoints& e) { return {e.remote, e.local}; }
 

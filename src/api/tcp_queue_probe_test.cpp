@@ -91,5 +91,25 @@ TEST(TcpQueueProbe, NoSocketForUnknownAddresses) {
   EXPECT_FALSE(probe.unread_bytes(mixed).has_value());
 }
 
+TEST(TcpQueueProbe, OwnEndCountsUnreadAndWrittenBytes) {
+  Loopback c;
+  ASSERT_GE(c.server, 0);
+  ASSERT_TRUE(own_end(c.server).has_value());
+  EXPECT_EQ(own_end(c.server)->unread, 0u);
+  EXPECT_EQ(own_end(c.server)->written, 0u);
+  const char text[] = "0123456789";
+  ASSERT_EQ(::write(c.server, text, 10), 10);
+  ASSERT_EQ(::write(c.client, text, 4), 4);
+  EXPECT_EQ(own_end(c.server)->written, 10u);  // read by the client or not
+  EXPECT_EQ(own_end(c.server)->unread, 4u);
+  char buffer[16];
+  ASSERT_EQ(::read(c.server, buffer, sizeof buffer), 4);
+  EXPECT_EQ(own_end(c.server)->unread, 0u);
+  ASSERT_EQ(::shutdown(c.client, SHUT_WR), 0);  // the client's FIN is no byte to read
+  EXPECT_EQ(own_end(c.server)->unread, 0u);
+  EXPECT_FALSE(own_end(c.listener).has_value());  // a listener has no receive queue
+  EXPECT_FALSE(own_end(-1).has_value());
+}
+
 }  // namespace
 }  // namespace kubesim::api
