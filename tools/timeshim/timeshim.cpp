@@ -179,6 +179,11 @@ struct Thread {
   bool parked = false;          // Go's sysmon, held stopped for the whole run (see timeshim.hpp)
   bool started = false;         // sysmon: it has run (parked at a usleep, not at its first stop)
   int sysmon_rounds = 0;        // sysmon let go: its usleeps to its next hold
+  // settled: the CPU time at its first pass, and the CPU time at which the system call the
+  // thread sleeps in was last read (/proc/TID/syscall) with its verdict (a wait that ends by
+  // itself or not): a thread that has not run since sleeps in the same call.
+  std::uint64_t cpu_look = 0, syscall_cpu = UINT64_MAX;
+  bool syscall_blocks = false;
 };
 
 struct Client {
@@ -261,7 +266,8 @@ class Shim {
   std::int64_t earliest_deadline();
   void forward_signal(int sig);
   void forget_thread(pid_t tid);
-  bool quiet(pid_t process = 0);
+  // after_cpu_pass: each thread's cpu_look is this look's (settled).
+  bool quiet(pid_t process = 0, bool after_cpu_pass = false);
   std::string answer(const std::string& request);
   void on_client(Client& c);
   // RUN (timeshim.hpp): steps through the target's own timers while it writes nothing.
@@ -269,7 +275,9 @@ class Shim {
   void run_timers();
   void finish_run(const char* why);
   bool settled(pid_t process = 0);
-  bool thread_blocked(pid_t tid, const Thread& t);
+  bool network_backlog_empty();
+  std::vector<std::uint64_t> cpu_times(pid_t process, bool first_pass);
+  bool thread_blocked(pid_t tid, Thread& t, bool after_cpu_pass);
   std::uint64_t cpu_ns(pid_t tid);
   std::int64_t bytes_written();
   bool tcp_traffic(std::set<pid_t>& processes, std::vector<std::uint64_t>& out);
@@ -314,6 +322,8 @@ class Shim {
   // Per process with a Go clock (go_clock.hpp): the clock and the virtual time it shows.
   std::map<pid_t, std::pair<GoClock, std::int64_t>> go_clocks_;
   std::map<pid_t, int> pidfds_;                    // process -> its pidfd (for pidfd_getfd)
+  int softnet_fd_ = -2;                            // /proc/net/softnet_stat (-2: not opened yet)
+  std::vector<char> softnet_text_;                 // its text, read on each look
 };
 
 void Shim::spawn() {
@@ -1004,10 +1014,11 @@ void Shim::arm_timer() {
 // Quiet: every thread sleeps in the kernel (state S) in an untimed wait, a short real sleep,
 // or a wait the shim holds until a virtual deadline; not quiet when a thread runs, is stopped
 // with an event the shim has yet to handle, has been woken, or waits in a poll / select the
-// shim does not virtualize.
-bool Shim::quiet(pid_t process) {
-  for (const auto& [tid, t] : threads_)
-    if (!t.parked && (process == 0 || tgid_of(tid) == process) && !thread_blocked(tid, t)) return false;
+// shim does not virtualize, nor while a packet is on its way (network_backlog_empty).
+bool Shim::quiet(pid_t process, bool after_cpu_pass) {
+  if (!network_backlog_empty()) return false;
+  for (auto& [tid, t] : threads_)
+    if (!t.parked && (process == 0 || tgid_of(tid) == process) && !thread_blocked(tid, t, after_cpu_pass)) return false;
   return true;
 }
 
@@ -1038,20 +1049,24 @@ bool Shim::read_proc(pid_t tid, int which, char* buf, std::size_t size) {
   return true;
 }
 
-bool Shim::thread_blocked(pid_t tid, const Thread& t) {
+bool Shim::thread_blocked(pid_t tid, Thread& t, bool after_cpu_pass) {
   if (t.wake_sent) return false;
   char buf[512];
   if (!read_proc(tid, 0, buf, sizeof buf)) return false;
   const char* close_paren = std::strrchr(buf, ')');
   if (!close_paren || close_paren[1] != ' ' || close_paren[2] != 'S') return false;
   if (t.wait != Wait::none) return true;
+  if (after_cpu_pass && t.syscall_cpu == t.cpu_look) return t.syscall_blocks;  // not run since: the same call
   if (!read_proc(tid, 1, buf, sizeof buf)) return false;
   long nr = -1;
   if (std::sscanf(buf, "%ld", &nr) != 1) return false;
   // A short real sleep (--real-sleep-max) counts as blocked: in Go it is sysmon pacing
   // itself, which waits for *virtual* time to pass (e.g. retake() hands off a P held in a
   // syscall only after 10 ms of nanotime), so waiting for it to end would never end.
-  return !(nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6 || nr == SYS_epoll_pwait2);
+  t.syscall_blocks = !(nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6 || nr == SYS_epoll_pwait2);
+  // A run since the first pass changed the CPU time: this entry is then never matched.
+  t.syscall_cpu = after_cpu_pass ? t.cpu_look : UINT64_MAX;
+  return t.syscall_blocks;
 }
 
 // The CPU time a thread has run (the first field of /proc/TID/schedstat); 0 if unreadable.
@@ -1060,22 +1075,64 @@ std::uint64_t Shim::cpu_ns(pid_t tid) {
   return read_proc(tid, 2, buf, sizeof buf) ? std::strtoull(buf, nullptr, 10) : 0;
 }
 
-// Settled: quiet, twice, and no thread ran in between. A thread that was quiet at both looks
-// but ran between them (woken, then asleep again) shows a larger CPU time; one woken and not
-// yet run is not in state S at the second look. So at the instant between the two looks
-// every thread was asleep, and only something outside the target can wake it. process: only
-// that process's threads (0: all).
+// Settled: quiet at one instant, so that only something outside the target can wake it.
+// Three passes over the threads: CPU times, states (quiet()), CPU times again. A thread whose
+// CPU time did not change across the passes has not run in between; found asleep (state S)
+// at the second pass, it had not run since the first either, and a thread falls asleep only
+// by running, so it was asleep from the first pass's read of it to the second's. So at the
+// instant between the first pass and the second every thread was. (A thread woken and not
+// yet run is not in state S.) Before, two quiet passes with the CPU times between them read
+// each thread's state twice: the reads of /proc/TID/stat were most of the shim's CPU time
+// (55 threads of the Volcano binaries, a look every few tens of microseconds in a RUN).
+// process: only that process's threads (0: all).
 bool Shim::settled(pid_t process) {
-  auto counted = [&](pid_t tid, const Thread& t) { return !t.parked && (process == 0 || tgid_of(tid) == process); };
-  std::vector<std::uint64_t> before;
-  if (!quiet(process)) return false;
-  for (const auto& [tid, t] : threads_)
-    if (counted(tid, t)) before.push_back(cpu_ns(tid));
-  if (!quiet(process)) return false;
-  std::size_t i = 0;
-  for (const auto& [tid, t] : threads_)
-    if (counted(tid, t) && (i >= before.size() || cpu_ns(tid) != before[i++])) return false;
-  return i == before.size();
+  const std::vector<std::uint64_t> before = cpu_times(process, true);
+  return quiet(process, true) && cpu_times(process, false) == before;
+}
+
+// No packet waits in any CPU's network backlog (/proc/net/softnet_stat, column 12: the
+// input and process queues' lengths, net/core/net-procfs.c softnet_seq_show; Linux 5.10+,
+// older kernels count as empty). A loopback send queues its packet there and normally
+// delivers it before the send returns, but when the kernel defers that work to ksoftirqd
+// the packet reaches neither socket for up to milliseconds: a request the target sent, or
+// an answer to it, that neither serve's look at its sockets nor a thread's state shows. Seen
+// at 5-12 of the write gate's openings per run of bench/volcano_e3_vs_binary.py's `mini`, two
+// runs and a Kueue oracle at once on 2 cores (serve's quiet period usually outlasts it). A
+// packet between the queue and its socket at this read lands within microseconds.
+bool Shim::network_backlog_empty() {
+  if (softnet_fd_ == -2) softnet_fd_ = open("/proc/net/softnet_stat", O_RDONLY | O_CLOEXEC);
+  if (softnet_fd_ < 0) return true;
+  softnet_text_.resize(64 * 1024);  // a line of about 140 bytes per CPU
+  const ssize_t n = pread(softnet_fd_, softnet_text_.data(), softnet_text_.size() - 1, 0);
+  if (n <= 0) return true;
+  softnet_text_[static_cast<std::size_t>(n)] = 0;
+  for (char* line = softnet_text_.data(); *line;) {
+    char* end = std::strchr(line, '\n');
+    if (end) *end = 0;
+    unsigned long column[12] = {};
+    if (std::sscanf(line, "%lx %lx %lx %lx %lx %lx %lx %lx %lx %lx %lx %lx", &column[0], &column[1], &column[2],
+                    &column[3], &column[4], &column[5], &column[6], &column[7], &column[8], &column[9], &column[10],
+                    &column[11]) == 12 &&
+        column[11] != 0)
+      return false;
+    if (!end) break;
+    line = end + 1;
+  }
+  return true;
+}
+
+// Each thread's id and CPU time (parked ones left out), in thread order: two equal lists mean
+// the same threads and none of them ran in between. first_pass: kept as each thread's
+// cpu_look (thread_blocked). process: only that process's threads (0: all).
+std::vector<std::uint64_t> Shim::cpu_times(pid_t process, bool first_pass) {
+  std::vector<std::uint64_t> out;
+  for (auto& [tid, t] : threads_)
+    if (!t.parked && (process == 0 || tgid_of(tid) == process)) {
+      out.push_back(static_cast<std::uint64_t>(tid));
+      out.push_back(cpu_ns(tid));
+      if (first_pass) t.cpu_look = out.back();
+    }
+  return out;
 }
 
 // The target's processes (by the Tgid of each thread, looked up once per thread).

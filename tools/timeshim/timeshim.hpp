@@ -90,8 +90,10 @@
 //         untimed wait (futex, epoll, pause, waitid/wait4, read of a pipe...; a held sysmon
 //         counts as blocked), in a short real
 //         sleep (see --real-sleep-max: Go's sysmon paces itself so while it waits for virtual
-//         time to pass), or in a timed wait on a virtual deadline, i.e. nothing will happen until virtual time moves or
-//         something outside the target writes to it; deadline: the earliest virtual deadline
+//         time to pass), or in a timed wait on a virtual deadline, and no packet waits in the
+//         kernel's network backlog (a loopback send whose delivery the kernel deferred: it
+//         reaches no socket for up to milliseconds), i.e. nothing will happen until virtual
+//         time moves or something outside the target writes to it; deadline: the earliest virtual deadline
 //         of a waiting thread (-1: none); reads: the wall-clock reads counted so far.
 //     ADVANCE <ns>      -> "now <ns>"   sets virtual time to max(now, ns) and wakes the
 //         threads whose deadline is reached.
@@ -99,8 +101,9 @@
 //     RUN <event> <until> <slack> <floor> <finish_at>   (ns of virtual time, -1: none)
 //                       -> "now <ns> steps <n> stop <why> deadline <ns|-1>"
 //         takes the steps serve's cosim clock would take through the target's own timers
-//         (api/clock.cpp), without a round trip each: once the target has settled (quiet
-//         twice with no thread run in between, by /proc/TID/schedstat) it moves virtual time
+//         (api/clock.cpp), without a round trip each: once the target has settled (quiet at
+//         one instant: CPU times by /proc/TID/schedstat, then the threads' states, then the
+//         CPU times again, unchanged) it moves virtual time
 //         to the earliest deadline rounded up to the microsecond plus <slack>, at most to
 //         <event>, at least to <floor>, wakes the threads due, and so on. It answers when a
 //         step would pass <event> ("event"), <until> ("until"), there is no deadline
